@@ -1,0 +1,1 @@
+"""In-tree schedsim plugins mirroring kube-scheduler's default plugins."""

@@ -1,0 +1,84 @@
+"""NodePorts: mirrors kube-scheduler's ``NodePorts`` PreFilter/Filter plugin
+(pkg/scheduler/framework/plugins/nodeports)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any, ClassVar
+
+from schedsim.api.core import Pod
+from schedsim.framework import Code, CycleState, Handle, NodeInfo, StateKey, Status
+
+__all__ = ["ERR_REASON", "PRE_FILTER_STATE_KEY", "HostPort", "NodePorts", "host_ports"]
+
+NAME = "NodePorts"
+
+ERR_REASON = "node(s) didn't have free ports for the requested pod ports"
+"""Reason for a host-port conflict (``ErrReason`` upstream)."""
+
+HostPort = tuple[str, str, int]
+"""``(host_ip, protocol, host_port)`` of one container port that claims a node port."""
+
+PRE_FILTER_STATE_KEY: StateKey[tuple[HostPort, ...]] = StateKey("PreFilter" + NAME)
+"""Where PreFilter leaves the pod's host ports for Filter (``preFilterStateKey`` upstream)."""
+
+_SKIP = Status(Code.Skip, (), NAME)
+_CONFLICT = Status(Code.Unschedulable, (ERR_REASON,), NAME)
+_NO_STATE = Status(
+    Code.Error, (f'reading "{PRE_FILTER_STATE_KEY.name}" from cycleState: not found',), NAME
+)
+
+
+def host_ports(pod: Pod) -> tuple[HostPort, ...]:
+    """The ports of ``pod`` that occupy node ports (``util.GetHostPorts`` upstream).
+
+    Ports with ``hostPort > 0`` of restartable init containers (sidecars, which run for the
+    pod's whole life) first, then of regular containers; ordinary init containers are ignored.
+    """
+    out: list[HostPort] = []
+    for c in pod.init_containers:
+        if c.is_restartable_init:
+            out.extend((p.host_ip, p.protocol, p.host_port) for p in c.ports if p.host_port > 0)
+    for c in pod.containers:
+        out.extend((p.host_ip, p.protocol, p.host_port) for p in c.ports if p.host_port > 0)
+    return tuple(out)
+
+
+class NodePorts:
+    """Mirrors kube-scheduler's ``NodePorts`` plugin.
+
+    PreFilter collects the pod's host ports into the cycle state and returns Skip when there
+    are none. Filter rejects a node where any of them conflicts with a port in use
+    (``HostPortInfo.CheckConflict``: same protocol and port, on the same IP or with either
+    side on ``0.0.0.0``) as Unschedulable ``node(s) didn't have free ports for the requested
+    pod ports``; without PreFilter state it returns an Error status, as upstream does.
+    Takes no args.
+    """
+
+    name: ClassVar[str] = NAME
+
+    def __init__(self, args: Mapping[str, Any], handle: Handle) -> None:
+        unknown = sorted(k for k in args if k not in ("apiVersion", "kind"))
+        if unknown:
+            raise ValueError(f"{NAME} takes no args, got {', '.join(unknown)}")
+
+    def schedsim_pre_filter(
+        self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
+    ) -> Status | None:
+        """PreFilter of upstream NodePorts: store the host ports, Skip if there are none."""
+        ports = host_ports(pod)
+        if not ports:
+            return _SKIP
+        state[PRE_FILTER_STATE_KEY] = ports
+        return None
+
+    def schedsim_filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:
+        """Filter of upstream NodePorts (``fitsPorts``)."""
+        ports = state.get(PRE_FILTER_STATE_KEY)
+        if ports is None:
+            return _NO_STATE
+        used = node_info.used_ports
+        for ip, protocol, port in ports:
+            if used.check_conflict(ip, protocol, port):
+                return _CONFLICT
+        return None

@@ -1,0 +1,214 @@
+"""NodeResourcesFit: does the node have room for the pod's requests?
+
+Mirrors kube-scheduler ``noderesources/fit.go`` (1.34): PreFilter computes the pod's request
+vector once (containers + sidecars vs. init containers, pod-level resources, overhead);
+Filter compares it with ``allocatable - requested`` of the node, reporting every shortage in
+kube-scheduler's order and words ("Too many pods", "Insufficient cpu", ...). A shortage
+larger than the node's whole allocatable makes the status UnschedulableAndUnresolvable
+(preemption cannot help); otherwise Unschedulable.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any, ClassVar
+
+import attrs
+
+from schedsim.api.core import Pod
+from schedsim.api.resources import is_extended_resource_name, pod_requests
+from schedsim.framework import (
+    Code,
+    CycleState,
+    Handle,
+    NodeInfo,
+    Resource,
+    StateKey,
+    Status,
+)
+
+__all__ = ["InsufficientResource", "NodeResourcesFit", "fits_request"]
+
+NAME = "NodeResourcesFit"
+_SIDECAR_DISABLED = Status(
+    Code.UnschedulableAndUnresolvable,
+    ("Pod has a restartable init container and the SidecarContainers feature is disabled",),
+    NAME,
+)
+_STATE_KEY: StateKey[Resource] = StateKey("PreFilter" + NAME)
+_ARGS = {"ignoredResources", "ignoredResourceGroups", "scoringStrategy"}
+_SCORING_TYPES = {"LeastAllocated", "MostAllocated", "RequestedToCapacityRatio"}
+
+
+@attrs.frozen
+class InsufficientResource:
+    """One shortage found by `fits_request` (``noderesources.InsufficientResource``).
+
+    Attributes:
+        resource_name: e.g. ``cpu``, ``memory``, ``example.com/gpu``, ``pods``.
+        reason: kube-scheduler's reason string (``Insufficient cpu``, ``Too many pods``).
+        requested: what the pod asks for (milli-CPU for cpu, bytes for memory/storage,
+            units otherwise; 1 for pods).
+        used: already requested on the node (pod count for pods).
+        capacity: the node's allocatable.
+        unresolvable: the request exceeds the whole allocatable.
+    """
+
+    resource_name: str
+    reason: str
+    requested: int
+    used: int
+    capacity: int
+    unresolvable: bool = False
+
+
+def _check(out: list[InsufficientResource], name: str, req: int, used: int, alloc: int) -> None:
+    if req > alloc - used:
+        out.append(
+            InsufficientResource(name, f"Insufficient {name}", req, used, alloc, req > alloc)
+        )
+
+
+def fits_request(
+    request: Resource,
+    node_info: NodeInfo,
+    ignored_resources: frozenset[str] = frozenset(),
+    ignored_resource_groups: frozenset[str] = frozenset(),
+) -> list[InsufficientResource]:
+    """Every resource the node is short of for ``request`` (``fitsRequest`` upstream).
+
+    Order: pods, cpu, memory, ephemeral-storage, then scalar resources in the pod's order.
+    Zero requests are skipped; ignored names/groups apply to extended resources only.
+
+    Args:
+        request: the pod's requests (milli-CPU, bytes, units).
+        node_info: the node.
+        ignored_resources: extended resources not checked (plugin arg ``ignoredResources``).
+        ignored_resource_groups: domains whose extended resources are not checked
+            (``ignoredResourceGroups``, e.g. ``example.com``).
+
+    Returns:
+        the shortages; empty when the pod fits.
+    """
+    out: list[InsufficientResource] = []
+    alloc = node_info.allocatable
+    used = node_info.requested
+    n_pods = len(node_info.pods)
+    if n_pods + 1 > alloc.allowed_pod_number:
+        out.append(
+            InsufficientResource("pods", "Too many pods", 1, n_pods, alloc.allowed_pod_number)
+        )
+    if not (
+        request.milli_cpu or request.memory or request.ephemeral_storage or request.scalar_resources
+    ):
+        return out
+    if request.milli_cpu > 0:
+        _check(out, "cpu", request.milli_cpu, used.milli_cpu, alloc.milli_cpu)
+    if request.memory > 0:
+        _check(out, "memory", request.memory, used.memory, alloc.memory)
+    if request.ephemeral_storage > 0:
+        _check(
+            out,
+            "ephemeral-storage",
+            request.ephemeral_storage,
+            used.ephemeral_storage,
+            alloc.ephemeral_storage,
+        )
+    for name, q in request.scalar_resources.items():
+        if q == 0:
+            continue
+        if is_extended_resource_name(name) and (
+            name in ignored_resources or name.split("/", 1)[0] in ignored_resource_groups
+        ):
+            continue
+        _check(
+            out, name, q, used.scalar_resources.get(name, 0), alloc.scalar_resources.get(name, 0)
+        )
+    return out
+
+
+def _string_set(args: Mapping[str, Any], key: str) -> frozenset[str]:
+    raw = args.get(key) or []
+    if not isinstance(raw, list) or not all(isinstance(x, str) for x in raw):
+        raise ValueError(f"args.{key}: expected a list of strings")
+    return frozenset(raw)
+
+
+class NodeResourcesFit:
+    """The NodeResourcesFit plugin (PreFilter, Filter).
+
+    Args:
+        args: NodeResourcesFitArgs: ``ignoredResources``, ``ignoredResourceGroups`` (lists of
+            strings), ``scoringStrategy`` (validated; used once Score exists).
+        handle: reads the ``SidecarContainers`` and ``PodLevelResources`` gates.
+
+    Raises:
+        ValueError: unknown or malformed args.
+    """
+
+    name: ClassVar[str] = NAME
+
+    def __init__(self, args: Mapping[str, Any], handle: Handle) -> None:
+        unknown = set(args) - _ARGS
+        if unknown:
+            raise ValueError(f"unknown NodeResourcesFit args: {sorted(unknown)}")
+        self.ignored_resources = _string_set(args, "ignoredResources")
+        self.ignored_resource_groups = _string_set(args, "ignoredResourceGroups")
+        strategy = args.get("scoringStrategy") or {}
+        if not isinstance(strategy, Mapping):
+            raise ValueError("args.scoringStrategy: expected a mapping")
+        stype = strategy.get("type", "LeastAllocated")
+        if stype not in _SCORING_TYPES:
+            raise ValueError(f"args.scoringStrategy.type: unsupported value {stype!r}")
+        gates = handle.feature_gates
+        self._sidecars = gates.enabled("SidecarContainers")
+        self._pod_level = gates.enabled("PodLevelResources")
+        self._statuses: dict[tuple[tuple[str, ...], bool], Status] = {}
+
+    def compute_pod_request(self, pod: Pod) -> Resource:
+        """The pod's request vector in scheduler units (``computePodResourceRequest``)."""
+        return Resource.from_resource_list(pod_requests(pod, pod_level_resources=self._pod_level))
+
+    def schedsim_pre_filter(
+        self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
+    ) -> Status | None:
+        """Compute the pod's requests once per attempt; reject restartable init containers
+        when SidecarContainers is off."""
+        if not self._sidecars and any(c.is_restartable_init for c in pod.init_containers):
+            return _SIDECAR_DISABLED
+        state[_STATE_KEY] = self.compute_pod_request(pod)
+        return None
+
+    def schedsim_filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:
+        """Reject the node when any requested resource does not fit."""
+        request = state.get(_STATE_KEY)
+        if request is None:
+            return Status(
+                Code.Error,
+                (f"error reading {_STATE_KEY.name!r} from cycleState: not found",),
+                NAME,
+            )
+        alloc = node_info.allocatable
+        used = node_info.requested
+        # Fast path for the common case: everything fits and nothing is allocated.
+        if (
+            len(node_info.pods) < alloc.allowed_pod_number
+            and request.milli_cpu <= alloc.milli_cpu - used.milli_cpu
+            and request.memory <= alloc.memory - used.memory
+            and request.ephemeral_storage <= alloc.ephemeral_storage - used.ephemeral_storage
+            and not request.scalar_resources
+        ):
+            return None
+        short = fits_request(
+            request, node_info, self.ignored_resources, self.ignored_resource_groups
+        )
+        if not short:
+            return None
+        reasons = tuple(s.reason for s in short)
+        unresolvable = any(s.unresolvable for s in short)
+        key = (reasons, unresolvable)
+        st = self._statuses.get(key)
+        if st is None:
+            code = Code.UnschedulableAndUnresolvable if unresolvable else Code.Unschedulable
+            st = self._statuses[key] = Status(code, reasons, NAME)
+        return st

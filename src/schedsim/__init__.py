@@ -1,0 +1,1 @@
+"""schedsim: the Kubernetes scheduler framework over a Cluster-Autoscaler-style snapshot."""

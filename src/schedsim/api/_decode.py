@@ -1,0 +1,118 @@
+"""Small typed accessors for decoding manifest dicts; each raises FieldError naming the field."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from fractions import Fraction
+from typing import Any
+
+from schedsim.api.errors import FieldError
+from schedsim.api.quantity import QuantityError, parse_quantity
+
+
+def get_map(d: Mapping[str, Any], key: str, path: str) -> Mapping[str, Any]:
+    """Return ``d[key]`` as a mapping; absent or null gives an empty mapping."""
+    v = d.get(key)
+    if v is None:
+        return {}
+    if not isinstance(v, Mapping):
+        raise FieldError(join(path, key), f"expected a mapping, got {type_name(v)}")
+    return v
+
+
+def get_list(d: Mapping[str, Any], key: str, path: str) -> list[Any]:
+    """Return ``d[key]`` as a list; absent or null gives an empty list."""
+    v = d.get(key)
+    if v is None:
+        return []
+    if not isinstance(v, list):
+        raise FieldError(join(path, key), f"expected a list, got {type_name(v)}")
+    return v
+
+
+def get_str(d: Mapping[str, Any], key: str, path: str, default: str = "") -> str:
+    """Return ``d[key]`` as a string; absent or null gives ``default``."""
+    v = d.get(key)
+    if v is None:
+        return default
+    if not isinstance(v, str):
+        raise FieldError(join(path, key), f"expected a string, got {type_name(v)}")
+    return v
+
+
+def get_int(d: Mapping[str, Any], key: str, path: str, default: int = 0) -> int:
+    """Return ``d[key]`` as an int; absent or null gives ``default``."""
+    v = d.get(key)
+    if v is None:
+        return default
+    if isinstance(v, bool) or not isinstance(v, int):
+        raise FieldError(join(path, key), f"expected an integer, got {type_name(v)}")
+    return v
+
+
+def get_bool(d: Mapping[str, Any], key: str, path: str) -> bool:
+    """Return ``d[key]`` as a bool; absent or null gives False."""
+    v = d.get(key)
+    if v is None:
+        return False
+    if not isinstance(v, bool):
+        raise FieldError(join(path, key), f"expected true or false, got {type_name(v)}")
+    return v
+
+
+def get_str_map(d: Mapping[str, Any], key: str, path: str) -> dict[str, str]:
+    """Return a string-to-string map such as labels; values must be strings."""
+    out: dict[str, str] = {}
+    for k, v in get_map(d, key, path).items():
+        if not isinstance(v, str):
+            raise FieldError(f"{join(path, key)}.{k}", f"expected a string, got {type_name(v)}")
+        out[str(k)] = v
+    return out
+
+
+def get_str_list(d: Mapping[str, Any], key: str, path: str) -> tuple[str, ...]:
+    """Return a list of strings."""
+    items = get_list(d, key, path)
+    for i, v in enumerate(items):
+        if not isinstance(v, str):
+            raise FieldError(f"{join(path, key)}[{i}]", f"expected a string, got {type_name(v)}")
+    return tuple(items)
+
+
+def get_resource_list(d: Mapping[str, Any], key: str, path: str) -> dict[str, Fraction]:
+    """Return a ResourceList (resource name -> exact quantity)."""
+    out: dict[str, Fraction] = {}
+    for name, raw in get_map(d, key, path).items():
+        try:
+            out[str(name)] = parse_quantity(raw)
+        except QuantityError as e:
+            raise FieldError(f"{join(path, key)}.{name}", str(e)) from None
+    return out
+
+
+def get_mapping_item(items: list[Any], i: int, path: str) -> Mapping[str, Any]:
+    """Return ``items[i]`` checked to be a mapping."""
+    v = items[i]
+    if not isinstance(v, Mapping):
+        raise FieldError(f"{path}[{i}]", f"expected a mapping, got {type_name(v)}")
+    return v
+
+
+def join(path: str, key: str) -> str:
+    """Join a field path and a key with a dot."""
+    return f"{path}.{key}" if path else key
+
+
+def type_name(v: object) -> str:
+    """Name a decoded YAML value's type the way a manifest author thinks of it."""
+    if isinstance(v, bool):
+        return "a boolean"
+    if isinstance(v, int | float):
+        return "a number"
+    if isinstance(v, str):
+        return "a string"
+    if isinstance(v, list):
+        return "a list"
+    if isinstance(v, Mapping):
+        return "a mapping"
+    return type(v).__name__

@@ -1,0 +1,676 @@
+"""core/v1 objects the scheduler reads: Node and Pod, with the parts of their specs that
+scheduling depends on.
+
+Objects are immutable (`attrs.frozen`) and built once when manifests are loaded; plugins
+never allocate them on the hot path. Resource quantities are kept exact (`Fraction`) the way
+apimachinery keeps `resource.Quantity`; conversion to milli-CPU / bytes happens where
+kube-scheduler converts (the scheduler's `Resource`).
+
+Decoders (`Node.from_manifest`, `Pod.from_manifest`) raise `FieldError` naming the field.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Mapping
+from datetime import datetime
+from fractions import Fraction
+from typing import Any
+
+import attrs
+
+from schedsim.api import _decode as d
+from schedsim.api.errors import FieldError
+from schedsim.api.labels import LabelSelector
+
+__all__ = [
+    "Affinity",
+    "Container",
+    "ContainerPort",
+    "Node",
+    "NodeAffinity",
+    "NodeSelectorRequirement",
+    "NodeSelectorTerm",
+    "OwnerReference",
+    "Pod",
+    "PodAffinityTerm",
+    "PodResourceClaim",
+    "PreferredSchedulingTerm",
+    "ResourceList",
+    "Taint",
+    "Toleration",
+    "Volume",
+    "WeightedPodAffinityTerm",
+]
+
+ResourceList = Mapping[str, Fraction]
+"""Resource name -> exact quantity (cores for ``cpu``, bytes for memory and storage)."""
+
+TAINT_EFFECTS = frozenset({"NoSchedule", "PreferNoSchedule", "NoExecute"})
+NODE_SELECTOR_OPERATORS = frozenset({"In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt"})
+
+
+@attrs.frozen
+class OwnerReference:
+    """metadata.ownerReferences[i]: who owns an object (used for pod-owned claims and PVCs)."""
+
+    api_version: str
+    kind: str
+    name: str
+    uid: str
+    controller: bool = False
+
+    @classmethod
+    def from_manifest(cls, raw: Mapping[str, Any], path: str) -> OwnerReference:
+        """Decode one owner reference; raises FieldError."""
+        return cls(
+            api_version=d.get_str(raw, "apiVersion", path),
+            kind=d.get_str(raw, "kind", path),
+            name=d.get_str(raw, "name", path),
+            uid=d.get_str(raw, "uid", path),
+            controller=d.get_bool(raw, "controller", path),
+        )
+
+
+def decode_owner_references(meta: Mapping[str, Any]) -> tuple[OwnerReference, ...]:
+    """Decode ``metadata.ownerReferences``; raises FieldError."""
+    items = d.get_list(meta, "ownerReferences", "metadata")
+    path = "metadata.ownerReferences"
+    return tuple(
+        OwnerReference.from_manifest(d.get_mapping_item(items, i, path), f"{path}[{i}]")
+        for i in range(len(items))
+    )
+
+
+def parse_timestamp(raw: Any, field: str) -> datetime | None:
+    """Decode an RFC 3339 timestamp (``2024-01-02T03:04:05Z``); None stays None."""
+    if raw is None:
+        return None
+    if isinstance(raw, datetime):  # YAML loaders may already have parsed it
+        return raw
+    if not isinstance(raw, str):
+        raise FieldError(field, f"expected an RFC 3339 timestamp, got {d.type_name(raw)}")
+    try:
+        return datetime.fromisoformat(raw.replace("Z", "+00:00"))
+    except ValueError:
+        raise FieldError(field, f"invalid RFC 3339 timestamp {raw!r}") from None
+
+
+def default_requests(requests: ResourceList, limits: ResourceList) -> ResourceList:
+    """A request left unset defaults to its limit, as the API server's defaulting does."""
+    if not limits or all(k in requests for k in limits):
+        return requests
+    out = dict(limits)
+    out.update(requests)
+    return out
+
+
+# --------------------------------------------------------------------------- taints
+
+
+@attrs.frozen
+class Taint:
+    """spec.taints[i] of a Node: ``{key, value, effect}``."""
+
+    key: str
+    effect: str
+    value: str = ""
+
+    @classmethod
+    def from_manifest(cls, raw: Mapping[str, Any], path: str) -> Taint:
+        """Decode one taint; raises FieldError for a missing key or an unknown effect."""
+        key = d.get_str(raw, "key", path)
+        if not key:
+            raise FieldError(f"{path}.key", "required")
+        effect = d.get_str(raw, "effect", path)
+        if effect not in TAINT_EFFECTS:
+            raise FieldError(
+                f"{path}.effect",
+                f"unsupported value {effect!r}: want one of {sorted(TAINT_EFFECTS)}",
+            )
+        return cls(key=key, effect=effect, value=d.get_str(raw, "value", path))
+
+
+@attrs.frozen
+class Toleration:
+    """spec.tolerations[i] of a Pod."""
+
+    key: str = ""
+    operator: str = "Equal"
+    value: str = ""
+    effect: str = ""
+    toleration_seconds: int | None = None
+
+    @classmethod
+    def from_manifest(cls, raw: Mapping[str, Any], path: str) -> Toleration:
+        """Decode one toleration; raises FieldError."""
+        operator = d.get_str(raw, "operator", path, "Equal")
+        if operator not in ("Equal", "Exists"):
+            raise FieldError(f"{path}.operator", f"unsupported value {operator!r}")
+        effect = d.get_str(raw, "effect", path)
+        if effect and effect not in TAINT_EFFECTS:
+            raise FieldError(f"{path}.effect", f"unsupported value {effect!r}")
+        seconds = raw.get("tolerationSeconds")
+        return cls(
+            key=d.get_str(raw, "key", path),
+            operator=operator,
+            value=d.get_str(raw, "value", path),
+            effect=effect,
+            toleration_seconds=None
+            if seconds is None
+            else d.get_int(raw, "tolerationSeconds", path),
+        )
+
+    def tolerates(self, taint: Taint) -> bool:
+        """Whether this toleration tolerates ``taint``.
+
+        Mirrors k8s.io/api core/v1 ``Toleration.ToleratesTaint``: an empty effect matches all
+        effects; an empty key with operator Exists matches every taint; Exists ignores the
+        value; Equal compares values.
+        """
+        if self.effect and self.effect != taint.effect:
+            return False
+        if self.key and self.key != taint.key:
+            return False
+        if self.operator == "Exists":
+            return True
+        return self.value == taint.value
+
+
+# --------------------------------------------------------------------------- node affinity
+
+
+@attrs.frozen
+class NodeSelectorRequirement:
+    """One ``matchExpressions``/``matchFields`` entry of a NodeSelectorTerm."""
+
+    key: str
+    operator: str
+    values: tuple[str, ...] = ()
+
+    @classmethod
+    def from_manifest(cls, raw: Mapping[str, Any], path: str) -> NodeSelectorRequirement:
+        """Decode and validate one requirement (operators In, NotIn, Exists, DoesNotExist,
+        Gt, Lt; Gt/Lt take exactly one integer value); raises FieldError."""
+        key = d.get_str(raw, "key", path)
+        operator = d.get_str(raw, "operator", path)
+        if operator not in NODE_SELECTOR_OPERATORS:
+            raise FieldError(
+                f"{path}.operator",
+                f"unsupported value {operator!r}: want one of {sorted(NODE_SELECTOR_OPERATORS)}",
+            )
+        values = d.get_str_list(raw, "values", path)
+        if operator in ("Gt", "Lt"):
+            if len(values) != 1:
+                raise FieldError(f"{path}.values", f"operator {operator} needs exactly one value")
+            try:
+                int(values[0])
+            except ValueError:
+                raise FieldError(
+                    f"{path}.values[0]", f"operator {operator} needs an integer, got {values[0]!r}"
+                ) from None
+        return cls(key=key, operator=operator, values=values)
+
+
+@attrs.frozen
+class NodeSelectorTerm:
+    """One term of ``requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms``.
+
+    Requirements within a term are ANDed; terms are ORed.
+    """
+
+    match_expressions: tuple[NodeSelectorRequirement, ...] = ()
+    match_fields: tuple[NodeSelectorRequirement, ...] = ()
+
+    @classmethod
+    def from_manifest(cls, raw: Mapping[str, Any], path: str) -> NodeSelectorTerm:
+        """Decode one term; raises FieldError."""
+
+        def reqs(key: str) -> tuple[NodeSelectorRequirement, ...]:
+            items = d.get_list(raw, key, path)
+            p = d.join(path, key)
+            return tuple(
+                NodeSelectorRequirement.from_manifest(d.get_mapping_item(items, i, p), f"{p}[{i}]")
+                for i in range(len(items))
+            )
+
+        return cls(match_expressions=reqs("matchExpressions"), match_fields=reqs("matchFields"))
+
+
+@attrs.frozen
+class PreferredSchedulingTerm:
+    """``preferredDuringSchedulingIgnoredDuringExecution[i]`` of a node affinity."""
+
+    weight: int
+    preference: NodeSelectorTerm
+
+
+@attrs.frozen
+class NodeAffinity:
+    """spec.affinity.nodeAffinity. ``required`` None means no required terms were given."""
+
+    required: tuple[NodeSelectorTerm, ...] | None = None
+    preferred: tuple[PreferredSchedulingTerm, ...] = ()
+
+
+@attrs.frozen
+class PodAffinityTerm:
+    """A pod (anti-)affinity term: pods matching ``label_selector`` in ``namespaces`` (or
+    namespaces matching ``namespace_selector``) within the same ``topology_key`` domain."""
+
+    label_selector: LabelSelector | None
+    topology_key: str
+    namespaces: tuple[str, ...] = ()
+    namespace_selector: LabelSelector | None = None
+
+
+@attrs.frozen
+class WeightedPodAffinityTerm:
+    """A preferred pod (anti-)affinity term with its weight (1-100)."""
+
+    weight: int
+    term: PodAffinityTerm
+
+
+@attrs.frozen
+class Affinity:
+    """spec.affinity: node affinity and pod (anti-)affinity."""
+
+    node_affinity: NodeAffinity | None = None
+    pod_affinity_required: tuple[PodAffinityTerm, ...] = ()
+    pod_affinity_preferred: tuple[WeightedPodAffinityTerm, ...] = ()
+    pod_anti_affinity_required: tuple[PodAffinityTerm, ...] = ()
+    pod_anti_affinity_preferred: tuple[WeightedPodAffinityTerm, ...] = ()
+
+    @property
+    def has_pod_affinity_or_anti_affinity(self) -> bool:
+        """Whether any pod affinity or anti-affinity term is set (NodeInfo.pods_with_affinity)."""
+        return bool(
+            self.pod_affinity_required
+            or self.pod_affinity_preferred
+            or self.pod_anti_affinity_required
+            or self.pod_anti_affinity_preferred
+        )
+
+    @classmethod
+    def from_manifest(cls, raw: Mapping[str, Any], path: str) -> Affinity:
+        """Decode spec.affinity; raises FieldError."""
+        na_raw = d.get_map(raw, "nodeAffinity", path)
+        node_affinity = None
+        if na_raw:
+            na_path = d.join(path, "nodeAffinity")
+            req_raw = na_raw.get("requiredDuringSchedulingIgnoredDuringExecution")
+            required = None
+            if req_raw is not None:
+                rp = d.join(na_path, "requiredDuringSchedulingIgnoredDuringExecution")
+                if not isinstance(req_raw, Mapping):
+                    raise FieldError(rp, "expected a mapping")
+                terms = d.get_list(req_raw, "nodeSelectorTerms", rp)
+                tp = d.join(rp, "nodeSelectorTerms")
+                required = tuple(
+                    NodeSelectorTerm.from_manifest(d.get_mapping_item(terms, i, tp), f"{tp}[{i}]")
+                    for i in range(len(terms))
+                )
+            pref = d.get_list(na_raw, "preferredDuringSchedulingIgnoredDuringExecution", na_path)
+            pp = d.join(na_path, "preferredDuringSchedulingIgnoredDuringExecution")
+            preferred = []
+            for i in range(len(pref)):
+                item = d.get_mapping_item(pref, i, pp)
+                ip = f"{pp}[{i}]"
+                preferred.append(
+                    PreferredSchedulingTerm(
+                        weight=d.get_int(item, "weight", ip),
+                        preference=NodeSelectorTerm.from_manifest(
+                            d.get_map(item, "preference", ip), d.join(ip, "preference")
+                        ),
+                    )
+                )
+            node_affinity = NodeAffinity(required=required, preferred=tuple(preferred))
+
+        def pod_terms(
+            kind: str,
+        ) -> tuple[tuple[PodAffinityTerm, ...], tuple[WeightedPodAffinityTerm, ...]]:
+            sect = d.get_map(raw, kind, path)
+            sp = d.join(path, kind)
+            req = d.get_list(sect, "requiredDuringSchedulingIgnoredDuringExecution", sp)
+            rp = d.join(sp, "requiredDuringSchedulingIgnoredDuringExecution")
+            required = tuple(
+                _pod_affinity_term(d.get_mapping_item(req, i, rp), f"{rp}[{i}]")
+                for i in range(len(req))
+            )
+            pref = d.get_list(sect, "preferredDuringSchedulingIgnoredDuringExecution", sp)
+            pp = d.join(sp, "preferredDuringSchedulingIgnoredDuringExecution")
+            preferred = []
+            for i in range(len(pref)):
+                item = d.get_mapping_item(pref, i, pp)
+                ip = f"{pp}[{i}]"
+                preferred.append(
+                    WeightedPodAffinityTerm(
+                        weight=d.get_int(item, "weight", ip),
+                        term=_pod_affinity_term(
+                            d.get_map(item, "podAffinityTerm", ip), d.join(ip, "podAffinityTerm")
+                        ),
+                    )
+                )
+            return required, tuple(preferred)
+
+        aff_req, aff_pref = pod_terms("podAffinity")
+        anti_req, anti_pref = pod_terms("podAntiAffinity")
+        return cls(
+            node_affinity=node_affinity,
+            pod_affinity_required=aff_req,
+            pod_affinity_preferred=aff_pref,
+            pod_anti_affinity_required=anti_req,
+            pod_anti_affinity_preferred=anti_pref,
+        )
+
+
+def _pod_affinity_term(raw: Mapping[str, Any], path: str) -> PodAffinityTerm:
+    sel = raw.get("labelSelector")
+    ns_sel = raw.get("namespaceSelector")
+    return PodAffinityTerm(
+        label_selector=None
+        if sel is None
+        else LabelSelector.from_manifest(
+            d.get_map(raw, "labelSelector", path), path + ".labelSelector"
+        ),
+        topology_key=d.get_str(raw, "topologyKey", path),
+        namespaces=d.get_str_list(raw, "namespaces", path),
+        namespace_selector=None
+        if ns_sel is None
+        else LabelSelector.from_manifest(
+            d.get_map(raw, "namespaceSelector", path), path + ".namespaceSelector"
+        ),
+    )
+
+
+# --------------------------------------------------------------------------- containers
+
+
+@attrs.frozen
+class ContainerPort:
+    """ports[i] of a container; only entries with ``host_port > 0`` occupy node ports."""
+
+    container_port: int
+    host_port: int = 0
+    protocol: str = "TCP"
+    host_ip: str = ""
+
+
+@attrs.frozen
+class Container:
+    """A container or init container: its resource requests and host ports.
+
+    ``restart_policy == "Always"`` on an init container makes it a sidecar (restartable init
+    container).
+    """
+
+    name: str
+    requests: ResourceList = attrs.field(factory=dict)
+    limits: ResourceList = attrs.field(factory=dict)
+    ports: tuple[ContainerPort, ...] = ()
+    restart_policy: str | None = None
+
+    @property
+    def is_restartable_init(self) -> bool:
+        """True for a sidecar (init container with ``restartPolicy: Always``)."""
+        return self.restart_policy == "Always"
+
+    @classmethod
+    def from_manifest(cls, raw: Mapping[str, Any], path: str) -> Container:
+        """Decode one container; raises FieldError."""
+        res = d.get_map(raw, "resources", path)
+        rp = d.join(path, "resources")
+        ports_raw = d.get_list(raw, "ports", path)
+        pp = d.join(path, "ports")
+        ports = []
+        for i in range(len(ports_raw)):
+            p = d.get_mapping_item(ports_raw, i, pp)
+            ip = f"{pp}[{i}]"
+            ports.append(
+                ContainerPort(
+                    container_port=d.get_int(p, "containerPort", ip),
+                    host_port=d.get_int(p, "hostPort", ip),
+                    protocol=d.get_str(p, "protocol", ip, "TCP") or "TCP",
+                    host_ip=d.get_str(p, "hostIP", ip),
+                )
+            )
+        policy = raw.get("restartPolicy")
+        limits = d.get_resource_list(res, "limits", rp)
+        return cls(
+            name=d.get_str(raw, "name", path),
+            requests=default_requests(d.get_resource_list(res, "requests", rp), limits),
+            limits=limits,
+            ports=tuple(ports),
+            restart_policy=None if policy is None else d.get_str(raw, "restartPolicy", path),
+        )
+
+
+@attrs.frozen
+class Volume:
+    """spec.volumes[i]. ``source`` keeps the raw volume source (without ``name``) for the
+    volume plugins; the two kinds the scheduler core looks at are pre-decoded."""
+
+    name: str
+    persistent_volume_claim: str | None = None
+    ephemeral: bool = False
+    source: Mapping[str, Any] = attrs.field(factory=dict)
+
+    @classmethod
+    def from_manifest(cls, raw: Mapping[str, Any], path: str) -> Volume:
+        """Decode one volume; raises FieldError."""
+        pvc = d.get_map(raw, "persistentVolumeClaim", path)
+        claim = None
+        if pvc:
+            claim = d.get_str(pvc, "claimName", d.join(path, "persistentVolumeClaim"))
+            if not claim:
+                raise FieldError(f"{path}.persistentVolumeClaim.claimName", "required")
+        return cls(
+            name=d.get_str(raw, "name", path),
+            persistent_volume_claim=claim,
+            ephemeral=raw.get("ephemeral") is not None,
+            source={k: v for k, v in raw.items() if k != "name"},
+        )
+
+
+@attrs.frozen
+class PodResourceClaim:
+    """spec.resourceClaims[i]: a named reference to a ResourceClaim or a template."""
+
+    name: str
+    resource_claim_name: str | None = None
+    resource_claim_template_name: str | None = None
+
+
+# --------------------------------------------------------------------------- Node
+
+
+@attrs.frozen
+class Node:
+    """A core/v1 Node as the scheduler sees it.
+
+    Attributes:
+        allocatable: status.allocatable (what scheduling checks against), exact quantities.
+        capacity: status.capacity (informational; kube-scheduler's Filter does not use it).
+    """
+
+    name: str
+    uid: str = ""
+    labels: Mapping[str, str] = attrs.field(factory=dict)
+    annotations: Mapping[str, str] = attrs.field(factory=dict)
+    taints: tuple[Taint, ...] = ()
+    unschedulable: bool = False
+    allocatable: ResourceList = attrs.field(factory=dict)
+    capacity: ResourceList = attrs.field(factory=dict)
+
+    @classmethod
+    def from_manifest(cls, raw: Mapping[str, Any]) -> Node:
+        """Decode a Node manifest; raises FieldError naming the bad field."""
+        meta = d.get_map(raw, "metadata", "")
+        name = d.get_str(meta, "name", "metadata")
+        if not name:
+            raise FieldError("metadata.name", "required")
+        spec = d.get_map(raw, "spec", "")
+        status = d.get_map(raw, "status", "")
+        taints_raw = d.get_list(spec, "taints", "spec")
+        return cls(
+            name=name,
+            uid=d.get_str(meta, "uid", "metadata") or _default_uid("Node", "", name),
+            labels=d.get_str_map(meta, "labels", "metadata"),
+            annotations=d.get_str_map(meta, "annotations", "metadata"),
+            taints=tuple(
+                Taint.from_manifest(
+                    d.get_mapping_item(taints_raw, i, "spec.taints"), f"spec.taints[{i}]"
+                )
+                for i in range(len(taints_raw))
+            ),
+            unschedulable=d.get_bool(spec, "unschedulable", "spec"),
+            allocatable=d.get_resource_list(status, "allocatable", "status"),
+            capacity=d.get_resource_list(status, "capacity", "status"),
+        )
+
+
+# --------------------------------------------------------------------------- Pod
+
+
+@attrs.frozen
+class Pod:
+    """A core/v1 Pod with the fields scheduling depends on.
+
+    Attributes:
+        namespace: defaults to ``"default"`` as the API server does.
+        uid: metadata.uid; when absent a stable UUID derived from namespace/name (NodeInfo
+            keys pods by UID, as kube-scheduler does).
+        priority: spec.priority (0 when unset; PriorityClass names are not resolved).
+        overhead: spec.overhead (RuntimeClass overhead), added to the requests.
+        resources: spec.resources.requests (pod-level resources).
+        phase: status.phase; Succeeded/Failed pods hold no resources.
+    """
+
+    name: str
+    namespace: str = "default"
+    uid: str = ""
+    labels: Mapping[str, str] = attrs.field(factory=dict)
+    annotations: Mapping[str, str] = attrs.field(factory=dict)
+    owner_references: tuple[OwnerReference, ...] = ()
+    creation_timestamp: datetime | None = None
+    priority: int = 0
+    scheduler_name: str = "default-scheduler"
+    node_name: str = ""
+    node_selector: Mapping[str, str] = attrs.field(factory=dict)
+    affinity: Affinity | None = None
+    tolerations: tuple[Toleration, ...] = ()
+    containers: tuple[Container, ...] = ()
+    init_containers: tuple[Container, ...] = ()
+    overhead: ResourceList = attrs.field(factory=dict)
+    resources: ResourceList = attrs.field(factory=dict)
+    volumes: tuple[Volume, ...] = ()
+    resource_claims: tuple[PodResourceClaim, ...] = ()
+    resource_claim_statuses: Mapping[str, str | None] = attrs.field(factory=dict)
+    nominated_node_name: str = ""
+    phase: str = ""
+
+    @property
+    def key(self) -> str:
+        """``namespace/name``."""
+        return f"{self.namespace}/{self.name}"
+
+    @property
+    def is_terminal(self) -> bool:
+        """Succeeded or Failed: the pod no longer holds node resources."""
+        return self.phase in ("Succeeded", "Failed")
+
+    @classmethod
+    def from_manifest(cls, raw: Mapping[str, Any]) -> Pod:
+        """Decode a Pod manifest; raises FieldError naming the bad field."""
+        meta = d.get_map(raw, "metadata", "")
+        name = d.get_str(meta, "name", "metadata")
+        if not name:
+            raise FieldError("metadata.name", "required")
+        namespace = d.get_str(meta, "namespace", "metadata") or "default"
+        spec = d.get_map(raw, "spec", "")
+        status = d.get_map(raw, "status", "")
+
+        def containers(key: str) -> tuple[Container, ...]:
+            items = d.get_list(spec, key, "spec")
+            p = f"spec.{key}"
+            return tuple(
+                Container.from_manifest(d.get_mapping_item(items, i, p), f"{p}[{i}]")
+                for i in range(len(items))
+            )
+
+        tol = d.get_list(spec, "tolerations", "spec")
+        vols = d.get_list(spec, "volumes", "spec")
+        claims_raw = d.get_list(spec, "resourceClaims", "spec")
+        claims = []
+        for i in range(len(claims_raw)):
+            c = d.get_mapping_item(claims_raw, i, "spec.resourceClaims")
+            cp = f"spec.resourceClaims[{i}]"
+            claims.append(
+                PodResourceClaim(
+                    name=d.get_str(c, "name", cp),
+                    resource_claim_name=c.get("resourceClaimName")
+                    and d.get_str(c, "resourceClaimName", cp),
+                    resource_claim_template_name=c.get("resourceClaimTemplateName")
+                    and d.get_str(c, "resourceClaimTemplateName", cp),
+                )
+            )
+        statuses_raw = d.get_list(status, "resourceClaimStatuses", "status")
+        statuses: dict[str, str | None] = {}
+        for i in range(len(statuses_raw)):
+            s = d.get_mapping_item(statuses_raw, i, "status.resourceClaimStatuses")
+            sp = f"status.resourceClaimStatuses[{i}]"
+            statuses[d.get_str(s, "name", sp)] = s.get("resourceClaimName") and d.get_str(
+                s, "resourceClaimName", sp
+            )
+        affinity_raw = d.get_map(spec, "affinity", "spec")
+        return cls(
+            name=name,
+            namespace=namespace,
+            uid=d.get_str(meta, "uid", "metadata") or _default_uid("Pod", namespace, name),
+            labels=d.get_str_map(meta, "labels", "metadata"),
+            annotations=d.get_str_map(meta, "annotations", "metadata"),
+            owner_references=decode_owner_references(meta),
+            creation_timestamp=parse_timestamp(
+                meta.get("creationTimestamp"), "metadata.creationTimestamp"
+            ),
+            priority=d.get_int(spec, "priority", "spec"),
+            scheduler_name=d.get_str(spec, "schedulerName", "spec", "default-scheduler"),
+            node_name=d.get_str(spec, "nodeName", "spec"),
+            node_selector=d.get_str_map(spec, "nodeSelector", "spec"),
+            affinity=Affinity.from_manifest(affinity_raw, "spec.affinity")
+            if affinity_raw
+            else None,
+            tolerations=tuple(
+                Toleration.from_manifest(
+                    d.get_mapping_item(tol, i, "spec.tolerations"), f"spec.tolerations[{i}]"
+                )
+                for i in range(len(tol))
+            ),
+            containers=containers("containers"),
+            init_containers=containers("initContainers"),
+            overhead=d.get_resource_list(spec, "overhead", "spec"),
+            resources=default_requests(
+                d.get_resource_list(
+                    d.get_map(spec, "resources", "spec"), "requests", "spec.resources"
+                ),
+                d.get_resource_list(
+                    d.get_map(spec, "resources", "spec"), "limits", "spec.resources"
+                ),
+            ),
+            volumes=tuple(
+                Volume.from_manifest(
+                    d.get_mapping_item(vols, i, "spec.volumes"), f"spec.volumes[{i}]"
+                )
+                for i in range(len(vols))
+            ),
+            resource_claims=tuple(claims),
+            resource_claim_statuses=statuses,
+            nominated_node_name=d.get_str(status, "nominatedNodeName", "status"),
+            phase=d.get_str(status, "phase", "status"),
+        )
+
+
+def _default_uid(kind: str, namespace: str, name: str) -> str:
+    # Stable across runs, so output and tests are reproducible.
+    return str(uuid.uuid5(uuid.NAMESPACE_URL, f"schedsim:{kind}:{namespace}/{name}"))

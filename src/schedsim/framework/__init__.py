@@ -1,0 +1,67 @@
+"""The scheduler framework: protocols plugins program against, extension-point hook specs,
+Status/Code, CycleState, profiles and the runtime that runs them."""
+
+from schedsim.framework.cycle_state import CycleState, StateKey
+from schedsim.framework.features import DEFAULT_FEATURE_GATES, FeatureGates
+from schedsim.framework.fit_error import Diagnosis, FitError
+from schedsim.framework.handle import Handle, PluginFactory
+from schedsim.framework.hookspec import PreFilterResult, hookimpl
+from schedsim.framework.interface import (
+    NodeInfo,
+    NodeInfoLister,
+    PodInfo,
+    SharedLister,
+    StorageInfoLister,
+)
+from schedsim.framework.profile import (
+    DEFAULT_PLUGINS,
+    Profile,
+    default_profile,
+    load_scheduler_config,
+    profile_from_config,
+)
+from schedsim.framework.resource import PodResource, Resource
+from schedsim.framework.runtime import ENTRY_POINT_GROUP, Framework, PluginError, discover_plugins
+from schedsim.framework.status import SUCCESS, Code, Status
+from schedsim.framework.types import (
+    AffinityTerm,
+    HostPortInfo,
+    ImageStateSummary,
+    WeightedAffinityTerm,
+)
+
+__all__ = [
+    "DEFAULT_FEATURE_GATES",
+    "DEFAULT_PLUGINS",
+    "ENTRY_POINT_GROUP",
+    "SUCCESS",
+    "AffinityTerm",
+    "Code",
+    "CycleState",
+    "Diagnosis",
+    "FeatureGates",
+    "FitError",
+    "Framework",
+    "Handle",
+    "HostPortInfo",
+    "ImageStateSummary",
+    "NodeInfo",
+    "NodeInfoLister",
+    "PluginError",
+    "PluginFactory",
+    "PodInfo",
+    "PodResource",
+    "PreFilterResult",
+    "Profile",
+    "Resource",
+    "SharedLister",
+    "StateKey",
+    "Status",
+    "StorageInfoLister",
+    "WeightedAffinityTerm",
+    "default_profile",
+    "discover_plugins",
+    "hookimpl",
+    "load_scheduler_config",
+    "profile_from_config",
+]

@@ -1,0 +1,123 @@
+"""Extension points of the scheduling cycle, as pluggy hook specifications.
+
+A plugin is a class with a ``name`` and methods named after these hooks (the ``schedsim_``
+prefix is enough; ``@hookimpl`` is optional). An implementation may accept fewer arguments
+than the spec, so specs can grow. The runtime calls the hooks of the plugins enabled in the
+active profile, in profile order. Filter runs once per (pod, node), so the runtime calls it
+through a chain of bound methods built once per profile rather than through pluggy.
+
+Return ``None`` for success: it allocates nothing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import attrs
+import pluggy
+
+from schedsim.api.core import Pod
+from schedsim.framework.cycle_state import CycleState
+from schedsim.framework.interface import NodeInfo
+from schedsim.framework.status import Status
+
+__all__ = ["PROJECT", "PreFilterResult", "hookimpl", "hookspec"]
+
+PROJECT = "schedsim"
+hookspec = pluggy.HookspecMarker(PROJECT)
+hookimpl = pluggy.HookimplMarker(PROJECT)
+
+
+@attrs.frozen
+class PreFilterResult:
+    """A PreFilter narrowing: only ``node_names`` can fit (``framework.PreFilterResult``).
+
+    ``node_names = None`` means all nodes.
+    """
+
+    node_names: frozenset[str] | None = None
+
+    def merge(self, other: PreFilterResult | None) -> PreFilterResult:
+        """The intersection of two results (all-nodes is the identity)."""
+        if other is None or other.node_names is None:
+            return self
+        if self.node_names is None:
+            return other
+        return PreFilterResult(self.node_names & other.node_names)
+
+
+# -------------------------------------------------------------------------------------------
+# PreFilter
+# -------------------------------------------------------------------------------------------
+
+
+@hookspec
+def schedsim_pre_filter(
+    state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
+) -> Status | PreFilterResult | None:
+    """Check the pod once per scheduling attempt and precompute what Filter needs.
+
+    Called once per pod per attempt, before Filter, for each enabled plugin in profile order.
+    Write per-pod data into ``state`` under the plugin's own `StateKey`.
+
+    :param state: the attempt's cycle state.
+    :param pod: the pod being scheduled.
+    :param nodes: every NodeInfo of the snapshot.
+    :returns: ``None`` (success, all nodes), a `PreFilterResult` (success, only those nodes
+        can fit), or a `Status`: ``Skip`` (do not run this plugin's Filter for the attempt),
+        ``Unschedulable`` / ``UnschedulableAndUnresolvable`` (the pod fits nowhere), or
+        ``Error``. An exception is turned into an ``Error`` status.
+    """
+
+
+# -------------------------------------------------------------------------------------------
+# Filter
+# -------------------------------------------------------------------------------------------
+
+
+@hookspec
+def schedsim_filter(state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:
+    """Decide whether the pod can run on one node.
+
+    Called once per (pod, node) for each enabled plugin in profile order, until a plugin
+    rejects; it is the hot path, so keep it cheap and return module-level `Status`
+    constants for rejections.
+
+    :param state: the attempt's cycle state, shared by all nodes (do not write per node).
+    :param pod: the pod being scheduled.
+    :param node_info: the snapshot's own NodeInfo: read-only.
+    :returns: ``None`` for success, else a `Status` whose reasons are kube-scheduler's strings.
+        Codes other than Unschedulable / UnschedulableAndUnresolvable / Pending are turned
+        into ``Error``.
+    """
+
+
+# -------------------------------------------------------------------------------------------
+# Reserve
+# -------------------------------------------------------------------------------------------
+
+
+@hookspec
+def schedsim_reserve(state: CycleState, pod: Pod, node_name: str) -> Status | None:
+    """Claim node-level resources for the pod after Filter chose ``node_name``.
+
+    Called once per scheduled pod, in profile order. If any plugin fails, every Reserve
+    plugin's Unreserve is called in reverse order.
+
+    :param state: the cycle state the chosen node's Filter saw.
+    :param pod: the pod being scheduled.
+    :param node_name: the chosen node.
+    :returns: ``None`` for success, else a `Status`.
+    """
+
+
+@hookspec
+def schedsim_unreserve(state: CycleState, pod: Pod, node_name: str) -> None:
+    """Undo what Reserve did; must be idempotent and must not fail.
+
+    Called in reverse profile order when Reserve or a later step fails.
+
+    :param state: the cycle state.
+    :param pod: the pod being scheduled.
+    :param node_name: the node Reserve was called for.
+    """

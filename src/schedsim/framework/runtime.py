@@ -1,0 +1,275 @@
+"""The framework runtime: builds a profile's plugins once and runs the extension points.
+
+Plugins are discovered through the ``schedsim.plugins`` entry-point group (the in-tree ones
+too), registered with a pluggy ``PluginManager`` (which validates hook names and signatures),
+and for each extension point the runtime builds, once, a tuple of bound methods in profile
+order. Filter runs through that tuple: a plain loop costs ~40 ns + ~30 ns per plugin where a
+pluggy hook call costs ~1 us + ~0.2 us per plugin.
+
+Mirrors kube-scheduler's ``frameworkruntime`` (RunPreFilterPlugins, RunFilterPlugins,
+RunReservePluginsReserve, RunReservePluginsUnreserve).
+"""
+
+from __future__ import annotations
+
+import importlib.metadata
+import inspect
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, cast
+
+import pluggy
+
+from schedsim.api.core import Pod
+from schedsim.framework import hookspec
+from schedsim.framework.cycle_state import CycleState
+from schedsim.framework.handle import Handle, PluginFactory
+from schedsim.framework.hookspec import PROJECT, PreFilterResult
+from schedsim.framework.interface import NodeInfo
+from schedsim.framework.profile import Profile
+from schedsim.framework.status import SUCCESS, Code, Status
+
+__all__ = ["ENTRY_POINT_GROUP", "Framework", "PluginError", "discover_plugins"]
+
+ENTRY_POINT_GROUP = "schedsim.plugins"
+
+_HOOK_PREFIX = PROJECT + "_"
+_HOOKS = {
+    "preFilter": "schedsim_pre_filter",
+    "filter": "schedsim_filter",
+    "reserve": "schedsim_reserve",
+}
+
+
+class PluginError(ValueError):
+    """A profile names an unknown plugin, or a plugin is invalid or rejects its args."""
+
+
+class _PluginManager(pluggy.PluginManager):
+    # Like pytest: every `schedsim_*` method is a hook implementation, marked or not.
+    def parse_hookimpl_opts(self, plugin: object, name: str) -> pluggy.HookimplOpts | None:
+        opts = super().parse_hookimpl_opts(plugin, name)
+        if opts is None and name.startswith(_HOOK_PREFIX):
+            return cast(pluggy.HookimplOpts, {})  # pluggy fills in the defaults
+        return opts
+
+
+def discover_plugins(group: str = ENTRY_POINT_GROUP) -> dict[str, PluginFactory]:
+    """Plugin factories registered in the entry-point ``group``, by plugin name.
+
+    Raises:
+        PluginError: an entry point cannot be imported.
+    """
+    out: dict[str, PluginFactory] = {}
+    for ep in importlib.metadata.entry_points(group=group):
+        try:
+            out[ep.name] = ep.load()
+        except Exception as e:  # a broken third-party plugin must not give a traceback
+            raise PluginError(f"plugin {ep.name!r} ({ep.value}) cannot be loaded: {e}") from e
+    return out
+
+
+FilterFn = Callable[[CycleState, Pod, NodeInfo], "Status | None"]
+PreFilterFn = Callable[[CycleState, Pod, Sequence[NodeInfo]], "Status | PreFilterResult | None"]
+ReserveFn = Callable[[CycleState, Pod, str], "Status | None"]
+
+
+class Framework:
+    """A profile's plugins, instantiated once, with its extension points ready to run.
+
+    Args:
+        profile: which plugins run where, and their args.
+        handle: passed to every plugin factory.
+        registry: plugin name -> factory; defaults to `discover_plugins()`.
+
+    Raises:
+        PluginError: a plugin the user enabled explicitly is not registered, a factory
+            rejects its args, or a plugin's hook methods do not match the hook specs.
+
+    Attributes:
+        pm: the pluggy PluginManager holding the plugin instances (for cold hooks, docs and
+            validation; the hot path does not use it).
+        plugins: instantiated plugins by name.
+        not_emulated: default plugins of the profile that schedsim has no implementation for.
+    """
+
+    def __init__(
+        self,
+        profile: Profile,
+        handle: Handle | None = None,
+        registry: Mapping[str, PluginFactory] | None = None,
+    ) -> None:
+        self.profile = profile
+        self.handle = handle if handle is not None else Handle()
+        registry = discover_plugins() if registry is None else registry
+        self.pm = _PluginManager(PROJECT)
+        self.pm.add_hookspecs(hookspec)
+        self.plugins: dict[str, Any] = {}
+        missing: list[str] = []
+        for point in profile.plugins.values():
+            for name in point:
+                if name in self.plugins or name in missing:
+                    continue
+                factory = registry.get(name)
+                if factory is None:
+                    if name in profile.explicit:
+                        raise PluginError(f"plugin {name!r} is not registered")
+                    missing.append(name)
+                    continue
+                try:
+                    plugin = factory(profile.plugin_args.get(name, {}), self.handle)
+                except (ValueError, TypeError, KeyError) as e:
+                    raise PluginError(f"plugin {name!r}: {e}") from e
+                try:
+                    self.pm.register(plugin, name=name)
+                except pluggy.PluginValidationError as e:
+                    raise PluginError(f"plugin {name!r}: {e}") from e
+                self.plugins[name] = plugin
+        try:
+            self.pm.check_pending()
+        except pluggy.PluginValidationError as e:
+            raise PluginError(str(e)) from e
+        self.not_emulated: tuple[str, ...] = tuple(missing)
+        self._pre_filter: tuple[tuple[str, PreFilterFn], ...] = self._chain("preFilter")
+        self._filter: tuple[tuple[str, FilterFn], ...] = self._chain("filter")
+        self._reserve: tuple[tuple[str, ReserveFn], ...] = self._chain("reserve")
+        self._unreserve: tuple[tuple[str, ReserveFn], ...] = tuple(
+            reversed(self._chain("reserve", "schedsim_unreserve"))
+        )
+
+    def _chain(self, point: str, hook_name: str | None = None) -> tuple[tuple[str, Any], ...]:
+        """Bound methods implementing the point's hook, in profile order."""
+        hook_name = hook_name or _HOOKS[point]
+        hook = getattr(self.pm.hook, hook_name)
+        spec_args = tuple(inspect.signature(getattr(hookspec, hook_name)).parameters)
+        impls = {impl.plugin_name: impl for impl in hook.get_hookimpls()}
+        out = []
+        for name in self.profile.plugins.get(point, ()):
+            impl = impls.get(name)
+            if impl is None:
+                continue
+            fn = impl.function
+            if tuple(impl.argnames) != spec_args:  # implementation takes fewer arguments
+                fn = _adapt(fn, spec_args, tuple(impl.argnames))
+            out.append((name, fn))
+        return tuple(out)
+
+    @property
+    def filter_plugin_names(self) -> tuple[str, ...]:
+        """Names of the Filter plugins, in run order."""
+        return tuple(n for n, _ in self._filter)
+
+    @property
+    def has_reserve_plugins(self) -> bool:
+        """Whether any enabled plugin implements Reserve."""
+        return bool(self._reserve)
+
+    def run_pre_filter_plugins(
+        self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
+    ) -> tuple[PreFilterResult | None, Status, tuple[str, ...]]:
+        """Run every PreFilter plugin (RunPreFilterPlugins).
+
+        Returns:
+            ``(result, status, narrowing_plugins)``: the merged `PreFilterResult` (None = all
+            nodes), `SUCCESS` or the failing status (with its plugin), and the plugins that
+            narrowed the node set. ``Skip`` adds the plugin to ``state.skip_filter_plugins``.
+        """
+        merged: PreFilterResult | None = None
+        narrowing: list[str] = []
+        rejected: Status | None = None
+        for name, fn in self._pre_filter:
+            try:
+                out = fn(state, pod, nodes)
+            except Exception as e:
+                return None, _error(f"running PreFilter plugin {name!r}: {e}", name), ()
+            if out is None:
+                continue
+            if isinstance(out, PreFilterResult):
+                if out.node_names is not None:
+                    narrowing.append(name)
+                    merged = out.merge(merged)
+                    if not merged.node_names:
+                        msg = (
+                            f"node(s) didn't satisfy plugin {narrowing[0]}"
+                            if len(narrowing) == 1
+                            else "node(s) didn't satisfy plugin(s) "
+                            f"[{' '.join(narrowing)}] simultaneously"
+                        )
+                        return (
+                            merged,
+                            Status(Code.UnschedulableAndUnresolvable, (msg,), name),
+                            tuple(narrowing),
+                        )
+                continue
+            code = out.code
+            if code is Code.Success:
+                continue
+            if code is Code.Skip:
+                state.skip_filter_plugins.add(name)
+                continue
+            st = out if out.plugin else out.with_plugin(name)
+            if code is Code.UnschedulableAndUnresolvable:
+                return None, st, ()
+            if code is Code.Unschedulable:
+                rejected = st  # keep running: preemption would need every PreFilter's state
+                continue
+            return None, _error(f"running PreFilter plugin {name!r}: {out.message}", name), ()
+        return merged, rejected or SUCCESS, tuple(narrowing)
+
+    def run_filter_plugins(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status:
+        """Run the Filter plugins on one node until one rejects (RunFilterPlugins).
+
+        Returns:
+            `SUCCESS`, or the first non-success status with its plugin name; a status that is
+            neither success nor a rejection becomes ``Error``
+            ``running "<plugin>" filter plugin: <message>``.
+        """
+        skip = state.skip_filter_plugins
+        name = ""
+        try:
+            for name, fn in self._filter:
+                if skip and name in skip:
+                    continue
+                st = fn(state, pod, node_info)
+                if st is None or st.code is Code.Success:
+                    continue
+                if not st.is_rejected:
+                    return _error(f"running {name!r} filter plugin: {st.message}", name)
+                return st if st.plugin == name else st.with_plugin(name)
+        except Exception as e:
+            return _error(f"running {name!r} filter plugin: {e}", name)
+        return SUCCESS
+
+    def run_reserve_plugins_reserve(self, state: CycleState, pod: Pod, node_name: str) -> Status:
+        """Run Reserve in profile order (RunReservePluginsReserve).
+
+        Returns:
+            `SUCCESS` or an ``Error`` status ``running Reserve plugin "<name>": <message>``.
+            The caller runs `run_reserve_plugins_unreserve` on failure.
+        """
+        for name, fn in self._reserve:
+            try:
+                st = fn(state, pod, node_name)
+            except Exception as e:
+                return _error(f"running Reserve plugin {name!r}: {e}", name)
+            if st is not None and not st.is_success:
+                return _error(f"running Reserve plugin {name!r}: {st.message}", name)
+        return SUCCESS
+
+    def run_reserve_plugins_unreserve(self, state: CycleState, pod: Pod, node_name: str) -> None:
+        """Run Unreserve in reverse profile order (RunReservePluginsUnreserve)."""
+        for _name, fn in self._unreserve:
+            fn(state, pod, node_name)
+
+
+def _error(message: str, plugin: str) -> Status:
+    return Status(Code.Error, (message,), plugin)
+
+
+def _adapt(fn: Callable[..., Any], spec_args: tuple[str, ...], impl_args: tuple[str, ...]) -> Any:
+    """Call ``fn`` with only the arguments it declares (rare; pays one extra call)."""
+    picks = tuple(spec_args.index(a) for a in impl_args)
+
+    def call(*args: Any) -> Any:
+        return fn(*(args[i] for i in picks))
+
+    return call
