@@ -1,0 +1,39 @@
+"""Static conformance: checked by `mypy --strict` (tests/unit/test_typing.py), never run.
+
+The snapshot's own objects must satisfy the framework protocols directly, so the stores can
+hand them to plugins without wrapping.
+"""
+
+from __future__ import annotations
+
+from typing import assert_type
+
+from schedsim import framework, snapshot
+from schedsim.api.core import Node
+from schedsim.framework import Framework, Handle, default_profile
+
+
+def node_info_is_framework_node_info(ni: snapshot.NodeInfo) -> framework.NodeInfo:
+    return ni
+
+
+def pod_info_is_framework_pod_info(pi: snapshot.PodInfo) -> framework.PodInfo:
+    return pi
+
+
+def snapshot_is_shared_lister(s: snapshot.PredicateSnapshot) -> framework.SharedLister:
+    return s
+
+
+def store_lister_is_node_info_lister(s: snapshot.BasicSnapshotStore) -> framework.NodeInfoLister:
+    return s.node_infos()
+
+
+def basic_store_is_a_store(s: snapshot.BasicSnapshotStore) -> snapshot.ClusterSnapshotStore:
+    return s
+
+
+_ni: framework.NodeInfo = snapshot.NodeInfo(Node(name="n1"))
+_snap = snapshot.PredicateSnapshot(Framework(default_profile(), Handle()))
+assert_type(_snap.get_node_info("n1"), snapshot.NodeInfo)
+assert_type(_snap.list_node_infos()[0].pods[0], snapshot.PodInfo)
