@@ -387,8 +387,12 @@ class NodeInfo:
         nz.memory += sign * res.non0_mem
         pod = pod_info.pod
         ports = self._used_ports
+        # Host ports of containers and sidecars only (util.GetHostPorts, kube-scheduler 1.34):
+        # ordinary init containers have exited before the pod's ports matter.
         for containers in (pod.containers, pod.init_containers):
             for c in containers:
+                if containers is pod.init_containers and not c.is_restartable_init:
+                    continue
                 for p in c.ports:
                     if p.host_port > 0:
                         if sign > 0:
