@@ -6,7 +6,8 @@ and, for the others, kube-scheduler's message. With no PATH it runs the example 
 shipped with schedsim.
 
 Exit status: 0 done (whether or not every pod fits), 2 bad input or usage (the message names
-the file, object and field), 1 a plugin failed. Output is written whole or not at all.
+the file, object and field), 1 a plugin failed (or the reader of the output went away, as
+with ``| head``). Output is written whole or not at all.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from __future__ import annotations
 import argparse
 import io
 import json
+import os
 import sys
 from collections.abc import Sequence
 from importlib import resources
@@ -26,7 +28,7 @@ from schedsim.api.errors import ManifestError
 from schedsim.api.loader import load_paths, load_text
 from schedsim.framework.features import FeatureGates
 from schedsim.framework.handle import Handle
-from schedsim.framework.profile import default_profile, load_scheduler_config
+from schedsim.framework.profile import Profile, default_profile, load_scheduler_config
 from schedsim.framework.runtime import Framework, PluginError
 from schedsim.simulation.scheduling import SimulationResult, simulate
 from schedsim.snapshot.errors import SchedulingError
@@ -120,6 +122,21 @@ def _to_table(result: SimulationResult) -> str:
     return buf.getvalue()
 
 
+def _load_config(path: str) -> Profile:
+    try:
+        return load_scheduler_config(path)
+    except ManifestError:
+        raise
+    # yaml.safe_load lets a bad scalar through as a plain exception (``2024-13-45``,
+    # ``!!int abc``, ``!!bool x``) and recurses on deeply nested input
+    except KeyError as e:
+        raise ManifestError(f"{path}: not valid YAML: invalid value {e.args[0]!r}") from None
+    except ValueError as e:
+        raise ManifestError(f"{path}: not valid YAML: {str(e).split(';')[0]}") from None
+    except RecursionError:
+        raise ManifestError(f"{path}: not valid YAML: nested too deeply") from None
+
+
 def _simulate(args: argparse.Namespace) -> str:
     gates = FeatureGates()
     try:
@@ -133,8 +150,13 @@ def _simulate(args: argparse.Namespace) -> str:
         manifests = load_text(text, f"<example {EXAMPLE}>")
     for w in manifests.warnings:
         print(f"warning: {w}", file=sys.stderr)
-    profile = load_scheduler_config(args.config) if args.config else default_profile()
-    framework = Framework(profile, Handle(feature_gates=gates))
+    profile = _load_config(args.config) if args.config else default_profile()
+    try:
+        framework = Framework(profile, Handle(feature_gates=gates))
+    except PluginError as e:
+        if args.config:  # name the file whose plugins or pluginConfig are wrong
+            raise PluginError(f"{args.config}: {e}") from None
+        raise
     result = simulate(manifests.nodes, manifests.pods, framework)
     for p in result.skipped_pods:
         target = p.node_name or p.nominated_node_name
@@ -159,8 +181,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     except SchedulingError as e:
         print(f"schedsim: error: {e}", file=sys.stderr)
         return 1
-    sys.stdout.write(out)
-    sys.stdout.flush()
+    try:
+        sys.stdout.write(out)
+        sys.stdout.flush()
+    except BrokenPipeError:
+        # keep the interpreter's final flush from failing again (Python's documented recipe)
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 1
     return 0
 
 

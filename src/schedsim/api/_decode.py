@@ -80,13 +80,24 @@ def get_str_list(d: Mapping[str, Any], key: str, path: str) -> tuple[str, ...]:
 
 
 def get_resource_list(d: Mapping[str, Any], key: str, path: str) -> dict[str, Fraction]:
-    """Return a ResourceList (resource name -> exact quantity)."""
+    """Return a ResourceList (resource name -> exact quantity); a negative quantity is an
+    error, as in the API server's validation."""
     out: dict[str, Fraction] = {}
     for name, raw in get_map(d, key, path).items():
+        if isinstance(raw, bool) or not isinstance(raw, str | int | float):
+            raise FieldError(
+                f"{join(path, key)}.{name}",
+                f'expected a quantity (a string such as "100m" or a number), got {type_name(raw)}',
+            )
         try:
-            out[str(name)] = parse_quantity(raw)
+            q = parse_quantity(raw)
         except QuantityError as e:
             raise FieldError(f"{join(path, key)}.{name}", str(e)) from None
+        if q < 0:
+            raise FieldError(
+                f"{join(path, key)}.{name}", f'quantity "{raw}": must be greater than or equal to 0'
+            )
+        out[str(name)] = q
     return out
 
 
@@ -105,6 +116,8 @@ def join(path: str, key: str) -> str:
 
 def type_name(v: object) -> str:
     """Name a decoded YAML value's type the way a manifest author thinks of it."""
+    if v is None:
+        return "null"
     if isinstance(v, bool):
         return "a boolean"
     if isinstance(v, int | float):

@@ -11,6 +11,7 @@ Decoders (`Node.from_manifest`, `Pod.from_manifest`) raise `FieldError` naming t
 
 from __future__ import annotations
 
+import re
 import uuid
 from collections.abc import Mapping
 from datetime import datetime
@@ -48,6 +49,8 @@ ResourceList = Mapping[str, Fraction]
 
 TAINT_EFFECTS = frozenset({"NoSchedule", "PreferNoSchedule", "NoExecute"})
 NODE_SELECTOR_OPERATORS = frozenset({"In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt"})
+
+_RFC3339 = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})")
 
 
 @attrs.frozen
@@ -90,10 +93,15 @@ def parse_timestamp(raw: Any, field: str) -> datetime | None:
         return raw
     if not isinstance(raw, str):
         raise FieldError(field, f"expected an RFC 3339 timestamp, got {d.type_name(raw)}")
+    problem = f"invalid RFC 3339 timestamp {raw!r} (expected e.g. 2024-01-02T03:04:05Z)"
+    # the form metav1.Time accepts (Go's time.RFC3339): fromisoformat alone also takes dates
+    # without a time and times without a zone
+    if _RFC3339.fullmatch(raw) is None:
+        raise FieldError(field, problem)
     try:
         return datetime.fromisoformat(raw.replace("Z", "+00:00"))
-    except ValueError:
-        raise FieldError(field, f"invalid RFC 3339 timestamp {raw!r}") from None
+    except ValueError:  # e.g. month 13
+        raise FieldError(field, problem) from None
 
 
 def default_requests(requests: ResourceList, limits: ResourceList) -> ResourceList:
@@ -609,10 +617,9 @@ class Pod:
             claims.append(
                 PodResourceClaim(
                     name=d.get_str(c, "name", cp),
-                    resource_claim_name=c.get("resourceClaimName")
-                    and d.get_str(c, "resourceClaimName", cp),
-                    resource_claim_template_name=c.get("resourceClaimTemplateName")
-                    and d.get_str(c, "resourceClaimTemplateName", cp),
+                    resource_claim_name=d.get_str(c, "resourceClaimName", cp) or None,
+                    resource_claim_template_name=d.get_str(c, "resourceClaimTemplateName", cp)
+                    or None,
                 )
             )
         statuses_raw = d.get_list(status, "resourceClaimStatuses", "status")
@@ -620,9 +627,7 @@ class Pod:
         for i in range(len(statuses_raw)):
             s = d.get_mapping_item(statuses_raw, i, "status.resourceClaimStatuses")
             sp = f"status.resourceClaimStatuses[{i}]"
-            statuses[d.get_str(s, "name", sp)] = s.get("resourceClaimName") and d.get_str(
-                s, "resourceClaimName", sp
-            )
+            statuses[d.get_str(s, "name", sp)] = d.get_str(s, "resourceClaimName", sp) or None
         affinity_raw = d.get_map(spec, "affinity", "spec")
         return cls(
             name=name,

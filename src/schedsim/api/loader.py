@@ -3,7 +3,8 @@
 Accepts what people have at hand: multi-document YAML, JSON, ``kind: List`` (what
 ``kubectl get ... -o yaml`` prints, and any ``*List``), a directory of ``.yaml``/``.yml``/
 ``.json`` files (sorted by name, not recursive, like ``kubectl apply -f DIR``) and ``-`` for
-stdin. Input files are only read, never written.
+stdin. Input files are only read, never written. As with kubectl, a duplicate key in a mapping
+is an error and unquoted YAML timestamps stay strings.
 
 Kinds schedsim does not model are skipped with one warning line per kind and file. A malformed
 object raises `ManifestError` with the message ``FILE: KIND NS/NAME: FIELD: problem``.
@@ -20,6 +21,7 @@ from typing import Any
 import attrs
 import yaml
 
+from schedsim.api._decode import type_name
 from schedsim.api.core import Node, Pod
 from schedsim.api.errors import FieldError, ManifestError
 
@@ -27,6 +29,57 @@ __all__ = ["Manifests", "decode_objects", "load_paths", "load_text"]
 
 # the C loader is ~10x faster on large `kubectl get -o yaml` dumps
 _Loader: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+_MERGE_TAG = "tag:yaml.org,2002:merge"
+
+
+def _construct_mapping(loader: Any, node: Any, deep: bool = False) -> Any:
+    """Reject duplicate keys, as kubectl does (``key "kind" already set in map``)."""
+    if isinstance(node, yaml.MappingNode):
+        seen: set[tuple[str, str]] = set()
+        for key_node, _ in node.value:
+            if not isinstance(key_node, yaml.ScalarNode) or key_node.tag == _MERGE_TAG:
+                continue
+            key = (key_node.tag, key_node.value)
+            if key in seen:
+                raise yaml.constructor.ConstructorError(
+                    "while constructing a mapping",
+                    node.start_mark,
+                    f"found duplicate key {key_node.value!r}",
+                    key_node.start_mark,
+                )
+            seen.add(key)
+    return yaml.constructor.SafeConstructor.construct_mapping(loader, node, deep)
+
+
+def _checked_scalar(tag: str) -> Callable[[Any, Any], Any]:
+    """Wrap the safe constructor of ``!!tag`` so a bad explicitly tagged value (``!!int abc``,
+    an integer of more digits than `int` accepts) is a YAML error naming its line."""
+    construct = _Loader.yaml_constructors[f"tag:yaml.org,2002:{tag}"]
+
+    def checked(loader: Any, node: Any) -> Any:
+        try:
+            return construct(loader, node)
+        except (ValueError, KeyError):
+            text = node.value if len(node.value) <= 40 else node.value[:37] + "..."
+            raise yaml.constructor.ConstructorError(
+                None, None, f"invalid !!{tag} value {text!r}", node.start_mark
+            ) from None
+
+    return checked
+
+
+# Manifests are read the way the API server reads them: timestamps stay strings (the decoders
+# check them, naming the field; PyYAML would fail on ``2024-13-45`` without saying where) and
+# duplicate keys are an error instead of the last one silently winning.
+_ManifestLoader: Any = type(
+    "_ManifestLoader", (_Loader,), {"construct_mapping": _construct_mapping}
+)
+_ManifestLoader.add_constructor(
+    "tag:yaml.org,2002:timestamp", yaml.constructor.SafeConstructor.construct_yaml_str
+)
+for _tag in ("int", "float", "bool"):
+    _ManifestLoader.add_constructor(f"tag:yaml.org,2002:{_tag}", _checked_scalar(_tag))
 
 _MANIFEST_SUFFIXES = (".yaml", ".yml", ".json")
 
@@ -84,15 +137,22 @@ def _flatten(docs: Iterable[Any], source: str) -> Iterable[tuple[str, Mapping[st
             continue
         where = f"document {i}"
         if not isinstance(doc, Mapping):
-            raise ManifestError(f"{source}: {where}: expected a Kubernetes object (a mapping)")
+            raise ManifestError(
+                f"{source}: {where}: expected a Kubernetes object (a mapping), got {type_name(doc)}"
+            )
         kind = doc.get("kind")
         if isinstance(kind, str) and kind.endswith("List") and "items" in doc:
-            items = doc.get("items") or []
+            items = doc.get("items")
+            items = [] if items is None else items
             if not isinstance(items, list):
-                raise ManifestError(f"{source}: {where}: {kind}: items: expected a list")
+                raise ManifestError(
+                    f"{source}: {where}: {kind}: items: expected a list, got {type_name(items)}"
+                )
             for j, item in enumerate(items):
                 if not isinstance(item, Mapping):
-                    raise ManifestError(f"{source}: {where}: items[{j}]: expected a mapping")
+                    raise ManifestError(
+                        f"{source}: {where}: items[{j}]: expected a mapping, got {type_name(item)}"
+                    )
                 yield f"{where} items[{j}]", item
         else:
             yield where, doc
@@ -115,7 +175,11 @@ def decode_objects(docs: Iterable[Any], source: str) -> Manifests:
     skipped: dict[str, int] = {}
     for where, obj in _flatten(docs, source):
         kind = obj.get("kind")
-        if not isinstance(kind, str) or not kind:
+        if kind is not None and not isinstance(kind, str):
+            raise ManifestError(
+                f"{source}: {where}: kind: expected a string, got {type_name(kind)}"
+            )
+        if not kind:
             raise ManifestError(f"{source}: {where}: kind: required")
         decoder = _DECODERS.get(kind)
         meta = obj.get("metadata")
@@ -146,27 +210,69 @@ def decode_objects(docs: Iterable[Any], source: str) -> Manifests:
     return out
 
 
+def _yaml_problem(e: yaml.YAMLError, text: str) -> str:
+    """``line L, column C: what`` for a YAML error (PyYAML's own text names "<unicode string>")."""
+    if not isinstance(e, yaml.MarkedYAMLError) or e.problem_mark is None:
+        return " ".join(str(e).split())
+    mark = e.problem_mark
+    what = " ".join(" ".join(x for x in (e.context, e.problem) if x).split())
+    lines = text.splitlines()
+    line = lines[mark.line] if mark.line < len(lines) else ""
+    if "\t" in line[: mark.column + 1] and "tab" not in what:
+        what += " (tabs cannot be used for indentation)"
+    return f"line {mark.line + 1}, column {mark.column + 1}: {what}"
+
+
+def _json_object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """A JSON object; duplicate keys are an error, as in YAML."""
+    out: dict[str, Any] = {}
+    for k, v in pairs:
+        if k in out:
+            raise ValueError(f"duplicate key {k!r}")
+        out[k] = v
+    return out
+
+
 def _parse_text(text: str, source: str) -> list[Any]:
+    is_json = source.endswith(".json")
     try:
-        if source.endswith(".json"):
-            return [json.loads(text)]
-        return list(yaml.load_all(text, Loader=_Loader))
-    except (yaml.YAMLError, json.JSONDecodeError) as e:
-        problem = " ".join(str(e).split())
-        raise ManifestError(
-            f"{source}: not valid {'JSON' if source.endswith('.json') else 'YAML'}: {problem}"
-        ) from None
+        if is_json:
+            return [json.loads(text, object_pairs_hook=_json_object)]
+        return list(yaml.load_all(text, Loader=_ManifestLoader))
+    except yaml.YAMLError as e:
+        problem = _yaml_problem(e, text)
+    except json.JSONDecodeError as e:
+        problem = f"line {e.lineno}, column {e.colno}: {e.msg}"
+    except ValueError as e:  # json: a duplicate key, or an integer too long for `int`
+        problem = str(e).split(";")[0]
+    except RecursionError:  # json: nesting deeper than the interpreter's stack
+        problem = "nested too deeply"
+    raise ManifestError(f"{source}: not valid {'JSON' if is_json else 'YAML'}: {problem}")
 
 
 def _read(path: Path) -> str:
     try:
-        return path.read_text(encoding="utf-8")
+        return path.read_text(encoding="utf-8-sig")
     except FileNotFoundError:
         raise ManifestError(f"{path}: no such file or directory") from None
     except UnicodeDecodeError:
         raise ManifestError(f"{path}: not a UTF-8 text file") from None
     except OSError as e:
         raise ManifestError(f"{path}: cannot read: {e.strerror}") from None
+
+
+def _read_stdin() -> str:
+    """Standard input as UTF-8 text (its bytes, whatever the locale's encoding)."""
+    stream = sys.stdin
+    if stream is None:  # started with stdin closed
+        raise ManifestError("<stdin>: standard input is closed")
+    try:
+        data: str | bytes = getattr(stream, "buffer", stream).read()
+        return data.decode("utf-8-sig") if isinstance(data, bytes) else data
+    except UnicodeDecodeError:
+        raise ManifestError("<stdin>: not a UTF-8 text file") from None
+    except OSError as e:
+        raise ManifestError(f"<stdin>: cannot read: {e.strerror or e}") from None
 
 
 def load_text(text: str, source: str) -> Manifests:
@@ -184,7 +290,8 @@ def load_paths(paths: Sequence[str], stdin_text: Callable[[], str] | None = None
     Args:
         paths: file paths, directory paths (their ``.yaml``/``.yml``/``.json`` files, sorted)
             and ``-`` for standard input.
-        stdin_text: reads standard input (tests inject it); defaults to ``sys.stdin.read``.
+        stdin_text: reads standard input (tests inject it); defaults to reading
+            ``sys.stdin`` as UTF-8.
 
     Returns:
         all objects, in input order.
@@ -196,13 +303,18 @@ def load_paths(paths: Sequence[str], stdin_text: Callable[[], str] | None = None
     out = Manifests()
     for p in paths:
         if p == "-":
-            out.extend(load_text((stdin_text or sys.stdin.read)(), "<stdin>"))
+            out.extend(load_text((stdin_text or _read_stdin)(), "<stdin>"))
             continue
+        if not p:  # Path("") would be the current directory
+            raise ManifestError("'': empty path")
         path = Path(p)
         if path.is_dir():
-            files = sorted(
-                f for f in path.iterdir() if f.is_file() and f.suffix in _MANIFEST_SUFFIXES
-            )
+            try:
+                files = sorted(
+                    f for f in path.iterdir() if f.is_file() and f.suffix in _MANIFEST_SUFFIXES
+                )
+            except OSError as e:
+                raise ManifestError(f"{path}: cannot read: {e.strerror}") from None
             if not files:
                 raise ManifestError(f"{path}: directory has no .yaml, .yml or .json files")
         else:
