@@ -28,7 +28,7 @@ from schedsim.api.errors import ManifestError
 from schedsim.api.loader import load_paths, load_text
 from schedsim.framework.features import FeatureGates
 from schedsim.framework.handle import Handle
-from schedsim.framework.profile import Profile, default_profile, load_scheduler_config
+from schedsim.framework.profile import default_profile, load_scheduler_config
 from schedsim.framework.runtime import Framework, PluginError
 from schedsim.simulation.scheduling import SimulationResult, simulate
 from schedsim.snapshot.errors import SchedulingError
@@ -122,21 +122,6 @@ def _to_table(result: SimulationResult) -> str:
     return buf.getvalue()
 
 
-def _load_config(path: str) -> Profile:
-    try:
-        return load_scheduler_config(path)
-    except ManifestError:
-        raise
-    # yaml.safe_load lets a bad scalar through as a plain exception (``2024-13-45``,
-    # ``!!int abc``, ``!!bool x``) and recurses on deeply nested input
-    except KeyError as e:
-        raise ManifestError(f"{path}: not valid YAML: invalid value {e.args[0]!r}") from None
-    except ValueError as e:
-        raise ManifestError(f"{path}: not valid YAML: {str(e).split(';')[0]}") from None
-    except RecursionError:
-        raise ManifestError(f"{path}: not valid YAML: nested too deeply") from None
-
-
 def _simulate(args: argparse.Namespace) -> str:
     gates = FeatureGates()
     try:
@@ -150,7 +135,7 @@ def _simulate(args: argparse.Namespace) -> str:
         manifests = load_text(text, f"<example {EXAMPLE}>")
     for w in manifests.warnings:
         print(f"warning: {w}", file=sys.stderr)
-    profile = _load_config(args.config) if args.config else default_profile()
+    profile = load_scheduler_config(args.config) if args.config else default_profile()
     try:
         framework = Framework(profile, Handle(feature_gates=gates))
     except PluginError as e:

@@ -109,11 +109,7 @@ def test_compiled_filter_chain_agrees_with_the_pluggy_hook() -> None:
         results = fw.pm.hook.schedsim_filter(state=state, pod=pod, node_info=ni)
         by_plugin = {s.plugin: s for s in results if s is not None and not s.is_success}
         expected = next(
-            (
-                by_plugin[n]
-                for n in order
-                if n in by_plugin and n not in state.skip_filter_plugins
-            ),
+            (by_plugin[n] for n in order if n in by_plugin and n not in state.skip_filter_plugins),
             None,
         )
         assert (chain if not chain.is_success else None) == expected, (pod.name, ni)
@@ -206,7 +202,7 @@ def test_filter_exception_and_non_rejection_codes_become_error_status() -> None:
     fw = _framework(["Recorder"], {"filter": "raise"})
     st = fw.run_filter_plugins(CycleState(), _pod("p"), ni)
     assert st.code is Code.Error and st.plugin == "Recorder"
-    assert st.reasons == ('running \'Recorder\' filter plugin: boom',)
+    assert st.reasons == ("running 'Recorder' filter plugin: boom",)
     fw = _framework(["Recorder"], {"filter": Status(Code.Wait, ("later",))})
     st = fw.run_filter_plugins(CycleState(), _pod("p"), ni)
     assert st.code is Code.Error and "later" in st.message

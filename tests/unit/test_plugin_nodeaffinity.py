@@ -6,11 +6,11 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from schedsim_plugins.nodeaffinity import PRE_FILTER_STATE_KEY, NodeAffinity
 
 from schedsim.api.core import Node, Pod
 from schedsim.framework import Code, CycleState, Handle, PreFilterResult, Status
 from schedsim.snapshot import NodeInfo
+from schedsim_plugins.nodeaffinity import PRE_FILTER_STATE_KEY, NodeAffinity
 
 NAME = "NodeAffinity"
 POD_MISMATCH = Status(

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import pytest
-from schedsim_plugins.nodename import NodeName
 
 from schedsim.api.core import Node, Pod
 from schedsim.framework import Code, CycleState, Handle, Status
 from schedsim.snapshot import NodeInfo
+from schedsim_plugins.nodename import NodeName
 
 MISMATCH = Status(
     Code.UnschedulableAndUnresolvable, ("node(s) didn't match the requested node name",), "NodeName"

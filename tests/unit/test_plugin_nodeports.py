@@ -6,11 +6,11 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from schedsim_plugins.nodeports import PRE_FILTER_STATE_KEY, NodePorts
 
 from schedsim.api.core import Node, Pod
 from schedsim.framework import Code, CycleState, Handle, Status
 from schedsim.snapshot import NodeInfo, PodInfo
+from schedsim_plugins.nodeports import PRE_FILTER_STATE_KEY, NodePorts
 
 CONFLICT = Status(
     Code.Unschedulable,

@@ -6,11 +6,11 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from schedsim_plugins.nodeunschedulable import NodeUnschedulable
 
 from schedsim.api.core import Node, Pod
 from schedsim.framework import Code, CycleState, Handle, Status
 from schedsim.snapshot import NodeInfo
+from schedsim_plugins.nodeunschedulable import NodeUnschedulable
 
 UNSCHEDULABLE = Status(
     Code.UnschedulableAndUnresolvable, ("node(s) were unschedulable",), "NodeUnschedulable"

@@ -6,11 +6,11 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from schedsim_plugins.tainttoleration import TaintToleration
 
 from schedsim.api.core import Node, Pod
 from schedsim.framework import Code, CycleState, Handle, Status
 from schedsim.snapshot import NodeInfo
+from schedsim_plugins.tainttoleration import TaintToleration
 
 
 def _untolerated(key: str, value: str) -> Status:

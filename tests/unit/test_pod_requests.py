@@ -75,7 +75,7 @@ def test_pod_requests_component_helpers_cases(
 
 
 def test_overhead_is_added_and_can_be_excluded() -> None:
-    """"pod overhead excluded" / included (helpers_test.go)."""
+    """The "pod overhead excluded" / included cases (helpers_test.go)."""
     pod = _pod([_c("c1", "1", memory="1Gi")], overhead={"cpu": "500m", "memory": "100Mi"})
     assert pod_requests(pod) == {"cpu": Fraction(3, 2), "memory": Fraction(1124 * 2**20)}
     assert pod_requests(pod, exclude_overhead=True)["cpu"] == 1

@@ -25,7 +25,7 @@ from schedsim.api._decode import type_name
 from schedsim.api.core import Node, Pod
 from schedsim.api.errors import FieldError, ManifestError
 
-__all__ = ["Manifests", "decode_objects", "load_paths", "load_text"]
+__all__ = ["Manifests", "decode_objects", "load_paths", "load_text", "read_documents"]
 
 # the C loader is ~10x faster on large `kubectl get -o yaml` dumps
 _Loader: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
@@ -259,6 +259,16 @@ def _read(path: Path) -> str:
         raise ManifestError(f"{path}: not a UTF-8 text file") from None
     except OSError as e:
         raise ManifestError(f"{path}: cannot read: {e.strerror}") from None
+
+
+def read_documents(path: str) -> list[Any]:
+    """Read and parse one YAML (or ``.json``) file into its documents, with the manifest
+    rules (duplicate keys are errors, timestamps stay strings).
+
+    Raises:
+        ManifestError: ``FILE: problem`` for a missing/unreadable file or invalid YAML/JSON.
+    """
+    return _parse_text(_read(Path(path)), path)
 
 
 def _read_stdin() -> str:

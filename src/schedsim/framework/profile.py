@@ -11,14 +11,13 @@ keeps its default position.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from pathlib import Path
 from typing import Any
 
 import attrs
-import yaml
 
 from schedsim.api import _decode as d
 from schedsim.api.errors import FieldError, ManifestError
+from schedsim.api.loader import read_documents
 
 __all__ = [
     "DEFAULT_PLUGINS",
@@ -160,16 +159,10 @@ def load_scheduler_config(path: str) -> Profile:
         ManifestError: the file is missing, not YAML, or malformed; the message is
             ``FILE: KubeSchedulerConfiguration: FIELD: problem``.
     """
-    try:
-        text = Path(path).read_text(encoding="utf-8")
-    except OSError as e:
-        raise ManifestError(f"{path}: cannot read: {e.strerror}") from None
-    except UnicodeDecodeError:
-        raise ManifestError(f"{path}: not a UTF-8 text file") from None
-    try:
-        raw = yaml.safe_load(text)
-    except yaml.YAMLError as e:
-        raise ManifestError(f"{path}: not valid YAML: {' '.join(str(e).split())}") from None
+    docs = [d for d in read_documents(path) if d is not None]
+    if len(docs) != 1:
+        raise ManifestError(f"{path}: expected one KubeSchedulerConfiguration, found {len(docs)}")
+    raw = docs[0]
     if not isinstance(raw, Mapping):
         raise ManifestError(f"{path}: expected a KubeSchedulerConfiguration mapping")
     try:
