@@ -197,12 +197,13 @@ def test_pre_filter_result_with_no_nodes_is_unresolvable() -> None:
 
 def test_filter_exception_and_non_rejection_codes_become_error_status() -> None:
     """A Filter status that is not a rejection is wrapped as Error
-    `running "<plugin>" filter plugin: ...` (RunFilterPlugins); so is an exception."""
+    `running "<plugin>" filter plugin: ...` (RunFilterPlugins, Go %q quoting); so is an
+    exception."""
     ni = SnapshotNodeInfo(_node("n"))
     fw = _framework(["Recorder"], {"filter": "raise"})
     st = fw.run_filter_plugins(CycleState(), _pod("p"), ni)
     assert st.code is Code.Error and st.plugin == "Recorder"
-    assert st.reasons == ("running 'Recorder' filter plugin: boom",)
+    assert st.reasons == ('running "Recorder" filter plugin: boom',)
     fw = _framework(["Recorder"], {"filter": Status(Code.Wait, ("later",))})
     st = fw.run_filter_plugins(CycleState(), _pod("p"), ni)
     assert st.code is Code.Error and "later" in st.message

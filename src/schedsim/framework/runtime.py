@@ -180,7 +180,7 @@ class Framework:
             try:
                 out = fn(state, pod, nodes)
             except Exception as e:
-                return None, _error(f"running PreFilter plugin {name!r}: {e}", name), ()
+                return None, _error(f'running PreFilter plugin "{name}": {e}', name), ()
             if out is None:
                 continue
             if isinstance(out, PreFilterResult):
@@ -212,7 +212,7 @@ class Framework:
             if code is Code.Unschedulable:
                 rejected = st  # keep running: preemption would need every PreFilter's state
                 continue
-            return None, _error(f"running PreFilter plugin {name!r}: {out.message}", name), ()
+            return None, _error(f'running PreFilter plugin "{name}": {out.message}', name), ()
         return merged, rejected or SUCCESS, tuple(narrowing)
 
     def run_filter_plugins(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status:
@@ -233,10 +233,10 @@ class Framework:
                 if st is None or st.code is Code.Success:
                     continue
                 if not st.is_rejected:
-                    return _error(f"running {name!r} filter plugin: {st.message}", name)
+                    return _error(f'running "{name}" filter plugin: {st.message}', name)
                 return st if st.plugin == name else st.with_plugin(name)
         except Exception as e:
-            return _error(f"running {name!r} filter plugin: {e}", name)
+            return _error(f'running "{name}" filter plugin: {e}', name)
         return SUCCESS
 
     def run_reserve_plugins_reserve(self, state: CycleState, pod: Pod, node_name: str) -> Status:
@@ -250,9 +250,9 @@ class Framework:
             try:
                 st = fn(state, pod, node_name)
             except Exception as e:
-                return _error(f"running Reserve plugin {name!r}: {e}", name)
+                return _error(f'running Reserve plugin "{name}": {e}', name)
             if st is not None and not st.is_success:
-                return _error(f"running Reserve plugin {name!r}: {st.message}", name)
+                return _error(f'running Reserve plugin "{name}": {st.message}', name)
         return SUCCESS
 
     def run_reserve_plugins_unreserve(self, state: CycleState, pod: Pod, node_name: str) -> None:

@@ -2,6 +2,7 @@
 framework's objects), stores, and the PredicateSnapshot that schedules through a profile."""
 
 from schedsim.snapshot.basic import BasicSnapshotStore
+from schedsim.snapshot.delta import DeltaSnapshotStore
 from schedsim.snapshot.errors import (
     NodeAlreadyExistsError,
     NodeNotFoundError,
@@ -21,6 +22,7 @@ from schedsim.snapshot.store import ClusterSnapshotStore
 __all__ = [
     "BasicSnapshotStore",
     "ClusterSnapshotStore",
+    "DeltaSnapshotStore",
     "LastIndexOrderMapping",
     "NodeAlreadyExistsError",
     "NodeInfo",

@@ -26,17 +26,6 @@ from schedsim.snapshot.infos import NodeInfo, PodInfo
 __all__ = ["BasicSnapshotStore"]
 
 
-def _pvc_keys(pod_info: PodInfo) -> list[str]:
-    pod = pod_info.pod
-    out = []
-    for v in pod.volumes:
-        if v.persistent_volume_claim is not None:
-            out.append(f"{pod.namespace}/{v.persistent_volume_claim}")
-        elif v.ephemeral:
-            out.append(f"{pod.namespace}/{pod.name}-{v.name}")
-    return out
-
-
 class _Layer:
     __slots__ = ("list_cache", "node_infos", "pvc_pods")
 
@@ -52,11 +41,11 @@ class _Layer:
         return c
 
     def add_pvcs(self, pod_info: PodInfo) -> None:
-        for key in _pvc_keys(pod_info):
+        for key in pod_info.pvc_keys:
             self.pvc_pods.setdefault(key, set()).add(pod_info.pod.key)
 
     def remove_pvcs(self, pod_info: PodInfo) -> None:
-        for key in _pvc_keys(pod_info):
+        for key in pod_info.pvc_keys:
             users = self.pvc_pods.get(key)
             if users is not None:
                 users.discard(pod_info.pod.key)

@@ -96,6 +96,7 @@ class PodInfo:
         "_required_anti_affinity",
         "_resource",
         "needed_resource_claims",
+        "pvc_keys",
     )
 
     def __init__(
@@ -120,6 +121,13 @@ class PodInfo:
             self._preferred_affinity = _weighted(pod, aff.pod_affinity_preferred)
             self._preferred_anti_affinity = _weighted(pod, aff.pod_anti_affinity_preferred)
         self._resource: PodResource | None = None
+        # ``namespace/claim`` of each persistentVolumeClaim volume (ephemeral volumes are not
+        # counted, as in kube-scheduler's updatePVCRefCounts and CA's stores).
+        self.pvc_keys: tuple[str, ...] = tuple(
+            f"{pod.namespace}/{v.persistent_volume_claim}"
+            for v in pod.volumes
+            if v.persistent_volume_claim is not None
+        )
 
     def __repr__(self) -> str:
         return f"PodInfo({self._pod.key})"
@@ -399,15 +407,13 @@ class NodeInfo:
                             ports.add(p.host_ip, p.protocol, p.host_port)
                         else:
                             ports.remove(p.host_ip, p.protocol, p.host_port)
-        for v in pod.volumes:
-            if v.persistent_volume_claim is not None or v.ephemeral:
-                claim = v.persistent_volume_claim or f"{pod.name}-{v.name}"
-                key = f"{pod.namespace}/{claim}"
-                n = self._pvc_ref_counts.get(key, 0) + sign
-                if n > 0:
-                    self._pvc_ref_counts[key] = n
-                else:
-                    self._pvc_ref_counts.pop(key, None)
+        counts = self._pvc_ref_counts
+        for key in pod_info.pvc_keys:
+            n = counts.get(key, 0) + sign
+            if n > 0:
+                counts[key] = n
+            else:
+                counts.pop(key, None)
         self._generation = next_generation()
 
 

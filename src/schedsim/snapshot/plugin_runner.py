@@ -93,7 +93,9 @@ class SchedulerPluginRunner:
 
     def _pre_filter(
         self, pod: Pod, nodes: Sequence[NodeInfo]
-    ) -> tuple[CycleState, frozenset[str] | None]:
+    ) -> tuple[CycleState, frozenset[str] | None, tuple[str, ...]]:
+        """Run PreFilter; returns the state, the allowed node names (None = all) and the
+        plugins that narrowed them."""
         state = CycleState()
         result, status, plugins = self.framework.run_pre_filter_plugins(state, pod, nodes)
         if not status.is_success:
@@ -101,7 +103,7 @@ class SchedulerPluginRunner:
             raise SchedulingError.failing_predicate(
                 pod, name, status.reasons, unexpected_error="PreFilter failed"
             )
-        return state, None if result is None else result.node_names
+        return state, None if result is None else result.node_names, plugins
 
     def _filter_error(self, pod: Pod, node: NodeInfo, status: Status) -> SchedulingError:
         unexpected = "" if status.is_rejected else f'unexpected filter status "{status.code.value}"'
@@ -122,18 +124,20 @@ class SchedulerPluginRunner:
         Raises:
             SchedulingError: INTERNAL_ERROR for a missing node; FAILING_PREDICATE naming the
                 plugin and its reasons when PreFilter or a Filter rejects (a node left out by
-                a PreFilterResult fails with no reasons, "PreFilter filtered the Node out").
+                a PreFilterResult fails with no reasons, named after the narrowing plugins,
+                "PreFilter filtered the Node out").
         """
         try:
             node_info = self._snapshot.get_node_info(node_name)
         except NodeNotFoundError as e:
             raise SchedulingError.internal(
-                pod, f"error obtaining NodeInfo for name {node_name!r}: {e}"
+                pod, f'error obtaining NodeInfo for name "{node_name}": {e}'
             ) from None
-        state, allowed = self._pre_filter(pod, self._snapshot.list_node_infos())
+        state, allowed, plugins = self._pre_filter(pod, self._snapshot.list_node_infos())
         if allowed is not None and node_name not in allowed:
+            # CA names the plugins that narrowed the node set (strings.Join(..., ", ")).
             raise SchedulingError.failing_predicate(
-                pod, "", (), unexpected_error="PreFilter filtered the Node out"
+                pod, ", ".join(plugins), (), unexpected_error="PreFilter filtered the Node out"
             )
         status = self.framework.run_filter_plugins(state, pod, node_info)
         if not status.is_success:
@@ -157,7 +161,7 @@ class SchedulerPluginRunner:
                 NO_NODES_PASSING_PREDICATES when no node passes.
         """
         nodes = self._snapshot.list_node_infos()
-        state, allowed = self._pre_filter(pod, nodes)
+        state, allowed, _ = self._pre_filter(pod, nodes)
         ordering = node_ordering or self._ordering
         ordering.reset(nodes)
         run_filter = self.framework.run_filter_plugins

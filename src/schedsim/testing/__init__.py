@@ -1,0 +1,42 @@
+"""Test helpers that ship with schedsim, for schedsim's own tests and for anyone writing a
+`schedsim.snapshot.ClusterSnapshotStore`.
+
+`schedsim.testing.snapshot_conformance` is the store conformance suite: every store must
+behave like `schedsim.snapshot.BasicSnapshotStore` under every scenario, through every
+fork/commit/revert combination (Cluster Autoscaler's ``predicate_snapshot_test.go`` does the
+same for its basic and delta stores).
+"""
+
+from schedsim.testing.snapshot_conformance import (
+    CONFORMANCE_CASES,
+    FORK_MODES,
+    MODIFICATION_SCENARIOS,
+    ConformanceCase,
+    ForkMode,
+    ModificationScenario,
+    NodeState,
+    StoreFactory,
+    check_snapshot_consistency,
+    dump_state,
+    make_node,
+    make_pod,
+    new_snapshot,
+    run_store_conformance,
+)
+
+__all__ = [
+    "CONFORMANCE_CASES",
+    "FORK_MODES",
+    "MODIFICATION_SCENARIOS",
+    "ConformanceCase",
+    "ForkMode",
+    "ModificationScenario",
+    "NodeState",
+    "StoreFactory",
+    "check_snapshot_consistency",
+    "dump_state",
+    "make_node",
+    "make_pod",
+    "new_snapshot",
+    "run_store_conformance",
+]
