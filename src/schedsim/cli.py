@@ -17,7 +17,7 @@ import io
 import json
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from importlib import resources
 from typing import Any
 
@@ -31,12 +31,21 @@ from schedsim.framework.handle import Handle
 from schedsim.framework.profile import default_profile, load_scheduler_config
 from schedsim.framework.runtime import Framework, PluginError
 from schedsim.simulation.scheduling import SimulationResult, simulate
+from schedsim.snapshot.basic import BasicSnapshotStore
+from schedsim.snapshot.delta import DeltaSnapshotStore
 from schedsim.snapshot.errors import SchedulingError
+from schedsim.snapshot.store import ClusterSnapshotStore
 
 __all__ = ["EXAMPLE", "main"]
 
 EXAMPLE = "demo-cluster.yaml"
 """The example cluster run when no PATH is given (in ``schedsim/examples``)."""
+
+
+_STORES: dict[str, Callable[[], ClusterSnapshotStore]] = {
+    "delta": DeltaSnapshotStore,
+    "basic": BasicSnapshotStore,
+}
 
 
 class _UsageError(Exception):
@@ -78,6 +87,12 @@ def _parser() -> argparse.ArgumentParser:
     sim.add_argument("--output", "-o", choices=("table", "json"), default="table")
     sim.add_argument(
         "--feature-gates", metavar="A=true,B=false", help="override feature gates (1.34 defaults)"
+    )
+    sim.add_argument(
+        "--store",
+        choices=sorted(_STORES),
+        default="delta",
+        help="snapshot store: delta (layered, default) or basic (clone-on-fork reference)",
     )
     return p
 
@@ -142,7 +157,7 @@ def _simulate(args: argparse.Namespace) -> str:
         if args.config:  # name the file whose plugins or pluginConfig are wrong
             raise PluginError(f"{args.config}: {e}") from None
         raise
-    result = simulate(manifests.nodes, manifests.pods, framework)
+    result = simulate(manifests.nodes, manifests.pods, framework, _STORES[args.store]())
     for p in result.skipped_pods:
         target = p.node_name or p.nominated_node_name
         print(

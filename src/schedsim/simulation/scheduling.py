@@ -121,7 +121,7 @@ def simulate(
         nodes: the cluster's nodes.
         pods: bound and pending pods.
         framework: the scheduler profile to run.
-        store: snapshot store (BasicSnapshotStore by default).
+        store: snapshot store (DeltaSnapshotStore by default).
 
     Returns:
         the outcome per pending pod.

@@ -14,7 +14,7 @@ from schedsim.api.core import Node, Pod
 from schedsim.framework.cycle_state import CycleState
 from schedsim.framework.fit_error import FitError
 from schedsim.framework.runtime import Framework
-from schedsim.snapshot.basic import BasicSnapshotStore
+from schedsim.snapshot.delta import DeltaSnapshotStore
 from schedsim.snapshot.errors import (
     NodeAlreadyExistsError,
     NodeNotFoundError,
@@ -39,15 +39,19 @@ class PredicateSnapshot:
     Args:
         framework: the profile's plugins; its handle's ``shared_lister`` is pointed at this
             snapshot so plugins can read it during hook calls.
-        store: where NodeInfos live; `BasicSnapshotStore` by default.
+        store: where NodeInfos live; `DeltaSnapshotStore` (O(1) fork/revert) by default;
+            `BasicSnapshotStore` is the simple reference.
 
     Everything get/list return is the stored object, read-only, valid until the next
     mutation. Implements the framework's ``SharedLister``.
+
+    Mutations are transactional (CA's are not): a call that raises leaves the snapshot
+    exactly as it was, in every fork state.
     """
 
     def __init__(self, framework: Framework, store: ClusterSnapshotStore | None = None) -> None:
         self.framework = framework
-        self.store: ClusterSnapshotStore = store if store is not None else BasicSnapshotStore()
+        self.store: ClusterSnapshotStore = store if store is not None else DeltaSnapshotStore()
         framework.handle.shared_lister = self
         self._runner = SchedulerPluginRunner(framework, self)
         self._pod_level_resources = framework.handle.feature_gates.enabled("PodLevelResources")
@@ -77,13 +81,12 @@ class PredicateSnapshot:
             pods whose target node is not among ``nodes``: skipped (logged), as CA does.
 
         Raises:
-            NodeAlreadyExistsError: two nodes share a name.
+            NodeAlreadyExistsError: two nodes share a name (the snapshot is left unchanged).
         """
-        self.store.clear()
         infos: dict[str, NodeInfo] = {}
         for node in nodes:
             if node.name in infos:
-                raise NodeAlreadyExistsError(node.name)
+                raise NodeAlreadyExistsError(node.name)  # before anything is cleared
             infos[node.name] = NodeInfo(node)
         skipped = []
         for pod in scheduled_pods:
@@ -94,6 +97,7 @@ class PredicateSnapshot:
                 skipped.append(pod)
                 continue
             ni.add_pod_info(self.new_pod_info(pod))
+        self.store.clear()
         for ni in infos.values():
             self.store.store_node_info(ni)
         return skipped
