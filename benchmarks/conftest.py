@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from schedsim.api.core import Node, Pod
 from schedsim.framework import Framework, Handle, default_profile
-from schedsim.snapshot import BasicSnapshotStore, PredicateSnapshot
+from schedsim.snapshot import BasicSnapshotStore, DeltaSnapshotStore, PredicateSnapshot
+
+STORES = {"basic": BasicSnapshotStore, "delta": DeltaSnapshotStore}
 
 
 def make_nodes(n: int) -> list[Node]:
@@ -41,9 +43,9 @@ def make_pods(n: int, prefix: str = "p", node: str = "") -> list[Pod]:
     ]
 
 
-def make_snapshot(nodes: int, pods_per_node: int) -> PredicateSnapshot:
+def make_snapshot(nodes: int, pods_per_node: int, store: str = "delta") -> PredicateSnapshot:
     """A default-profile snapshot with ``pods_per_node`` bound pods on each node."""
-    snap = PredicateSnapshot(Framework(default_profile(), Handle()), BasicSnapshotStore())
+    snap = PredicateSnapshot(Framework(default_profile(), Handle()), STORES[store]())
     ns = make_nodes(nodes)
     pods = [p for n in ns for p in make_pods(pods_per_node, prefix=n.name, node=n.name)]
     snap.set_cluster_state(ns, pods)

@@ -1,6 +1,5 @@
-"""Snapshot costs, as ratios within one run: fork of the clone-based BasicSnapshotStore vs.
-a plain get (the baseline the delta store of issue #3 must approach), and a scheduling cycle.
-"""
+"""Snapshot costs over both stores, as ratios within one run: get/list, fork + revert, and a
+CA-style what-if scheduling cycle."""
 
 from __future__ import annotations
 
@@ -12,26 +11,29 @@ from conftest import make_pods, make_snapshot
 
 @pytest.mark.benchmark(group="snapshot-access")
 @pytest.mark.parametrize("nodes", [100, 1000])
-def test_get_node_info(benchmark: Any, nodes: int) -> None:
+@pytest.mark.parametrize("store", ["basic", "delta"])
+def test_get_node_info(benchmark: Any, store: str, nodes: int) -> None:
     """get_node_info returns the stored object: O(1), no allocation."""
-    snap = make_snapshot(nodes, 10)
+    snap = make_snapshot(nodes, 10, store)
     name = snap.list_node_infos()[nodes // 2].node.name  # type: ignore[union-attr]
     assert benchmark(snap.get_node_info, name) is snap.get_node_info(name)
 
 
 @pytest.mark.benchmark(group="snapshot-access")
 @pytest.mark.parametrize("nodes", [100, 1000])
-def test_list_node_infos(benchmark: Any, nodes: int) -> None:
+@pytest.mark.parametrize("store", ["basic", "delta"])
+def test_list_node_infos(benchmark: Any, store: str, nodes: int) -> None:
     """list_node_infos returns the cached stored list: O(1)."""
-    snap = make_snapshot(nodes, 10)
+    snap = make_snapshot(nodes, 10, store)
     assert len(benchmark(snap.list_node_infos)) == nodes
 
 
 @pytest.mark.benchmark(group="fork-revert")
 @pytest.mark.parametrize("nodes", [100, 1000])
-def test_basic_store_fork_revert(benchmark: Any, nodes: int) -> None:
-    """Clone store: fork copies every NodeInfo, O(nodes + pods)."""
-    snap = make_snapshot(nodes, 10)
+@pytest.mark.parametrize("store", ["basic", "delta"])
+def test_fork_revert(benchmark: Any, store: str, nodes: int) -> None:
+    """Clone store: fork copies every NodeInfo, O(nodes + pods); delta: O(1)."""
+    snap = make_snapshot(nodes, 10, store)
 
     def run() -> None:
         snap.fork()
@@ -41,9 +43,10 @@ def test_basic_store_fork_revert(benchmark: Any, nodes: int) -> None:
 
 
 @pytest.mark.benchmark(group="schedule")
-def test_schedule_1000_pods_on_100_nodes_with_fork(benchmark: Any) -> None:
+@pytest.mark.parametrize("store", ["basic", "delta"])
+def test_schedule_1000_pods_on_100_nodes_with_fork(benchmark: Any, store: str) -> None:
     """A CA-style what-if: fork, schedule 1000 pending pods, revert."""
-    snap = make_snapshot(100, 10)
+    snap = make_snapshot(100, 10, store)
     pods = make_pods(1000, prefix="pending")
 
     def run() -> int:

@@ -19,7 +19,8 @@ get                              O(d)
 list (cached, unchanged layer)   O(1), no allocation
 list (first call after a write)  O(1) for a fork without writes (shares the parent's list);
                                  O(n) to build the layer's own list once, then O(1) updates
-                                 for later modifications in that layer
+                                 for later writes in that layer (the first copy-on-write after
+                                 the build also indexes the list once, O(n))
 store/remove pod                 O(d) + O(pods on the node) for its first write in a layer
                                  (copy-on-write)
 store node                       O(d) (O(1) append to an owned cached list)
@@ -62,7 +63,7 @@ class _Layer:
         self.pvc_delta: dict[str, int] = {}  # "ns/claim" -> change in the number of users
         # Node list cache: shared with the parent until this layer writes (list_owned False).
         self.list_cache: list[NodeInfo] | None = None
-        self.index: dict[str, int] | None = None  # name -> position, for owned lists only
+        self.index: dict[str, int] | None = None  # name -> position in an owned list, lazily
         self.list_owned = False
         self.affinity_cache: list[NodeInfo] | None = None
         self.anti_affinity_cache: list[NodeInfo] | None = None
@@ -114,7 +115,7 @@ class _Layer:
 
     def _own(self, built: list[NodeInfo]) -> None:
         self.list_cache = built
-        self.index = {ni.node.name: i for i, ni in enumerate(built)}  # type: ignore[union-attr]
+        self.index = None  # built on the first copy-on-write that needs it
         self.list_owned = True
 
     def pvc_users(self, key: str) -> int:
@@ -136,23 +137,28 @@ class _Layer:
 
     def replace_in_list(self, name: str, ni: NodeInfo) -> None:
         """A NodeInfo was copied into this layer: swap it into the cached list."""
-        if self.list_cache is None:
+        cached = self.list_cache
+        if cached is None:
             return
-        if not self.list_owned or self.index is None:
+        if not self.list_owned:
             self.drop_list()
             return
-        self.list_cache[self.index[name]] = ni
+        if self.index is None:
+            self.index = {n.node.name: i for i, n in enumerate(cached)}  # type: ignore[union-attr]
+        cached[self.index[name]] = ni
         self.affinity_cache = None
         self.anti_affinity_cache = None
 
     def append_to_list(self, ni: NodeInfo) -> None:
-        if self.list_cache is None:
+        cached = self.list_cache
+        if cached is None:
             return
-        if not self.list_owned or self.index is None:
+        if not self.list_owned:
             self.drop_list()
             return
-        self.index[ni.node.name] = len(self.list_cache)  # type: ignore[union-attr]
-        self.list_cache.append(ni)
+        if self.index is not None:
+            self.index[ni.node.name] = len(cached)  # type: ignore[union-attr]
+        cached.append(ni)
         self.affinity_cache = None
         self.anti_affinity_cache = None
 
@@ -263,9 +269,10 @@ class DeltaSnapshotStore:
         if node is None:
             raise ValueError("NodeInfo has no Node")
         top = self._top
-        if top.find(node.name) is not None:
-            raise NodeAlreadyExistsError(node.name)
-        top.added[node.name] = node_info
+        name = node.name
+        if (name in top.added) if top.parent is None else (top.find(name) is not None):
+            raise NodeAlreadyExistsError(name)
+        top.added[name] = node_info
         top.append_to_list(node_info)
         for p in node_info.pods:
             top.count_pvcs(p, 1)
