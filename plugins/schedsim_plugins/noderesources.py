@@ -36,7 +36,7 @@ _SIDECAR_DISABLED = Status(
     NAME,
 )
 _STATE_KEY: StateKey[Resource] = StateKey("PreFilter" + NAME)
-_ARGS = {"ignoredResources", "ignoredResourceGroups", "scoringStrategy"}
+_ARGS = {"apiVersion", "kind", "ignoredResources", "ignoredResourceGroups", "scoringStrategy"}
 _SCORING_TYPES = {"LeastAllocated", "MostAllocated", "RequestedToCapacityRatio"}
 
 

@@ -13,17 +13,21 @@ with ``| head``). Output is written whole or not at all.
 from __future__ import annotations
 
 import argparse
+import importlib.metadata
 import io
 import json
 import os
+import stat
 import sys
 from collections.abc import Callable, Sequence
 from importlib import resources
 from typing import Any
 
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
+from schedsim.api.core import Pod
 from schedsim.api.errors import ManifestError
 from schedsim.api.loader import load_paths, load_text
 from schedsim.framework.features import FeatureGates
@@ -48,6 +52,13 @@ _STORES: dict[str, Callable[[], ClusterSnapshotStore]] = {
 }
 
 
+def _version() -> str:
+    try:
+        return importlib.metadata.version("schedsim")
+    except importlib.metadata.PackageNotFoundError:  # running from a source tree
+        return "unknown"
+
+
 class _UsageError(Exception):
     pass
 
@@ -69,6 +80,7 @@ def _parser() -> argparse.ArgumentParser:
         prog="schedsim",
         description="Kubernetes scheduler framework emulator over a forkable cluster snapshot.",
     )
+    p.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
     sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
     sim = sub.add_parser(
         "simulate",
@@ -126,15 +138,31 @@ def _to_table(result: SimulationResult) -> str:
     table.add_column("NODE")
     table.add_column("REASON")
     for o in result.outcomes:
-        table.add_row(o.pod.key, o.node_name or "<none>", o.message)
+        # rich would read "[...]" in messages (scheduling gates, plugin lists) as markup
+        table.add_row(escape(o.pod.key), escape(o.node_name or "<none>"), escape(o.message))
     console.print(table)
     per_node = result.pods_per_node()
     spread = ", ".join(f"{n}: {c}" for n, c in sorted(per_node.items()))
     console.print(
         f"{result.scheduled} scheduled, {result.unschedulable} unschedulable, "
-        f"{result.nodes} nodes" + (f" ({spread})" if spread else "")
+        f"{result.nodes} nodes" + (f" ({spread})" if spread else ""),
+        markup=False,
     )
     return buf.getvalue()
+
+
+def _stdin_is_redirected() -> bool:
+    try:
+        mode = os.fstat(sys.stdin.fileno()).st_mode
+    except (AttributeError, OSError, ValueError):  # no real stdin (e.g. under a test runner)
+        return False
+    return stat.S_ISFIFO(mode) or stat.S_ISREG(mode)
+
+
+def _some(pods: Sequence[Pod]) -> str:
+    names = ", ".join(p.key for p in pods[:3])
+    more = f" and {len(pods) - 3} more" if len(pods) > 3 else ""
+    return f"{len(pods)} pod(s) ({names}{more})"
 
 
 def _simulate(args: argparse.Namespace) -> str:
@@ -146,6 +174,12 @@ def _simulate(args: argparse.Namespace) -> str:
     if args.paths:
         manifests = load_paths(args.paths)
     else:
+        if _stdin_is_redirected():  # `... | schedsim simulate` without `-` is a likely slip
+            print(
+                f"note: no PATH given: running the example cluster shipped with schedsim "
+                f"({EXAMPLE}); use - to read manifests from stdin",
+                file=sys.stderr,
+            )
         text = resources.files("schedsim.examples").joinpath(EXAMPLE).read_text("utf-8")
         manifests = load_text(text, f"<example {EXAMPLE}>")
     for w in manifests.warnings:
@@ -162,6 +196,17 @@ def _simulate(args: argparse.Namespace) -> str:
         target = p.node_name or p.nominated_node_name
         print(
             f"warning: pod {p.key}: node {target!r} is not among the nodes; ignored",
+            file=sys.stderr,
+        )
+    if result.other_scheduler_pods:
+        print(
+            f"warning: {_some(result.other_scheduler_pods)} name another schedulerName than "
+            f"{profile.scheduler_name!r}; not scheduled",
+            file=sys.stderr,
+        )
+    for plugin, pods in result.unchecked.items():
+        print(
+            f"warning: {plugin} is not emulated yet: {_some(pods)} were placed without its checks",
             file=sys.stderr,
         )
     return _to_json(result) if args.output == "json" else _to_table(result)

@@ -241,8 +241,9 @@ def test_invalid_plugin_args_are_rejected() -> None:
 
 
 def test_config_disabled_and_enabled_plugins_follow_merge_rules() -> None:
-    """config v1 mergePlugins + MultiPoint expansion: disabled default plugins are removed,
-    explicitly enabled ones come first, "*" disables every default."""
+    """config v1 mergePlugins + frameworkruntime expandMultiPointPlugins: disabled plugins are
+    removed; a MultiPoint (default) plugin re-enabled at a point moves to the front; plugins
+    enabled only at that point run after the MultiPoint ones; "*" disables every default."""
     cfg = {
         "apiVersion": "kubescheduler.config.k8s.io/v1",
         "kind": "KubeSchedulerConfiguration",
@@ -250,11 +251,12 @@ def test_config_disabled_and_enabled_plugins_follow_merge_rules() -> None:
             {
                 "schedulerName": "custom",
                 "plugins": {
+                    "multiPoint": {"enabled": [{"name": "Extra"}]},
                     "filter": {
-                        "enabled": [{"name": "NodePorts"}],
+                        "enabled": [{"name": "Custom"}, {"name": "NodeResourcesFit"}],
                         "disabled": [{"name": "TaintToleration"}],
                     },
-                    "preFilter": {"disabled": [{"name": "*"}]},
+                    "preFilter": {"disabled": [{"name": "*"}], "enabled": [{"name": "Custom"}]},
                 },
                 "pluginConfig": [
                     {"name": "NodeResourcesFit", "args": {"ignoredResources": ["a.com/x"]}}
@@ -264,13 +266,40 @@ def test_config_disabled_and_enabled_plugins_follow_merge_rules() -> None:
     }
     profile = profile_from_config(cfg)
     assert profile.scheduler_name == "custom"
-    assert "TaintToleration" not in profile.plugins["filter"]
-    assert profile.plugins["preFilter"] == ()
-    assert profile.plugins["filter"].index("NodePorts") > profile.plugins["filter"].index(
-        "NodeName"
-    )  # a default plugin re-enabled keeps its default place
+    filters = profile.plugins["filter"]
+    assert "TaintToleration" not in filters
+    assert filters[0] == "NodeResourcesFit"  # override: first
+    assert filters[-2:] == ("Extra", "Custom")  # custom MultiPoint last of part 2, then part 3
+    assert filters.index("NodeName") < filters.index("NodePorts")  # defaults keep their order
+    assert profile.plugins["preFilter"] == ("Custom",)
+    assert profile.explicit >= {"Custom", "Extra", "NodeResourcesFit"}
+
+
+def test_framework_from_config_runs_filters_in_that_order() -> None:
+    """The runtime's Filter chain follows the profile (only plugins implementing Filter)."""
+    profile = profile_from_config(
+        {
+            "kind": "KubeSchedulerConfiguration",
+            "profiles": [
+                {
+                    "plugins": {
+                        "filter": {
+                            "enabled": [{"name": "NodeResourcesFit"}],
+                            "disabled": [{"name": "TaintToleration"}],
+                        }
+                    }
+                }
+            ],
+        }
+    )
     fw = Framework(profile, Handle())
-    assert "TaintToleration" not in fw.filter_plugin_names
+    assert fw.filter_plugin_names == (
+        "NodeResourcesFit",
+        "NodeUnschedulable",
+        "NodeName",
+        "NodeAffinity",
+        "NodePorts",
+    )
 
 
 def test_load_scheduler_config_errors_name_file_and_field(tmp_path: Any) -> None:

@@ -152,7 +152,7 @@ class Toleration:
     @classmethod
     def from_manifest(cls, raw: Mapping[str, Any], path: str) -> Toleration:
         """Decode one toleration; raises FieldError."""
-        operator = d.get_str(raw, "operator", path, "Equal")
+        operator = d.get_str(raw, "operator", path, "Equal") or "Equal"  # "" defaults to Equal
         if operator not in ("Equal", "Exists"):
             raise FieldError(f"{path}.operator", f"unsupported value {operator!r}")
         effect = d.get_str(raw, "effect", path)
@@ -425,8 +425,11 @@ class Container:
         return self.restart_policy == "Always"
 
     @classmethod
-    def from_manifest(cls, raw: Mapping[str, Any], path: str) -> Container:
-        """Decode one container; raises FieldError."""
+    def from_manifest(
+        cls, raw: Mapping[str, Any], path: str, host_network: bool = False
+    ) -> Container:
+        """Decode one container; raises FieldError. With ``host_network`` an unset hostPort
+        defaults to the containerPort, as the API server's defaulting does."""
         res = d.get_map(raw, "resources", path)
         rp = d.join(path, "resources")
         ports_raw = d.get_list(raw, "ports", path)
@@ -435,10 +438,12 @@ class Container:
         for i in range(len(ports_raw)):
             p = d.get_mapping_item(ports_raw, i, pp)
             ip = f"{pp}[{i}]"
+            container_port = d.get_int(p, "containerPort", ip)
+            host_port = d.get_int(p, "hostPort", ip)
             ports.append(
                 ContainerPort(
-                    container_port=d.get_int(p, "containerPort", ip),
-                    host_port=d.get_int(p, "hostPort", ip),
+                    container_port=container_port,
+                    host_port=host_port or (container_port if host_network else 0),
                     protocol=d.get_str(p, "protocol", ip, "TCP") or "TCP",
                     host_ip=d.get_str(p, "hostIP", ip),
                 )
@@ -553,6 +558,10 @@ class Pod:
         overhead: spec.overhead (RuntimeClass overhead), added to the requests.
         resources: spec.resources.requests (pod-level resources).
         phase: status.phase; Succeeded/Failed pods hold no resources.
+        scheduling_gates: spec.schedulingGates names; a gated pod is not scheduled.
+        hard_topology_spread_constraints: how many topologySpreadConstraints are
+            ``DoNotSchedule`` (PodTopologySpread is not emulated yet; this lets tools warn).
+        containers: with ``spec.hostNetwork``, ports' hostPort defaults to containerPort.
     """
 
     name: str
@@ -577,6 +586,8 @@ class Pod:
     resource_claim_statuses: Mapping[str, str | None] = attrs.field(factory=dict)
     nominated_node_name: str = ""
     phase: str = ""
+    scheduling_gates: tuple[str, ...] = ()
+    hard_topology_spread_constraints: int = 0
 
     @property
     def key(self) -> str:
@@ -599,13 +610,36 @@ class Pod:
         spec = d.get_map(raw, "spec", "")
         status = d.get_map(raw, "status", "")
 
+        host_network = d.get_bool(spec, "hostNetwork", "spec")
+
         def containers(key: str) -> tuple[Container, ...]:
             items = d.get_list(spec, key, "spec")
             p = f"spec.{key}"
             return tuple(
-                Container.from_manifest(d.get_mapping_item(items, i, p), f"{p}[{i}]")
+                Container.from_manifest(d.get_mapping_item(items, i, p), f"{p}[{i}]", host_network)
                 for i in range(len(items))
             )
+
+        gates_raw = d.get_list(spec, "schedulingGates", "spec")
+        gates = tuple(
+            d.get_str(
+                d.get_mapping_item(gates_raw, i, "spec.schedulingGates"),
+                "name",
+                f"spec.schedulingGates[{i}]",
+            )
+            for i in range(len(gates_raw))
+        )
+        spread_raw = d.get_list(spec, "topologySpreadConstraints", "spec")
+        hard_spread = sum(
+            1
+            for i in range(len(spread_raw))
+            if d.get_str(
+                d.get_mapping_item(spread_raw, i, "spec.topologySpreadConstraints"),
+                "whenUnsatisfiable",
+                f"spec.topologySpreadConstraints[{i}]",
+            )
+            == "DoNotSchedule"
+        )
 
         tol = d.get_list(spec, "tolerations", "spec")
         vols = d.get_list(spec, "volumes", "spec")
@@ -672,6 +706,8 @@ class Pod:
             resource_claims=tuple(claims),
             resource_claim_statuses=statuses,
             nominated_node_name=d.get_str(status, "nominatedNodeName", "status"),
+            scheduling_gates=gates,
+            hard_topology_spread_constraints=hard_spread,
             phase=d.get_str(status, "phase", "status"),
         )
 

@@ -7,7 +7,7 @@ from collections.abc import Mapping
 
 import attrs
 
-from schedsim.framework.status import Status
+from schedsim.framework.status import Code, Status
 
 __all__ = ["Diagnosis", "FitError"]
 
@@ -20,11 +20,13 @@ class Diagnosis:
         node_to_status: node name -> the status of the first plugin that rejected it.
         pre_filter_status: set when PreFilter rejected the pod outright (then no node ran).
         absent_nodes_status: status of the nodes a PreFilterResult left out.
+        absent_nodes: how many nodes that is.
     """
 
     node_to_status: Mapping[str, Status] = attrs.field(factory=dict)
     pre_filter_status: Status | None = None
     absent_nodes_status: Status | None = None
+    absent_nodes: int = 0
 
     @property
     def unschedulable_plugins(self) -> frozenset[str]:
@@ -54,11 +56,21 @@ class FitError:
         counts: Counter[str] = Counter()
         for st in self.diagnosis.node_to_status.values():
             counts.update(st.reasons)
-        absent = self.num_all_nodes - len(self.diagnosis.node_to_status)
+        absent = self.diagnosis.absent_nodes
         if absent > 0 and self.diagnosis.absent_nodes_status is not None:
             for r in self.diagnosis.absent_nodes_status.reasons:
                 counts[r] += absent
         return dict(counts)
+
+    @property
+    def error_status(self) -> Status | None:
+        """An ``Error`` status among the diagnosis (a plugin failed), or None."""
+        pre = self.diagnosis.pre_filter_status
+        if pre is not None and pre.code is Code.Error:
+            return pre
+        return next(
+            (s for s in self.diagnosis.node_to_status.values() if s.code is Code.Error), None
+        )
 
     @property
     def reasons(self) -> tuple[str, ...]:
@@ -73,10 +85,13 @@ class FitError:
         """kube-scheduler's message, e.g.
         ``0/4 nodes are available: 1 node(s) had untolerated taint {k: v}, 3 Insufficient cpu.``
 
-        Mirrors ``FitError.Error()``: with a PreFilter rejection, its message; otherwise per
+        Mirrors ``FitError.Error()`` (and ``ErrNoNodesAvailable`` for an empty cluster): with a
+        PreFilter rejection, its message; otherwise per
         reason ``"<count> <reason>"``, sorted as strings, joined with ``", "``. (schedsim does
         not run preemption, so the ``preemption: ...`` PostFilter part is never added.)
         """
+        if self.num_all_nodes == 0:
+            return "no nodes available to schedule pods"  # ErrNoNodesAvailable
         msg = f"0/{self.num_all_nodes} nodes are available:"
         pre = self.diagnosis.pre_filter_status
         if pre is not None:

@@ -2,10 +2,10 @@
 args. Read from a KubeSchedulerConfiguration (``profiles[0]``) or the default profile.
 
 Merging follows kube-scheduler (config v1 ``mergePlugins`` and the framework's MultiPoint
-expansion): the default plugins are all MultiPoint plugins; for an extension point the
-effective order is the plugins explicitly enabled there, then the MultiPoint plugins not
-disabled there (``"*"`` disables every default). A default plugin that is explicitly enabled
-keeps its default position.
+expansion, ``expandMultiPointPlugins``): the default plugins are all MultiPoint plugins; for
+an extension point the order is: MultiPoint plugins also enabled explicitly there (in that
+point's order), then the remaining MultiPoint plugins not disabled there, then plugins enabled
+only there. ``"*"`` in a point's ``disabled`` leaves only the plugins enabled there.
 """
 
 from __future__ import annotations
@@ -132,11 +132,16 @@ def profile_from_config(raw: Mapping[str, Any]) -> Profile:
         enabled = _names(ps, "enabled", ptp)
         disabled = _names(ps, "disabled", ptp)
         explicit.update(enabled)
-        base = [] if "*" in disabled else [n for n in multi_point if n not in disabled]
-        # explicitly enabled plugins come first, then MultiPoint ones (framework expansion);
-        # a default plugin re-enabled at its point keeps its default place.
-        front = [n for n in enabled if n not in base]
-        per_point[point] = tuple(front + base)
+        if "*" in disabled:  # no MultiPoint expansion at this point
+            per_point[point] = tuple(enabled)
+            continue
+        # expandMultiPointPlugins: MultiPoint plugins also enabled here ("overrides") first,
+        # in this point's order; then the other MultiPoint plugins not disabled here; then
+        # the plugins enabled only here.
+        overrides = [n for n in enabled if n in multi_point and n not in disabled]
+        expanded = [n for n in multi_point if n not in disabled and n not in enabled]
+        rest = [n for n in enabled if n not in overrides]
+        per_point[point] = tuple(overrides + expanded + rest)
     args: dict[str, Mapping[str, Any]] = {}
     cfg = d.get_list(prof, "pluginConfig", path)
     cp = d.join(path, "pluginConfig")

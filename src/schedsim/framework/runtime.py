@@ -119,6 +119,13 @@ class Framework:
                     plugin = factory(profile.plugin_args.get(name, {}), self.handle)
                 except (ValueError, TypeError, KeyError) as e:
                     raise PluginError(f"plugin {name!r}: {e}") from e
+                unknown = sorted(
+                    a
+                    for a in dir(plugin)
+                    if a.startswith(_HOOK_PREFIX) and not hasattr(hookspec, a)
+                )
+                if unknown:  # name the plugin, not its repr, as pluggy would
+                    raise PluginError(f"plugin {name!r}: unknown hook(s) {', '.join(unknown)}")
                 try:
                     self.pm.register(plugin, name=name)
                 except pluggy.PluginValidationError as e:

@@ -9,7 +9,7 @@ nowhere gets kube-scheduler's FitError message.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import UTC, datetime
 
 import attrs
@@ -64,12 +64,19 @@ class SimulationResult:
         nodes: number of nodes in the snapshot.
         skipped_pods: bound pods whose node is not among the nodes (not placed).
         not_emulated: default plugins schedsim does not implement (they did not run).
+        other_scheduler_pods: pending pods whose schedulerName is not the profile's; a
+            kube-scheduler with this profile leaves them alone, and so does schedsim.
+        unchecked: plugin name -> pending pods that use what that plugin checks (volumes,
+            pod affinity, topology spread, resource claims) while it is not emulated, so
+            their placement did not take it into account.
     """
 
     outcomes: tuple[PodOutcome, ...]
     nodes: int
     skipped_pods: tuple[Pod, ...] = ()
     not_emulated: tuple[str, ...] = ()
+    other_scheduler_pods: tuple[Pod, ...] = ()
+    unchecked: Mapping[str, tuple[Pod, ...]] = attrs.field(factory=dict)
 
     @property
     def scheduled(self) -> int:
@@ -86,20 +93,49 @@ class SimulationResult:
         return dict(Counter(o.node_name for o in self.outcomes if o.node_name is not None))
 
 
+# What the not-yet-emulated default plugins would check, per pod.
+_NEEDS: Mapping[str, Callable[[Pod], bool]] = {
+    "InterPodAffinity": lambda p: (
+        p.affinity is not None and p.affinity.has_pod_affinity_or_anti_affinity
+    ),
+    "PodTopologySpread": lambda p: p.hard_topology_spread_constraints > 0,
+    "VolumeBinding": lambda p: any(v.persistent_volume_claim or v.ephemeral for v in p.volumes),
+    "VolumeRestrictions": lambda p: any(v.persistent_volume_claim for v in p.volumes),
+    "NodeVolumeLimits": lambda p: any(v.persistent_volume_claim or v.ephemeral for v in p.volumes),
+    "VolumeZone": lambda p: any(v.persistent_volume_claim for v in p.volumes),
+    "DynamicResources": lambda p: bool(p.resource_claims),
+}
+
+
+def _gated(pod: Pod) -> PodOutcome:
+    # The SchedulingGates PreEnqueue plugin's status (Go %v of a []string).
+    msg = f"waiting for scheduling gates: [{' '.join(pod.scheduling_gates)}]"
+    return PodOutcome(pod, None, (msg,), msg)
+
+
 def run_scheduling_cycle(snapshot: PredicateSnapshot, pending: Sequence[Pod]) -> list[PodOutcome]:
     """Schedule ``pending`` (in the given order) into ``snapshot``, which keeps the result.
 
+    Pods with scheduling gates are not attempted (kube-scheduler's SchedulingGates).
+
     Raises:
-        SchedulingError: an INTERNAL_ERROR (e.g. a plugin failed with an Error status).
+        SchedulingError: INTERNAL_ERROR when a plugin fails with an Error status (in
+            kube-scheduler that aborts the attempt: it is not a FitError).
     """
     out = []
     for pod in pending:
+        if pod.scheduling_gates:
+            out.append(_gated(pod))
+            continue
         try:
             node = snapshot.schedule_pod_on_any_node_matching(pod)
         except SchedulingError as e:
             if e.type is SchedulingErrorType.INTERNAL_ERROR:
                 raise
             fit = snapshot.diagnose(pod)
+            error = fit.error_status
+            if error is not None:
+                raise SchedulingError.internal(pod, error.message) from None
             out.append(PodOutcome(pod, None, fit.reasons, fit.message))
         else:
             out.append(PodOutcome(pod, node))
@@ -114,8 +150,11 @@ def simulate(
 ) -> SimulationResult:
     """Load the cluster and schedule every pending pod.
 
-    Bound pods (``spec.nodeName``, else ``status.nominatedNodeName``) are placed first;
-    Succeeded/Failed pods are ignored; the rest are scheduled in queue order.
+    Bound pods (``spec.nodeName``, else ``status.nominatedNodeName``, as CA does) are placed
+    first; Succeeded/Failed pods are ignored; pending pods for this profile's schedulerName
+    are scheduled in queue order, each on the first node that passes the Filter plugins,
+    round robin after the node chosen last. Cordoned nodes are left to the
+    NodeUnschedulable plugin, as in kube-scheduler.
 
     Args:
         nodes: the cluster's nodes.
@@ -128,8 +167,16 @@ def simulate(
     """
     live = [p for p in pods if not p.is_terminal]
     bound = [p for p in live if p.node_name or p.nominated_node_name]
-    pending = queue_order(p for p in live if not (p.node_name or p.nominated_node_name))
-    snapshot = PredicateSnapshot(framework, store)
+    unbound = [p for p in live if not (p.node_name or p.nominated_node_name)]
+    name = framework.profile.scheduler_name
+    pending = queue_order(p for p in unbound if p.scheduler_name == name)
+    others = tuple(p for p in unbound if p.scheduler_name != name)
+    unchecked = {
+        plugin: tuple(p for p in pending if needs(p))
+        for plugin, needs in _NEEDS.items()
+        if plugin in framework.not_emulated
+    }
+    snapshot = PredicateSnapshot(framework, store, skip_unschedulable_nodes=False)
     skipped = snapshot.set_cluster_state(nodes, bound)
     outcomes = run_scheduling_cycle(snapshot, pending)
     return SimulationResult(
@@ -137,4 +184,6 @@ def simulate(
         nodes=len(snapshot.list_node_infos()),
         skipped_pods=tuple(skipped),
         not_emulated=framework.not_emulated,
+        other_scheduler_pods=others,
+        unchecked={k: v for k, v in unchecked.items() if v},
     )

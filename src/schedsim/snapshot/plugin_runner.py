@@ -79,6 +79,10 @@ class SchedulerPluginRunner:
         snapshot: where NodeInfos come from (the `PredicateSnapshot`).
         node_ordering: default ordering for any-node searches (round robin after the last
             chosen node).
+        skip_unschedulable_nodes: any-node searches skip cordoned nodes without running
+            Filter, as CA does; False leaves them to the NodeUnschedulable plugin, as
+            kube-scheduler does (pods tolerating the unschedulable taint, e.g. DaemonSet
+            pods, can then land there).
     """
 
     def __init__(
@@ -86,10 +90,12 @@ class SchedulerPluginRunner:
         framework: Framework,
         snapshot: _Lister,
         node_ordering: NodeOrderMapping | None = None,
+        skip_unschedulable_nodes: bool = True,
     ) -> None:
         self.framework = framework
         self._snapshot = snapshot
         self._ordering = node_ordering or LastIndexOrderMapping(1)
+        self._skip_unschedulable = skip_unschedulable_nodes
 
     def _pre_filter(
         self, pod: Pod, nodes: Sequence[NodeInfo]
@@ -154,7 +160,8 @@ class SchedulerPluginRunner:
         (RunFiltersUntilPassingNode with parallelism 1).
 
         Nodes are skipped without running Filter when a PreFilterResult excludes them, when
-        ``spec.unschedulable`` is set (as CA does) or when ``is_node_acceptable`` says no.
+        ``spec.unschedulable`` is set (as CA does; see ``skip_unschedulable_nodes``) or when
+        ``is_node_acceptable`` says no.
 
         Raises:
             SchedulingError: FAILING_PREDICATE when PreFilter rejects;
@@ -171,7 +178,7 @@ class SchedulerPluginRunner:
                 break
             ni = nodes[idx]
             node = ni.node
-            if node is None or node.unschedulable:
+            if node is None or (node.unschedulable and self._skip_unschedulable):
                 continue
             if allowed is not None and node.name not in allowed:
                 continue
@@ -213,12 +220,21 @@ class SchedulerPluginRunner:
                 (f"node(s) didn't satisfy plugin(s) [{' '.join(sorted(plugins))}]",),
             )
         statuses: dict[str, Status] = {}
+        absent_nodes = 0
         run_filter = self.framework.run_filter_plugins
         for ni in nodes:
             node = ni.node
-            if node is None or (allowed is not None and node.name not in allowed):
+            if node is None:
+                continue
+            if allowed is not None and node.name not in allowed:
+                absent_nodes += 1
                 continue
             st = run_filter(state, pod, ni)
             if not st.is_success:
                 statuses[node.name] = st
-        return FitError(len(nodes), Diagnosis(node_to_status=statuses, absent_nodes_status=absent))
+        return FitError(
+            len(nodes),
+            Diagnosis(
+                node_to_status=statuses, absent_nodes_status=absent, absent_nodes=absent_nodes
+            ),
+        )

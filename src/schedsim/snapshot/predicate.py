@@ -41,6 +41,8 @@ class PredicateSnapshot:
             snapshot so plugins can read it during hook calls.
         store: where NodeInfos live; `DeltaSnapshotStore` (O(1) fork/revert) by default;
             `BasicSnapshotStore` is the simple reference.
+        skip_unschedulable_nodes: any-node scheduling skips cordoned nodes (CA's behaviour,
+            the default); False lets the NodeUnschedulable plugin decide (kube-scheduler's).
 
     Everything get/list return is the stored object, read-only, valid until the next
     mutation. Implements the framework's ``SharedLister``.
@@ -49,11 +51,19 @@ class PredicateSnapshot:
     exactly as it was, in every fork state.
     """
 
-    def __init__(self, framework: Framework, store: ClusterSnapshotStore | None = None) -> None:
+    def __init__(
+        self,
+        framework: Framework,
+        store: ClusterSnapshotStore | None = None,
+        *,
+        skip_unschedulable_nodes: bool = True,
+    ) -> None:
         self.framework = framework
         self.store: ClusterSnapshotStore = store if store is not None else DeltaSnapshotStore()
         framework.handle.shared_lister = self
-        self._runner = SchedulerPluginRunner(framework, self)
+        self._runner = SchedulerPluginRunner(
+            framework, self, skip_unschedulable_nodes=skip_unschedulable_nodes
+        )
         self._pod_level_resources = framework.handle.feature_gates.enabled("PodLevelResources")
 
     # ------------------------------------------------------------------ SharedLister
@@ -93,7 +103,7 @@ class PredicateSnapshot:
             target = pod.node_name or pod.nominated_node_name
             ni = infos.get(target)
             if ni is None:
-                log.warning("pod %s: node %r is not in the snapshot; skipped", pod.key, target)
+                log.debug("pod %s: node %r is not in the snapshot; skipped", pod.key, target)
                 skipped.append(pod)
                 continue
             ni.add_pod_info(self.new_pod_info(pod))
