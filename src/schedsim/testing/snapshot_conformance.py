@@ -1060,6 +1060,21 @@ def _node_404_removed_in_fork(s: PredicateSnapshot, check: Callable[[str], None]
     _expect_state(s, {}, "after the failed ops")
 
 
+def _node_404_removed_in_fork_until_revert(
+    s: PredicateSnapshot, check: Callable[[str], None]
+) -> None:
+    s.add_node_info(NodeInfo(make_node("node"), pods=[s.new_pod_info(make_pod("p"))]))
+    s.fork()
+    s.remove_node_info("node")
+    check("removed in a fork")
+    s.fork()
+    check("removed in a fork, touched again in a nested fork")
+    s.revert()
+    check("removed in a fork, after reverting the nested fork")
+    s.revert()
+    _expect_state(s, {"node": _ns(("default/p", 100, 100 * MI))}, "back after the revert")
+
+
 def _node_404_removed_in_base(s: PredicateSnapshot, check: Callable[[str], None]) -> None:
     s.add_node_info(NodeInfo(make_node("node")))
     s.remove_node_info("node")
@@ -1079,6 +1094,7 @@ def _node_404_added_in_fork_reverted(s: PredicateSnapshot, check: Callable[[str]
 _NODE_404_SITUATIONS: dict[str, Callable[[PredicateSnapshot, Callable[[str], None]], None]] = {
     "empty": _node_404_empty,
     "removed in a fork (then committed)": _node_404_removed_in_fork,
+    "removed in a fork, gone until reverted": _node_404_removed_in_fork_until_revert,
     "removed in the base": _node_404_removed_in_base,
     "extra: added in a fork, reverted": _node_404_added_in_fork_reverted,
 }
