@@ -195,7 +195,10 @@ class _NodeLister:
         return top.anti_affinity_cache
 
     def get(self, node_name: str) -> NodeInfo:
-        ni = self._store._top.find(node_name)
+        top = self._store._top
+        ni = top.added.get(node_name)  # fast path: every node of an unforked snapshot
+        if ni is None:
+            ni = top.find(node_name)
         if ni is None:
             raise NodeNotFoundError(node_name)
         return ni
