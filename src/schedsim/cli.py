@@ -31,9 +31,16 @@ from schedsim.api.core import Pod
 from schedsim.api.errors import ManifestError
 from schedsim.api.loader import load_paths, load_text
 from schedsim.framework.features import FeatureGates
-from schedsim.framework.handle import Handle
+from schedsim.framework.handle import Handle, PluginFactory
 from schedsim.framework.profile import default_profile, load_scheduler_config
-from schedsim.framework.runtime import Framework, PluginError
+from schedsim.framework.runtime import (
+    Framework,
+    PluginError,
+    PluginTimings,
+    discover_plugins,
+    load_plugin_spec,
+    plugin_sources,
+)
 from schedsim.simulation.scheduling import SimulationResult, simulate
 from schedsim.snapshot.basic import BasicSnapshotStore
 from schedsim.snapshot.delta import DeltaSnapshotStore
@@ -95,18 +102,42 @@ def _parser() -> argparse.ArgumentParser:
         metavar="PATH",
         help="manifest file (YAML, JSON, kind: List), directory of them, or - for stdin",
     )
-    sim.add_argument("--config", metavar="FILE", help="KubeSchedulerConfiguration (profiles[0])")
+    _profile_args(sim)
     sim.add_argument("--output", "-o", choices=("table", "json"), default="table")
-    sim.add_argument(
-        "--feature-gates", metavar="A=true,B=false", help="override feature gates (1.34 defaults)"
-    )
     sim.add_argument(
         "--store",
         choices=sorted(_STORES),
         default="delta",
         help="snapshot store: delta (layered, default) or basic (clone-on-fork reference)",
     )
+    sim.add_argument(
+        "--profile-plugins",
+        action="store_true",
+        help="print the time spent per plugin and extension point (on stderr)",
+    )
+    plug = sub.add_parser(
+        "plugins",
+        help="list discovered plugins, their extension points and the profile's order",
+        description="List every plugin schedsim can load (entry points of the schedsim.plugins "
+        "group and --plugin), where it comes from, the extension points it implements, and the "
+        "order in which the active profile runs them.",
+    )
+    _profile_args(plug)
     return p
+
+
+def _profile_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--config", metavar="FILE", help="KubeSchedulerConfiguration (profiles[0])")
+    p.add_argument(
+        "--plugin",
+        action="append",
+        default=[],
+        metavar="MODULE:CLASS",
+        help="load a plugin class from the import path (repeatable); enable it in --config",
+    )
+    p.add_argument(
+        "--feature-gates", metavar="A=true,B=false", help="override feature gates (1.34 defaults)"
+    )
 
 
 def _to_json(result: SimulationResult) -> str:
@@ -165,12 +196,81 @@ def _some(pods: Sequence[Pod]) -> str:
     return f"{len(pods)} pod(s) ({names}{more})"
 
 
-def _simulate(args: argparse.Namespace) -> str:
+def _registry(args: argparse.Namespace) -> tuple[dict[str, PluginFactory], dict[str, str]]:
+    """Entry-point plugins plus ``--plugin`` ones, and where each came from."""
+    registry = discover_plugins()
+    sources = plugin_sources()
+    for spec in args.plugin:
+        name, factory = load_plugin_spec(spec)
+        registry[name] = factory
+        sources[name] = f"--plugin {spec}"
+    return registry, sources
+
+
+def _framework(
+    args: argparse.Namespace, timings: PluginTimings | None = None
+) -> tuple[Framework, dict[str, PluginFactory], dict[str, str]]:
     gates = FeatureGates()
     try:
         gates = gates.with_overrides(_parse_gates(args.feature_gates))
     except KeyError as e:
         raise _UsageError(f"--feature-gates: {e.args[0]}") from None
+    registry, sources = _registry(args)
+    profile = load_scheduler_config(args.config) if args.config else default_profile()
+    try:
+        framework = Framework(profile, Handle(feature_gates=gates), registry, timings)
+    except PluginError as e:
+        if args.config:  # name the file whose plugins or pluginConfig are wrong
+            raise PluginError(f"{args.config}: {e}") from None
+        raise
+    return framework, registry, sources
+
+
+def _plugins(args: argparse.Namespace) -> str:
+    framework, registry, sources = _framework(args)
+    rows = [("PLUGIN", "EXTENSION POINTS", "SOURCE")] + [
+        (name, ", ".join(_hooks_of(registry[name])) or "-", sources.get(name, ""))
+        for name in sorted(registry)
+    ]
+    w0 = max(len(r[0]) for r in rows) + 2
+    w1 = max(len(r[1]) for r in rows) + 2
+    lines = [f"{a:<{w0}}{b:<{w1}}{c}".rstrip() for a, b, c in rows]
+    lines.append("")
+    lines.append(f"profile {framework.profile.scheduler_name!r}:")
+    for point, names in framework.order().items():
+        lines.append(f"  {point}: {', '.join(names) or '-'}")
+    if framework.not_emulated:
+        lines.append(f"  not emulated (skipped): {', '.join(framework.not_emulated)}")
+    return "\n".join(lines) + "\n"
+
+
+def _hooks_of(factory: object) -> list[str]:
+    names = {
+        "schedsim_pre_filter": "PreFilter",
+        "schedsim_filter": "Filter",
+        "schedsim_reserve": "Reserve",
+        "schedsim_unreserve": "Unreserve",
+    }
+    return [point for hook, point in names.items() if callable(getattr(factory, hook, None))]
+
+
+def _timing_report(timings: PluginTimings) -> str:
+    rows = sorted(timings.calls, key=lambda k: -timings.nanoseconds[k])
+    lines = ["plugin timings (total, calls, mean):"]
+    for plugin, point in rows:
+        n = timings.calls[(plugin, point)]
+        total = timings.nanoseconds[(plugin, point)]
+        mean = total / n if n else 0.0
+        lines.append(
+            f"  {plugin:<24} {point:<12} {total / 1e6:10.3f} ms {n:>9} calls {mean / 1e3:9.2f} µs"
+        )
+    return "\n".join(lines)
+
+
+def _simulate(args: argparse.Namespace) -> str:
+    timings = PluginTimings() if args.profile_plugins else None
+    framework, _, _ = _framework(args, timings)
+    profile = framework.profile
     if args.paths:
         manifests = load_paths(args.paths)
     else:
@@ -184,13 +284,6 @@ def _simulate(args: argparse.Namespace) -> str:
         manifests = load_text(text, f"<example {EXAMPLE}>")
     for w in manifests.warnings:
         print(f"warning: {w}", file=sys.stderr)
-    profile = load_scheduler_config(args.config) if args.config else default_profile()
-    try:
-        framework = Framework(profile, Handle(feature_gates=gates))
-    except PluginError as e:
-        if args.config:  # name the file whose plugins or pluginConfig are wrong
-            raise PluginError(f"{args.config}: {e}") from None
-        raise
     result = simulate(manifests.nodes, manifests.pods, framework, _STORES[args.store]())
     for p in result.skipped_pods:
         target = p.node_name or p.nominated_node_name
@@ -209,6 +302,8 @@ def _simulate(args: argparse.Namespace) -> str:
             f"warning: {plugin} is not emulated yet: {_some(pods)} were placed without its checks",
             file=sys.stderr,
         )
+    if timings is not None:
+        print(_timing_report(timings), file=sys.stderr)
     return _to_json(result) if args.output == "json" else _to_table(result)
 
 
@@ -216,7 +311,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit status."""
     args = _parser().parse_args(argv)
     try:
-        out = _simulate(args)
+        out = _plugins(args) if args.command == "plugins" else _simulate(args)
     except (ManifestError, _UsageError) as e:
         print(f"schedsim: error: {e}", file=sys.stderr)
         return 2

@@ -621,6 +621,7 @@ def differential_settings(examples: int, steps: int) -> settings:
         stateful_step_count=steps,
         deadline=None,
         suppress_health_check=[HealthCheck.too_slow, HealthCheck.large_base_example],
+        report_multiple_bugs=False,  # shrink one failure (faster; the smallest wins)
     )
 
 

@@ -37,3 +37,17 @@ _ni: framework.NodeInfo = snapshot.NodeInfo(Node(name="n1"))
 _snap = snapshot.PredicateSnapshot(Framework(default_profile(), Handle()))
 assert_type(_snap.get_node_info("n1"), snapshot.NodeInfo)
 assert_type(_snap.list_node_infos()[0].pods[0], snapshot.PodInfo)
+
+
+# In-tree plugins satisfy the typed plugin protocols (what plugin authors check against).
+def in_tree_plugins_conform() -> None:
+    from schedsim.framework import FilterPlugin, PreFilterPlugin
+    from schedsim_plugins.nodeports import NodePorts
+    from schedsim_plugins.noderesources import NodeResourcesFit
+    from schedsim_plugins.tainttoleration import TaintToleration
+
+    fit = NodeResourcesFit({}, Handle())
+    _pre: PreFilterPlugin = fit
+    _filter: FilterPlugin = fit
+    _ports: FilterPlugin = NodePorts({}, Handle())
+    _taints: FilterPlugin = TaintToleration({}, Handle())

@@ -24,7 +24,11 @@ def test_mypy_strict_is_clean_on_src_plugins_and_typing_conformance() -> None:
     """The conformance module (tests/typing/conformance.py) assigns snapshot objects to the
     framework protocols; mypy --strict must accept it and the whole code base."""
     out, status = _mypy(
-        str(ROOT / "src"), str(ROOT / "plugins"), str(ROOT / "tests/typing/conformance.py")
+        str(ROOT / "src"),
+        str(ROOT / "plugins"),
+        str(ROOT / "examples/gpu-guard-plugin/src"),
+        str(ROOT / "tests/typing/conformance.py"),
+        str(ROOT / "tests/typing/example_plugin_conforms.py"),
     )
     assert status == 0, out
 
@@ -36,3 +40,15 @@ def test_mypy_rejects_a_class_missing_a_protocol_member() -> None:
     assert "reject_missing_member.py:" in out
     assert '"IncompletePodInfo"' in out and "PodInfo" in out
     assert "calculate_resource" in out
+
+
+def test_mypy_rejects_a_plugin_whose_filter_has_the_wrong_signature() -> None:
+    """A Filter returning bool is not a FilterPlugin; mypy says which member is wrong."""
+    out, status = _mypy(str(ROOT / "tests/typing/reject_bad_filter.py"))
+    assert status == 1, out
+    assert (
+        'Incompatible types in assignment (expression has type "BoolFilter", variable has '
+        'type "FilterPlugin")' in out
+    )
+    got = "def schedsim_filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> bool"
+    assert got in out

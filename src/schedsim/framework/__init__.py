@@ -13,6 +13,7 @@ from schedsim.framework.interface import (
     SharedLister,
     StorageInfoLister,
 )
+from schedsim.framework.plugin import FilterPlugin, Plugin, PreFilterPlugin, ReservePlugin
 from schedsim.framework.profile import (
     DEFAULT_PLUGINS,
     Profile,
@@ -21,7 +22,15 @@ from schedsim.framework.profile import (
     profile_from_config,
 )
 from schedsim.framework.resource import PodResource, Resource
-from schedsim.framework.runtime import ENTRY_POINT_GROUP, Framework, PluginError, discover_plugins
+from schedsim.framework.runtime import (
+    ENTRY_POINT_GROUP,
+    Framework,
+    PluginError,
+    PluginTimings,
+    discover_plugins,
+    load_plugin_spec,
+    plugin_sources,
+)
 from schedsim.framework.status import SUCCESS, Code, Status
 from schedsim.framework.types import (
     AffinityTerm,
@@ -40,6 +49,7 @@ __all__ = [
     "CycleState",
     "Diagnosis",
     "FeatureGates",
+    "FilterPlugin",
     "FitError",
     "Framework",
     "Handle",
@@ -47,12 +57,16 @@ __all__ = [
     "ImageStateSummary",
     "NodeInfo",
     "NodeInfoLister",
+    "Plugin",
     "PluginError",
     "PluginFactory",
+    "PluginTimings",
     "PodInfo",
     "PodResource",
+    "PreFilterPlugin",
     "PreFilterResult",
     "Profile",
+    "ReservePlugin",
     "Resource",
     "SharedLister",
     "StateKey",
@@ -62,6 +76,8 @@ __all__ = [
     "default_profile",
     "discover_plugins",
     "hookimpl",
+    "load_plugin_spec",
     "load_scheduler_config",
+    "plugin_sources",
     "profile_from_config",
 ]

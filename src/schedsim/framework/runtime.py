@@ -12,8 +12,10 @@ RunReservePluginsReserve, RunReservePluginsUnreserve).
 
 from __future__ import annotations
 
+import importlib
 import importlib.metadata
 import inspect
+import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, cast
 
@@ -28,7 +30,15 @@ from schedsim.framework.interface import NodeInfo
 from schedsim.framework.profile import Profile
 from schedsim.framework.status import SUCCESS, Code, Status
 
-__all__ = ["ENTRY_POINT_GROUP", "Framework", "PluginError", "discover_plugins"]
+__all__ = [
+    "ENTRY_POINT_GROUP",
+    "Framework",
+    "PluginError",
+    "PluginTimings",
+    "discover_plugins",
+    "load_plugin_spec",
+    "plugin_sources",
+]
 
 ENTRY_POINT_GROUP = "schedsim.plugins"
 
@@ -68,6 +78,74 @@ def discover_plugins(group: str = ENTRY_POINT_GROUP) -> dict[str, PluginFactory]
     return out
 
 
+def plugin_sources(group: str = ENTRY_POINT_GROUP) -> dict[str, str]:
+    """Where each entry-point plugin comes from: ``"<distribution> <version> (<module:attr>)"``.
+
+    Does not import the plugins.
+    """
+    out: dict[str, str] = {}
+    for ep in importlib.metadata.entry_points(group=group):
+        dist = ep.dist
+        where = f"{dist.name} {dist.version}" if dist is not None else "unknown distribution"
+        out[ep.name] = f"{where} ({ep.value})"
+    return out
+
+
+def load_plugin_spec(spec: str) -> tuple[str, PluginFactory]:
+    """Import a plugin named on the command line as ``module:Class`` (``--plugin``).
+
+    Returns:
+        the plugin's ``name`` attribute and the class (its factory).
+
+    Raises:
+        PluginError: bad spec, import failure, or the object has no string ``name``.
+    """
+    module_name, sep, attr = spec.partition(":")
+    if not sep or not module_name or not attr:
+        raise PluginError(f"--plugin {spec!r}: expected module:Class")
+    try:
+        obj: Any = importlib.import_module(module_name)
+        for part in attr.split("."):
+            obj = getattr(obj, part)
+    except Exception as e:  # any import-time failure of user code: report, no traceback
+        raise PluginError(f"--plugin {spec!r}: cannot load: {e}") from e
+    name = getattr(obj, "name", None)
+    if not isinstance(name, str) or not name:
+        raise PluginError(f"--plugin {spec!r}: the plugin class has no string `name`")
+    return name, obj
+
+
+class PluginTimings:
+    """Time spent per (plugin, extension point), filled when a Framework is built with it
+    (``schedsim simulate --profile-plugins``); without it the chains are not wrapped.
+
+    Attributes:
+        calls: (plugin, point) -> number of calls.
+        nanoseconds: (plugin, point) -> total time in ns.
+    """
+
+    def __init__(self) -> None:
+        self.calls: dict[tuple[str, str], int] = {}
+        self.nanoseconds: dict[tuple[str, str], int] = {}
+
+    def wrap(self, plugin: str, point: str, fn: Callable[..., Any]) -> Callable[..., Any]:
+        """``fn`` timed with ``time.perf_counter_ns``."""
+        key = (plugin, point)
+        self.calls.setdefault(key, 0)
+        self.nanoseconds.setdefault(key, 0)
+        clock = time.perf_counter_ns
+
+        def timed(*args: Any) -> Any:
+            start = clock()
+            try:
+                return fn(*args)
+            finally:
+                self.nanoseconds[key] += clock() - start
+                self.calls[key] += 1
+
+        return timed
+
+
 FilterFn = Callable[[CycleState, Pod, NodeInfo], "Status | None"]
 PreFilterFn = Callable[[CycleState, Pod, Sequence[NodeInfo]], "Status | PreFilterResult | None"]
 ReserveFn = Callable[[CycleState, Pod, str], "Status | None"]
@@ -97,8 +175,10 @@ class Framework:
         profile: Profile,
         handle: Handle | None = None,
         registry: Mapping[str, PluginFactory] | None = None,
+        timings: PluginTimings | None = None,
     ) -> None:
         self.profile = profile
+        self._timings = timings
         self.handle = handle if handle is not None else Handle()
         registry = discover_plugins() if registry is None else registry
         self.pm = _PluginManager(PROJECT)
@@ -112,7 +192,10 @@ class Framework:
                 factory = registry.get(name)
                 if factory is None:
                     if name in profile.explicit:
-                        raise PluginError(f"plugin {name!r} is not registered")
+                        known = ", ".join(sorted(registry)) or "none"
+                        raise PluginError(
+                            f"plugin {name!r} is not registered (known plugins: {known})"
+                        )
                     missing.append(name)
                     continue
                 try:
@@ -157,8 +240,28 @@ class Framework:
             fn = impl.function
             if tuple(impl.argnames) != spec_args:  # implementation takes fewer arguments
                 fn = _adapt(fn, spec_args, tuple(impl.argnames))
+            if self._timings is not None:
+                fn = self._timings.wrap(name, hook_name.removeprefix(_HOOK_PREFIX), fn)
             out.append((name, fn))
         return tuple(out)
+
+    def extension_points(self, plugin: str) -> tuple[str, ...]:
+        """The hooks ``plugin`` implements and runs in this profile, e.g.
+        ``("PreFilter", "Filter")``."""
+        names = {
+            "PreFilter": self._pre_filter,
+            "Filter": self._filter,
+            "Reserve": self._reserve,
+        }
+        return tuple(point for point, chain in names.items() if any(n == plugin for n, _ in chain))
+
+    def order(self) -> dict[str, tuple[str, ...]]:
+        """Extension point -> plugins that run there, in order (what the profile resolved to)."""
+        return {
+            "PreFilter": tuple(n for n, _ in self._pre_filter),
+            "Filter": tuple(n for n, _ in self._filter),
+            "Reserve": tuple(n for n, _ in self._reserve),
+        }
 
     @property
     def filter_plugin_names(self) -> tuple[str, ...]:

@@ -1,5 +1,6 @@
-"""Test helpers that ship with schedsim, for schedsim's own tests and for anyone writing a
-`schedsim.snapshot.ClusterSnapshotStore`.
+"""Test helpers that ship with schedsim, for schedsim's own tests, for plugin authors
+(`run_plugin`, `snapshot_from_manifests`, `make_node`, `make_pod`) and for anyone writing a
+`schedsim.snapshot.ClusterSnapshotStore` (the conformance suite).
 
 `schedsim.testing.snapshot_conformance` is the store conformance suite: every store must
 behave like `schedsim.snapshot.BasicSnapshotStore` under every scenario, through every
@@ -7,6 +8,7 @@ fork/commit/revert combination (Cluster Autoscaler's ``predicate_snapshot_test.g
 same for its basic and delta stores).
 """
 
+from schedsim.testing.plugins import PluginRun, run_plugin, snapshot_from_manifests
 from schedsim.testing.snapshot_conformance import (
     CONFORMANCE_CASES,
     FORK_MODES,
@@ -32,11 +34,14 @@ __all__ = [
     "ForkMode",
     "ModificationScenario",
     "NodeState",
+    "PluginRun",
     "StoreFactory",
     "check_snapshot_consistency",
     "dump_state",
     "make_node",
     "make_pod",
     "new_snapshot",
+    "run_plugin",
     "run_store_conformance",
+    "snapshot_from_manifests",
 ]

@@ -1,0 +1,65 @@
+"""Typed plugin protocols: what a plugin class provides, for mypy to check.
+
+The pluggy hook specs (`schedsim.framework.hookspec`) are the runtime contract; these
+Protocols say the same thing to a type checker, so a plugin author gets an error from
+``mypy --strict`` instead of a surprise at run time. Implementations don't inherit from them:
+
+.. code-block:: python
+
+    _: FilterPlugin = MyPlugin({}, Handle())   # mypy checks name and schedsim_filter
+
+A method that takes fewer arguments than the spec is accepted by the runtime (pluggy's rule)
+but does not match these Protocols; declare the full signature to have it type-checked.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Protocol
+
+from schedsim.api.core import Pod
+from schedsim.framework.cycle_state import CycleState
+from schedsim.framework.hookspec import PreFilterResult
+from schedsim.framework.interface import NodeInfo
+from schedsim.framework.status import Status
+
+__all__ = ["FilterPlugin", "Plugin", "PreFilterPlugin", "ReservePlugin"]
+
+
+class Plugin(Protocol):
+    """Every plugin has a name: the one profiles and ``pluginConfig`` use."""
+
+    @property
+    def name(self) -> str:
+        """The plugin's name, e.g. ``"NodeResourcesFit"``."""
+        ...
+
+
+class PreFilterPlugin(Plugin, Protocol):
+    """Implements PreFilter (see ``hookspec.schedsim_pre_filter``)."""
+
+    def schedsim_pre_filter(
+        self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
+    ) -> Status | PreFilterResult | None:
+        """Once per pod: precompute, narrow the nodes, skip, or reject."""
+        ...
+
+
+class FilterPlugin(Plugin, Protocol):
+    """Implements Filter (see ``hookspec.schedsim_filter``)."""
+
+    def schedsim_filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:
+        """Once per (pod, node): None to accept, a Status to reject."""
+        ...
+
+
+class ReservePlugin(Plugin, Protocol):
+    """Implements Reserve and Unreserve (see ``hookspec.schedsim_reserve``)."""
+
+    def schedsim_reserve(self, state: CycleState, pod: Pod, node_name: str) -> Status | None:
+        """Claim node-level resources for the chosen node."""
+        ...
+
+    def schedsim_unreserve(self, state: CycleState, pod: Pod, node_name: str) -> None:
+        """Undo Reserve; idempotent."""
+        ...
