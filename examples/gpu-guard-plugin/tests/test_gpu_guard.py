@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-from schedsim_gpu_guard import GpuGuard
-
 from schedsim.framework import Code, Status
 from schedsim.testing import make_node, make_pod, run_plugin
+from schedsim_gpu_guard import GpuGuard
 
 CPU_NODE = make_node("cpu-1", labels={"workload-class": "cpu"})
 GPU_NODE = make_node("gpu-1")
