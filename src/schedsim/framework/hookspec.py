@@ -121,3 +121,28 @@ def schedsim_unreserve(state: CycleState, pod: Pod, node_name: str) -> None:
     :param pod: the pod being scheduled.
     :param node_name: the node Reserve was called for.
     """
+
+
+def reference_markdown() -> str:
+    """The hook reference (docs/hooks.md), generated from the hook specs above so the two
+    cannot drift apart (a test compares them)."""
+    import inspect
+
+    out = [
+        "# Hook reference",
+        "",
+        "Generated from `schedsim.framework.hookspec` by "
+        "`python -c 'from schedsim.framework.hookspec import reference_markdown as r; "
+        'print(r(), end="")\' > docs/hooks.md`; a test keeps it in step.',
+        "",
+    ]
+    for name in (
+        "schedsim_pre_filter",
+        "schedsim_filter",
+        "schedsim_reserve",
+        "schedsim_unreserve",
+    ):
+        fn = globals()[name]
+        sig = str(inspect.signature(fn)).replace("'", "")
+        out += [f"## `{name}{sig}`", "", inspect.cleandoc(fn.__doc__ or ""), ""]
+    return "\n".join(out)
