@@ -225,7 +225,7 @@ class PatchSet(Generic[K, V]):
             True if ``key`` was set or deleted in the top patch.
         """
         top = self._patches[-1]
-        return key in top.modified
+        return key in top.modified or key in top.deleted
 
     def find_value(self, key: K) -> V | None:
         """Returns the effective value of ``key``, or None if it is absent.
