@@ -1,5 +1,5 @@
-"""Kubernetes objects schedsim reads (core/v1 now; DRA and storage kinds later), exact
-quantities, and manifest loading."""
+"""Kubernetes objects schedsim reads (core/v1 and resource.k8s.io DRA kinds; storage kinds
+later), exact quantities, and manifest loading."""
 
 from schedsim.api.core import (
     Affinity,
@@ -19,11 +19,48 @@ from schedsim.api.core import (
 from schedsim.api.errors import FieldError, ManifestError
 from schedsim.api.labels import LabelSelector
 from schedsim.api.loader import Manifests, decode_objects, load_paths
+from schedsim.api.resource import (
+    AllocatedDeviceStatus,
+    AllocationResult,
+    Device,
+    DeviceAttribute,
+    DeviceCapacity,
+    DeviceClass,
+    DeviceConstraint,
+    DeviceRequest,
+    DeviceRequestAllocationResult,
+    DeviceSelector,
+    DeviceSubRequest,
+    DeviceTaint,
+    DeviceToleration,
+    ExactDeviceRequest,
+    ResourceClaim,
+    ResourceClaimSpec,
+    ResourceClaimStatus,
+    ResourceClaimTemplate,
+    ResourcePool,
+    ResourceSlice,
+    qualified_name,
+)
 
 __all__ = [
     "Affinity",
+    "AllocatedDeviceStatus",
+    "AllocationResult",
     "Container",
     "ContainerPort",
+    "Device",
+    "DeviceAttribute",
+    "DeviceCapacity",
+    "DeviceClass",
+    "DeviceConstraint",
+    "DeviceRequest",
+    "DeviceRequestAllocationResult",
+    "DeviceSelector",
+    "DeviceSubRequest",
+    "DeviceTaint",
+    "DeviceToleration",
+    "ExactDeviceRequest",
     "FieldError",
     "LabelSelector",
     "ManifestError",
@@ -34,10 +71,17 @@ __all__ = [
     "NodeSelectorTerm",
     "Pod",
     "PodResourceClaim",
+    "ResourceClaim",
+    "ResourceClaimSpec",
+    "ResourceClaimStatus",
+    "ResourceClaimTemplate",
     "ResourceList",
+    "ResourcePool",
+    "ResourceSlice",
     "Taint",
     "Toleration",
     "Volume",
     "decode_objects",
     "load_paths",
+    "qualified_name",
 ]

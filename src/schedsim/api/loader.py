@@ -24,6 +24,7 @@ import yaml
 from schedsim.api._decode import type_name
 from schedsim.api.core import Node, Pod
 from schedsim.api.errors import FieldError, ManifestError
+from schedsim.api.resource import DeviceClass, ResourceClaim, ResourceClaimTemplate, ResourceSlice
 
 __all__ = ["Manifests", "decode_objects", "load_paths", "load_text", "read_documents"]
 
@@ -83,10 +84,28 @@ for _tag in ("int", "float", "bool"):
 
 _MANIFEST_SUFFIXES = (".yaml", ".yml", ".json")
 
-_DECODERS: Mapping[str, Callable[[Mapping[str, Any]], Node | Pod]] = {
+_Object = Node | Pod | DeviceClass | ResourceClaim | ResourceClaimTemplate | ResourceSlice
+
+_DECODERS: Mapping[str, Callable[[Mapping[str, Any]], _Object]] = {
     "Node": Node.from_manifest,
     "Pod": Pod.from_manifest,
+    "DeviceClass": DeviceClass.from_manifest,
+    "ResourceClaim": ResourceClaim.from_manifest,
+    "ResourceClaimTemplate": ResourceClaimTemplate.from_manifest,
+    "ResourceSlice": ResourceSlice.from_manifest,
 }
+
+# Namespaced kinds (namespace defaults to "default") and cluster-scoped DRA kinds (their
+# metadata.namespace is ignored, as the API server does). Node keeps its historical labelling.
+_NAMESPACED = frozenset({"Pod", "ResourceClaim", "ResourceClaimTemplate"})
+_CLUSTER_SCOPED = frozenset({"DeviceClass", "ResourceSlice"})
+
+
+def _key(obj: _Object) -> tuple[str, str, str]:
+    """(kind, namespace, name) identifying an object for the duplicate check."""
+    if isinstance(obj, Pod | ResourceClaim | ResourceClaimTemplate):
+        return (type(obj).__name__, obj.namespace, obj.name)
+    return (type(obj).__name__, "", obj.name)
 
 
 @attrs.define
@@ -98,22 +117,52 @@ class Manifests:
         pods: decoded Pods (bound and pending).
         warnings: one line per skipped kind and file, e.g.
             ``deploy.yaml: skipped 2 Deployment object(s): kind not modelled by schedsim``.
+        device_classes: decoded DeviceClasses (resource.k8s.io).
+        resource_claims: decoded ResourceClaims.
+        resource_claim_templates: decoded ResourceClaimTemplates.
+        resource_slices: decoded ResourceSlices.
     """
 
     nodes: list[Node] = attrs.field(factory=list)
     pods: list[Pod] = attrs.field(factory=list)
     warnings: list[str] = attrs.field(factory=list)
+    device_classes: list[DeviceClass] = attrs.field(factory=list)
+    resource_claims: list[ResourceClaim] = attrs.field(factory=list)
+    resource_claim_templates: list[ResourceClaimTemplate] = attrs.field(factory=list)
+    resource_slices: list[ResourceSlice] = attrs.field(factory=list)
     _seen: dict[tuple[str, str, str], str] = attrs.field(factory=dict, init=False, repr=False)
 
     def extend(self, other: Manifests) -> None:
         """Append another batch, checking for duplicate objects across files."""
-        for n in other.nodes:
-            self._claim(("Node", "", n.name), other._seen[("Node", "", n.name)])
-            self.nodes.append(n)
-        for p in other.pods:
-            self._claim(("Pod", p.namespace, p.name), other._seen[("Pod", p.namespace, p.name)])
-            self.pods.append(p)
+        batches: tuple[list[Any], ...] = (
+            other.nodes,
+            other.pods,
+            other.device_classes,
+            other.resource_claims,
+            other.resource_claim_templates,
+            other.resource_slices,
+        )
+        for batch in batches:
+            for obj in batch:
+                key = _key(obj)
+                self._add(obj, other._seen[key])
         self.warnings.extend(other.warnings)
+
+    def _add(self, obj: _Object, source: str) -> None:
+        """Record ``obj`` read from ``source``; a duplicate raises ManifestError."""
+        self._claim(_key(obj), source)
+        if isinstance(obj, Node):
+            self.nodes.append(obj)
+        elif isinstance(obj, Pod):
+            self.pods.append(obj)
+        elif isinstance(obj, DeviceClass):
+            self.device_classes.append(obj)
+        elif isinstance(obj, ResourceClaim):
+            self.resource_claims.append(obj)
+        elif isinstance(obj, ResourceClaimTemplate):
+            self.resource_claim_templates.append(obj)
+        else:
+            self.resource_slices.append(obj)
 
     def _claim(self, key: tuple[str, str, str], source: str) -> None:
         first = self._seen.get(key)
@@ -190,19 +239,16 @@ def decode_objects(docs: Iterable[Any], source: str) -> Manifests:
         if decoder is None:
             skipped[kind] = skipped.get(kind, 0) + 1
             continue
-        if kind == "Pod" and not ns:
+        if kind in _NAMESPACED and not ns:
             ns = "default"
+        elif kind in _CLUSTER_SCOPED:
+            ns = ""
         label = _describe(kind, ns, name) if name else f"{kind} ({where}, no name)"
         try:
             value = decoder(obj)
         except FieldError as e:
             raise ManifestError(f"{source}: {label}: {e.field}: {e.problem}") from None
-        if isinstance(value, Node):
-            out._claim(("Node", "", value.name), source)
-            out.nodes.append(value)
-        else:
-            out._claim(("Pod", value.namespace, value.name), source)
-            out.pods.append(value)
+        out._add(value, source)
     for kind, n in skipped.items():
         out.warnings.append(
             f"{source}: skipped {n} {kind} object(s): kind not modelled by schedsim"
