@@ -19,7 +19,7 @@ import json
 import os
 import stat
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from importlib import resources
 from typing import Any
 
@@ -196,20 +196,34 @@ def _some(pods: Sequence[Pod]) -> str:
     return f"{len(pods)} pod(s) ({names}{more})"
 
 
-def _registry(args: argparse.Namespace) -> tuple[dict[str, PluginFactory], dict[str, str]]:
-    """Entry-point plugins plus ``--plugin`` ones, and where each came from."""
-    registry = discover_plugins()
+def _registry(
+    args: argparse.Namespace,
+) -> tuple[Mapping[str, PluginFactory], dict[str, str]]:
+    """Entry-point plugins plus ``--plugin`` ones (which win), and where each came from.
+
+    ``--plugin`` modules are imported with the current directory on the import path, as
+    ``python -m`` would.
+    """
     sources = plugin_sources()
+    extra: dict[str, PluginFactory] = {}
+    if args.plugin and os.getcwd() not in sys.path and "" not in sys.path:
+        sys.path.insert(0, os.getcwd())
     for spec in args.plugin:
         name, factory = load_plugin_spec(spec)
-        registry[name] = factory
+        if name in sources:
+            print(
+                f"warning: --plugin {spec} replaces the installed plugin {name!r} "
+                f"({sources[name]})",
+                file=sys.stderr,
+            )
+        extra[name] = factory
         sources[name] = f"--plugin {spec}"
-    return registry, sources
+    return discover_plugins(extra=extra), sources
 
 
 def _framework(
     args: argparse.Namespace, timings: PluginTimings | None = None
-) -> tuple[Framework, dict[str, PluginFactory], dict[str, str]]:
+) -> tuple[Framework, Mapping[str, PluginFactory], dict[str, str]]:
     gates = FeatureGates()
     try:
         gates = gates.with_overrides(_parse_gates(args.feature_gates))
@@ -228,10 +242,13 @@ def _framework(
 
 def _plugins(args: argparse.Namespace) -> str:
     framework, registry, sources = _framework(args)
-    rows = [("PLUGIN", "EXTENSION POINTS", "SOURCE")] + [
-        (name, ", ".join(_hooks_of(registry[name])) or "-", sources.get(name, ""))
-        for name in sorted(registry)
-    ]
+    rows = [("PLUGIN", "EXTENSION POINTS", "SOURCE")]
+    for name in sorted(registry):
+        try:
+            points = ", ".join(_hooks_of(registry[name])) or "-"
+        except PluginError as e:  # list it anyway: this is where people look for the cause
+            points = f"(cannot be loaded: {e})"
+        rows.append((name, points, sources.get(name, "")))
     w0 = max(len(r[0]) for r in rows) + 2
     w1 = max(len(r[1]) for r in rows) + 2
     lines = [f"{a:<{w0}}{b:<{w1}}{c}".rstrip() for a, b, c in rows]

@@ -102,3 +102,94 @@ def test_installed_example_plugin_is_discovered(tmp_path: Path) -> None:
         str(EXAMPLE / "profile.yaml"),
     )
     assert '"node": "gpu-1"' in placed
+
+
+RESERVE_PLUGIN = '''
+from typing import ClassVar
+from schedsim.framework import Code, Status
+
+class Budget:
+    """Reserve lets one pod per node through; the next is rejected (a quota plugin)."""
+    name: ClassVar[str] = "Budget"
+
+    def __init__(self, args, handle):
+        self.used = set()
+
+    def schedsim_reserve(self, state, pod, node_name):
+        if node_name in self.used:
+            return Status(Code.Unschedulable, ("node budget exhausted",))
+        self.used.add(node_name)
+        return None
+
+    def schedsim_unreserve(self, state, pod, node_name):
+        pass
+'''
+
+
+def test_reserve_rejection_is_a_fit_error_and_the_run_goes_on(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """kube-scheduler schedulingCycle: a rejected Reserve makes a FitError over the one node
+    (``0/1 nodes are available: <reason>.``); other pods are still scheduled. Also: --plugin
+    finds modules in the current directory."""
+    (tmp_path / "budget.py").write_text(RESERVE_PLUGIN)
+    (tmp_path / "c.yaml").write_text(
+        "kind: KubeSchedulerConfiguration\nprofiles:\n- plugins:\n"
+        "    multiPoint: {enabled: [{name: Budget}]}\n"
+    )
+    (tmp_path / "cluster.yaml").write_text(
+        "kind: Node\napiVersion: v1\nmetadata: {name: n1}\n"
+        "status: {allocatable: {cpu: '4', memory: 4Gi, pods: '10'}}\n---\n"
+        + "---\n".join(
+            f"kind: Pod\napiVersion: v1\nmetadata: {{name: p{i}}}\n"
+            "spec: {containers: [{name: c}]}\n"
+            for i in range(2)
+        )
+    )
+    monkeypatch.chdir(tmp_path)
+    code = main(
+        [
+            "simulate",
+            "cluster.yaml",
+            "--config",
+            "c.yaml",
+            "--plugin",
+            "budget:Budget",
+            "-o",
+            "json",
+        ]
+    )
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    assert '"node": "n1"' in out
+    assert '"message": "0/1 nodes are available: 1 node budget exhausted."' in out
+
+
+def test_a_broken_installed_plugin_does_not_stop_runs_that_do_not_use_it(
+    tmp_path: Path,
+) -> None:
+    """Entry points are imported when a profile names them: a broken one is reported by
+    `schedsim plugins` and ignored by runs that don't enable it."""
+    site = tmp_path / "site"
+    info = site / "broken_plugin-1.0.dist-info"
+    info.mkdir(parents=True)
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: broken-plugin\nVersion: 1.0\n")
+    (info / "entry_points.txt").write_text("[schedsim.plugins]\nBroken = does_not_exist:Broken\n")
+    env = {**os.environ, "PYTHONPATH": str(site)}
+    run = subprocess.run(
+        [sys.executable, "-m", "schedsim.cli", "simulate", "-o", "json"],
+        env=env,
+        capture_output=True,
+        text=True,
+    )
+    assert run.returncode == 0, run.stderr
+    listing = subprocess.run(
+        [sys.executable, "-m", "schedsim.cli", "plugins"],
+        env=env,
+        capture_output=True,
+        text=True,
+    )
+    assert listing.returncode == 0, listing.stderr
+    assert "Broken" in listing.stdout
+    assert "cannot be loaded: plugin 'Broken' (does_not_exist:Broken)" in listing.stdout
+    assert "ModuleNotFoundError" in listing.stdout

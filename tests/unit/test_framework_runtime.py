@@ -203,7 +203,7 @@ def test_filter_exception_and_non_rejection_codes_become_error_status() -> None:
     fw = _framework(["Recorder"], {"filter": "raise"})
     st = fw.run_filter_plugins(CycleState(), _pod("p"), ni)
     assert st.code is Code.Error and st.plugin == "Recorder"
-    assert st.reasons == ('running "Recorder" filter plugin: boom',)
+    assert st.reasons == ('running "Recorder" filter plugin: RuntimeError: boom',)
     fw = _framework(["Recorder"], {"filter": Status(Code.Wait, ("later",))})
     st = fw.run_filter_plugins(CycleState(), _pod("p"), ni)
     assert st.code is Code.Error and "later" in st.message

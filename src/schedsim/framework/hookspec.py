@@ -107,7 +107,11 @@ def schedsim_reserve(state: CycleState, pod: Pod, node_name: str) -> Status | No
     :param state: the cycle state the chosen node's Filter saw.
     :param pod: the pod being scheduled.
     :param node_name: the chosen node.
-    :returns: ``None`` for success, else a `Status`.
+    :returns: ``None`` for success; a rejection (``Unschedulable``,
+        ``UnschedulableAndUnresolvable``) makes the pod unschedulable with the FitError
+        ``0/1 nodes are available: <reasons>.`` (as kube-scheduler's scheduling cycle does);
+        ``Error`` or an exception aborts the run. Plugin state lives outside the snapshot:
+        reverting a fork does not undo what Reserve recorded.
     """
 
 

@@ -16,7 +16,7 @@ import importlib
 import importlib.metadata
 import inspect
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any, cast
 
 import pluggy
@@ -32,6 +32,7 @@ from schedsim.framework.status import SUCCESS, Code, Status
 
 __all__ = [
     "ENTRY_POINT_GROUP",
+    "EntryPointRegistry",
     "Framework",
     "PluginError",
     "PluginTimings",
@@ -63,19 +64,52 @@ class _PluginManager(pluggy.PluginManager):
         return opts
 
 
-def discover_plugins(group: str = ENTRY_POINT_GROUP) -> dict[str, PluginFactory]:
-    """Plugin factories registered in the entry-point ``group``, by plugin name.
+class EntryPointRegistry(Mapping[str, PluginFactory]):
+    """The plugins of an entry-point group, by name, each imported on first use.
+
+    Only the plugins a profile names are imported, so one broken third-party plugin does not
+    stop runs that don't use it.
+
+    Args:
+        group: the entry-point group.
+        extra: plugins given directly (``--plugin``, tests); they win over entry points.
 
     Raises:
-        PluginError: an entry point cannot be imported.
+        PluginError: (on lookup) the entry point cannot be imported.
     """
-    out: dict[str, PluginFactory] = {}
-    for ep in importlib.metadata.entry_points(group=group):
-        try:
-            out[ep.name] = ep.load()
-        except Exception as e:  # a broken third-party plugin must not give a traceback
-            raise PluginError(f"plugin {ep.name!r} ({ep.value}) cannot be loaded: {e}") from e
-    return out
+
+    def __init__(
+        self, group: str = ENTRY_POINT_GROUP, extra: Mapping[str, PluginFactory] | None = None
+    ) -> None:
+        self._entry_points = {ep.name: ep for ep in importlib.metadata.entry_points(group=group)}
+        self._loaded: dict[str, PluginFactory] = dict(extra or {})
+
+    def __getitem__(self, name: str) -> PluginFactory:
+        factory = self._loaded.get(name)
+        if factory is None:
+            ep = self._entry_points[name]
+            try:
+                factory = ep.load()
+            except Exception as e:  # a broken third-party plugin must not give a traceback
+                raise PluginError(
+                    f"plugin {name!r} ({ep.value}) cannot be loaded: {type(e).__name__}: {e}"
+                ) from e
+            self._loaded[name] = factory
+        return factory
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._entry_points.keys() | self._loaded.keys())
+
+    def __len__(self) -> int:
+        return len(self._entry_points.keys() | self._loaded.keys())
+
+
+def discover_plugins(
+    group: str = ENTRY_POINT_GROUP, extra: Mapping[str, PluginFactory] | None = None
+) -> EntryPointRegistry:
+    """Plugin factories registered in the entry-point ``group`` (plus ``extra``, which win),
+    by plugin name, imported lazily (see `EntryPointRegistry`)."""
+    return EntryPointRegistry(group, extra)
 
 
 def plugin_sources(group: str = ENTRY_POINT_GROUP) -> dict[str, str]:
@@ -200,8 +234,10 @@ class Framework:
                     continue
                 try:
                     plugin = factory(profile.plugin_args.get(name, {}), self.handle)
-                except (ValueError, TypeError, KeyError) as e:
+                except (ValueError, TypeError, KeyError) as e:  # bad args
                     raise PluginError(f"plugin {name!r}: {e}") from e
+                except Exception as e:  # a bug in the plugin's constructor
+                    raise PluginError(f"plugin {name!r}: {_describe(e)}") from e
                 unknown = sorted(
                     a
                     for a in dir(plugin)
@@ -290,7 +326,7 @@ class Framework:
             try:
                 out = fn(state, pod, nodes)
             except Exception as e:
-                return None, _error(f'running PreFilter plugin "{name}": {e}', name), ()
+                return None, _error(f'running PreFilter plugin "{name}": {_describe(e)}', name), ()
             if out is None:
                 continue
             if isinstance(out, PreFilterResult):
@@ -346,29 +382,48 @@ class Framework:
                     return _error(f'running "{name}" filter plugin: {st.message}', name)
                 return st if st.plugin == name else st.with_plugin(name)
         except Exception as e:
-            return _error(f'running "{name}" filter plugin: {e}', name)
+            return _error(f'running "{name}" filter plugin: {_describe(e)}', name)
         return SUCCESS
 
     def run_reserve_plugins_reserve(self, state: CycleState, pod: Pod, node_name: str) -> Status:
         """Run Reserve in profile order (RunReservePluginsReserve).
 
         Returns:
-            `SUCCESS` or an ``Error`` status ``running Reserve plugin "<name>": <message>``.
-            The caller runs `run_reserve_plugins_unreserve` on failure.
+            `SUCCESS`; the plugin's own status (with its name) when it rejects the pod
+            (Unschedulable, UnschedulableAndUnresolvable, Pending); otherwise an ``Error``
+            status ``running Reserve plugin "<name>": <message>``. The caller runs
+            `run_reserve_plugins_unreserve` on failure.
         """
         for name, fn in self._reserve:
             try:
                 st = fn(state, pod, node_name)
             except Exception as e:
-                return _error(f'running Reserve plugin "{name}": {e}', name)
+                return _error(f'running Reserve plugin "{name}": {_describe(e)}', name)
             if st is not None and not st.is_success:
+                if st.is_rejected:
+                    return st if st.plugin == name else st.with_plugin(name)
                 return _error(f'running Reserve plugin "{name}": {st.message}', name)
         return SUCCESS
 
     def run_reserve_plugins_unreserve(self, state: CycleState, pod: Pod, node_name: str) -> None:
-        """Run Unreserve in reverse profile order (RunReservePluginsUnreserve)."""
-        for _name, fn in self._unreserve:
-            fn(state, pod, node_name)
+        """Run Unreserve in reverse profile order (RunReservePluginsUnreserve).
+
+        Raises:
+            PluginError: an Unreserve raised (it must not fail); the others still ran.
+        """
+        failed = []
+        for name, fn in self._unreserve:
+            try:
+                fn(state, pod, node_name)
+            except Exception as e:  # keep undoing the others first
+                failed.append(f'running Unreserve plugin "{name}": {_describe(e)}')
+        if failed:
+            raise PluginError("; ".join(failed))
+
+
+def _describe(e: Exception) -> str:
+    """``KeyError: 'x'``: the exception type helps plugin authors more than the bare text."""
+    return f"{type(e).__name__}: {e}"
 
 
 def _error(message: str, plugin: str) -> Status:

@@ -7,6 +7,7 @@ allocates nothing; rejections are best returned as module-level constant `Status
 from __future__ import annotations
 
 import enum
+from collections.abc import Iterable
 
 import attrs
 
@@ -29,6 +30,11 @@ class Code(enum.Enum):
     Pending = "Pending"
 
 
+def _as_reasons(value: str | Iterable[str]) -> tuple[str, ...]:
+    # `Status(code, "reason")` is an easy slip: a bare string would become its characters.
+    return (value,) if isinstance(value, str) else tuple(value)
+
+
 _REJECTED = frozenset({Code.Unschedulable, Code.UnschedulableAndUnresolvable, Code.Pending})
 
 
@@ -43,7 +49,7 @@ class Status:
     """
 
     code: Code
-    reasons: tuple[str, ...] = ()
+    reasons: tuple[str, ...] = attrs.field(default=(), converter=_as_reasons)
     plugin: str = ""
 
     @property

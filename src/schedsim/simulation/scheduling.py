@@ -15,8 +15,11 @@ from datetime import UTC, datetime
 import attrs
 
 from schedsim.api.core import Node, Pod
+from schedsim.framework.fit_error import Diagnosis, FitError
 from schedsim.framework.runtime import Framework
+from schedsim.framework.status import Code, Status
 from schedsim.snapshot.errors import SchedulingError, SchedulingErrorType
+from schedsim.snapshot.plugin_runner import RESERVE_REJECTED
 from schedsim.snapshot.predicate import PredicateSnapshot
 from schedsim.snapshot.store import ClusterSnapshotStore
 
@@ -132,6 +135,12 @@ def run_scheduling_cycle(snapshot: PredicateSnapshot, pending: Sequence[Pod]) ->
         except SchedulingError as e:
             if e.type is SchedulingErrorType.INTERNAL_ERROR:
                 raise
+            if e.unexpected_error == RESERVE_REJECTED:
+                # kube-scheduler: a FitError over the one node Reserve ran for
+                status = Status(Code.Unschedulable, e.failing_predicate_reasons)
+                fit = FitError(1, Diagnosis(node_to_status={e.node_name: status}))
+                out.append(PodOutcome(pod, None, fit.reasons, fit.message))
+                continue
             fit = snapshot.diagnose(pod)
             error = fit.error_status
             if error is not None:

@@ -63,6 +63,7 @@ class SchedulingError(Exception):
         pod: the pod.
         failing_predicate_name: the plugin (FAILING_PREDICATE only).
         failing_predicate_reasons: its reason strings (FAILING_PREDICATE only).
+        node_name: the node the failing predicate ran on, when there is one.
     """
 
     def __init__(
@@ -75,8 +76,10 @@ class SchedulingError(Exception):
         failing_predicate_reasons: Sequence[str] = (),
         unexpected_error: str = "",
         debug_info: str = "",
+        node_name: str = "",
     ) -> None:
         self.type = type
+        self.node_name = node_name
         self.pod = pod
         self.failing_predicate_name = failing_predicate_name
         self.failing_predicate_reasons = tuple(failing_predicate_reasons)
@@ -116,6 +119,7 @@ class SchedulingError(Exception):
         reasons: Sequence[str],
         unexpected_error: str = "",
         debug_info: str = "",
+        node_name: str = "",
     ) -> SchedulingError:
         """A FAILING_PREDICATE error (NewFailingPredicateError)."""
         return cls(
@@ -125,6 +129,7 @@ class SchedulingError(Exception):
             failing_predicate_reasons=reasons,
             unexpected_error=unexpected_error,
             debug_info=debug_info,
+            node_name=node_name,
         )
 
     @classmethod

@@ -14,12 +14,20 @@ from typing import Protocol
 from schedsim.api.core import Pod
 from schedsim.framework.cycle_state import CycleState
 from schedsim.framework.fit_error import Diagnosis, FitError
-from schedsim.framework.runtime import Framework
+from schedsim.framework.runtime import Framework, PluginError
 from schedsim.framework.status import Code, Status
 from schedsim.snapshot.errors import NodeNotFoundError, SchedulingError
 from schedsim.snapshot.infos import NodeInfo
 
-__all__ = ["LastIndexOrderMapping", "NodeOrderMapping", "SchedulerPluginRunner"]
+__all__ = [
+    "RESERVE_REJECTED",
+    "LastIndexOrderMapping",
+    "NodeOrderMapping",
+    "SchedulerPluginRunner",
+]
+
+RESERVE_REJECTED = "Reserve rejected the pod"
+"""``SchedulingError.unexpected_error`` when a Reserve plugin rejected the chosen node."""
 
 
 class NodeOrderMapping(Protocol):
@@ -194,14 +202,31 @@ class SchedulerPluginRunner:
         on failure run Unreserve.
 
         Raises:
-            SchedulingError: INTERNAL_ERROR ``couldn't reserve node X for pod NS/NAME: ...``.
+            SchedulingError: FAILING_PREDICATE naming the plugin when a Reserve plugin rejects
+                the pod (kube-scheduler then reports a FitError for that node; CA reports an
+                internal error), with ``unexpected_error`` = `RESERVE_REJECTED`;
+                INTERNAL_ERROR ``couldn't reserve node X for pod NS/NAME: ...`` for an Error
+                status or a failing Unreserve.
         """
         status = self.framework.run_reserve_plugins_reserve(state, pod, node_name)
-        if not status.is_success:
+        if status.is_success:
+            return
+        try:
             self.framework.run_reserve_plugins_unreserve(state, pod, node_name)
-            raise SchedulingError.internal(
-                pod, f"couldn't reserve node {node_name} for pod {pod.key}: {status.message}"
+        except PluginError as e:
+            raise SchedulingError.internal(pod, str(e)) from None
+        if status.is_rejected:
+            raise SchedulingError.failing_predicate(
+                pod,
+                status.plugin,
+                status.reasons,
+                unexpected_error=RESERVE_REJECTED,
+                debug_info=f'nodeName: "{node_name}"',
+                node_name=node_name,
             )
+        raise SchedulingError.internal(
+            pod, f"couldn't reserve node {node_name} for pod {pod.key}: {status.message}"
+        )
 
     def diagnose(self, pod: Pod) -> FitError:
         """Run PreFilter and every node's Filters and record why each node rejects the pod,

@@ -65,7 +65,7 @@ def snapshot_from_manifests(
     """
     docs = yaml.safe_load_all(manifests) if isinstance(manifests, str) else manifests
     m = decode_objects(docs, "<test manifests>")
-    registry = {**discover_plugins(), **(plugins or {})}
+    registry = discover_plugins(extra=plugins)
     gates = FeatureGates().with_overrides(feature_gates or {})
     framework = Framework(profile or default_profile(), Handle(feature_gates=gates), registry)
     snap = PredicateSnapshot(framework, store)
