@@ -13,9 +13,10 @@ Each snapshot keeps its own round-robin position for the any-node search; since 
 same operations and list nodes in the same order, they must choose the same node.
 
 The invariant reads the whole state after every step, which primes every cache of the
-listers. The ``burst`` and ``write_then_layer_op`` rules therefore apply several operations
-(writes, forks, commits, reverts and reads mixed) with no check in between, so sequences such
-as "write in a fork, commit without reading" also run with cold caches.
+listers. The ``burst``, ``transaction`` and ``write_then_layer_op`` rules therefore apply
+several operations (writes, forks, commits, reverts and reads mixed) with no check in
+between, so sequences such as "write in a fork, commit without reading" also run with cold
+caches.
 
 Operations pick their nodes mostly among listed nodes and the last nodes operated on, so that
 sequences touching one node across layers (remove it in a fork, then write to it; modify it
@@ -34,7 +35,7 @@ import functools
 import itertools
 import logging
 import os
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from hypothesis import HealthCheck, settings
@@ -49,7 +50,7 @@ from hypothesis.stateful import (
 )
 
 from schedsim.api.core import Node, Pod
-from schedsim.framework import Framework, Handle, PluginFactory, default_profile
+from schedsim.framework import Framework, Handle, default_profile
 from schedsim.framework.runtime import discover_plugins
 from schedsim.snapshot import (
     BasicSnapshotStore,
@@ -169,9 +170,14 @@ operated on (so that sequences like "remove X, write to X" or "write to X in a f
 the next fork" are common), a pool name that is not listed (e.g. one just removed, maybe
 still visible in a layer below), or a name never used. An empty choice falls back to the
 whole pool (see `DifferentialMachine._node`)."""
-node_refs = st.tuples(st.sampled_from(NODE_REFS), st.integers(0, 50))
-new_node_refs = st.tuples(st.sampled_from(["absent", "absent", "recent", "listed"]), picks)
-"""Names for add_node_info: mostly free ones, sometimes one that exists."""
+NodeRef = tuple[str, int]
+"""(kind, pick): kind from NODE_REFS (or "nameless"), pick indexes the candidates."""
+node_refs = st.tuples(st.sampled_from(NODE_REFS), picks)
+new_node_refs = st.tuples(
+    st.sampled_from(["absent"] * 4 + ["recent"] * 2 + ["listed", "nameless"]), picks
+)
+"""Names for add_node_info: mostly free ones, sometimes one that exists; "nameless" adds a
+NodeInfo without a Node (both stores must raise ValueError)."""
 node_specs = st.builds(
     NodeSpec,
     cpu=st.sampled_from(["1", "2", "4"]),
@@ -204,9 +210,7 @@ target_modes = st.sampled_from(TARGET_MODES)
 excluded = st.one_of(st.none(), st.frozensets(node_idx, max_size=3))
 
 Outcome = tuple[Any, ...]
-NodeRef = tuple[str, int]
 
-# Ops for the burst rule: (method name, args...).
 # Operations as data, for the rules that chain several in one step: (method name, args...).
 write_ops = st.one_of(
     st.tuples(st.just("add_node_info"), new_node_refs, node_specs, pod_lists),
@@ -234,14 +238,18 @@ burst_ops = st.one_of(write_ops, schedule_ops, layer_ops, read_ops)
 
 
 @functools.cache
-def _registry() -> Mapping[str, PluginFactory]:
-    # discover_plugins() is what Framework(default_profile(), Handle()) uses; cached because
-    # entry point discovery dominates a machine's setup time.
-    return discover_plugins()
+def _framework(role: str) -> Framework:
+    """The default-profile Framework of the ``role`` snapshot ("reference" or "delta"), the
+    same `Framework(default_profile(), Handle())` for every run: building one (plugin
+    discovery and registration) costs more than a whole short run, and shrinking a failure
+    replays thousands of runs. Sharing is safe: the plugins keep no state between calls
+    (NodeAffinity memoizes by pod identity only), each `PredicateSnapshot` points the handle
+    at itself and has its own round-robin runner, and each role keeps its own Framework."""
+    return Framework(default_profile(), Handle(), discover_plugins())
 
 
-def _snapshot(store: ClusterSnapshotStore) -> PredicateSnapshot:
-    return PredicateSnapshot(Framework(default_profile(), Handle(), _registry()), store)
+def _snapshot(role: str, store: ClusterSnapshotStore) -> PredicateSnapshot:
+    return PredicateSnapshot(_framework(role), store)
 
 
 def _outcome(fn: Callable[[], object]) -> Outcome:
@@ -291,8 +299,8 @@ class DifferentialMachine(RuleBasedStateMachine):
 
     def __init__(self) -> None:
         super().__init__()
-        self.ref = _snapshot(BasicSnapshotStore())
-        self.sut = _snapshot(DeltaSnapshotStore())
+        self.ref = _snapshot("reference", BasicSnapshotStore())
+        self.sut = _snapshot("delta", DeltaSnapshotStore())
         self._pod_numbers = itertools.count()
         self.depth = 0  # the model's fork depth
         self.recent: list[str] = []  # node names operated on, most recent last
@@ -355,8 +363,8 @@ class DifferentialMachine(RuleBasedStateMachine):
     # ------------------------------------------------------------------ operations
 
     def _add_node_info(self, ref: NodeRef, spec: NodeSpec, pods: Sequence[PodSpec]) -> None:
-        name = self._node(ref)
-        node = spec.build(name)
+        name = "" if ref[0] == "nameless" else self._node(ref)
+        node = spec.build(name) if name else None
         built = [self._new_pod(p, name) for p in pods]
 
         def add(s: PredicateSnapshot) -> None:
@@ -587,6 +595,16 @@ class DifferentialMachine(RuleBasedStateMachine):
         sometimes cold when a write, fork, commit or revert happens (the invariant primes
         them all after every step)."""
         self._run_ops(ops)
+
+    @rule(
+        ops=st.lists(st.one_of(write_ops, schedule_ops, read_ops), min_size=1, max_size=5),
+        end=st.sampled_from([("commit",), ("revert",)]),
+    )
+    def transaction(self, ops: list[tuple[Any, ...]], end: tuple[str]) -> None:
+        """Fork, a few writes, schedules and reads, then commit or revert, with no state check
+        in between: CA's usual pattern (fork, simulate, keep or drop), started on whatever
+        caches the previous steps left."""
+        self._run_ops([("fork",), *ops, end])
 
     def _run_ops(self, ops: Sequence[tuple[Any, ...]]) -> None:
         for op in ops:
