@@ -237,6 +237,12 @@ def _framework(
         if args.config:  # name the file whose plugins or pluginConfig are wrong
             raise PluginError(f"{args.config}: {e}") from None
         raise
+    unused = sorted(set(profile.plugin_args) - set(framework.plugins))
+    if unused:
+        print(
+            f"warning: pluginConfig for plugin(s) not enabled in the profile: {', '.join(unused)}",
+            file=sys.stderr,
+        )
     return framework, registry, sources
 
 

@@ -193,3 +193,25 @@ def test_a_broken_installed_plugin_does_not_stop_runs_that_do_not_use_it(
     assert "Broken" in listing.stdout
     assert "cannot be loaded: plugin 'Broken' (does_not_exist:Broken)" in listing.stdout
     assert "ModuleNotFoundError" in listing.stdout
+
+
+def test_plugin_config_checks(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A repeated pluginConfig entry is an error (as NewFramework's "repeated config for
+    plugin"); config for a plugin that is not enabled is warned about."""
+    cfg = tmp_path / "c.yaml"
+    cfg.write_text(
+        "kind: KubeSchedulerConfiguration\nprofiles:\n- pluginConfig:\n"
+        "  - {name: NodeResourcesFit, args: {}}\n  - {name: NodeResourcesFit, args: {}}\n"
+    )
+    assert main(["plugins", "--config", str(cfg)]) == 2
+    assert "pluginConfig[1].name: repeated config for plugin NodeResourcesFit" in (
+        capsys.readouterr().err
+    )
+    cfg.write_text(
+        "kind: KubeSchedulerConfiguration\nprofiles:\n- pluginConfig:\n"
+        "  - {name: MaxPodz, args: {limit: 3}}\n"
+    )
+    assert main(["plugins", "--config", str(cfg)]) == 0
+    assert "warning: pluginConfig for plugin(s) not enabled in the profile: MaxPodz" in (
+        capsys.readouterr().err
+    )

@@ -148,6 +148,8 @@ def profile_from_config(raw: Mapping[str, Any]) -> Profile:
     for i in range(len(cfg)):
         item = d.get_mapping_item(cfg, i, cp)
         name = d.get_str(item, "name", f"{cp}[{i}]")
+        if name in args:  # frameworkruntime.NewFramework refuses this too
+            raise FieldError(f"{cp}[{i}].name", f"repeated config for plugin {name}")
         args[name] = d.get_map(item, "args", f"{cp}[{i}]")
     return Profile(
         scheduler_name=d.get_str(prof, "schedulerName", path, "default-scheduler"),
