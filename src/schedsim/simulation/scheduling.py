@@ -15,11 +15,8 @@ from datetime import UTC, datetime
 import attrs
 
 from schedsim.api.core import Node, Pod
-from schedsim.framework.fit_error import Diagnosis, FitError
+from schedsim.framework.fit_error import FitError
 from schedsim.framework.runtime import Framework
-from schedsim.framework.status import Code, Status
-from schedsim.snapshot.errors import SchedulingError, SchedulingErrorType
-from schedsim.snapshot.plugin_runner import RESERVE_REJECTED
 from schedsim.snapshot.predicate import PredicateSnapshot
 from schedsim.snapshot.store import ClusterSnapshotStore
 
@@ -130,24 +127,11 @@ def run_scheduling_cycle(snapshot: PredicateSnapshot, pending: Sequence[Pod]) ->
         if pod.scheduling_gates:
             out.append(_gated(pod))
             continue
-        try:
-            node = snapshot.schedule_pod_on_any_node_matching(pod)
-        except SchedulingError as e:
-            if e.type is SchedulingErrorType.INTERNAL_ERROR:
-                raise
-            if e.unexpected_error == RESERVE_REJECTED:
-                # kube-scheduler: a FitError over the one node Reserve ran for
-                status = Status(Code.Unschedulable, e.failing_predicate_reasons)
-                fit = FitError(1, Diagnosis(node_to_status={e.node_name: status}))
-                out.append(PodOutcome(pod, None, fit.reasons, fit.message))
-                continue
-            fit = snapshot.diagnose(pod)
-            error = fit.error_status
-            if error is not None:
-                raise SchedulingError.internal(pod, error.message) from None
-            out.append(PodOutcome(pod, None, fit.reasons, fit.message))
+        found = snapshot.schedule_pod_or_explain(pod)
+        if isinstance(found, FitError):
+            out.append(PodOutcome(pod, None, found.reasons, found.message))
         else:
-            out.append(PodOutcome(pod, node))
+            out.append(PodOutcome(pod, found))
     return out
 
 

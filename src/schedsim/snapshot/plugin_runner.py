@@ -197,6 +197,66 @@ class SchedulerPluginRunner:
                 return ni, state
         raise SchedulingError.no_nodes_passing(pod)
 
+    def find_node(self, pod: Pod) -> tuple[NodeInfo, CycleState] | FitError:
+        """kube-scheduler's schedulePod over the snapshot, in one pass: PreFilter once, then
+        Filter node by node (round robin, as `run_filters_until_passing_node`, but cordoned
+        nodes are left to the NodeUnschedulable plugin) until one passes, recording why each
+        node failed. No node passing gives the FitError kube-scheduler reports, without a
+        second pass.
+
+        Returns:
+            the passing NodeInfo and its CycleState, or the FitError.
+
+        Raises:
+            SchedulingError: INTERNAL_ERROR when a plugin returns an Error status (kube-scheduler
+                aborts the attempt).
+        """
+        nodes = self._snapshot.list_node_infos()
+        if not nodes:
+            return FitError(0, Diagnosis())
+        state = CycleState()
+        result, status, plugins = self.framework.run_pre_filter_plugins(state, pod, nodes)
+        if not status.is_success:
+            if status.code is Code.Error:
+                raise SchedulingError.internal(pod, status.message)
+            return FitError(len(nodes), Diagnosis(pre_filter_status=status))
+        allowed = None if result is None else result.node_names
+        ordering = self._ordering
+        ordering.reset(nodes)
+        run_filter = self.framework.run_filter_plugins
+        statuses: dict[str, Status] = {}
+        absent = 0
+        for i in range(len(nodes)):
+            idx = ordering.at(i)
+            if idx < 0:
+                break
+            ni = nodes[idx]
+            node = ni.node
+            if node is None:
+                continue
+            if allowed is not None and node.name not in allowed:
+                absent += 1
+                continue
+            st = run_filter(state, pod, ni)
+            if st.code is Code.Success:
+                ordering.mark_match(idx)
+                return ni, state
+            if st.code is Code.Error:
+                raise SchedulingError.internal(pod, st.message)
+            statuses[node.name] = st
+        absent_status = None
+        if allowed is not None:
+            absent_status = Status(
+                Code.UnschedulableAndUnresolvable,
+                (f"node(s) didn't satisfy plugin(s) [{' '.join(sorted(plugins))}]",),
+            )
+        return FitError(
+            len(nodes),
+            Diagnosis(
+                node_to_status=statuses, absent_nodes_status=absent_status, absent_nodes=absent
+            ),
+        )
+
     def run_reserve_on_node(self, pod: Pod, node_name: str, state: CycleState) -> None:
         """Run Reserve with the CycleState Filter produced for this node (RunReserveOnNode);
         on failure run Unreserve.

@@ -12,8 +12,9 @@ from collections.abc import Callable, Iterable, Sequence
 
 from schedsim.api.core import Node, Pod
 from schedsim.framework.cycle_state import CycleState
-from schedsim.framework.fit_error import FitError
+from schedsim.framework.fit_error import Diagnosis, FitError
 from schedsim.framework.runtime import Framework
+from schedsim.framework.status import Code, Status
 from schedsim.snapshot.delta import DeltaSnapshotStore
 from schedsim.snapshot.errors import (
     NodeAlreadyExistsError,
@@ -21,7 +22,11 @@ from schedsim.snapshot.errors import (
     SchedulingError,
 )
 from schedsim.snapshot.infos import NodeInfo, PodInfo
-from schedsim.snapshot.plugin_runner import NodeOrderMapping, SchedulerPluginRunner
+from schedsim.snapshot.plugin_runner import (
+    RESERVE_REJECTED,
+    NodeOrderMapping,
+    SchedulerPluginRunner,
+)
 from schedsim.snapshot.store import (
     ClusterSnapshotStore,
     StoreNodeInfoLister,
@@ -182,6 +187,36 @@ class PredicateSnapshot:
         assert node_info.node is not None
         name = node_info.node.name
         self._store_scheduled(pod, name, state)
+        return name
+
+    def schedule_pod_or_explain(self, pod: Pod) -> str | FitError:
+        """Schedule the way kube-scheduler's scheduling cycle does (schedulePod + Reserve):
+        the first node that passes, round robin after the node chosen last, cordoned nodes
+        left to NodeUnschedulable.
+
+        Returns:
+            the chosen node's name, or the FitError whose ``message`` is kube-scheduler's
+            (``0/N nodes are available: ...``), when no node passes, PreFilter rejects, or a
+            Reserve plugin rejects the chosen node (``0/1 nodes are available: ...``).
+
+        Raises:
+            SchedulingError: INTERNAL_ERROR when a plugin fails with an Error status.
+        """
+        found = self._runner.find_node(pod)
+        if isinstance(found, FitError):
+            return found
+        node_info, state = found
+        assert node_info.node is not None
+        name = node_info.node.name
+        try:
+            self._store_scheduled(pod, name, state)
+        except SchedulingError as e:
+            if e.unexpected_error != RESERVE_REJECTED:
+                raise
+            status = Status(
+                Code.Unschedulable, e.failing_predicate_reasons, e.failing_predicate_name
+            )
+            return FitError(1, Diagnosis(node_to_status={name: status}))
         return name
 
     def unschedule_pod(self, namespace: str, pod_name: str, node_name: str) -> None:
