@@ -1,0 +1,627 @@
+"""`DraSnapshot`: the Dynamic Resource Allocation state of a cluster snapshot.
+
+Mirrors CA ``simulator/dynamicresources/snapshot/snapshot.go`` (``Snapshot``) and
+``snapshot_claim_tracker.go`` (the claim tracker the DynamicResources plugin reads), plus the
+helpers of ``dynamicresources/utils/resource_claims.go`` it relies on.
+
+The state lives in three `PatchSet`s that fork, commit and revert together:
+
+* ResourceClaims keyed by ``(namespace, name)``;
+* ResourceSlices keyed by node name for node-local slices (``spec.nodeName``), plus one special
+  key, `NON_LOCAL_SLICES_KEY`, for every slice that is not node-local (``nodeSelector``,
+  ``allNodes``, ``perDeviceNodeSelection``);
+* DeviceClasses keyed by name.
+
+Differences from CA, all deliberate:
+
+* Objects are immutable (``attrs.frozen``); every change stores a modified copy made with
+  `attrs.evolve`. CA copies a claim before its first write in a fork (``ensureClaimWritable``)
+  but edits stored objects in place when unforked, and edits the base object through a pod that
+  references the same claim twice (CA defects, sigs issue #33 and PR #104); neither can happen
+  here: objects given to the snapshot are never mutated.
+* Every mutating method validates everything first and writes afterwards, so a failing call
+  (a missing claim, a reservation limit) leaves the snapshot unchanged.
+* `pod_claims` returns a claim referenced twice by a pod once (CA returns it twice), and
+  resolves ``resourceClaimTemplateName`` references like the scheduler's DynamicResources plugin
+  (a missing ``status.resourceClaimStatuses`` entry is an error, an entry without a claim name
+  means "no claim needed" and is skipped).
+* `remove_pod_owned_claims` skips claims it cannot find (CA, before sigs commit 3f1988389,
+  dereferences a nil entry and panics).
+* Deallocating a claim clears ``status.devices`` as well as ``status.allocation``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Final, NamedTuple
+
+import attrs
+
+from schedsim.api.core import (
+    Node,
+    NodeSelectorRequirement,
+    NodeSelectorTerm,
+    Pod,
+    PodResourceClaim,
+)
+from schedsim.api.resource import (
+    MAX_RESERVED_FOR,
+    DeviceClass,
+    ResourceClaim,
+    ResourceClaimConsumerReference,
+    ResourceSlice,
+)
+from schedsim.snapshot.patchset import PatchSet
+
+__all__ = [
+    "NON_LOCAL_SLICES_KEY",
+    "RESOURCE_CLAIM_RESERVED_FOR_MAX_SIZE",
+    "ClaimId",
+    "DeviceId",
+    "DraSnapshot",
+    "DraSnapshotError",
+    "claim_allocated",
+    "claim_available_on_node",
+    "claim_fully_reserved",
+    "claim_id",
+    "claim_in_use",
+    "claim_is_for_pod",
+    "claim_reserved_for_pod",
+    "match_node_selector_terms",
+]
+
+NON_LOCAL_SLICES_KEY: Final = "--NON-LOCAL--"
+"""Slices key holding every slice that is not node-local (CA ``nonNodeLocalResourceSlicesKey``)."""
+
+RESOURCE_CLAIM_RESERVED_FOR_MAX_SIZE: Final = MAX_RESERVED_FOR
+"""Maximum ``status.reservedFor`` length (``resourceapi.ResourceClaimReservedForMaxSize``, 256)."""
+
+ClaimId = tuple[str, str]
+"""``(namespace, name)`` of a ResourceClaim (CA ``ResourceClaimId``)."""
+
+
+class DeviceId(NamedTuple):
+    """A device, as the allocator identifies it (``structured.DeviceID``)."""
+
+    driver: str
+    pool: str
+    device: str
+
+
+class DraSnapshotError(ValueError):
+    """A `DraSnapshot` operation failed (CA returns an ``error``); the snapshot is unchanged."""
+
+
+# --------------------------------------------------------------------------- claim helpers
+
+
+def claim_id(claim: ResourceClaim) -> ClaimId:
+    """``(namespace, name)`` of ``claim`` (CA ``GetClaimId``)."""
+    return (claim.namespace, claim.name)
+
+
+def claim_allocated(claim: ResourceClaim) -> bool:
+    """``status.allocation`` is set (CA ``ClaimAllocated``). Time: O(1)."""
+    return claim.status.allocation is not None
+
+
+def claim_in_use(claim: ResourceClaim) -> bool:
+    """``status.reservedFor`` is not empty (CA ``ClaimInUse``). Time: O(1)."""
+    return len(claim.status.reserved_for) > 0
+
+
+def claim_fully_reserved(claim: ResourceClaim) -> bool:
+    """``status.reservedFor`` holds 256 or more entries (CA ``ClaimFullyReserved``). Time: O(1)."""
+    return len(claim.status.reserved_for) >= RESOURCE_CLAIM_RESERVED_FOR_MAX_SIZE
+
+
+def claim_is_for_pod(pod: Pod, claim: ResourceClaim) -> bool:
+    """Tells whether ``pod`` owns ``claim`` (``resourceclaim.IsForPod``).
+
+    The claim is in the pod's namespace and has a controller ownerReference with the pod's UID.
+    Time: O(owner references).
+    """
+    return claim.namespace == pod.namespace and any(
+        ref.controller and ref.uid == pod.uid for ref in claim.owner_references
+    )
+
+
+def claim_reserved_for_pod(pod: Pod, claim: ResourceClaim) -> bool:
+    """Some ``status.reservedFor`` entry has the pod's UID (``resourceclaim.IsReservedForPod``).
+
+    Time: O(reservations).
+    """
+    return any(ref.uid == pod.uid for ref in claim.status.reserved_for)
+
+
+def _consumer_matches_pod(pod: Pod, ref: ResourceClaimConsumerReference) -> bool:
+    # CA claimConsumerReferenceMatchesPod
+    return (
+        ref.api_group == ""
+        and ref.resource == "pods"
+        and ref.name == pod.name
+        and ref.uid == pod.uid
+    )
+
+
+def _pod_consumer_reference(pod: Pod) -> ResourceClaimConsumerReference:
+    # CA PodClaimConsumerReference
+    return ResourceClaimConsumerReference(resource="pods", name=pod.name, uid=pod.uid, api_group="")
+
+
+def _with_pod_reservation(claim: ResourceClaim, pod: Pod) -> ResourceClaim:
+    """A copy of ``claim`` reserved for ``pod`` (CA ``AddPodReservationInPlace``); ``claim`` itself
+    when it already is."""
+    reserved = claim.status.reserved_for
+    if any(_consumer_matches_pod(pod, ref) for ref in reserved):
+        return claim
+    status = attrs.evolve(claim.status, reserved_for=(*reserved, _pod_consumer_reference(pod)))
+    return attrs.evolve(claim, status=status)
+
+
+def _without_pod_reservation(claim: ResourceClaim, pod: Pod) -> ResourceClaim:
+    """A copy of ``claim`` without the pod's first reservation (CA ``ClearPodReservationInPlace``);
+    ``claim`` itself when there is none."""
+    reserved = claim.status.reserved_for
+    for i, ref in enumerate(reserved):
+        if _consumer_matches_pod(pod, ref):
+            status = attrs.evolve(claim.status, reserved_for=reserved[:i] + reserved[i + 1 :])
+            return attrs.evolve(claim, status=status)
+    return claim
+
+
+def _deallocated(claim: ResourceClaim) -> ResourceClaim:
+    """A copy of ``claim`` without allocation and device status (CA ``DeallocateClaimInPlace``,
+    which clears the allocation only)."""
+    if claim.status.allocation is None and not claim.status.devices:
+        return claim
+    return attrs.evolve(claim, status=attrs.evolve(claim.status, allocation=None, devices=()))
+
+
+def _pod_claim_name(pod: Pod, ref: PodResourceClaim) -> str | None:
+    """The claim name of one ``spec.resourceClaims`` entry; None: no claim is needed."""
+    if ref.resource_claim_name:
+        return ref.resource_claim_name
+    if not ref.resource_claim_template_name:
+        raise DraSnapshotError(
+            f'pod "{pod.key}", spec.resourceClaim "{ref.name}": '
+            "none of the supported fields are set"
+        )
+    if ref.name not in pod.resource_claim_statuses:
+        raise DraSnapshotError(
+            f'pod "{pod.key}": ResourceClaim not created yet '
+            f"(couldn't determine ResourceClaim name for spec.resourceClaim {ref.name!r})"
+        )
+    return pod.resource_claim_statuses[ref.name]
+
+
+# --------------------------------------------------------------------------- node selectors
+
+
+def _match_requirement(req: NodeSelectorRequirement, value: str | None) -> bool:
+    op = req.operator
+    if op == "In":
+        return value is not None and value in req.values
+    if op == "NotIn":
+        return value is None or value not in req.values
+    if op == "Exists":
+        return value is not None
+    if op == "DoesNotExist":
+        return value is None
+    if op in ("Gt", "Lt"):
+        if value is None or len(req.values) != 1:
+            return False
+        try:
+            have, want = int(value), int(req.values[0])
+        except ValueError:
+            return False
+        return have > want if op == "Gt" else have < want
+    return False
+
+
+def _match_term(term: NodeSelectorTerm, node: Node) -> bool:
+    if not term.match_expressions and not term.match_fields:
+        return False  # an empty term matches no object
+    for req in term.match_expressions:
+        if not _match_requirement(req, node.labels.get(req.key)):
+            return False
+    for req in term.match_fields:
+        # only metadata.name with In/NotIn is a valid field selector; anything else fails
+        if req.key != "metadata.name" or req.operator not in ("In", "NotIn"):
+            return False
+        if not _match_requirement(req, node.name):
+            return False
+    return True
+
+
+def match_node_selector_terms(node: Node, terms: Sequence[NodeSelectorTerm]) -> bool:
+    """Tells whether ``node`` matches any of ``terms`` (``corev1helpers.MatchNodeSelectorTerms``).
+
+    Terms are ORed, requirements within a term ANDed. Label requirements support In, NotIn,
+    Exists, DoesNotExist, Gt and Lt; field requirements support ``metadata.name`` with In and
+    NotIn. An empty term, or a term with an invalid requirement, matches nothing; no terms match
+    nothing.
+
+    Time: O(total requirements x values).
+    """
+    return any(_match_term(term, node) for term in terms)
+
+
+def claim_available_on_node(claim: ResourceClaim, node: Node) -> bool:
+    """Tells whether an allocated ``claim`` can be used on ``node`` (CA ``ClaimAvailableOnNode``).
+
+    True when the claim is allocated and its allocation has no node selector or one that matches
+    the node; False for an unallocated claim.
+
+    Time: O(node selector size).
+    """
+    allocation = claim.status.allocation
+    if allocation is None:
+        return False
+    if allocation.node_selector is None:
+        return True
+    return match_node_selector_terms(node, allocation.node_selector)
+
+
+# --------------------------------------------------------------------------- snapshot
+
+
+class DraSnapshot:
+    """Claims, slices and device classes in forkable patch sets (CA ``dynamicresources.Snapshot``).
+
+    Complexity notation: C claims, S slices, D device classes, N patches (forks + 1), R claims a
+    pod references, V reservations of one claim.
+    """
+
+    __slots__ = ("_claims", "_classes", "_slices")
+
+    def __init__(
+        self,
+        claims: Iterable[ResourceClaim] = (),
+        node_local_slices: Mapping[str, Sequence[ResourceSlice]] | None = None,
+        non_local_slices: Sequence[ResourceSlice] = (),
+        device_classes: Iterable[DeviceClass] = (),
+    ) -> None:
+        """Creates a snapshot (CA ``NewSnapshot``; no arguments: ``NewEmptySnapshot``).
+
+        The objects are stored as given (they are immutable); the containers are copied. As in
+        CA, the non-local slices key is always present (possibly with no slices).
+
+        Args:
+            claims: ResourceClaims, keyed by (namespace, name).
+            node_local_slices: Node name -> the slices local to that node.
+            non_local_slices: Every slice that is not node-local.
+            device_classes: DeviceClasses, keyed by name.
+
+        Raises:
+            DraSnapshotError: Two claims share a (namespace, name), two classes share a name, or
+                ``node_local_slices`` uses the reserved non-local key.
+
+        Time: O(C + S + D).
+        """
+        claim_map: dict[ClaimId, ResourceClaim] = {}
+        for claim in claims:
+            cid = claim_id(claim)
+            if cid in claim_map:
+                raise DraSnapshotError(f"claim {cid[0]}/{cid[1]} given twice")
+            claim_map[cid] = claim
+        slice_map: dict[str, tuple[ResourceSlice, ...]] = {}
+        for node_name, slices in (node_local_slices or {}).items():
+            if node_name == NON_LOCAL_SLICES_KEY:
+                raise DraSnapshotError(f"node name {NON_LOCAL_SLICES_KEY!r} is reserved")
+            slice_map[node_name] = tuple(slices)
+        slice_map[NON_LOCAL_SLICES_KEY] = tuple(non_local_slices)
+        class_map: dict[str, DeviceClass] = {}
+        for device_class in device_classes:
+            if device_class.name in class_map:
+                raise DraSnapshotError(f"DeviceClass {device_class.name!r} given twice")
+            class_map[device_class.name] = device_class
+        self._claims: PatchSet[ClaimId, ResourceClaim] = PatchSet(claim_map)
+        self._slices: PatchSet[str, tuple[ResourceSlice, ...]] = PatchSet(slice_map)
+        self._classes: PatchSet[str, DeviceClass] = PatchSet(class_map)
+
+    # ----------------------------------------------------------------- fork / commit / revert
+
+    def fork(self) -> None:
+        """Starts a layer of changes that `revert` can undo (CA ``Fork``). Time: O(1)."""
+        self._classes.fork()
+        self._claims.fork()
+        self._slices.fork()
+
+    def commit(self) -> None:
+        """Merges the top layer into the one below (CA ``Commit``); no-op when not forked.
+
+        Time: O(changes in the top layer).
+        """
+        self._classes.commit()
+        self._claims.commit()
+        self._slices.commit()
+
+    def revert(self) -> None:
+        """Drops the top layer and its changes (CA ``Revert``); no-op when not forked.
+
+        Time: O(changes in the top layer) (see `PatchSet.revert`).
+        """
+        self._classes.revert()
+        self._claims.revert()
+        self._slices.revert()
+
+    # ----------------------------------------------------------------- claims
+
+    def resource_claim(self, namespace: str, name: str) -> ResourceClaim | None:
+        """Returns the claim ``namespace/name``, or None if it is not tracked.
+
+        Time: O(1) cached, O(N) otherwise.
+        """
+        return self._claims.find_value((namespace, name))
+
+    def get_resource_claim(self, namespace: str, name: str) -> ResourceClaim:
+        """Returns the claim ``namespace/name`` (CA claim tracker ``Get``).
+
+        Raises:
+            DraSnapshotError: ``claim ns/name not found``.
+
+        Time: O(1) cached, O(N) otherwise.
+        """
+        claim = self._claims.find_value((namespace, name))
+        if claim is None:
+            raise DraSnapshotError(f"claim {namespace}/{name} not found")
+        return claim
+
+    def list_resource_claims(self) -> list[ResourceClaim]:
+        """Returns every tracked claim (CA ``listResourceClaims`` / claim tracker ``List``).
+
+        Time: O(C), plus O(N x changes) the first time (builds the merged view).
+        """
+        return list(self._claims.as_map().values())
+
+    def add_claims(self, claims: Iterable[ResourceClaim]) -> None:
+        """Starts tracking ``claims`` (CA ``AddClaims``).
+
+        Raises:
+            DraSnapshotError: ``claim ns/name already tracked in the snapshot`` when any claim
+                (or two of the given claims) share a (namespace, name); nothing is added.
+
+        Time: O(len(claims)) lookups.
+        """
+        new: dict[ClaimId, ResourceClaim] = {}
+        for claim in claims:
+            cid = claim_id(claim)
+            if cid in new or cid in self._claims:
+                raise DraSnapshotError(f"claim {cid[0]}/{cid[1]} already tracked in the snapshot")
+            new[cid] = claim
+        for cid, claim in new.items():
+            self._claims.set_current(cid, claim)
+
+    def pod_claims(self, pod: Pod) -> list[ResourceClaim]:
+        """Returns the claims ``pod`` references, in ``spec.resourceClaims`` order (CA
+        ``PodClaims``).
+
+        Each entry names its claim directly (``resourceClaimName``) or through a template
+        (``resourceClaimTemplateName``): then the claim name comes from the pod's
+        ``status.resourceClaimStatuses`` entry of the same name; an entry without a claim name
+        means no claim is needed and is skipped. Claims are looked up in the pod's namespace. A
+        claim referenced twice is returned once (CA returns it twice).
+
+        Raises:
+            DraSnapshotError: An entry sets neither field, a template claim has no status entry
+                (``ResourceClaim not created yet``), or a claim is not tracked
+                (``couldn't find ResourceClaim in the snapshot``).
+
+        Time: O(R) lookups.
+        """
+        return [claim for _, claim in self._find_pod_claims(pod, ignore_not_tracked=False)]
+
+    def _find_pod_claims(
+        self, pod: Pod, ignore_not_tracked: bool
+    ) -> list[tuple[ClaimId, ResourceClaim]]:
+        """CA ``findPodClaims``: the pod's claims, deduplicated; with ``ignore_not_tracked``
+        unresolvable or missing claims are skipped instead of raising."""
+        found: dict[ClaimId, ResourceClaim] = {}
+        for ref in pod.resource_claims:
+            try:
+                name = _pod_claim_name(pod, ref)
+            except DraSnapshotError:
+                if ignore_not_tracked:
+                    continue
+                raise
+            if name is None:
+                continue
+            cid = (pod.namespace, name)
+            if cid in found:
+                continue
+            claim = self._claims.find_value(cid)
+            if claim is None:
+                if ignore_not_tracked:
+                    continue
+                raise DraSnapshotError(
+                    f"pod {pod.key}: couldn't find ResourceClaim {pod.namespace}/{name} "
+                    f"in the snapshot"
+                )
+            found[cid] = claim
+        return list(found.items())
+
+    def reserve_pod_claims(self, pod: Pod) -> None:
+        """Reserves every claim of ``pod`` for it (CA ``ReservePodClaims``).
+
+        Adds ``{resource: pods, name, uid}`` to each claim's ``status.reservedFor`` unless the pod
+        is already there (the scheduler does this in PreBind).
+
+        Raises:
+            DraSnapshotError: A claim is missing (see `pod_claims`), or a claim not yet reserved
+                for the pod already has 256 reservations; nothing is changed.
+
+        Time: O(R x V).
+        """
+        claims = self._find_pod_claims(pod, ignore_not_tracked=False)
+        for cid, claim in claims:
+            if claim_fully_reserved(claim) and not claim_reserved_for_pod(pod, claim):
+                raise DraSnapshotError(
+                    f"claim {cid[0]}/{cid[1]} already has max number of reservations set, "
+                    f"can't add more"
+                )
+        for cid, claim in claims:
+            reserved = _with_pod_reservation(claim, pod)
+            if reserved is not claim:
+                self._claims.set_current(cid, reserved)
+
+    def unreserve_pod_claims(self, pod: Pod) -> None:
+        """Removes ``pod``'s reservation from its claims (CA ``UnreservePodClaims``).
+
+        A claim owned by the pod, or one nobody reserves any more, is also deallocated
+        (``status.allocation`` and ``status.devices`` cleared).
+
+        Raises:
+            DraSnapshotError: A claim is missing (see `pod_claims`); nothing is changed.
+
+        Time: O(R x V).
+        """
+        claims = self._find_pod_claims(pod, ignore_not_tracked=False)
+        for cid, claim in claims:
+            new = _without_pod_reservation(claim, pod)
+            if claim_is_for_pod(pod, new) or not claim_in_use(new):
+                new = _deallocated(new)
+            if new is not claim:
+                self._claims.set_current(cid, new)
+
+    def remove_pod_owned_claims(self, pod: Pod) -> None:
+        """Drops the claims ``pod`` owns and its reservations of shared claims (CA
+        ``RemovePodOwnedClaims``, used when the pod's node is removed).
+
+        Claims that cannot be resolved or are not tracked are skipped (CA logs them).
+
+        Time: O(R x V).
+        """
+        for cid, claim in self._find_pod_claims(pod, ignore_not_tracked=True):
+            if claim_is_for_pod(pod, claim):
+                self._claims.delete_current(cid)
+                continue
+            new = _without_pod_reservation(claim, pod)
+            if new is not claim:
+                self._claims.set_current(cid, new)
+
+    # ----------------------------------------------------------------- slices
+
+    def node_resource_slices(self, node_name: str) -> tuple[tuple[ResourceSlice, ...], bool]:
+        """Returns the slices local to ``node_name`` and whether the node has an entry (CA
+        ``NodeResourceSlices``).
+
+        Time: O(1) cached, O(N) otherwise.
+        """
+        if node_name == NON_LOCAL_SLICES_KEY:
+            return (), False
+        slices = self._slices.find_value(node_name)
+        if slices is None:
+            return (), False
+        return slices, True
+
+    def add_node_resource_slices(self, node_name: str, slices: Sequence[ResourceSlice]) -> None:
+        """Sets the slices local to ``node_name`` (CA ``AddNodeResourceSlices``).
+
+        Raises:
+            DraSnapshotError: ``node "X" ResourceSlices already present``, or the node name is the
+                reserved non-local key.
+
+        Time: O(len(slices)).
+        """
+        if node_name == NON_LOCAL_SLICES_KEY:
+            raise DraSnapshotError(f"node name {NON_LOCAL_SLICES_KEY!r} is reserved")
+        if node_name in self._slices:
+            raise DraSnapshotError(f'node "{node_name}" ResourceSlices already present')
+        self._slices.set_current(node_name, tuple(slices))
+
+    def remove_node_resource_slices(self, node_name: str) -> None:
+        """Drops the slices local to ``node_name``; no-op when it has none (CA
+        ``RemoveNodeResourceSlices``).
+
+        Time: O(1) cached, O(N) otherwise.
+        """
+        if node_name == NON_LOCAL_SLICES_KEY or node_name not in self._slices:
+            return
+        self._slices.delete_current(node_name)
+
+    def list_resource_slices(self) -> list[ResourceSlice]:
+        """Returns every slice, node-local and not (CA ``listResourceSlices`` /
+        ``ListWithDeviceTaintRules``; DeviceTaintRules are not applied).
+
+        Time: O(S + nodes), plus O(N x changes) the first time.
+        """
+        return [s for slices in self._slices.as_map().values() for s in slices]
+
+    # ----------------------------------------------------------------- device classes
+
+    def device_class(self, name: str) -> DeviceClass | None:
+        """Returns the DeviceClass ``name``, or None. Time: O(1) cached, O(N) otherwise."""
+        return self._classes.find_value(name)
+
+    def get_device_class(self, name: str) -> DeviceClass:
+        """Returns the DeviceClass ``name`` (CA class lister ``Get``).
+
+        Raises:
+            DraSnapshotError: ``DeviceClass "x" not found``.
+
+        Time: O(1) cached, O(N) otherwise.
+        """
+        device_class = self._classes.find_value(name)
+        if device_class is None:
+            raise DraSnapshotError(f'DeviceClass "{name}" not found')
+        return device_class
+
+    def list_device_classes(self) -> list[DeviceClass]:
+        """Returns every DeviceClass (CA ``listDeviceClasses``). Time: O(D)."""
+        return list(self._classes.as_map().values())
+
+    # ----------------------------------------------------------------- claim tracker
+
+    def list_all_allocated_devices(self) -> frozenset[DeviceId]:
+        """Returns the devices allocated to any claim (CA claim tracker
+        ``ListAllAllocatedDevices``).
+
+        Results with ``adminAccess: true`` do not make a device busy and are left out (as in the
+        scheduler's allocated-device tracking).
+
+        Time: O(C x results per claim).
+        """
+        devices: set[DeviceId] = set()
+        for claim in self._claims.as_map().values():
+            allocation = claim.status.allocation
+            if allocation is None:
+                continue
+            for result in allocation.results:
+                if result.admin_access:
+                    continue
+                devices.add(DeviceId(result.driver, result.pool, result.device))
+        return frozenset(devices)
+
+    def signal_claim_pending_allocation(
+        self, claim_uid: str, allocated_claim: ResourceClaim
+    ) -> None:
+        """Stores ``allocated_claim`` in place of the tracked claim (CA claim tracker
+        ``SignalClaimPendingAllocation``, called by the DynamicResources plugin's Reserve).
+
+        CA has no in-flight allocations: the allocation is written into the snapshot at once.
+
+        Raises:
+            DraSnapshotError: No claim with the same (namespace, name) is tracked, or the tracked
+                claim's UID is not ``claim_uid``; nothing is changed.
+
+        Time: O(1) cached, O(N) otherwise.
+        """
+        cid = claim_id(allocated_claim)
+        claim = self._claims.find_value(cid)
+        if claim is None:
+            raise DraSnapshotError(f"claim {cid[0]}/{cid[1]} not found")
+        if claim.uid != claim_uid:
+            raise DraSnapshotError(
+                f"claim {cid[0]}/{cid[1]}: snapshot has UID {claim.uid!r}, allocation came for "
+                f"UID {claim_uid!r} - shouldn't happen"
+            )
+        self._claims.set_current(cid, allocated_claim)
+
+    def get_pending_allocation(self, claim_uid: str) -> ResourceClaim | None:
+        """Always None: nothing is ever in flight (CA claim tracker ``GetPendingAllocation``).
+
+        Time: O(1).
+        """
+        del claim_uid
+        return None
