@@ -8,18 +8,25 @@ plain closures over ``(node labels, node name)``, so Filter only calls them.
 
 from __future__ import annotations
 
-import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
 from schedsim.api.core import (
     NodeAffinity as NodeAffinitySpec,
 )
 from schedsim.api.core import (
-    NodeSelectorRequirement,
     NodeSelectorTerm,
     Pod,
     PreferredSchedulingTerm,
+)
+from schedsim.api.nodeaffinity import (
+    OBJECT_NAME_FIELD,
+    Matcher,
+    compile_node_selector,
+    compile_term,
+    match_all,
+    required_node_affinity,
+    required_terms,
 )
 from schedsim.framework import Code, CycleState, Handle, NodeInfo, PreFilterResult, StateKey, Status
 
@@ -44,12 +51,6 @@ ERR_REASON_ENFORCED = "node(s) didn't match scheduler-enforced node affinity"
 ERR_REASON_CONFLICT = "pod affinity terms conflict"
 """Every term pins ``metadata.name`` to an empty set of nodes (``errReasonConflict``)."""
 
-_OBJECT_NAME_FIELD = "metadata.name"
-"""metav1.ObjectNameField: the only field a Node exposes to ``matchFields``."""
-
-Matcher = Callable[[Mapping[str, str], str], bool]
-"""A compiled selector: ``matcher(node_labels, node_name) -> matches``."""
-
 PRE_FILTER_STATE_KEY: StateKey[Matcher] = StateKey("PreFilter" + NAME)
 """The pod's compiled nodeSelector + required node affinity (``preFilterStateKey``)."""
 
@@ -58,258 +59,6 @@ _POD_MISMATCH = Status(Code.UnschedulableAndUnresolvable, (ERR_REASON_POD,), NAM
 _ENFORCED_MISMATCH = Status(Code.UnschedulableAndUnresolvable, (ERR_REASON_ENFORCED,), NAME)
 _CONFLICT = Status(Code.UnschedulableAndUnresolvable, (ERR_REASON_CONFLICT,), NAME)
 _NODE_NOT_FOUND = Status(Code.Error, ("node not found",), NAME)
-
-
-def _match_all(labels: Mapping[str, str], name: str) -> bool:
-    return True
-
-
-def _match_nothing(labels: Mapping[str, str], name: str) -> bool:
-    return False
-
-
-# ------------------------------------------------------------------------------ validation
-# apimachinery's label validation, as labels.NewRequirement applies it.
-
-_NAME_RE = re.compile(r"(?:[A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]")
-_DNS1123_SUBDOMAIN_RE = re.compile(
-    r"[a-z0-9](?:[-a-z0-9]*[a-z0-9])?(?:\.[a-z0-9](?:[-a-z0-9]*[a-z0-9])?)*"
-)
-_INT_RE = re.compile(r"[+-]?[0-9]+")
-_INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
-
-
-def _parse_int64(s: str) -> int | None:
-    """``strconv.ParseInt(s, 10, 64)``: None when Go would fail."""
-    if not _INT_RE.fullmatch(s):
-        return None
-    n = int(s)
-    return n if _INT64_MIN <= n <= _INT64_MAX else None
-
-
-def _label_key_problem(key: str) -> str | None:
-    """``validation.IsQualifiedName``: ``[prefix/]name``."""
-    parts = key.split("/")
-    if len(parts) == 1:
-        name = parts[0]
-    elif len(parts) == 2:
-        prefix, name = parts
-        if not prefix:
-            return "prefix part must be non-empty"
-        if len(prefix) > 253 or not _DNS1123_SUBDOMAIN_RE.fullmatch(prefix):
-            return "prefix part must be a lowercase RFC 1123 subdomain"
-    else:
-        return "a qualified name must have at most one '/'"
-    if not name:
-        return "name part must be non-empty"
-    if len(name) > 63:
-        return "name part must be no more than 63 characters"
-    if not _NAME_RE.fullmatch(name):
-        return (
-            "name part must consist of alphanumeric characters, '-', '_' or '.', and must "
-            "start and end with an alphanumeric character"
-        )
-    return None
-
-
-def _label_value_ok(value: str) -> bool:
-    """``validation.IsValidLabelValue``."""
-    return not value or (len(value) <= 63 and _NAME_RE.fullmatch(value) is not None)
-
-
-# ------------------------------------------------------------------------------ compiling
-
-
-def _label_matcher(req: NodeSelectorRequirement, path: str) -> tuple[Matcher | None, list[str]]:
-    """One ``matchExpressions`` entry (nodeSelectorRequirementsAsSelector + NewRequirement)."""
-    errs: list[str] = []
-    key, op, values = req.key, req.operator, req.values
-    problem = _label_key_problem(key)
-    if problem is not None:
-        errs.append(f"{path}.key: Invalid value: {key!r}: {problem}")
-    bound = 0
-    invalid = f"{path}.values: Invalid value"
-    if op in ("In", "NotIn"):
-        if not values:
-            errs.append(f"{invalid}: for 'in', 'notin' operators, values set can't be empty")
-    elif op in ("Exists", "DoesNotExist"):
-        if values:
-            errs.append(f"{invalid}: values set must be empty for exists and does not exist")
-    elif op in ("Gt", "Lt"):
-        if len(values) != 1:
-            errs.append(f"{invalid}: for 'Gt', 'Lt' operators, exactly one value is required")
-        for i, v in enumerate(values):
-            n = _parse_int64(v)
-            if n is None:
-                errs.append(
-                    f"{path}.values[{i}]: Invalid value: {v!r}: for 'Gt', 'Lt' operators, "
-                    "the value must be an integer"
-                )
-            else:
-                bound = n
-    else:
-        return None, [f"{path}.operator: Unsupported value: {op!r}"]
-    for i, v in enumerate(values):
-        if not _label_value_ok(v):
-            errs.append(f"{path}.values[{i}]: Invalid value: {v!r}: not a valid label value")
-    if errs:
-        return None, errs
-
-    if op == "In":
-        in_set = frozenset(values)
-        return (lambda labels, name: labels.get(key) in in_set), []
-    if op == "NotIn":
-        out_set = frozenset(values)
-        return (lambda labels, name: labels.get(key) not in out_set), []
-    if op == "Exists":
-        return (lambda labels, name: key in labels), []
-    if op == "DoesNotExist":
-        return (lambda labels, name: key not in labels), []
-
-    greater = op == "Gt"
-
-    def compare(labels: Mapping[str, str], name: str) -> bool:
-        raw = labels.get(key)
-        if raw is None:
-            return False
-        n = _parse_int64(raw)
-        if n is None:
-            return False
-        return n > bound if greater else n < bound
-
-    return compare, []
-
-
-def _field_matcher(req: NodeSelectorRequirement, path: str) -> tuple[Matcher | None, list[str]]:
-    """One ``matchFields`` entry (nodeSelectorRequirementsAsFieldSelector).
-
-    In/NotIn with exactly one value; a Node only has ``metadata.name``, other keys read as
-    ``""``. A node without a name skips field requirements, as upstream does.
-    """
-    op = req.operator
-    if op not in ("In", "NotIn"):
-        return None, [
-            f"{path}.operator: Unsupported value: {op!r}: supported values: 'In', 'NotIn'"
-        ]
-    if len(req.values) != 1:
-        return None, [f"{path}.values: Invalid value: {list(req.values)!r}: must have one element"]
-    want = req.values[0]
-    if req.key == _OBJECT_NAME_FIELD:
-        if op == "In":
-            return (lambda labels, name: not name or name == want), []
-        return (lambda labels, name: not name or name != want), []
-    # The field is absent on a Node, so it reads as "": the outcome is fixed.
-    fixed = (want == "") == (op == "In")
-    return (_match_all if fixed else (lambda labels, name: not name)), []
-
-
-def _all_of(matchers: Sequence[Matcher]) -> Matcher:
-    if len(matchers) == 1:
-        return matchers[0]
-    ms = tuple(matchers)
-
-    def all_match(labels: Mapping[str, str], name: str) -> bool:
-        for m in ms:
-            if not m(labels, name):
-                return False
-        return True
-
-    return all_match
-
-
-def _any_of(matchers: Sequence[Matcher]) -> Matcher:
-    if not matchers:
-        return _match_nothing
-    if len(matchers) == 1:
-        return matchers[0]
-    ms = tuple(matchers)
-
-    def any_match(labels: Mapping[str, str], name: str) -> bool:
-        for m in ms:
-            if m(labels, name):
-                return True
-        return False
-
-    return any_match
-
-
-def _compile_term(term: NodeSelectorTerm, path: str) -> tuple[Matcher | None, list[str]]:
-    """One NodeSelectorTerm (newNodeSelectorTerm): its requirements ANDed.
-
-    Returns ``(None, [])`` for an empty term and ``(None, errors)`` for an invalid one.
-    """
-    if not term.match_expressions and not term.match_fields:
-        return None, []
-    matchers: list[Matcher] = []
-    errs: list[str] = []
-    for i, req in enumerate(term.match_expressions):
-        m, e = _label_matcher(req, f"{path}.matchExpressions[{i}]")
-        errs += e
-        if m is not None:
-            matchers.append(m)
-    for i, req in enumerate(term.match_fields):
-        m, e = _field_matcher(req, f"{path}.matchFields[{i}]")
-        errs += e
-        if m is not None:
-            matchers.append(m)
-    if errs:
-        return None, errs
-    return _all_of(matchers), []
-
-
-def compile_node_selector(
-    terms: Sequence[NodeSelectorTerm], path: str = ""
-) -> tuple[Matcher, list[str]]:
-    """Compile ``nodeSelectorTerms`` (terms ORed) like ``NewLazyErrorNodeSelector``.
-
-    Empty terms (no requirements) and terms with parse errors never match; zero usable terms
-    match no node. Returns the matcher and the parse errors (field paths under ``path``), which
-    a strict caller (``NewNodeSelector``) turns into an error.
-    """
-    matchers: list[Matcher] = []
-    errs: list[str] = []
-    for i, term in enumerate(terms):
-        m, e = _compile_term(
-            term, f"{path}.nodeSelectorTerms[{i}]" if path else f"nodeSelectorTerms[{i}]"
-        )
-        errs += e
-        if m is not None:
-            matchers.append(m)
-    return _any_of(matchers), errs
-
-
-def _required_terms(pod: Pod) -> tuple[NodeSelectorTerm, ...] | None:
-    affinity = pod.affinity
-    if affinity is None or affinity.node_affinity is None:
-        return None
-    return affinity.node_affinity.required
-
-
-def required_node_affinity(pod: Pod) -> Matcher:
-    """The pod's ``spec.nodeSelector`` AND required node affinity, compiled
-    (``nodeaffinity.GetRequiredNodeAffinity``; parse errors make a term never match)."""
-    selector = tuple(pod.node_selector.items())
-    terms = _required_terms(pod)
-    affinity = None if terms is None else compile_node_selector(terms)[0]
-    if not selector:
-        return _match_all if affinity is None else affinity
-    if len(selector) == 1:
-        ((k, v),) = selector
-
-        def selector_match(labels: Mapping[str, str], name: str) -> bool:
-            return labels.get(k) == v
-
-    else:
-
-        def selector_match(labels: Mapping[str, str], name: str) -> bool:
-            for k, v in selector:
-                if labels.get(k) != v:
-                    return False
-            return True
-
-    if affinity is None:
-        return selector_match
-    return _all_of((selector_match, affinity))
 
 
 # ------------------------------------------------------------------------------ args
@@ -379,7 +128,7 @@ def decode_added_affinity(raw: Any, path: str = "addedAffinity") -> NodeAffinity
         )
         # NewPreferredSchedulingTerms skips weight-0 and empty terms without parsing them.
         if weight != 0:
-            errs = _compile_term(term, ip)[1]
+            errs = compile_term(term, ip)[1]
             if errs:
                 raise ValueError("; ".join(errs))
         preferred.append(PreferredSchedulingTerm(weight=weight, preference=term))
@@ -423,7 +172,7 @@ class NodeAffinity:
                 self._added_required = compile_node_selector(self.added_affinity.required)[0]
         # Filter without PreFilter: the last pod's compiled selector, reused by identity.
         self._last_pod: Pod | None = None
-        self._last_matcher: Matcher = _match_all
+        self._last_matcher: Matcher = match_all
 
     @property
     def added_preferred(self) -> tuple[PreferredSchedulingTerm, ...]:
@@ -434,7 +183,7 @@ class NodeAffinity:
         self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
     ) -> Status | PreFilterResult | None:
         """PreFilter of upstream NodeAffinity (including ``getPreFilterResult`` narrowing)."""
-        terms = _required_terms(pod)
+        terms = required_terms(pod)
         if terms is None and self._added_required is None and not pod.node_selector:
             return _SKIP
         state[PRE_FILTER_STATE_KEY] = required_node_affinity(pod)
@@ -444,7 +193,7 @@ class NodeAffinity:
         for term in terms:
             term_names: set[str] | None = None
             for req in term.match_fields:
-                if req.key == _OBJECT_NAME_FIELD and req.operator == "In":
+                if req.key == OBJECT_NAME_FIELD and req.operator == "In":
                     values = set(req.values)
                     term_names = values if term_names is None else term_names & values
             if term_names is None:

@@ -39,11 +39,11 @@ import attrs
 
 from schedsim.api.core import (
     Node,
-    NodeSelectorRequirement,
     NodeSelectorTerm,
     Pod,
     PodResourceClaim,
 )
+from schedsim.api.nodeaffinity import node_matches
 from schedsim.api.resource import (
     MAX_RESERVED_FOR,
     DeviceClass,
@@ -198,53 +198,15 @@ def _pod_claim_name(pod: Pod, ref: PodResourceClaim) -> str | None:
 # --------------------------------------------------------------------------- node selectors
 
 
-def _match_requirement(req: NodeSelectorRequirement, value: str | None) -> bool:
-    op = req.operator
-    if op == "In":
-        return value is not None and value in req.values
-    if op == "NotIn":
-        return value is None or value not in req.values
-    if op == "Exists":
-        return value is not None
-    if op == "DoesNotExist":
-        return value is None
-    if op in ("Gt", "Lt"):
-        if value is None or len(req.values) != 1:
-            return False
-        try:
-            have, want = int(value), int(req.values[0])
-        except ValueError:
-            return False
-        return have > want if op == "Gt" else have < want
-    return False
-
-
-def _match_term(term: NodeSelectorTerm, node: Node) -> bool:
-    if not term.match_expressions and not term.match_fields:
-        return False  # an empty term matches no object
-    for req in term.match_expressions:
-        if not _match_requirement(req, node.labels.get(req.key)):
-            return False
-    for req in term.match_fields:
-        # only metadata.name with In/NotIn is a valid field selector; anything else fails
-        if req.key != "metadata.name" or req.operator not in ("In", "NotIn"):
-            return False
-        if not _match_requirement(req, node.name):
-            return False
-    return True
-
-
 def match_node_selector_terms(node: Node, terms: Sequence[NodeSelectorTerm]) -> bool:
     """Tells whether ``node`` matches any of ``terms`` (``corev1helpers.MatchNodeSelectorTerms``).
 
-    Terms are ORed, requirements within a term ANDed. Label requirements support In, NotIn,
-    Exists, DoesNotExist, Gt and Lt; field requirements support ``metadata.name`` with In and
-    NotIn. An empty term, or a term with an invalid requirement, matches nothing; no terms match
-    nothing.
+    Terms are ORed, requirements within a term ANDed, with the rules of
+    `schedsim.api.nodeaffinity` (the NodeAffinity plugin's matching).
 
     Time: O(total requirements x values).
     """
-    return any(_match_term(term, node) for term in terms)
+    return node_matches(terms, node.labels, node.name)
 
 
 def claim_available_on_node(claim: ResourceClaim, node: Node) -> bool:
