@@ -18,6 +18,9 @@ DEFAULT_FEATURE_GATES: Mapping[str, bool] = {
     "DRAPartitionableDevices": False,  # alpha
     "DRADeviceTaints": False,  # alpha
     "DRAConsumableCapacity": False,  # alpha
+    "DRADeviceBindingConditions": False,  # alpha
+    "DRAResourceClaimDeviceStatus": True,  # beta
+    "DRASchedulerFilterTimeout": True,  # beta
     "InPlacePodVerticalScaling": True,  # beta
 }
 

@@ -33,7 +33,7 @@ Differences from CA, all deliberate:
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Final, NamedTuple
+from typing import Final
 
 import attrs
 
@@ -51,6 +51,7 @@ from schedsim.api.resource import (
     ResourceClaimConsumerReference,
     ResourceSlice,
 )
+from schedsim.dra.types import DeviceId
 from schedsim.snapshot.patchset import PatchSet
 
 __all__ = [
@@ -78,14 +79,6 @@ RESOURCE_CLAIM_RESERVED_FOR_MAX_SIZE: Final = MAX_RESERVED_FOR
 
 ClaimId = tuple[str, str]
 """``(namespace, name)`` of a ResourceClaim (CA ``ResourceClaimId``)."""
-
-
-class DeviceId(NamedTuple):
-    """A device, as the allocator identifies it (``structured.DeviceID``)."""
-
-    driver: str
-    pool: str
-    device: str
 
 
 class DraSnapshotError(ValueError):

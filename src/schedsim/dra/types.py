@@ -1,0 +1,61 @@
+"""Types shared by the allocator, the DRA snapshot and the DynamicResources plugin."""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import attrs
+
+from schedsim.framework.features import FeatureGates
+
+__all__ = ["AllocationError", "DeviceId", "DraFeatures"]
+
+
+class DeviceId(NamedTuple):
+    """A device, as the allocator identifies it (``structured.DeviceID``): driver, pool and
+    device name, as in ``status.allocation.devices.results``."""
+
+    driver: str
+    pool: str
+    device: str
+
+    def __str__(self) -> str:
+        return f"{self.driver}/{self.pool}/{self.device}"
+
+
+class AllocationError(ValueError):
+    """The allocator was given input it cannot work with (invalid CEL, a missing DeviceClass,
+    a feature used while its gate is off, more than 32 devices in a claim, ...): upstream's
+    ``Allocate`` returning an error, which the DynamicResources plugin turns into an Error
+    status. "No allocation exists on this node" is not an error (``allocate`` returns None)."""
+
+
+@attrs.frozen
+class DraFeatures:
+    """The DRA feature gates the allocator and the plugin look at (``structured.Features``).
+
+    Defaults are kube-scheduler 1.34's (see `schedsim.framework.features`).
+    """
+
+    admin_access: bool = True
+    prioritized_list: bool = True
+    partitionable_devices: bool = False
+    device_taints: bool = False
+    device_binding_conditions: bool = False
+    device_status: bool = True
+    consumable_capacity: bool = False
+    extended_resource: bool = False
+
+    @classmethod
+    def from_gates(cls, gates: FeatureGates) -> DraFeatures:
+        """The DRA features of a scheduler's feature gates."""
+        return cls(
+            admin_access=gates.enabled("DRAAdminAccess"),
+            prioritized_list=gates.enabled("DRAPrioritizedList"),
+            partitionable_devices=gates.enabled("DRAPartitionableDevices"),
+            device_taints=gates.enabled("DRADeviceTaints"),
+            device_binding_conditions=gates.enabled("DRADeviceBindingConditions"),
+            device_status=gates.enabled("DRAResourceClaimDeviceStatus"),
+            consumable_capacity=gates.enabled("DRAConsumableCapacity"),
+            extended_resource=gates.enabled("DRAExtendedResource"),
+        )
