@@ -29,13 +29,15 @@ class CycleState:
 
     Attributes:
         skip_filter_plugins: plugins whose PreFilter returned Skip; their Filter is not run.
+        skip_pre_bind_plugins: plugins whose PreBindPreFlight returned Skip.
     """
 
-    __slots__ = ("_data", "skip_filter_plugins")
+    __slots__ = ("_data", "skip_filter_plugins", "skip_pre_bind_plugins")
 
     def __init__(self) -> None:
         self._data: dict[StateKey[Any], object] = {}
         self.skip_filter_plugins: set[str] = set()
+        self.skip_pre_bind_plugins: set[str] = set()
 
     def __setitem__(self, key: StateKey[T], value: T) -> None:
         self._data[key] = value

@@ -11,7 +11,7 @@ Return ``None`` for success: it allocates nothing.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 import attrs
 import pluggy
@@ -44,6 +44,25 @@ class PreFilterResult:
         if self.node_names is None:
             return other
         return PreFilterResult(self.node_names & other.node_names)
+
+
+# -------------------------------------------------------------------------------------------
+# PreEnqueue
+# -------------------------------------------------------------------------------------------
+
+
+@hookspec
+def schedsim_pre_enqueue(pod: Pod) -> Status | None:
+    """Decide whether a pending pod may enter the scheduling queue at all.
+
+    Called once per pod before its first attempt, for each enabled plugin in profile order,
+    until one rejects (kube-scheduler's PreEnqueue: scheduling gates, DRA claims not created
+    yet).
+
+    :param pod: the pending pod.
+    :returns: ``None`` to admit the pod; a rejection (``UnschedulableAndUnresolvable``) keeps
+        it out of this run with the status's reasons; ``Error`` or an exception aborts.
+    """
 
 
 # -------------------------------------------------------------------------------------------
@@ -93,6 +112,30 @@ def schedsim_filter(state: CycleState, pod: Pod, node_info: NodeInfo) -> Status 
 
 
 # -------------------------------------------------------------------------------------------
+# PostFilter
+# -------------------------------------------------------------------------------------------
+
+
+@hookspec
+def schedsim_post_filter(
+    state: CycleState, pod: Pod, node_to_status: Mapping[str, Status]
+) -> Status | None:
+    """Try to make the pod schedulable after no node passed Filter (preemption, DRA
+    deallocation).
+
+    Called in profile order until one plugin returns Success; never called when a node
+    passed.
+
+    :param state: the attempt's cycle state.
+    :param pod: the pod that fits nowhere.
+    :param node_to_status: node name -> the status that rejected it.
+    :returns: ``None`` / Success (the plugin made room: a later attempt may succeed), or
+        ``Unschedulable`` with a message saying what it did or why it could not help (e.g.
+        DynamicResources' ``deallocation of ResourceClaim completed``); ``Error`` aborts.
+    """
+
+
+# -------------------------------------------------------------------------------------------
 # Reserve
 # -------------------------------------------------------------------------------------------
 
@@ -127,6 +170,31 @@ def schedsim_unreserve(state: CycleState, pod: Pod, node_name: str) -> None:
     """
 
 
+# -------------------------------------------------------------------------------------------
+# PreBind
+# -------------------------------------------------------------------------------------------
+
+
+@hookspec
+def schedsim_pre_bind_pre_flight(state: CycleState, pod: Pod, node_name: str) -> Status | None:
+    """Say whether this plugin's PreBind has anything to do for the pod (PreBindPreFlight).
+
+    :returns: ``None`` / Success (PreBind will run), ``Skip`` (nothing to do), or ``Error``.
+    """
+
+
+@hookspec
+def schedsim_pre_bind(state: CycleState, pod: Pod, node_name: str) -> Status | None:
+    """Write what binding needs before the pod is bound (kube-scheduler's PreBind).
+
+    Called once per scheduled pod after Reserve, in profile order, for plugins whose pre-flight
+    did not return Skip. In the simulator the effect is on the snapshot (e.g. DynamicResources
+    records the claims' allocation and ``reservedFor``), not on an API server.
+
+    :returns: ``None`` for success; any other status fails binding (Unreserve runs).
+    """
+
+
 def reference_markdown() -> str:
     """The hook reference (docs/hooks.md), generated from the hook specs above so the two
     cannot drift apart (a test compares them)."""
@@ -141,10 +209,14 @@ def reference_markdown() -> str:
         "",
     ]
     for name in (
+        "schedsim_pre_enqueue",
         "schedsim_pre_filter",
         "schedsim_filter",
+        "schedsim_post_filter",
         "schedsim_reserve",
         "schedsim_unreserve",
+        "schedsim_pre_bind_pre_flight",
+        "schedsim_pre_bind",
     ):
         fn = globals()[name]
         sig = str(inspect.signature(fn)).replace("'", "")

@@ -14,7 +14,7 @@ but does not match these Protocols; declare the full signature to have it type-c
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Protocol
 
 from schedsim.api.core import Pod
@@ -23,7 +23,15 @@ from schedsim.framework.hookspec import PreFilterResult
 from schedsim.framework.interface import NodeInfo
 from schedsim.framework.status import Status
 
-__all__ = ["FilterPlugin", "Plugin", "PreFilterPlugin", "ReservePlugin"]
+__all__ = [
+    "FilterPlugin",
+    "Plugin",
+    "PostFilterPlugin",
+    "PreBindPlugin",
+    "PreEnqueuePlugin",
+    "PreFilterPlugin",
+    "ReservePlugin",
+]
 
 
 class Plugin(Protocol):
@@ -62,4 +70,36 @@ class ReservePlugin(Plugin, Protocol):
 
     def schedsim_unreserve(self, state: CycleState, pod: Pod, node_name: str) -> None:
         """Undo Reserve; idempotent."""
+        ...
+
+
+class PreEnqueuePlugin(Plugin, Protocol):
+    """Implements PreEnqueue (see ``hookspec.schedsim_pre_enqueue``)."""
+
+    def schedsim_pre_enqueue(self, pod: Pod) -> Status | None:
+        """Admit the pod to the queue (None) or keep it out (a rejection)."""
+        ...
+
+
+class PostFilterPlugin(Plugin, Protocol):
+    """Implements PostFilter (see ``hookspec.schedsim_post_filter``)."""
+
+    def schedsim_post_filter(
+        self, state: CycleState, pod: Pod, node_to_status: Mapping[str, Status]
+    ) -> Status | None:
+        """After no node passed: make room (None) or say why not (Unschedulable)."""
+        ...
+
+
+class PreBindPlugin(Plugin, Protocol):
+    """Implements PreBindPreFlight and PreBind (see ``hookspec.schedsim_pre_bind``)."""
+
+    def schedsim_pre_bind_pre_flight(
+        self, state: CycleState, pod: Pod, node_name: str
+    ) -> Status | None:
+        """None if PreBind has work for the pod, Skip otherwise."""
+        ...
+
+    def schedsim_pre_bind(self, state: CycleState, pod: Pod, node_name: str) -> Status | None:
+        """Record what binding needs; None on success."""
         ...

@@ -52,7 +52,14 @@ DEFAULT_PLUGINS: tuple[str, ...] = (
 """kube-scheduler 1.34's default MultiPoint plugins, in order (DynamicResources is enabled
 by default since DRA is GA)."""
 
-EXTENSION_POINTS: tuple[str, ...] = ("preFilter", "filter", "reserve")
+EXTENSION_POINTS: tuple[str, ...] = (
+    "preEnqueue",
+    "preFilter",
+    "filter",
+    "postFilter",
+    "reserve",
+    "preBind",
+)
 """The KubeSchedulerConfiguration extension points schedsim runs."""
 
 _CONFIG_KINDS = {"KubeSchedulerConfiguration"}
@@ -64,7 +71,8 @@ class Profile:
 
     Attributes:
         scheduler_name: ``schedulerName`` of the profile.
-        plugins: extension point (``"preFilter"``, ``"filter"``, ``"reserve"``) -> plugin names
+        plugins: extension point (``"preEnqueue"``, ``"preFilter"``, ``"filter"``,
+            ``"postFilter"``, ``"reserve"``, ``"preBind"``) -> plugin names
             in run order; a plugin runs at a point only if it implements that hook.
         plugin_args: plugin name -> its ``pluginConfig`` args.
         explicit: names the user enabled explicitly (an unknown one is an error, while an
