@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 import attrs
 
-from schedsim.framework.features import FeatureGates
+if TYPE_CHECKING:  # the framework imports schedsim.dra: no import cycle at run time
+    from schedsim.framework.features import FeatureGates
 
 __all__ = ["AllocationError", "DeviceId", "DraFeatures"]
 

@@ -1,0 +1,102 @@
+"""Consumable capacity (alpha DRAConsumableCapacity): how much of a device's capacity a
+request consumes, and whether it still fits.
+
+Mirrors ``consumable_capacity.go`` of the experimental structured allocator (1.34) with
+exact arithmetic: quantities are `Fraction`s, so rounding to ``min + k * step`` is exact
+(upstream rounds through int64 values, which agrees for whole-number quantities).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from fractions import Fraction
+
+from schedsim.api.resource import CapacityRequestPolicy, Device, qualified_name
+
+__all__ = ["consumed_capacity", "fits"]
+
+
+def _round_up(requested: Fraction, policy: CapacityRequestPolicy) -> Fraction:
+    rng = policy.valid_range
+    if rng is not None:
+        if requested < rng.min:
+            return rng.min
+        if rng.step is None:
+            return requested
+        steps = math.ceil((requested - rng.min) / rng.step)
+        return rng.min + steps * rng.step
+    for valid in policy.valid_values:
+        if requested <= valid:
+            return valid
+    return requested
+
+
+def _violates(value: Fraction, policy: CapacityRequestPolicy) -> bool:
+    if policy.default is not None and value == policy.default:
+        return False
+    rng = policy.valid_range
+    if rng is not None:
+        if rng.max is not None and value > rng.max:
+            return True
+        return rng.step is not None and (value - rng.min) % rng.step != 0
+    if policy.valid_values:
+        return value not in policy.valid_values
+    return False
+
+
+def consumed_capacity(
+    driver: str, device: Device, requests: Mapping[str, Fraction]
+) -> dict[str, Fraction] | None:
+    """What one allocation of ``device`` consumes, per capacity name as the device publishes
+    it (upstream ``GetConsumedCapacityFromRequest`` plus the policy check of
+    ``CmpRequestOverCapacity``).
+
+    For each capacity: the request rounded up by ``requestPolicy`` (``validRange``: at least
+    ``min``, then up to ``min + k * step``; ``validValues``: the first value not below the
+    request), or without a request the policy's ``default``, else the whole capacity.
+
+    Args:
+        driver: the device's driver (domain of bare names).
+        device: the device.
+        requests: the (sub)request's ``capacity.requests`` (names bare or qualified).
+
+    Returns:
+        capacity name -> consumed amount; None when the request names a capacity the device
+        does not have or a rounded amount violates the policy (above ``max``, off-step, not a
+        valid value, and not the default): the device cannot serve the request.
+    """
+    wanted = {qualified_name(driver, name): value for name, value in requests.items()}
+    published = {qualified_name(driver, name): name for name in device.capacity}
+    if any(name not in published for name in wanted):
+        return None
+    out: dict[str, Fraction] = {}
+    for qname, name in published.items():
+        cap = device.capacity[name]
+        policy = cap.request_policy
+        requested = wanted.get(qname)
+        if requested is None:
+            value = cap.value if policy is None or policy.default is None else policy.default
+        elif policy is None:
+            value = requested
+        else:
+            value = _round_up(requested, policy)
+        if policy is not None and _violates(value, policy):
+            return None
+        out[name] = value
+    return out
+
+
+def fits(
+    driver: str,
+    device: Device,
+    consumed: Mapping[str, Fraction],
+    already: Mapping[str, Fraction],
+) -> bool:
+    """Whether consuming ``consumed`` on top of ``already`` (allocated before plus being
+    allocated in this call, keyed by qualified name) stays within every capacity."""
+    for name, value in consumed.items():
+        qname = qualified_name(driver, name)
+        if already.get(qname, Fraction(0)) + value > device.capacity[name].value:
+            return False
+    return True

@@ -1,0 +1,367 @@
+"""CEL device selectors: the Kubernetes DRA CEL environment on cel-expr-python (cel-cpp),
+compiled once per expression and evaluated once per (expression, device).
+
+Mirrors ``k8s.io/dynamic-resource-allocation/cel`` (``compile.go``) as used by the
+structured allocator of Kubernetes 1.34:
+
+* the variable ``device`` with ``driver``, ``attributes[domain][id]``,
+  ``capacity[domain][id]`` (Quantities) and, with DRAConsumableCapacity,
+  ``allowMultipleAllocations``; a bare attribute or capacity name belongs to the driver's
+  domain;
+* an unknown domain reads as an empty map (``"x" in device.attributes`` stays false), an
+  unknown id inside a domain is the runtime error ``no such key: <id>``;
+* strings (version 2), optional types, ``cel.bind`` and the Kubernetes Quantity, Semver, Lists
+  and Regex functions (`schedsim.dra.cellib`); ``&&``/``||`` absorb errors;
+* the expression must evaluate to bool (or dyn); compile errors read
+  ``compilation failed: ERROR: <input>:L:C: ...`` like cel-go's.
+
+Adapter details (reference/cel-runtimes.md): ``device`` is declared ``map(string, dyn)``, so
+two source-level passes restore what a typed ``kubernetes.DRADevice`` gives: unknown fields
+of ``device`` are rejected at compile time (``undefined field 'x'``), and
+``device.attributes[d]`` / ``device.capacity[d]`` are rewritten to
+``device.attributes[?d].orValue(dyn({}))`` for the empty-map default. Runtime error texts are
+normalized to cel-go's wording. cel-cpp has no configurable cost limit: its fixed budget of
+10 000 comprehension iterations per evaluation stands in for Kubernetes' 1 000 000 cost units
+and reports ``operation cancelled: actual cost limit exceeded``.
+
+cel-expr-python 0.1.3 leaks a few hundred bytes per Python callback; `CelCache` memoizes
+results per (expression, device), which bounds both time and that leak by the number of
+distinct pairs.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from typing import Any, NamedTuple
+
+import attrs
+from cel_expr_python import cel  # type: ignore[import-untyped]
+from cel_expr_python.ext import (  # type: ignore[import-untyped]
+    ext_bindings,
+    ext_optional,
+    ext_strings,
+)
+
+from schedsim.api.resource import Device, split_qualified_name
+from schedsim.dra.cellib import kubernetes_extension, quantity_value, semver_value
+
+__all__ = ["CelCache", "CelCompileError", "CelRuntimeError", "CompiledSelector"]
+
+
+class CelCompileError(ValueError):
+    """A selector does not compile; the message is cel-go shaped
+    (``compilation failed: ERROR: <input>:1:1: undeclared reference to 'x' ...``)."""
+
+
+class CelRuntimeError(ValueError):
+    """A selector failed while evaluating (``no such key: x``, ``no such overload``, ...)."""
+
+
+# ----------------------------------------------------------------------------- source passes
+
+
+class _Token(NamedTuple):
+    kind: str  # "id", "str", "num", "op"
+    text: str
+    start: int
+    end: int
+
+
+_TOKEN_RE = re.compile(
+    r"""
+    (?P<ws>\s+|//[^\n]*)
+  | (?P<str>(?:[rR][bB]?|[bB][rR]?)?(?:\"\"\"(?:\\.|[^\\])*?\"\"\"|'''(?:\\.|[^\\])*?'''
+        |"(?:\\.|[^"\\\n])*"|'(?:\\.|[^'\\\n])*'))
+  | (?P<id>[_a-zA-Z][_a-zA-Z0-9]*)
+  | (?P<num>(?:0[xX][0-9a-fA-F]+|[0-9]+(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?)[uU]?)
+  | (?P<op>\S)
+    """,
+    re.VERBOSE | re.DOTALL,
+)
+
+
+def _tokens(source: str) -> list[_Token]:
+    """CEL tokens (whitespace and comments dropped); lexing problems are left to the parser
+    (an unterminated string becomes single-character tokens and fails to compile there)."""
+    out: list[_Token] = []
+    for m in _TOKEN_RE.finditer(source):
+        kind = m.lastgroup
+        if kind is None or kind == "ws":
+            continue
+        out.append(_Token(kind, m.group(), m.start(), m.end()))
+    return out
+
+
+_DEVICE_FIELDS = ("driver", "attributes", "capacity")
+_MAP_FIELDS = ("attributes", "capacity")
+_OPEN = {"[": "]", "(": ")", "{": "}"}
+
+
+def _device_roots(tokens: list[_Token]) -> Iterator[int]:
+    """Indices of ``device`` tokens that start a member chain (not ``x.device``)."""
+    for i, tok in enumerate(tokens):
+        if tok.kind != "id" or tok.text != "device":
+            continue
+        if i > 0 and tokens[i - 1].text in (".", "?"):
+            continue
+        if i + 2 < len(tokens) and tokens[i + 1].text == "." and tokens[i + 2].kind == "id":
+            yield i
+
+
+def _position(source: str, offset: int) -> str:
+    line = source.count("\n", 0, offset) + 1
+    column = offset - (source.rfind("\n", 0, offset) + 1) + 1
+    return f"<input>:{line}:{column}"
+
+
+def _check_fields(source: str, tokens: list[_Token], consumable_capacity: bool) -> None:
+    allowed = (
+        (*_DEVICE_FIELDS, "allowMultipleAllocations") if consumable_capacity else _DEVICE_FIELDS
+    )
+    for i in _device_roots(tokens):
+        field = tokens[i + 2]
+        if field.text not in allowed:
+            raise CelCompileError(
+                f"compilation failed: ERROR: {_position(source, tokens[i + 1].start)}: "
+                f"undefined field '{field.text}'"
+            )
+
+
+def _rewrite_domain_lookups(source: str, tokens: list[_Token]) -> str:
+    """``device.attributes[d]`` -> ``device.attributes[?d].orValue(dyn({}))`` (and ``.d`` ->
+    ``.?d.orValue(dyn({}))``): an unknown domain reads as an empty map, as in Kubernetes."""
+    inserts: list[tuple[int, str]] = []
+    for i in _device_roots(tokens):
+        if tokens[i + 2].text not in _MAP_FIELDS or i + 3 >= len(tokens):
+            continue
+        nxt = tokens[i + 3]
+        if nxt.text == "[":
+            depth, j = 0, i + 3
+            while j < len(tokens):
+                t = tokens[j].text
+                if t in _OPEN:
+                    depth += 1
+                elif t in _OPEN.values():
+                    depth -= 1
+                    if depth == 0:
+                        break
+                j += 1
+            if j >= len(tokens) or (i + 4 < len(tokens) and tokens[i + 4].text == "?"):
+                continue
+            inserts.append((nxt.end, "?"))
+            inserts.append((tokens[j].end, ".orValue(dyn({}))"))
+        elif nxt.text == "." and i + 4 < len(tokens) and tokens[i + 4].kind == "id":
+            inserts.append((nxt.end, "?"))
+            inserts.append((tokens[i + 4].end, ".orValue(dyn({}))"))
+    if not inserts:
+        return source
+    out: list[str] = []
+    last = 0
+    for offset, text in sorted(inserts):
+        out.append(source[last:offset])
+        out.append(text)
+        last = offset
+    out.append(source[last:])
+    return "".join(out)
+
+
+# ----------------------------------------------------------------------------- errors
+
+_STATUS_PREFIX = re.compile(r"^[A-Z_]+: ")
+_STATUS_SUFFIX = re.compile(r"\s*\[[A-Z_]+\]\s*$")
+_KEY_NOT_FOUND = re.compile(r'Key not found in map\s*:\s*"?(.*?)"?$')
+
+
+def _runtime_message(raw: str) -> str:
+    msg = _STATUS_SUFFIX.sub("", _STATUS_PREFIX.sub("", raw.strip()))
+    m = _KEY_NOT_FOUND.search(msg)
+    if m is not None:
+        return f"no such key: {m.group(1)}"
+    if msg.startswith("No matching overloads found"):
+        return "no such overload"
+    if "Iteration budget exceeded" in msg:
+        return "operation cancelled: actual cost limit exceeded"
+    return msg
+
+
+def _compile_message(raw: str) -> str:
+    return "compilation failed: " + _STATUS_SUFFIX.sub("", _STATUS_PREFIX.sub("", raw.strip()))
+
+
+# ----------------------------------------------------------------------------- cache
+
+
+@attrs.frozen
+class CompiledSelector:
+    """One compiled selector expression (or why it does not compile).
+
+    Attributes:
+        expression: the expression as written in the DeviceClass or claim.
+        program: the cel-cpp program; None when ``error`` is set.
+        error: the cel-go shaped compile error.
+    """
+
+    expression: str
+    program: Any = None
+    error: str | None = None
+
+
+_DYN_DEVICE = cel.Type.Map(cel.Type.STRING, cel.Type.DYN)
+
+
+class CelCache:
+    """Compiled selectors and their results, shared by all allocators of a scheduler
+    (upstream ``cel.Cache``, plus result memoization).
+
+    Every expression is compiled once (per DRAConsumableCapacity setting, which decides
+    whether ``device.allowMultipleAllocations`` exists); every (expression, device) pair is
+    evaluated once. Devices are keyed by identity (the decoded ResourceSlice objects are
+    immutable; the cache keeps a reference so an identity is never reused while cached).
+
+    Args:
+        max_results: memoized results kept before the result memo is cleared and refilled
+            (bounds memory for long simulations with changing slices).
+    """
+
+    def __init__(self, max_results: int = 1_000_000) -> None:
+        self._env = cel.NewEnv(
+            variables={"device": _DYN_DEVICE},
+            extensions=[
+                ext_strings.ExtStrings(2),
+                ext_bindings.ExtBindings(),
+                ext_optional.ExtOptional(),
+                kubernetes_extension(),
+            ],
+        )
+        self._compiled: dict[tuple[str, bool], CompiledSelector] = {}
+        self._results: dict[tuple[str, bool, str, int], tuple[Device, bool | str]] = {}
+        self._inputs: dict[tuple[str, bool, int], tuple[Device, Any]] = {}
+        self._max_results = max_results
+        self.evaluations = 0
+        """How many CEL evaluations ran (memo misses); for tests and benchmarks."""
+
+    def compile(self, expression: str, consumable_capacity: bool = False) -> CompiledSelector:
+        """The compiled form of ``expression`` (cached).
+
+        Args:
+            expression: a selector's ``cel.expression``.
+            consumable_capacity: DRAConsumableCapacity (declares
+                ``device.allowMultipleAllocations``).
+
+        Returns:
+            the compiled selector; its ``error`` is set when the expression does not
+            compile or does not evaluate to bool.
+        """
+        key = (expression, consumable_capacity)
+        hit = self._compiled.get(key)
+        if hit is None:
+            hit = self._compile(expression, consumable_capacity)
+            self._compiled[key] = hit
+        return hit
+
+    def _compile(self, expression: str, consumable_capacity: bool) -> CompiledSelector:
+        tokens = _tokens(expression)
+        try:
+            _check_fields(expression, tokens, consumable_capacity)
+            program = self._env.compile(_rewrite_domain_lookups(expression, tokens))
+        except CelCompileError as e:
+            return CompiledSelector(expression, error=str(e))
+        except RuntimeError as e:
+            # Report positions and source lines of the expression as written when it
+            # fails on its own too (the rewrite shifts columns).
+            message = str(e)
+            try:
+                self._env.compile(expression)
+            except RuntimeError as original:
+                message = str(original)
+            return CompiledSelector(expression, error=_compile_message(message))
+        out = program.return_type()
+        if out != cel.Type.BOOL and out != cel.Type.DYN:
+            return CompiledSelector(
+                expression,
+                error=f"must evaluate to bool or the unknown type, not {out.name().lower()}",
+            )
+        return CompiledSelector(expression, program=program)
+
+    def matches(
+        self, expression: str, driver: str, device: Device, consumable_capacity: bool = False
+    ) -> bool:
+        """Evaluate a selector for one device (memoized per expression and device).
+
+        Args:
+            expression: the selector.
+            driver: the driver of the device's ResourceSlice (``device.driver``, and the
+                domain of bare attribute and capacity names).
+            device: the device.
+            consumable_capacity: DRAConsumableCapacity.
+
+        Returns:
+            whether the device is selected.
+
+        Raises:
+            CelCompileError: the expression does not compile.
+            CelRuntimeError: evaluation failed (the error is memoized like a result).
+        """
+        key = (expression, consumable_capacity, driver, id(device))
+        hit = self._results.get(key)
+        if hit is not None and hit[0] is device:
+            result = hit[1]
+        else:
+            compiled = self.compile(expression, consumable_capacity)
+            if compiled.error is not None:
+                raise CelCompileError(compiled.error)
+            result = self._evaluate(compiled, driver, device, consumable_capacity)
+            if len(self._results) >= self._max_results:
+                self._results.clear()
+                self._inputs.clear()
+            self._results[key] = (device, result)
+        if isinstance(result, str):
+            raise CelRuntimeError(result)
+        return result
+
+    def _evaluate(
+        self, compiled: CompiledSelector, driver: str, device: Device, consumable_capacity: bool
+    ) -> bool | str:
+        self.evaluations += 1
+        activation = self._activation(driver, device, consumable_capacity)
+        try:
+            value = compiled.program.eval(activation)
+        except RuntimeError as e:
+            return _runtime_message(str(e))
+        kind = value.type()
+        if kind == cel.Type.BOOL:
+            return bool(value.value())
+        if kind == cel.Type.ERROR:
+            return _runtime_message(str(value.value()))
+        return f"CEL result of type {kind.name().lower()} could not be converted to bool"
+
+    def _activation(self, driver: str, device: Device, consumable_capacity: bool) -> Any:
+        key = (driver, consumable_capacity, id(device))
+        hit = self._inputs.get(key)
+        if hit is not None and hit[0] is device:
+            return hit[1]
+        activation = self._env.Activation(
+            {"device": device_input(driver, device, consumable_capacity)}
+        )
+        self._inputs[key] = (device, activation)
+        return activation
+
+
+def device_input(driver: str, device: Device, consumable_capacity: bool) -> dict[str, Any]:
+    """The value of the CEL variable ``device`` (``cel.Device`` / ``DeviceMatches``):
+    attributes and capacity grouped by domain (bare names under ``driver``), versions and
+    quantities as `schedsim.dra.cellib` carriers."""
+    attributes: dict[str, dict[str, Any]] = {}
+    for name, attr in device.attributes.items():
+        domain, ident = split_qualified_name(driver, name)
+        value: Any = semver_value(str(attr.value)) if attr.kind == "version" else attr.value
+        attributes.setdefault(domain, {})[ident] = value
+    capacity: dict[str, dict[str, Any]] = {}
+    for name, cap in device.capacity.items():
+        domain, ident = split_qualified_name(driver, name)
+        capacity.setdefault(domain, {})[ident] = quantity_value(cap.value)
+    out: dict[str, Any] = {"driver": driver, "attributes": attributes, "capacity": capacity}
+    if consumable_capacity:
+        out["allowMultipleAllocations"] = device.allow_multiple_allocations
+    return out
