@@ -1,5 +1,6 @@
-"""Kubernetes objects schedsim reads (core/v1 and resource.k8s.io DRA kinds; storage kinds
-later), exact quantities, and manifest loading."""
+"""Kubernetes objects schedsim reads (core/v1, resource.k8s.io DRA kinds, storage kinds:
+CSINode, PersistentVolume, PersistentVolumeClaim, StorageClass, VolumeAttachment), exact
+quantities, and manifest loading."""
 
 from schedsim.api.core import (
     Affinity,
@@ -42,11 +43,24 @@ from schedsim.api.resource import (
     ResourceSlice,
     qualified_name,
 )
+from schedsim.api.storage import (
+    CSINode,
+    CSINodeDriver,
+    PersistentVolume,
+    PersistentVolumeClaim,
+    StorageClass,
+    VolumeAttachment,
+)
+from schedsim.api.volumes import CSIPersistentVolumeSource, CSIVolumeSource, InTreeVolumeSource
 
 __all__ = [
     "Affinity",
     "AllocatedDeviceStatus",
     "AllocationResult",
+    "CSINode",
+    "CSINodeDriver",
+    "CSIPersistentVolumeSource",
+    "CSIVolumeSource",
     "Container",
     "ContainerPort",
     "Device",
@@ -62,6 +76,7 @@ __all__ = [
     "DeviceToleration",
     "ExactDeviceRequest",
     "FieldError",
+    "InTreeVolumeSource",
     "LabelSelector",
     "ManifestError",
     "Manifests",
@@ -69,6 +84,8 @@ __all__ = [
     "NodeAffinity",
     "NodeSelectorRequirement",
     "NodeSelectorTerm",
+    "PersistentVolume",
+    "PersistentVolumeClaim",
     "Pod",
     "PodResourceClaim",
     "ResourceClaim",
@@ -78,9 +95,11 @@ __all__ = [
     "ResourceList",
     "ResourcePool",
     "ResourceSlice",
+    "StorageClass",
     "Taint",
     "Toleration",
     "Volume",
+    "VolumeAttachment",
     "decode_objects",
     "load_paths",
     "qualified_name",

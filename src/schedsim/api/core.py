@@ -23,6 +23,13 @@ import attrs
 from schedsim.api import _decode as d
 from schedsim.api.errors import FieldError
 from schedsim.api.labels import LabelSelector
+from schedsim.api.volumes import (
+    IN_TREE_SOURCES,
+    CSIVolumeSource,
+    InTreeVolumeSource,
+    decode_in_tree_source,
+    decode_inline_csi_source,
+)
 
 __all__ = [
     "Affinity",
@@ -459,30 +466,79 @@ class Container:
         )
 
 
+_VOLUME_TYPES = (
+    "persistentVolumeClaim",
+    "ephemeral",
+    "csi",
+    *IN_TREE_SOURCES,
+    "configMap",
+    "secret",
+    "emptyDir",
+    "hostPath",
+    "projected",
+    "downwardAPI",
+    "nfs",
+    "iscsi",
+    "azureFile",
+    "portworxVolume",
+)
+
+
 @attrs.frozen
 class Volume:
-    """spec.volumes[i]. ``source`` keeps the raw volume source (without ``name``) for the
-    volume plugins; the two kinds the scheduler core looks at are pre-decoded."""
+    """spec.volumes[i].
+
+    The sources the scheduler's volume plugins read are decoded: ``persistentVolumeClaim``
+    (the claim name), ``ephemeral`` (a generic ephemeral volume: its PVC is named
+    ``<pod>-<volume>``), an inline ``csi`` volume, and the in-tree block sources that migrate to
+    CSI (``awsElasticBlockStore``, ``gcePersistentDisk``, ``azureDisk``, ``cinder``,
+    ``vsphereVolume``). ``source`` keeps the raw volume (without ``name``) for everything else
+    (``configMap``, ``secret``, ``emptyDir``, ...).
+
+    Attributes:
+        name: the volume name.
+        persistent_volume_claim: ``persistentVolumeClaim.claimName``, or None.
+        ephemeral: whether this is a generic ephemeral volume.
+        csi: the inline CSI source, or None.
+        in_tree: the migratable in-tree source, or None.
+        source: the raw volume without ``name``.
+    """
 
     name: str
     persistent_volume_claim: str | None = None
     ephemeral: bool = False
     source: Mapping[str, Any] = attrs.field(factory=dict)
+    csi: CSIVolumeSource | None = None
+    in_tree: InTreeVolumeSource | None = None
 
     @classmethod
     def from_manifest(cls, raw: Mapping[str, Any], path: str) -> Volume:
-        """Decode one volume; raises FieldError."""
+        """Decode one volume.
+
+        Raises:
+            FieldError: a required field of a decoded source is missing (``claimName``, an
+                inline CSI ``driver``, an in-tree disk identifier), or more than one volume
+                type is set (the API server's ``may not specify more than 1 volume type``).
+        """
+        types = [k for k in _VOLUME_TYPES if raw.get(k) is not None]
+        if len(types) > 1:
+            raise FieldError(d.join(path, types[1]), "may not specify more than 1 volume type")
         pvc = d.get_map(raw, "persistentVolumeClaim", path)
         claim = None
-        if pvc:
+        if raw.get("persistentVolumeClaim") is not None:
             claim = d.get_str(pvc, "claimName", d.join(path, "persistentVolumeClaim"))
             if not claim:
                 raise FieldError(f"{path}.persistentVolumeClaim.claimName", "required")
+        ephemeral = raw.get("ephemeral") is not None
+        if ephemeral:
+            d.get_map(raw, "ephemeral", path)  # must be a mapping
         return cls(
             name=d.get_str(raw, "name", path),
             persistent_volume_claim=claim,
-            ephemeral=raw.get("ephemeral") is not None,
+            ephemeral=ephemeral,
             source={k: v for k, v in raw.items() if k != "name"},
+            csi=decode_inline_csi_source(raw, path),
+            in_tree=decode_in_tree_source(raw, path),
         )
 
 

@@ -25,6 +25,13 @@ from schedsim.api._decode import type_name
 from schedsim.api.core import Node, Pod
 from schedsim.api.errors import FieldError, ManifestError
 from schedsim.api.resource import DeviceClass, ResourceClaim, ResourceClaimTemplate, ResourceSlice
+from schedsim.api.storage import (
+    CSINode,
+    PersistentVolume,
+    PersistentVolumeClaim,
+    StorageClass,
+    VolumeAttachment,
+)
 
 __all__ = ["Manifests", "decode_objects", "load_paths", "load_text", "read_documents"]
 
@@ -84,7 +91,19 @@ for _tag in ("int", "float", "bool"):
 
 _MANIFEST_SUFFIXES = (".yaml", ".yml", ".json")
 
-_Object = Node | Pod | DeviceClass | ResourceClaim | ResourceClaimTemplate | ResourceSlice
+_Object = (
+    Node
+    | Pod
+    | DeviceClass
+    | ResourceClaim
+    | ResourceClaimTemplate
+    | ResourceSlice
+    | CSINode
+    | PersistentVolume
+    | PersistentVolumeClaim
+    | StorageClass
+    | VolumeAttachment
+)
 
 _DECODERS: Mapping[str, Callable[[Mapping[str, Any]], _Object]] = {
     "Node": Node.from_manifest,
@@ -93,17 +112,31 @@ _DECODERS: Mapping[str, Callable[[Mapping[str, Any]], _Object]] = {
     "ResourceClaim": ResourceClaim.from_manifest,
     "ResourceClaimTemplate": ResourceClaimTemplate.from_manifest,
     "ResourceSlice": ResourceSlice.from_manifest,
+    "CSINode": CSINode.from_manifest,
+    "PersistentVolume": PersistentVolume.from_manifest,
+    "PersistentVolumeClaim": PersistentVolumeClaim.from_manifest,
+    "StorageClass": StorageClass.from_manifest,
+    "VolumeAttachment": VolumeAttachment.from_manifest,
 }
 
 # Namespaced kinds (namespace defaults to "default") and cluster-scoped DRA kinds (their
 # metadata.namespace is ignored, as the API server does). Node keeps its historical labelling.
-_NAMESPACED = frozenset({"Pod", "ResourceClaim", "ResourceClaimTemplate"})
-_CLUSTER_SCOPED = frozenset({"DeviceClass", "ResourceSlice"})
+_NAMESPACED = frozenset({"Pod", "ResourceClaim", "ResourceClaimTemplate", "PersistentVolumeClaim"})
+_CLUSTER_SCOPED = frozenset(
+    {
+        "DeviceClass",
+        "ResourceSlice",
+        "CSINode",
+        "PersistentVolume",
+        "StorageClass",
+        "VolumeAttachment",
+    }
+)
 
 
 def _key(obj: _Object) -> tuple[str, str, str]:
     """(kind, namespace, name) identifying an object for the duplicate check."""
-    if isinstance(obj, Pod | ResourceClaim | ResourceClaimTemplate):
+    if isinstance(obj, Pod | ResourceClaim | ResourceClaimTemplate | PersistentVolumeClaim):
         return (type(obj).__name__, obj.namespace, obj.name)
     return (type(obj).__name__, "", obj.name)
 
@@ -121,6 +154,11 @@ class Manifests:
         resource_claims: decoded ResourceClaims.
         resource_claim_templates: decoded ResourceClaimTemplates.
         resource_slices: decoded ResourceSlices.
+        csi_nodes: decoded CSINodes (storage.k8s.io).
+        persistent_volumes: decoded PersistentVolumes.
+        persistent_volume_claims: decoded PersistentVolumeClaims.
+        storage_classes: decoded StorageClasses.
+        volume_attachments: decoded VolumeAttachments.
     """
 
     nodes: list[Node] = attrs.field(factory=list)
@@ -130,6 +168,11 @@ class Manifests:
     resource_claims: list[ResourceClaim] = attrs.field(factory=list)
     resource_claim_templates: list[ResourceClaimTemplate] = attrs.field(factory=list)
     resource_slices: list[ResourceSlice] = attrs.field(factory=list)
+    csi_nodes: list[CSINode] = attrs.field(factory=list)
+    persistent_volumes: list[PersistentVolume] = attrs.field(factory=list)
+    persistent_volume_claims: list[PersistentVolumeClaim] = attrs.field(factory=list)
+    storage_classes: list[StorageClass] = attrs.field(factory=list)
+    volume_attachments: list[VolumeAttachment] = attrs.field(factory=list)
     _seen: dict[tuple[str, str, str], str] = attrs.field(factory=dict, init=False, repr=False)
 
     def extend(self, other: Manifests) -> None:
@@ -141,6 +184,11 @@ class Manifests:
             other.resource_claims,
             other.resource_claim_templates,
             other.resource_slices,
+            other.csi_nodes,
+            other.persistent_volumes,
+            other.persistent_volume_claims,
+            other.storage_classes,
+            other.volume_attachments,
         )
         for batch in batches:
             for obj in batch:
@@ -161,8 +209,18 @@ class Manifests:
             self.resource_claims.append(obj)
         elif isinstance(obj, ResourceClaimTemplate):
             self.resource_claim_templates.append(obj)
-        else:
+        elif isinstance(obj, ResourceSlice):
             self.resource_slices.append(obj)
+        elif isinstance(obj, CSINode):
+            self.csi_nodes.append(obj)
+        elif isinstance(obj, PersistentVolume):
+            self.persistent_volumes.append(obj)
+        elif isinstance(obj, PersistentVolumeClaim):
+            self.persistent_volume_claims.append(obj)
+        elif isinstance(obj, StorageClass):
+            self.storage_classes.append(obj)
+        else:
+            self.volume_attachments.append(obj)
 
     def _claim(self, key: tuple[str, str, str], source: str) -> None:
         first = self._seen.get(key)

@@ -38,6 +38,7 @@ from schedsim.framework.types import (
     ImageStateSummary,
     WeightedAffinityTerm,
 )
+from schedsim.framework.volume_listers import SharedCsiManager, StorageListers
 
 __all__ = [
     "DEFAULT_FEATURE_GATES",
@@ -68,10 +69,12 @@ __all__ = [
     "Profile",
     "ReservePlugin",
     "Resource",
+    "SharedCsiManager",
     "SharedLister",
     "StateKey",
     "Status",
     "StorageInfoLister",
+    "StorageListers",
     "WeightedAffinityTerm",
     "default_profile",
     "discover_plugins",

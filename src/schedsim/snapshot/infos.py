@@ -24,6 +24,7 @@ from schedsim.api.resources import (
     is_pod_level_requests_set,
     pod_requests,
 )
+from schedsim.api.storage import CSINode
 from schedsim.framework import interface
 from schedsim.framework.resource import PodResource, Resource
 from schedsim.framework.types import (
@@ -229,7 +230,7 @@ class NodeInfo:
         self,
         node: Node | None = None,
         local_resource_slices: Sequence[Any] = (),
-        csi_node: Any | None = None,
+        csi_node: CSINode | None = None,
         pods: Sequence[PodInfo] = (),
     ) -> None:
         self._node = node
@@ -244,7 +245,7 @@ class NodeInfo:
         self._pvc_ref_counts: dict[str, int] = {}
         self._generation = next_generation()
         self.local_resource_slices: list[Any] = list(local_resource_slices)
-        self.csi_node: Any | None = csi_node
+        self.csi_node: CSINode | None = csi_node
         for p in pods:
             self.add_pod_info(p)
 

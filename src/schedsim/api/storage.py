@@ -1,0 +1,362 @@
+"""Storage objects the scheduler's volume plugins read: CSINode, StorageClass and
+VolumeAttachment (``storage.k8s.io/v1``), PersistentVolume and PersistentVolumeClaim
+(``core/v1``).
+
+Only the fields volume scheduling depends on are decoded; the rest is ignored like any unknown
+field. Decoding applies the parts of the API server's defaulting and validation that matter
+here: a StorageClass's ``volumeBindingMode`` defaults to ``Immediate`` and must be
+``Immediate`` or ``WaitForFirstConsumer``; a CSINode driver's ``allocatable.count`` must not be
+negative; names, drivers, provisioners, attachers and nodes are required where the API requires
+them.
+
+Objects are immutable (`attrs.frozen`). Decoders raise `FieldError` naming the field; the loader
+turns it into ``FILE: KIND NS/NAME: FIELD: problem``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, Final
+
+import attrs
+
+from schedsim.api import _decode as d
+from schedsim.api.core import OwnerReference, decode_owner_references
+from schedsim.api.errors import FieldError
+from schedsim.api.volumes import (
+    CSIPersistentVolumeSource,
+    InTreeVolumeSource,
+    decode_csi_persistent_source,
+    decode_in_tree_source,
+)
+
+__all__ = [
+    "BETA_STORAGE_CLASS_ANNOTATION",
+    "MIGRATED_PLUGINS_ANNOTATION",
+    "VOLUME_BINDING_MODES",
+    "CSINode",
+    "CSINodeDriver",
+    "PersistentVolume",
+    "PersistentVolumeClaim",
+    "StorageClass",
+    "VolumeAttachment",
+]
+
+MIGRATED_PLUGINS_ANNOTATION: Final = "storage.alpha.kubernetes.io/migrated-plugins"
+"""CSINode annotation listing the in-tree plugins migrated on the node, comma separated
+(``v1.MigratedPluginsAnnotationKey``)."""
+
+BETA_STORAGE_CLASS_ANNOTATION: Final = "volume.beta.kubernetes.io/storage-class"
+"""PVC annotation that wins over ``spec.storageClassName`` (``v1.BetaStorageClassAnnotation``)."""
+
+VOLUME_BINDING_MODES: Final = frozenset({"Immediate", "WaitForFirstConsumer"})
+"""Valid StorageClass ``volumeBindingMode`` values."""
+
+
+def _name(meta: Mapping[str, Any]) -> str:
+    name = d.get_str(meta, "name", "metadata")
+    if not name:
+        raise FieldError("metadata.name", "required")
+    return name
+
+
+def _required(raw: Mapping[str, Any], key: str, path: str) -> str:
+    value = d.get_str(raw, key, path)
+    if not value:
+        raise FieldError(d.join(path, key), "required")
+    return value
+
+
+# --------------------------------------------------------------------------- CSINode
+
+
+@attrs.frozen
+class CSINodeDriver:
+    """``spec.drivers[i]`` of a CSINode.
+
+    Attributes:
+        name: the CSI driver name (the key NodeVolumeLimits counts attachments under).
+        node_id: the node's ID as the driver knows it.
+        allocatable_count: ``allocatable.count``: the most volumes of this driver the node can
+            attach; None when unset (no limit).
+        topology_keys: topology label keys the driver reports.
+    """
+
+    name: str
+    node_id: str = ""
+    allocatable_count: int | None = None
+    topology_keys: tuple[str, ...] = ()
+
+    @classmethod
+    def from_manifest(cls, raw: Mapping[str, Any], path: str) -> CSINodeDriver:
+        """Decode one driver entry.
+
+        Raises:
+            FieldError: no ``name``, or ``allocatable.count`` is not an integer >= 0.
+        """
+        alloc = d.get_map(raw, "allocatable", path)
+        ap = d.join(path, "allocatable")
+        count: int | None = None
+        if alloc.get("count") is not None:
+            count = d.get_int(alloc, "count", ap)
+            if count < 0:
+                raise FieldError(f"{ap}.count", f"must be greater than or equal to 0, got {count}")
+        return cls(
+            name=_required(raw, "name", path),
+            node_id=d.get_str(raw, "nodeID", path),
+            allocatable_count=count,
+            topology_keys=d.get_str_list(raw, "topologyKeys", path),
+        )
+
+
+@attrs.frozen
+class CSINode:
+    """A ``storage.k8s.io/v1`` CSINode: the CSI drivers installed on the node of the same name.
+
+    Attributes:
+        name: the node's name (a CSINode is named after its node).
+        annotations: metadata.annotations (`MIGRATED_PLUGINS_ANNOTATION` is read).
+        drivers: ``spec.drivers``.
+    """
+
+    name: str
+    annotations: Mapping[str, str] = attrs.field(factory=dict)
+    drivers: tuple[CSINodeDriver, ...] = ()
+
+    @property
+    def migrated_plugins(self) -> frozenset[str]:
+        """In-tree plugin names listed in the migrated-plugins annotation."""
+        value = self.annotations.get(MIGRATED_PLUGINS_ANNOTATION, "")
+        return frozenset(value.split(",")) if value else frozenset()
+
+    def volume_limits(self) -> dict[str, int]:
+        """Driver name -> ``allocatable.count`` for the drivers that set one (the
+        NodeVolumeLimits plugin's ``getVolumeLimits``). Time: O(drivers)."""
+        return {
+            drv.name: drv.allocatable_count
+            for drv in self.drivers
+            if drv.allocatable_count is not None
+        }
+
+    @classmethod
+    def from_manifest(cls, raw: Mapping[str, Any]) -> CSINode:
+        """Decode a CSINode; raises FieldError naming the bad field."""
+        meta = d.get_map(raw, "metadata", "")
+        spec = d.get_map(raw, "spec", "")
+        items = d.get_list(spec, "drivers", "spec")
+        drivers = tuple(
+            CSINodeDriver.from_manifest(
+                d.get_mapping_item(items, i, "spec.drivers"), f"spec.drivers[{i}]"
+            )
+            for i in range(len(items))
+        )
+        seen: set[str] = set()
+        for i, drv in enumerate(drivers):
+            if drv.name in seen:
+                raise FieldError(f"spec.drivers[{i}].name", f"duplicate driver {drv.name!r}")
+            seen.add(drv.name)
+        return cls(
+            name=_name(meta),
+            annotations=d.get_str_map(meta, "annotations", "metadata"),
+            drivers=drivers,
+        )
+
+
+# --------------------------------------------------------------------------- StorageClass
+
+
+@attrs.frozen
+class StorageClass:
+    """A ``storage.k8s.io/v1`` StorageClass.
+
+    Attributes:
+        name: the class name.
+        provisioner: the provisioner (a CSI driver name or an in-tree plugin name).
+        volume_binding_mode: ``Immediate`` (the default) or ``WaitForFirstConsumer``.
+        parameters: provisioner parameters.
+    """
+
+    name: str
+    provisioner: str
+    volume_binding_mode: str = "Immediate"
+    parameters: Mapping[str, str] = attrs.field(factory=dict)
+
+    @classmethod
+    def from_manifest(cls, raw: Mapping[str, Any]) -> StorageClass:
+        """Decode a StorageClass.
+
+        Raises:
+            FieldError: no ``provisioner``, or an unknown ``volumeBindingMode``.
+        """
+        meta = d.get_map(raw, "metadata", "")
+        mode = d.get_str(raw, "volumeBindingMode", "", "Immediate") or "Immediate"
+        if mode not in VOLUME_BINDING_MODES:
+            raise FieldError(
+                "volumeBindingMode",
+                f"unsupported value {mode!r}: want one of {sorted(VOLUME_BINDING_MODES)}",
+            )
+        return cls(
+            name=_name(meta),
+            provisioner=_required(raw, "provisioner", ""),
+            volume_binding_mode=mode,
+            parameters=d.get_str_map(raw, "parameters", ""),
+        )
+
+
+# --------------------------------------------------------------------------- PV and PVC
+
+
+@attrs.frozen
+class PersistentVolume:
+    """A core/v1 PersistentVolume (cluster-scoped).
+
+    Attributes:
+        name: the PV name.
+        labels: metadata.labels (GCE PD translation reads the zone labels).
+        csi: ``spec.csi``, or None.
+        in_tree: the migratable in-tree source, or None.
+        storage_class_name: ``spec.storageClassName``.
+        source: the raw ``spec`` (for the volume sources not decoded).
+    """
+
+    name: str
+    labels: Mapping[str, str] = attrs.field(factory=dict)
+    csi: CSIPersistentVolumeSource | None = None
+    in_tree: InTreeVolumeSource | None = None
+    storage_class_name: str = ""
+    source: Mapping[str, Any] = attrs.field(factory=dict)
+
+    @classmethod
+    def from_manifest(cls, raw: Mapping[str, Any]) -> PersistentVolume:
+        """Decode a PersistentVolume.
+
+        Raises:
+            FieldError: a required field of ``spec.csi`` or of an in-tree source is missing, or
+                ``spec.csi`` and an in-tree source are both set.
+        """
+        meta = d.get_map(raw, "metadata", "")
+        spec = d.get_map(raw, "spec", "")
+        csi = decode_csi_persistent_source(spec, "spec")
+        in_tree = decode_in_tree_source(spec, "spec")
+        if csi is not None and in_tree is not None:
+            raise FieldError(f"spec.{in_tree.field}", "may not specify more than 1 volume type")
+        return cls(
+            name=_name(meta),
+            labels=d.get_str_map(meta, "labels", "metadata"),
+            csi=csi,
+            in_tree=in_tree,
+            storage_class_name=d.get_str(spec, "storageClassName", "spec"),
+            source=spec,
+        )
+
+
+@attrs.frozen
+class PersistentVolumeClaim:
+    """A core/v1 PersistentVolumeClaim.
+
+    Attributes:
+        name: the claim name.
+        namespace: defaults to ``default`` as the API server does.
+        uid: metadata.uid.
+        annotations: metadata.annotations.
+        owner_references: who owns the claim (a generic ephemeral volume's PVC is controlled by
+            its pod).
+        volume_name: ``spec.volumeName``: the bound PV ("" when unbound).
+        storage_class_name: ``spec.storageClassName``; None when unset (which differs from
+            ``""``, "no class", for the API server's default-class admission; the scheduler
+            treats both as no class).
+    """
+
+    name: str
+    namespace: str = "default"
+    uid: str = ""
+    annotations: Mapping[str, str] = attrs.field(factory=dict)
+    owner_references: tuple[OwnerReference, ...] = ()
+    volume_name: str = ""
+    storage_class_name: str | None = None
+
+    @property
+    def key(self) -> str:
+        """``namespace/name``."""
+        return f"{self.namespace}/{self.name}"
+
+    @property
+    def storage_class(self) -> str:
+        """The claim's class (component-helpers ``GetPersistentVolumeClaimClass``): the beta
+        annotation ``volume.beta.kubernetes.io/storage-class`` if present, else
+        ``spec.storageClassName``, else ``""``."""
+        beta = self.annotations.get(BETA_STORAGE_CLASS_ANNOTATION)
+        if beta is not None:
+            return beta
+        return self.storage_class_name or ""
+
+    def is_controlled_by(self, uid: str) -> bool:
+        """Whether the claim's controller (its first ownerReference with ``controller:
+        true``) has ``uid`` (``metav1.IsControlledBy``)."""
+        for ref in self.owner_references:
+            if ref.controller:
+                return ref.uid == uid
+        return False
+
+    @classmethod
+    def from_manifest(cls, raw: Mapping[str, Any]) -> PersistentVolumeClaim:
+        """Decode a PersistentVolumeClaim; raises FieldError naming the bad field."""
+        meta = d.get_map(raw, "metadata", "")
+        spec = d.get_map(raw, "spec", "")
+        sc = spec.get("storageClassName")
+        return cls(
+            name=_name(meta),
+            namespace=d.get_str(meta, "namespace", "metadata") or "default",
+            uid=d.get_str(meta, "uid", "metadata"),
+            annotations=d.get_str_map(meta, "annotations", "metadata"),
+            owner_references=decode_owner_references(meta),
+            volume_name=d.get_str(spec, "volumeName", "spec"),
+            storage_class_name=None if sc is None else d.get_str(spec, "storageClassName", "spec"),
+        )
+
+
+# --------------------------------------------------------------------------- VolumeAttachment
+
+
+@attrs.frozen
+class VolumeAttachment:
+    """A ``storage.k8s.io/v1`` VolumeAttachment: a volume attached (or being attached) to a node.
+
+    Attributes:
+        name: the attachment name.
+        attacher: the CSI driver that attaches the volume.
+        node_name: the node it is attached to.
+        persistent_volume_name: ``spec.source.persistentVolumeName``, or None (an inline volume
+            spec, which NodeVolumeLimits does not count).
+    """
+
+    name: str
+    attacher: str
+    node_name: str
+    persistent_volume_name: str | None = None
+
+    @classmethod
+    def from_manifest(cls, raw: Mapping[str, Any]) -> VolumeAttachment:
+        """Decode a VolumeAttachment.
+
+        Raises:
+            FieldError: no ``spec.attacher`` or ``spec.nodeName``, or ``spec.source`` sets
+                neither or both of ``persistentVolumeName`` and ``inlineVolumeSpec``.
+        """
+        meta = d.get_map(raw, "metadata", "")
+        spec = d.get_map(raw, "spec", "")
+        source = d.get_map(spec, "source", "spec")
+        pv = source.get("persistentVolumeName")
+        inline = source.get("inlineVolumeSpec") is not None
+        if (pv is None) == (not inline):
+            raise FieldError(
+                "spec.source", "must specify exactly one of persistentVolumeName, inlineVolumeSpec"
+            )
+        return cls(
+            name=_name(meta),
+            attacher=_required(spec, "attacher", "spec"),
+            node_name=_required(spec, "nodeName", "spec"),
+            persistent_volume_name=None
+            if pv is None
+            else _required(source, "persistentVolumeName", "spec.source"),
+        )
