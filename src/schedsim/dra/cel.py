@@ -151,7 +151,12 @@ def _rewrite_domain_lookups(source: str, tokens: list[_Token]) -> str:
                 continue
             inserts.append((nxt.end, "?"))
             inserts.append((tokens[j].end, ".orValue(dyn({}))"))
-        elif nxt.text == "." and i + 4 < len(tokens) and tokens[i + 4].kind == "id":
+        elif (
+            nxt.text == "."
+            and i + 4 < len(tokens)
+            and tokens[i + 4].kind == "id"
+            and (i + 5 >= len(tokens) or tokens[i + 5].text != "(")  # not a method call
+        ):
             inserts.append((nxt.end, "?"))
             inserts.append((tokens[i + 4].end, ".orValue(dyn({}))"))
     if not inserts:

@@ -20,7 +20,14 @@ from schedsim.framework.runtime import Framework
 from schedsim.snapshot.predicate import PredicateSnapshot
 from schedsim.snapshot.store import ClusterSnapshotStore
 
-__all__ = ["PodOutcome", "SimulationResult", "queue_order", "run_scheduling_cycle", "simulate"]
+__all__ = [
+    "PodOutcome",
+    "SimulationResult",
+    "partition_pods",
+    "queue_order",
+    "run_scheduling_cycle",
+    "simulate",
+]
 
 _FAR_FUTURE = datetime.max.replace(tzinfo=UTC)
 
@@ -113,6 +120,26 @@ def _gated(pod: Pod) -> PodOutcome:
     return PodOutcome(pod, None, (msg,), msg)
 
 
+def partition_pods(
+    pods: Iterable[Pod], scheduler_name: str
+) -> tuple[list[Pod], list[Pod], tuple[Pod, ...]]:
+    """Split pods the way every simulation reads them.
+
+    Succeeded/Failed pods are dropped.
+
+    Returns:
+        ``(bound, pending, others)``: pods with ``spec.nodeName`` (else
+        ``status.nominatedNodeName``, as CA does), in input order; unbound pods for
+        ``scheduler_name`` in `queue_order`; unbound pods for another scheduler.
+    """
+    live = [p for p in pods if not p.is_terminal]
+    bound = [p for p in live if p.node_name or p.nominated_node_name]
+    unbound = [p for p in live if not (p.node_name or p.nominated_node_name)]
+    pending = queue_order(p for p in unbound if p.scheduler_name == scheduler_name)
+    others = tuple(p for p in unbound if p.scheduler_name != scheduler_name)
+    return bound, pending, others
+
+
 def run_scheduling_cycle(snapshot: PredicateSnapshot, pending: Sequence[Pod]) -> list[PodOutcome]:
     """Schedule ``pending`` (in the given order) into ``snapshot``, which keeps the result.
 
@@ -158,12 +185,7 @@ def simulate(
     Returns:
         the outcome per pending pod.
     """
-    live = [p for p in pods if not p.is_terminal]
-    bound = [p for p in live if p.node_name or p.nominated_node_name]
-    unbound = [p for p in live if not (p.node_name or p.nominated_node_name)]
-    name = framework.profile.scheduler_name
-    pending = queue_order(p for p in unbound if p.scheduler_name == name)
-    others = tuple(p for p in unbound if p.scheduler_name != name)
+    bound, pending, others = partition_pods(pods, framework.profile.scheduler_name)
     unchecked = {
         plugin: tuple(p for p in pending if needs(p))
         for plugin, needs in _NEEDS.items()

@@ -1,0 +1,553 @@
+"""Node groups: the node-groups file and the sanitized template copies scale-up adds.
+
+A node group is what a cloud provider can grow: a name, min/max size, its current size and a
+template (a Node manifest, optionally its node-local ResourceSlices, its CSINode, and the
+DaemonSet/static pods every node of the group runs, with their pod-owned ResourceClaims).
+The file format is documented in ``docs/cli.md``.
+
+Copies of the template are sanitized as Cluster Autoscaler does
+(``simulator/node_info_utils.go`` ``createSanitizedNodeInfo`` and
+``dynamicresources/utils/sanitize.go``): a unique node name with a new UID and hostname
+label; slices renamed with their pools and pointed at the new node; pods renamed with a new
+UID and bound to the new node, their pod-owned claims copied, renamed and re-pointed (owner,
+reservation, allocated pools and node selector); the CSINode copied under the new name.
+Nothing given is mutated: every copy is made with `attrs.evolve`.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+import attrs
+
+from schedsim.api import _decode as d
+from schedsim.api.core import (
+    Node,
+    NodeSelectorRequirement,
+    NodeSelectorTerm,
+    OwnerReference,
+    Pod,
+)
+from schedsim.api.errors import FieldError, ManifestError
+from schedsim.api.loader import read_documents
+from schedsim.api.resource import (
+    ResourceClaim,
+    ResourceClaimConsumerReference,
+    ResourceSlice,
+)
+from schedsim.snapshot.dra import claim_is_for_pod
+from schedsim.snapshot.infos import NodeInfo, PodInfo
+
+__all__ = [
+    "HOSTNAME_LABEL",
+    "NodeGroup",
+    "NodeTemplate",
+    "SanitizationError",
+    "load_node_groups",
+    "parse_node_groups",
+    "pod_claim_names",
+    "sanitized_node_info",
+    "sanitized_node_resource_slices",
+    "sanitized_pod_resource_claims",
+    "sanitized_resource_claim_refs",
+    "template_node_info",
+]
+
+HOSTNAME_LABEL = "kubernetes.io/hostname"
+
+# Taints Cluster Autoscaler itself puts on nodes; a template copied from a real node must not
+# carry them (``taints.SanitizeTaints``).
+_CA_TAINTS = frozenset({"ToBeDeletedByClusterAutoscaler", "DeletionCandidateOfClusterAutoscaler"})
+
+
+class SanitizationError(ValueError):
+    """A template cannot be copied (a slice that is not node-local, a pod-owned claim
+    allocated elsewhere); CA returns an error from the same places."""
+
+
+def _new_uid(kind: str, name: str) -> str:
+    # Deterministic, so runs and tests are reproducible (CA uses uuid.NewUUID()).
+    return str(uuid.uuid5(uuid.NAMESPACE_URL, f"schedsim:copy:{kind}:{name}"))
+
+
+# --------------------------------------------------------------------------- the file
+
+
+@attrs.frozen
+class NodeTemplate:
+    """What every new node of a group looks like.
+
+    Attributes:
+        node: the Node (its name names the copies: ``<name>-e-<i>``).
+        pods: DaemonSet and static pods every node runs; bound to the template node.
+        resource_slices: the node's node-local ResourceSlices (``spec.nodeName`` = the node).
+        resource_claims: ResourceClaims the pods need: pod-owned claims (controller
+            ownerReference = the pod) are copied per node; others are shared and kept as they
+            are.
+        csi_node: the node's CSINode, if the CSI objects are modelled (else None).
+    """
+
+    node: Node
+    pods: tuple[Pod, ...] = ()
+    resource_slices: tuple[ResourceSlice, ...] = ()
+    resource_claims: tuple[ResourceClaim, ...] = ()
+    csi_node: Any | None = None
+
+
+@attrs.frozen
+class NodeGroup:
+    """One node group of the node-groups file.
+
+    Attributes:
+        name: unique in the file.
+        min_size: scale-down never takes the group below this.
+        max_size: scale-up never takes the group above this.
+        template: the `NodeTemplate` of new nodes.
+        node_selector: labels (all must match) that identify the group's existing nodes;
+            empty: none of the cluster's nodes belong to the group.
+        current_size: the group's size now; None: the number of matching cluster nodes.
+    """
+
+    name: str
+    min_size: int
+    max_size: int
+    template: NodeTemplate
+    node_selector: Mapping[str, str] = attrs.field(factory=dict)
+    current_size: int | None = None
+
+    def is_member(self, node: Node) -> bool:
+        """``node`` carries every label of ``node_selector`` (and the selector is not empty)."""
+        sel = self.node_selector
+        return bool(sel) and all(node.labels.get(k) == v for k, v in sel.items())
+
+    def size(self, nodes: Iterable[Node]) -> int:
+        """``current_size``, or the number of ``nodes`` that are members."""
+        if self.current_size is not None:
+            return self.current_size
+        return sum(1 for n in nodes if self.is_member(n))
+
+
+def _decode_csi_node(raw: Mapping[str, Any], path: str, source: str) -> Any:
+    # The CSINode kind comes with the CSI snapshot work; use its decoder when it is there.
+    from schedsim.api import loader
+
+    decoder = getattr(loader, "_DECODERS", {}).get("CSINode")
+    if decoder is None:
+        raise ManifestError(f"{source}: {path}: CSINode objects are not modelled yet")
+    try:
+        return decoder(raw)
+    except FieldError as e:
+        raise ManifestError(f"{source}: {path}.{e.field}: {e.problem}") from None
+
+
+def _decode(decoder: Any, raw: Any, path: str, source: str, kind: str) -> Any:
+    if not isinstance(raw, Mapping):
+        raise ManifestError(f"{source}: {path}: expected a {kind} manifest (a mapping)")
+    given = raw.get("kind")
+    if given is not None and given != kind:
+        raise ManifestError(f"{source}: {path}.kind: expected {kind}, got {given!r}")
+    try:
+        return decoder(raw)
+    except FieldError as e:
+        raise ManifestError(f"{source}: {path}.{e.field}: {e.problem}") from None
+
+
+def _template(raw: Mapping[str, Any], path: str, source: str) -> NodeTemplate:
+    known = {"node", "pods", "resourceSlices", "resourceClaims", "csiNode"}
+    for key in raw:
+        if key not in known:
+            raise ManifestError(
+                f"{source}: {path}.{key}: unknown field (expected {', '.join(sorted(known))})"
+            )
+    if raw.get("node") is None:
+        raise ManifestError(f"{source}: {path}.node: required")
+    node: Node = _decode(Node.from_manifest, raw["node"], f"{path}.node", source, "Node")
+
+    def items(key: str) -> list[Any]:
+        try:
+            return d.get_list(raw, key, path)
+        except FieldError as e:
+            raise ManifestError(f"{source}: {e}") from None
+
+    pods = []
+    for i, p in enumerate(items("pods")):
+        pod: Pod = _decode(Pod.from_manifest, p, f"{path}.pods[{i}]", source, "Pod")
+        if pod.node_name not in ("", node.name):
+            raise ManifestError(
+                f"{source}: {path}.pods[{i}].spec.nodeName: must be empty or the template "
+                f"node's name {node.name!r}, got {pod.node_name!r}"
+            )
+        pods.append(attrs.evolve(pod, node_name=node.name))
+    slices = []
+    for i, s in enumerate(items("resourceSlices")):
+        sl: ResourceSlice = _decode(
+            ResourceSlice.from_manifest, s, f"{path}.resourceSlices[{i}]", source, "ResourceSlice"
+        )
+        if sl.node_name != node.name:
+            raise ManifestError(
+                f"{source}: {path}.resourceSlices[{i}].spec.nodeName: must be the template "
+                f"node's name {node.name!r} (only node-local slices can be copied)"
+            )
+        slices.append(sl)
+    claims = [
+        _decode(
+            ResourceClaim.from_manifest, c, f"{path}.resourceClaims[{i}]", source, "ResourceClaim"
+        )
+        for i, c in enumerate(items("resourceClaims"))
+    ]
+    csi = raw.get("csiNode")
+    csi_node = None if csi is None else _decode_csi_node(csi, f"{path}.csiNode", source)
+    return NodeTemplate(node, tuple(pods), tuple(slices), tuple(claims), csi_node)
+
+
+def parse_node_groups(doc: Any, source: str) -> list[NodeGroup]:
+    """Decode a parsed node-groups document.
+
+    Args:
+        doc: the YAML/JSON document (a mapping with ``nodeGroups``).
+        source: the file name used in messages.
+
+    Returns:
+        the groups, in file order.
+
+    Raises:
+        ManifestError: ``FILE: FIELD: problem`` for any malformed or inconsistent field
+            (missing name/template, duplicate names, sizes not 0 <= min <= current <= max,
+            a slice that is not the template node's, an unknown field).
+    """
+    if not isinstance(doc, Mapping):
+        raise ManifestError(
+            f"{source}: expected a mapping with a nodeGroups list, got {d.type_name(doc)}"
+        )
+    kind = doc.get("kind")
+    if kind is not None and kind != "NodeGroups":
+        raise ManifestError(f"{source}: kind: expected NodeGroups, got {kind!r}")
+    for key in doc:
+        if key not in ("apiVersion", "kind", "nodeGroups"):
+            raise ManifestError(f"{source}: {key}: unknown field (expected nodeGroups)")
+    try:
+        raw_groups = d.get_list(doc, "nodeGroups", "")
+    except FieldError as e:
+        raise ManifestError(f"{source}: {e}") from None
+    if not raw_groups:
+        raise ManifestError(f"{source}: nodeGroups: required (at least one node group)")
+    groups: list[NodeGroup] = []
+    seen: dict[str, int] = {}
+    for i in range(len(raw_groups)):
+        path = f"nodeGroups[{i}]"
+        try:
+            g = d.get_mapping_item(raw_groups, i, "nodeGroups")
+            known = {"name", "minSize", "maxSize", "currentSize", "nodeSelector", "template"}
+            for key in g:
+                if key not in known:
+                    raise FieldError(
+                        f"{path}.{key}", f"unknown field (expected {', '.join(sorted(known))})"
+                    )
+            name = d.get_str(g, "name", path)
+            if not name:
+                raise FieldError(f"{path}.name", "required")
+            if name in seen:
+                raise FieldError(
+                    f"{path}.name",
+                    f"duplicate node group {name!r} (first at nodeGroups[{seen[name]}])",
+                )
+            if g.get("maxSize") is None:
+                raise FieldError(f"{path}.maxSize", "required")
+            min_size = d.get_int(g, "minSize", path)
+            max_size = d.get_int(g, "maxSize", path)
+            current = None if g.get("currentSize") is None else d.get_int(g, "currentSize", path)
+            if min_size < 0:
+                raise FieldError(f"{path}.minSize", f"must be >= 0, got {min_size}")
+            if max_size < min_size:
+                raise FieldError(
+                    f"{path}.maxSize", f"must be >= minSize ({min_size}), got {max_size}"
+                )
+            if current is not None and not min_size <= current <= max_size:
+                raise FieldError(
+                    f"{path}.currentSize",
+                    f"must be between minSize ({min_size}) and maxSize ({max_size}), got {current}",
+                )
+            selector = d.get_str_map(g, "nodeSelector", path)
+            template_raw = d.get_map(g, "template", path)
+        except FieldError as e:
+            raise ManifestError(f"{source}: {e}") from None
+        if not template_raw:
+            raise ManifestError(f"{source}: {path}.template: required")
+        template = _template(template_raw, f"{path}.template", source)
+        seen[name] = i
+        groups.append(NodeGroup(name, min_size, max_size, template, selector, current))
+    return groups
+
+
+def load_node_groups(path: str) -> list[NodeGroup]:
+    """Read a node-groups file (YAML, or JSON for ``.json``): one document.
+
+    Raises:
+        ManifestError: ``FILE: problem`` (missing file, invalid YAML, several documents) or
+            ``FILE: FIELD: problem`` (see `parse_node_groups`).
+    """
+    docs = [doc for doc in read_documents(path) if doc is not None]
+    if len(docs) != 1:
+        raise ManifestError(f"{path}: expected one YAML document, got {len(docs)}")
+    return parse_node_groups(docs[0], path)
+
+
+# --------------------------------------------------------------------------- templates
+
+
+def pod_claim_names(pod: Pod) -> list[str]:
+    """Names of the ResourceClaims ``pod`` references: ``resourceClaimName``, else the name
+    recorded for a template reference in ``status.resourceClaimStatuses`` (references
+    without one need no claim)."""
+    out = []
+    for ref in pod.resource_claims:
+        if ref.resource_claim_name is not None:
+            out.append(ref.resource_claim_name)
+        else:
+            name = pod.resource_claim_statuses.get(ref.name)
+            if name:
+                out.append(name)
+    return out
+
+
+def template_node_info(
+    template: NodeTemplate,
+    shared_claims: Iterable[ResourceClaim] = (),
+    *,
+    pod_level_resources: bool = True,
+) -> NodeInfo:
+    """The template as a NodeInfo: its node, slices, CSINode and pods, each pod with the
+    claims it needs (CA's ``TemplateNodeInfo`` of a node group).
+
+    Args:
+        template: the group's template.
+        shared_claims: cluster claims that template pods may reference by name.
+        pod_level_resources: the PodLevelResources gate for pod request sums.
+
+    Raises:
+        SanitizationError: a template pod references a claim found neither in the template
+            nor in ``shared_claims``.
+    """
+    by_key = {(c.namespace, c.name): c for c in shared_claims}
+    by_key.update({(c.namespace, c.name): c for c in template.resource_claims})
+    pods = []
+    for pod in template.pods:
+        claims = []
+        for name in pod_claim_names(pod):
+            claim = by_key.get((pod.namespace, name))
+            if claim is None:
+                raise SanitizationError(
+                    f"pod {pod.key} references ResourceClaim {pod.namespace}/{name}, "
+                    "which is neither in resourceClaims nor in the cluster"
+                )
+            claims.append(claim)
+        pods.append(PodInfo(pod, claims, pod_level_resources=pod_level_resources))
+    return NodeInfo(template.node, template.resource_slices, template.csi_node, pods)
+
+
+def sanitized_node_resource_slices(
+    slices: Sequence[ResourceSlice], new_node_name: str, suffix: str
+) -> tuple[list[ResourceSlice], set[str]]:
+    """Copies of node-local slices for a copy of their node (CA ``SanitizedNodeResourceSlices``):
+    name and pool name get ``-<suffix>`` (pool names are unique per driver), new UID,
+    ``spec.nodeName`` = ``new_node_name``.
+
+    Returns:
+        the copies and the original pool names (for `sanitized_pod_resource_claims`).
+
+    Raises:
+        SanitizationError: a slice is not node-local.
+    """
+    out = []
+    pools: set[str] = set()
+    for s in slices:
+        if not s.node_name:
+            raise SanitizationError(f"can't sanitize slice {s.name} because it isn't node-local")
+        name = f"{s.name}-{suffix}"
+        out.append(
+            attrs.evolve(
+                s,
+                name=name,
+                uid=_new_uid("ResourceSlice", name),
+                pool=attrs.evolve(s.pool, name=f"{s.pool.name}-{suffix}"),
+                node_name=new_node_name,
+            )
+        )
+        pools.add(s.pool.name)
+    return out, pools
+
+
+def _single_node(terms: Sequence[NodeSelectorTerm] | None) -> str:
+    """The node name of a ``metadata.name In [name]`` selector, else ''."""
+    if terms is None or len(terms) != 1:
+        return ""
+    term = terms[0]
+    if term.match_expressions or len(term.match_fields) != 1:
+        return ""
+    f = term.match_fields[0]
+    if f.key != "metadata.name" or f.operator != "In" or len(f.values) != 1:
+        return ""
+    return f.values[0]
+
+
+def _node_selector_for(node_name: str) -> tuple[NodeSelectorTerm, ...]:
+    return (
+        NodeSelectorTerm(
+            match_fields=(NodeSelectorRequirement("metadata.name", "In", (node_name,)),)
+        ),
+    )
+
+
+def sanitized_pod_resource_claims(
+    new_owner: Pod,
+    old_owner: Pod,
+    claims: Sequence[ResourceClaim],
+    suffix: str,
+    new_node_name: str,
+    old_node_name: str,
+    old_pools: set[str],
+) -> list[ResourceClaim]:
+    """Claims for a copy of ``old_owner`` (CA ``SanitizedPodResourceClaims``).
+
+    Claims owned by ``old_owner`` are copied: name ``<name>-<suffix>``, new UID, owned by
+    ``new_owner``; an unallocated copy has no reservations; an allocated one must be
+    node-local on ``old_node_name`` from ``old_pools``, and its copy is allocated from the
+    renamed pools on ``new_node_name`` and reserved for ``new_owner``. Other claims (shared)
+    are returned unchanged.
+
+    Raises:
+        SanitizationError: an owned claim is allocated but not node-local on the old node, or
+            from a pool that is not the old node's.
+    """
+    out = []
+    for claim in claims:
+        if not claim_is_for_pod(old_owner, claim):
+            out.append(claim)
+            continue
+        name = f"{claim.name}-{suffix}"
+        owner = OwnerReference("v1", "Pod", new_owner.name, new_owner.uid, controller=True)
+        alloc = claim.status.allocation
+        if alloc is None:
+            status = attrs.evolve(claim.status, reserved_for=())
+        else:
+            if _single_node(alloc.node_selector) != old_node_name or not old_node_name:
+                raise SanitizationError(
+                    f"claim {claim.namespace}/{claim.name} is allocated, but not node-local on "
+                    f"{old_node_name} - can't be sanitized"
+                )
+            results = []
+            for r in alloc.results:
+                if r.pool not in old_pools:
+                    raise SanitizationError(
+                        f"claim {claim.namespace}/{claim.name} has an allocation {r.request}, "
+                        f"from a pool that isn't node-local on {old_node_name} - can't be "
+                        "sanitized"
+                    )
+                results.append(attrs.evolve(r, pool=f"{r.pool}-{suffix}"))
+            status = attrs.evolve(
+                claim.status,
+                allocation=attrs.evolve(
+                    alloc, results=tuple(results), node_selector=_node_selector_for(new_node_name)
+                ),
+                reserved_for=(
+                    ResourceClaimConsumerReference("pods", new_owner.name, new_owner.uid),
+                ),
+            )
+        out.append(
+            attrs.evolve(
+                claim,
+                name=name,
+                uid=_new_uid("ResourceClaim", f"{claim.namespace}/{name}"),
+                owner_references=(owner,),
+                status=status,
+            )
+        )
+    return out
+
+
+def sanitized_resource_claim_refs(pod: Pod, suffix: str) -> Pod:
+    """``pod`` with ``-<suffix>`` appended to every claim name in
+    ``status.resourceClaimStatuses`` (the pod-owned claims; CA ``SanitizedResourceClaimRefs``)."""
+    if not pod.resource_claim_statuses:
+        return pod
+    return attrs.evolve(
+        pod,
+        resource_claim_statuses={
+            k: (f"{v}-{suffix}" if v else v) for k, v in pod.resource_claim_statuses.items()
+        },
+    )
+
+
+def _sanitized_csi_node(csi_node: Any, node: Node) -> Any:
+    """A copy of the CSINode named after ``node`` with a new UID, owned by the node
+    (CA ``CreateSanitizedCSINode``); fields it lacks are left alone."""
+    if csi_node is None:
+        return None
+    if not attrs.has(type(csi_node)):
+        raise SanitizationError(f"can't copy CSINode of type {type(csi_node).__name__}")
+    fields = {f.name for f in attrs.fields(type(csi_node))}
+    changes: dict[str, Any] = {"name": node.name}
+    if "uid" in fields:
+        changes["uid"] = _new_uid("CSINode", node.name)
+    if "owner_references" in fields:
+        changes["owner_references"] = (OwnerReference("v1", "Node", node.name, node.uid),)
+    return attrs.evolve(csi_node, **changes)
+
+
+def sanitized_node_info(
+    template: NodeInfo,
+    new_name: str,
+    suffix: str,
+    *,
+    pod_level_resources: bool = True,
+    strip_autoscaler_taints: bool = False,
+) -> NodeInfo:
+    """A copy of ``template`` that can sit beside it in a snapshot (CA
+    ``createSanitizedNodeInfo``; binpacking calls it with suffix ``e-<i>``).
+
+    Args:
+        template: the node to copy (not modified).
+        new_name: the copy's node name; also its ``kubernetes.io/hostname`` label.
+        suffix: appended (``-<suffix>``) to pod, pod-owned claim, slice and pool names.
+        pod_level_resources: the PodLevelResources gate for the copied PodInfos.
+        strip_autoscaler_taints: drop CA's own taints (ToBeDeletedByClusterAutoscaler,
+            DeletionCandidateOfClusterAutoscaler), as CA does when it builds a template from a
+            real node.
+
+    Returns:
+        a new NodeInfo; Node, pods, claims, slices and CSINode are new objects where they
+        change, shared where they do not.
+
+    Raises:
+        SanitizationError: a slice is not node-local or a pod-owned claim is allocated
+            elsewhere than on the template node.
+    """
+    old = template.node
+    if old is None:
+        raise SanitizationError("template has no Node")
+    labels = dict(old.labels)
+    labels[HOSTNAME_LABEL] = new_name
+    taints = old.taints
+    if strip_autoscaler_taints:
+        taints = tuple(t for t in taints if t.key not in _CA_TAINTS)
+    node = attrs.evolve(
+        old, name=new_name, uid=_new_uid("Node", new_name), labels=labels, taints=taints
+    )
+    slices, pools = sanitized_node_resource_slices(template.local_resource_slices, new_name, suffix)
+    pods = []
+    for pi in template.pods:
+        pod = pi.pod
+        name = f"{pod.name}-{suffix}"
+        new_pod = attrs.evolve(
+            sanitized_resource_claim_refs(pod, suffix),
+            name=name,
+            uid=_new_uid("Pod", f"{pod.namespace}/{name}"),
+            node_name=new_name,
+        )
+        claims = sanitized_pod_resource_claims(
+            new_pod, pod, pi.needed_resource_claims, suffix, new_name, old.name, pools
+        )
+        pods.append(PodInfo(new_pod, claims, pod_level_resources=pod_level_resources))
+    return NodeInfo(node, slices, _sanitized_csi_node(template.csi_node, node), pods)

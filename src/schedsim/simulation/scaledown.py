@@ -1,0 +1,444 @@
+"""Scale-down: which nodes could be removed, and where their pods would go.
+
+Mirrors Cluster Autoscaler's scale-down planning (``core/scaledown/eligibility``,
+``simulator/cluster.go`` ``SimulateNodeRemoval``, ``simulator/drain.go``,
+``simulator/utilization``), offline and in one pass:
+
+1. a node is a candidate when it is not annotated
+   ``cluster-autoscaler.kubernetes.io/scale-down-disabled: "true"``, belongs to a node group
+   (when node groups are given), and its utilization (the highest of requested cpu, requested
+   memory and allocated DRA devices per pool, as fractions) is below the threshold;
+2. its pods to move are all pods except DaemonSet and mirror pods; a pod that cannot be moved
+   (CA's default drain rules: ``safe-to-evict: "false"``, no controller, kube-system without
+   a PodDisruptionBudget, local storage) blocks the node;
+3. candidates are simulated empty nodes first (CA's default candidate sorting), then in
+   cluster order; in a fork, the pods are unscheduled, the node is replaced by an empty copy tainted
+   ``ToBeDeletedByClusterAutoscaler:NoSchedule`` that keeps its ResourceSlices and CSINode
+   (CA 1.36: the node stays a topology domain), the pods are rescheduled elsewhere through
+   the `HintingSimulator` (a pod's earlier destination first; stop at the first pod that fits
+   nowhere), the ghost is removed and the fork is committed when every pod found a place
+   (later candidates see the result) or reverted otherwise.
+
+Differences from CA, deliberate: the node group's min size is checked before the removal is
+simulated (CA checks it after, when it picks nodes to delete), so a removal that would break
+it is never committed; PodDisruptionBudgets are not read, so kube-system pods always block
+(CA: unless a PDB covers them); there are no unneeded-time or unready-time delays.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Callable, Mapping, Sequence
+from typing import Final
+
+import attrs
+
+from schedsim.api.core import Node, Pod, Taint
+from schedsim.framework.runtime import Framework
+from schedsim.simulation.equivalence import controller_uid, is_daemonset_pod, is_mirror_pod
+from schedsim.simulation.hinting import HintingSimulator, PodPlacement
+from schedsim.simulation.nodegroups import NodeGroup
+from schedsim.simulation.scheduling import partition_pods
+from schedsim.snapshot.infos import NodeInfo
+from schedsim.snapshot.predicate import PredicateSnapshot
+from schedsim.snapshot.store import ClusterSnapshotStore
+
+__all__ = [
+    "DEFAULT_UTILIZATION_THRESHOLD",
+    "SCALE_DOWN_DISABLED_ANNOTATION",
+    "TO_BE_DELETED_TAINT",
+    "BlockingPod",
+    "NodeVerdict",
+    "ScaleDownResult",
+    "UnremovableReason",
+    "Utilization",
+    "pods_to_move",
+    "scale_down",
+    "simulate_node_removal",
+    "utilization",
+]
+
+DEFAULT_UTILIZATION_THRESHOLD: Final = 0.5
+"""CA's ``--scale-down-utilization-threshold`` default."""
+
+SCALE_DOWN_DISABLED_ANNOTATION: Final = "cluster-autoscaler.kubernetes.io/scale-down-disabled"
+SAFE_TO_EVICT_ANNOTATION: Final = "cluster-autoscaler.kubernetes.io/safe-to-evict"
+TO_BE_DELETED_TAINT: Final = "ToBeDeletedByClusterAutoscaler"
+"""The taint CA puts on a node it deletes (and on the ghost node during the simulation)."""
+
+ProgressCallback = Callable[[int, int], None]
+
+
+class UnremovableReason(enum.Enum):
+    """Why a node cannot be removed (CA ``simulator.UnremovableReason``, same names)."""
+
+    SCALE_DOWN_DISABLED_ANNOTATION = "ScaleDownDisabledAnnotation"
+    NOT_AUTOSCALED = "NotAutoscaled"
+    NODE_GROUP_MIN_SIZE_REACHED = "NodeGroupMinSizeReached"
+    NOT_UNDERUTILIZED = "NotUnderutilized"
+    BLOCKED_BY_POD = "BlockedByPod"
+    NO_PLACE_TO_MOVE_PODS = "NoPlaceToMovePods"
+    UNEXPECTED_ERROR = "UnexpectedError"
+
+
+class BlockingPodReason(enum.Enum):
+    """Why a pod cannot be moved (CA ``drain.BlockingPodReason``, same names)."""
+
+    NOT_SAFE_TO_EVICT_ANNOTATION = "NotSafeToEvictAnnotation"
+    NOT_REPLICATED = "NotReplicated"
+    UNMOVABLE_KUBE_SYSTEM_POD = "UnmovableKubeSystemPod"
+    LOCAL_STORAGE_REQUESTED = "LocalStorageRequested"
+
+
+@attrs.frozen
+class BlockingPod:
+    """A pod that keeps its node from being removed."""
+
+    pod: Pod
+    reason: BlockingPodReason
+
+
+@attrs.frozen
+class Utilization:
+    """How used a node is, as fractions of allocatable (CA ``utilization.Info``).
+
+    Attributes:
+        cpu: requested milli-CPU / allocatable (0 when allocatable is 0).
+        memory: requested memory / allocatable.
+        devices: the highest allocated/total device ratio over the node's ResourceSlice
+            pools (0 without slices).
+        resource: which of ``cpu``, ``memory``, ``devices`` is highest.
+    """
+
+    cpu: float
+    memory: float
+    devices: float = 0.0
+
+    @property
+    def value(self) -> float:
+        """The highest of the three: what the threshold is compared with."""
+        return max(self.cpu, self.memory, self.devices)
+
+    @property
+    def resource(self) -> str:
+        """Name of the highest resource."""
+        return max(
+            (("cpu", self.cpu), ("memory", self.memory), ("devices", self.devices)),
+            key=lambda kv: kv[1],
+        )[0]
+
+
+def utilization(node_info: NodeInfo) -> Utilization:
+    """Requested cpu and memory (every pod, DaemonSet and mirror pods included, as CA by
+    default) and allocated devices of the node's local slices, as fractions.
+
+    Devices: per ``(driver, pool)`` of the node's ``local_resource_slices``, the devices named
+    in allocation results of its pods' claims over the devices the pool publishes; the
+    highest pool wins (CA ``CalculateDynamicResourceUtilization``).
+
+    Time: O(pods x claims + devices).
+    """
+    req = node_info.requested
+    alloc = node_info.allocatable
+    cpu = req.milli_cpu / alloc.milli_cpu if alloc.milli_cpu else 0.0
+    mem = req.memory / alloc.memory if alloc.memory else 0.0
+    totals: dict[tuple[str, str], int] = {}
+    for s in node_info.local_resource_slices:
+        key = (s.driver, s.pool.name)
+        totals[key] = totals.get(key, 0) + len(s.devices)
+    devices = 0.0
+    if totals:
+        used: dict[tuple[str, str], set[str]] = {}
+        for claim in node_info.resource_claims:
+            allocation = getattr(getattr(claim, "status", None), "allocation", None)
+            if allocation is None:
+                continue
+            for r in allocation.results:
+                used.setdefault((r.driver, r.pool), set()).add(r.device)
+        for key, total in totals.items():
+            if total:
+                devices = max(devices, len(used.get(key, ())) / total)
+    return Utilization(cpu, mem, devices)
+
+
+def _has_local_storage(pod: Pod) -> bool:
+    for v in pod.volumes:
+        if "hostPath" in v.source:
+            return True
+        empty = v.source.get("emptyDir")
+        if empty is not None and not (
+            isinstance(empty, Mapping) and empty.get("medium") == "Memory"
+        ):
+            return True
+    return False
+
+
+def pods_to_move(node_info: NodeInfo) -> tuple[list[Pod], BlockingPod | None]:
+    """The pods that must find another node, or the first pod that cannot be moved
+    (CA ``GetPodsToMove`` with the default drainability rules).
+
+    DaemonSet and mirror pods stay (they go with the node). A pod annotated
+    ``safe-to-evict: "true"`` is always movable; otherwise ``safe-to-evict: "false"``, no
+    controller, namespace kube-system, or a hostPath or non-memory emptyDir volume blocks.
+
+    Returns:
+        ``(pods, None)`` or ``([], blocking pod)``.
+    """
+    out = []
+    for pi in node_info.pods:
+        pod = pi.pod
+        if pod.is_terminal or is_mirror_pod(pod) or is_daemonset_pod(pod):
+            continue
+        safe = pod.annotations.get(SAFE_TO_EVICT_ANNOTATION)
+        if safe != "true":
+            reason = None
+            if safe == "false":
+                reason = BlockingPodReason.NOT_SAFE_TO_EVICT_ANNOTATION
+            elif controller_uid(pod) is None:
+                reason = BlockingPodReason.NOT_REPLICATED
+            elif pod.namespace == "kube-system":
+                reason = BlockingPodReason.UNMOVABLE_KUBE_SYSTEM_POD
+            elif _has_local_storage(pod):
+                reason = BlockingPodReason.LOCAL_STORAGE_REQUESTED
+            if reason is not None:
+                return [], BlockingPod(pod, reason)
+        out.append(pod)
+    return out, None
+
+
+@attrs.frozen
+class NodeVerdict:
+    """Whether one node could be removed.
+
+    Attributes:
+        node: the node name.
+        removable: True when its pods all found a place (or it has none to move).
+        reason: why not (None when removable).
+        utilization: the node's utilization when it was considered.
+        moved: where each pod would go (removable nodes).
+        pod: the pod that blocks or found no place (BlockedByPod, NoPlaceToMovePods).
+        detail: a human-readable explanation of ``reason``.
+    """
+
+    node: str
+    removable: bool
+    reason: UnremovableReason | None = None
+    utilization: Utilization | None = None
+    moved: tuple[PodPlacement, ...] = ()
+    pod: Pod | None = None
+    detail: str = ""
+
+
+@attrs.frozen
+class ScaleDownResult:
+    """Verdicts for every node, in cluster order.
+
+    Attributes:
+        verdicts: one per node.
+        threshold: the utilization threshold used.
+    """
+
+    verdicts: tuple[NodeVerdict, ...]
+    threshold: float
+
+    @property
+    def removable(self) -> tuple[str, ...]:
+        """Names of the removable nodes."""
+        return tuple(v.node for v in self.verdicts if v.removable)
+
+
+def _ghost(node: Node) -> Node:
+    taint = Taint(key=TO_BE_DELETED_TAINT, effect="NoSchedule", value="0")
+    return attrs.evolve(node, taints=(*node.taints, taint))
+
+
+def simulate_node_removal(
+    snapshot: PredicateSnapshot,
+    node_name: str,
+    pods: Sequence[Pod],
+    hinting: HintingSimulator,
+    *,
+    persist: bool = True,
+) -> tuple[tuple[PodPlacement, ...], Pod | None]:
+    """Remove ``node_name`` and reschedule ``pods`` elsewhere, in a fork (CA
+    ``RemovalSimulator.findPlaceFor``).
+
+    The pods are unscheduled, the node is replaced by an empty ghost tainted
+    ``ToBeDeletedByClusterAutoscaler:NoSchedule`` with the same ResourceSlices and CSINode,
+    the pods (with ``nodeName`` cleared) are scheduled on other nodes, hints first, stopping
+    at the first that fits nowhere; then the ghost is removed.
+
+    Args:
+        snapshot: the cluster; changed only when the removal succeeds and ``persist``.
+        node_name: the node to remove.
+        pods: its pods to move (see `pods_to_move`).
+        hinting: the run's hinting simulator (its hints carry across candidates).
+        persist: commit a successful removal (later candidates see it); False reverts.
+
+    Returns:
+        ``(placements, None)`` on success, ``((), first pod that found no place)`` otherwise.
+
+    Raises:
+        NodeNotFoundError: the node is not in the snapshot.
+        SchedulingError: INTERNAL_ERROR (a plugin failed); the fork is reverted.
+    """
+    node_info = snapshot.get_node_info(node_name)
+    node = node_info.node
+    assert node is not None
+    slices = list(node_info.local_resource_slices)
+    csi_node = node_info.csi_node
+    snapshot.fork()
+    ok = False
+    try:
+        for pod in pods:
+            snapshot.unschedule_pod(pod.namespace, pod.name, node_name)
+        snapshot.remove_node_info(node_name)
+        snapshot.add_node_info(NodeInfo(_ghost(node), slices, csi_node))
+        moving = [attrs.evolve(p, node_name="", nominated_node_name="") for p in pods]
+        result = hinting.try_schedule_pods(
+            snapshot,
+            moving,
+            lambda ni: ni.node is not None and ni.node.name != node_name,
+            break_on_failure=True,
+        )
+        if result.unschedulable:
+            return (), result.unschedulable[0]
+        snapshot.remove_node_info(node_name)
+        ok = True
+        return result.scheduled, None
+    finally:
+        if ok and persist:
+            snapshot.commit()
+        else:
+            snapshot.revert()
+
+
+def scale_down(
+    nodes: Sequence[Node],
+    pods: Sequence[Pod],
+    framework: Framework,
+    store: ClusterSnapshotStore | None = None,
+    *,
+    threshold: float = DEFAULT_UTILIZATION_THRESHOLD,
+    node_groups: Sequence[NodeGroup] | None = None,
+    progress: ProgressCallback | None = None,
+) -> ScaleDownResult:
+    """Which nodes Cluster Autoscaler could remove (see the module docstring).
+
+    Args:
+        nodes: the cluster's nodes, considered in this order.
+        pods: bound pods (pending ones are ignored: CA's scale-down does not place them).
+        framework: the scheduler profile the pods are rescheduled with.
+        store: snapshot store (DeltaSnapshotStore by default).
+        threshold: a node is a candidate when its utilization is below this (0..1).
+        node_groups: when given, nodes outside every group are NotAutoscaled and no group
+            goes below its min size; None: every node is a candidate, without min sizes.
+        progress: called with (nodes done, nodes) after each node.
+
+    Returns:
+        a verdict per node; nothing given is modified.
+
+    Raises:
+        ValueError: ``threshold`` outside [0, 1].
+        SchedulingError: INTERNAL_ERROR when a plugin fails.
+    """
+    if not 0.0 <= threshold <= 1.0:
+        raise ValueError(f"utilization threshold must be between 0 and 1, got {threshold}")
+    bound, _, _ = partition_pods(pods, framework.profile.scheduler_name)
+    snapshot = PredicateSnapshot(framework, store)
+    snapshot.set_cluster_state(nodes, bound)
+    hinting = HintingSimulator()
+    sizes: dict[str, int] = {}
+    groups_of: dict[str, NodeGroup] = {}
+    if node_groups is not None:
+        for g in node_groups:
+            sizes[g.name] = g.size(nodes)
+        for n in nodes:
+            for g in node_groups:
+                if g.is_member(n):
+                    groups_of[n.name] = g
+                    break
+
+    # Empty nodes first (CA's default candidate sorting, ``emptycandidates``): removing them
+    # moves nothing, and the pods of other candidates must not take their place.
+    def is_empty(node: Node) -> bool:
+        movable, blocking = pods_to_move(snapshot.get_node_info(node.name))
+        return blocking is None and not movable
+
+    order = sorted(nodes, key=lambda n: not is_empty(n))
+    verdicts: dict[str, NodeVerdict] = {}
+    for i, node in enumerate(order):
+        verdicts[node.name] = _consider(
+            snapshot, node, threshold, node_groups, groups_of, sizes, hinting
+        )
+        if progress is not None:
+            progress(i + 1, len(nodes))
+    return ScaleDownResult(tuple(verdicts[n.name] for n in nodes), threshold)
+
+
+def _consider(
+    snapshot: PredicateSnapshot,
+    node: Node,
+    threshold: float,
+    node_groups: Sequence[NodeGroup] | None,
+    groups_of: Mapping[str, NodeGroup],
+    sizes: dict[str, int],
+    hinting: HintingSimulator,
+) -> NodeVerdict:
+    name = node.name
+    if node.annotations.get(SCALE_DOWN_DISABLED_ANNOTATION) == "true":
+        return NodeVerdict(
+            name,
+            False,
+            UnremovableReason.SCALE_DOWN_DISABLED_ANNOTATION,
+            detail=f"annotated {SCALE_DOWN_DISABLED_ANNOTATION}=true",
+        )
+    group = groups_of.get(name)
+    if node_groups is not None and group is None:
+        return NodeVerdict(
+            name, False, UnremovableReason.NOT_AUTOSCALED, detail="not in any node group"
+        )
+    ni = snapshot.get_node_info(name)
+    util = utilization(ni)
+    if util.value >= threshold:
+        return NodeVerdict(
+            name,
+            False,
+            UnremovableReason.NOT_UNDERUTILIZED,
+            util,
+            detail=f"{util.resource} utilization {util.value:.2f} >= threshold {threshold:g}",
+        )
+    if group is not None and sizes[group.name] <= group.min_size:
+        return NodeVerdict(
+            name,
+            False,
+            UnremovableReason.NODE_GROUP_MIN_SIZE_REACHED,
+            util,
+            detail=f"node group {group.name} at min size {group.min_size}",
+        )
+    movable, blocking = pods_to_move(ni)
+    if blocking is not None:
+        return NodeVerdict(
+            name,
+            False,
+            UnremovableReason.BLOCKED_BY_POD,
+            util,
+            pod=blocking.pod,
+            detail=f"pod {blocking.pod.key}: {blocking.reason.value}",
+        )
+    try:
+        placed, failed = simulate_node_removal(snapshot, name, movable, hinting)
+    except (LookupError, ValueError) as e:
+        return NodeVerdict(name, False, UnremovableReason.UNEXPECTED_ERROR, util, detail=str(e))
+    if failed is not None:
+        return NodeVerdict(
+            name,
+            False,
+            UnremovableReason.NO_PLACE_TO_MOVE_PODS,
+            util,
+            pod=failed,
+            detail=f"no place for pod {failed.key}",
+        )
+    if group is not None:
+        sizes[group.name] -= 1
+    return NodeVerdict(name, True, None, util, moved=placed)

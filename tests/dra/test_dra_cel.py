@@ -1,0 +1,349 @@
+"""Selector expressions against Kubernetes' expected outcomes.
+
+Cases are those of ``TestCEL`` in
+``staging/src/k8s.io/dynamic-resource-allocation/cel/compile_test.go`` that apply to 1.34
+(scalar attributes; the list-type-attribute cases belong to a later alpha), with the
+expected match, compile error or runtime error substring given there. Cost estimates are
+not emulated (cel-cpp has no cost model); the "expensive" case still fails at run time.
+"""
+
+from __future__ import annotations
+
+import gc
+import tracemalloc
+from typing import Any
+
+import pytest
+
+from schedsim.api.quantity import parse_quantity
+from schedsim.api.resource import Device, DeviceAttribute, DeviceCapacity
+from schedsim.dra.cel import CelCache, CelCompileError, CelRuntimeError
+
+D = "dra.example.com"
+
+# name: (expression, driver, attributes {name: (kind, value)}, capacity {name: quantity},
+#        expected: True/False, ("compile", substring) or ("runtime", substring), cc gate)
+CASES: dict[str, tuple[str, str, dict[str, Any], dict[str, str], Any, bool]] = {
+    "true": ("true", "", {}, {}, True, False),
+    "false": ("false", "", {}, {}, False, False),
+    "syntax-error": ("?!", "", {}, {}, ("compile", "Syntax error"), False),
+    "type-error": (
+        "1",
+        "",
+        {},
+        {},
+        ("compile", "must evaluate to bool or the unknown type, not int"),
+        False,
+    ),
+    "runtime-error-lookup-identifier": (
+        'device.attributes["no-such-domain"].noSuchAttr.isGreaterThan(quantity("0"))',
+        "",
+        {},
+        {},
+        ("runtime", "no such key: noSuchAttr"),
+        False,
+    ),
+    "runtime-error-lookup-map": (
+        'device.attributes["no-such-domain"]["noSuchAttr"].isGreaterThan(quantity("0"))',
+        "",
+        {},
+        {},
+        ("runtime", "no such key: noSuchAttr"),
+        False,
+    ),
+    "domain-check-negative": ('"no-such-domain" in device.attributes', "", {}, {}, False, False),
+    "domain-check-positive": (
+        '"dra.example.com" in device.attributes',
+        "",
+        {"dra.example.com/something": ("bool", True)},
+        {},
+        True,
+        False,
+    ),
+    "empty-driver-name": ('device.driver == ""', "", {}, {}, True, False),
+    "real-driver-name": ('device.driver == "dra.example.com"', D, {}, {}, True, False),
+    "driver-name-qualifier": (
+        'device.attributes["dra.example.com"].name',
+        D,
+        {"name": ("bool", True)},
+        {},
+        True,
+        False,
+    ),
+    "driver-name-qualifier-map-lookup": (
+        'device.attributes["dra.example.com"]["name"]',
+        D,
+        {"name": ("bool", True)},
+        {},
+        True,
+        False,
+    ),
+    "bind": (
+        'cel.bind(dra, device.attributes["dra.example.com"], dra.name)',
+        D,
+        {"name": ("bool", True)},
+        {},
+        True,
+        False,
+    ),
+    "qualified-attribute-name": (
+        'device.attributes["other.example.com"].name',
+        D,
+        {"other.example.com/name": ("bool", True)},
+        {},
+        True,
+        False,
+    ),
+    "bool": (
+        'device.attributes["dra.example.com"].name',
+        D,
+        {"name": ("bool", True)},
+        {},
+        True,
+        False,
+    ),
+    "int": (
+        'device.attributes["dra.example.com"].name > 0',
+        D,
+        {"name": ("int", 1)},
+        {},
+        True,
+        False,
+    ),
+    "string": (
+        'device.attributes["dra.example.com"].name == "fish"',
+        D,
+        {"name": ("string", "fish")},
+        {},
+        True,
+        False,
+    ),
+    "version": (
+        'device.attributes["dra.example.com"].name.isGreaterThan(semver("0.0.1"))',
+        D,
+        {"name": ("version", "1.0.0")},
+        {},
+        True,
+        False,
+    ),
+    "version_v": (
+        'device.attributes["dra.example.com"].name.isGreaterThan(semver("v0.0.1", true))'
+        ' && isSemver("v1.0.0", true)',
+        D,
+        {"name": ("version", "1.0.0")},
+        {},
+        True,
+        False,
+    ),
+    "quantity": (
+        'device.capacity["dra.example.com"].name.isGreaterThan(quantity("1Ki"))',
+        D,
+        {},
+        {"name": "1Mi"},
+        True,
+        False,
+    ),
+    "check-positive": (
+        '"name" in device.capacity["dra.example.com"] && '
+        'device.capacity["dra.example.com"].name.isGreaterThan(quantity("1Ki"))',
+        D,
+        {},
+        {"name": "1Mi"},
+        True,
+        False,
+    ),
+    "check-negative": (
+        '!("name" in device.capacity["dra.example.com"]) || '
+        'device.capacity["dra.example.com"].name.isGreaterThan(quantity("1Ki"))',
+        "",
+        {},
+        {},
+        True,
+        False,
+    ),
+    "all": (
+        'device.capacity["dra.example.com"].quantity.isGreaterThan(quantity("1Ki")) &&\n'
+        'device.attributes["dra.example.com"].bool &&\n'
+        'device.attributes["dra.example.com"].int > 0 &&\n'
+        'device.attributes["dra.example.com"].string == "fish" &&\n'
+        'device.attributes["dra.example.com"].version.isGreaterThan(semver("0.0.1")) &&\n'
+        'device.capacity["dra.example.com"]["quantity"].isGreaterThan(quantity("1Ki")) &&\n'
+        'device.attributes["dra.example.com"]["bool"] &&\n'
+        'device.attributes["dra.example.com"]["int"] > 0 &&\n'
+        'device.attributes["dra.example.com"]["string"] == "fish" &&\n'
+        'device.attributes["dra.example.com"]["version"].isGreaterThan(semver("0.0.1"))',
+        D,
+        {
+            "bool": ("bool", True),
+            "int": ("int", 1),
+            "string": ("string", "fish"),
+            "version": ("version", "1.0.0"),
+        },
+        {"quantity": "1Mi"},
+        True,
+        False,
+    ),
+    "many": (
+        'device.attributes["dra.example.com"].a && device.attributes["dra.example.com"].b'
+        ' && device.attributes["dra.example.com"].c',
+        D,
+        {"a": ("bool", True), "b": ("bool", True), "c": ("bool", True)},
+        {},
+        True,
+        False,
+    ),
+    "check_attribute_domains": (
+        'device.attributes.exists_one(x, x == "dra.example.com")',
+        D,
+        {"services": ("string", "some_example_value")},
+        {},
+        True,
+        False,
+    ),
+    "check_attribute_ids": (
+        'device.attributes["dra.example.com"].exists_one(x, x == "services")',
+        D,
+        {"services": ("string", "some_example_value")},
+        {},
+        True,
+        False,
+    ),
+    "split_attribute": (
+        'device.attributes["dra.example.com"].services.split("example").size() >= 2',
+        D,
+        {"services": ("string", "some_example_value")},
+        {},
+        True,
+        False,
+    ),
+    "regexp_attribute": (
+        'device.attributes["dra.example.com"].services.matches("[^a]?sym")',
+        D,
+        {"services": ("string", "asymetric")},
+        {},
+        True,
+        False,
+    ),
+    "check_capacity_domains": (
+        'device.capacity.exists_one(x, x == "dra.example.com")',
+        D,
+        {},
+        {"memory": "1Mi"},
+        True,
+        False,
+    ),
+    "check_capacity_ids": (
+        'device.capacity["dra.example.com"].exists_one(x, x == "memory")',
+        D,
+        {},
+        {"memory": "1Mi"},
+        True,
+        False,
+    ),
+    "expensive": (
+        "[1, 2, 3, 4, 5, 6, 7, 8, 9, 10].all(x, [1, 2, 3, 4, 5, 6, 7, 8, 9, 10].all(y, "
+        "[1, 2, 3, 4, 5, 6, 7, 8, 9, 10].all(z, [1, 2, 3, 4, 5, 6, 7, 8, 9, 10].all(z2, "
+        "[1, 2, 3, 4, 5, 6, 7, 8, 9, 10].all(z3, [1, 2, 3, 4, 5, 6, 7, 8, 9, 10].all(z4, "
+        "[1, 2, 3, 4, 5, 6, 7, 8, 9, 10].all(z5, int('1'.find('[0-9]*')) < 100)))))))",
+        D,
+        {},
+        {},
+        ("runtime", "actual cost limit exceeded"),
+        False,
+    ),
+    "allow_multiple_allocations_default": (
+        "device.allowMultipleAllocations == false",
+        D,
+        {},
+        {},
+        True,
+        True,
+    ),
+    "allow_multiple_allocations_disabled": (
+        "device.allowMultipleAllocations == false",
+        D,
+        {},
+        {},
+        ("compile", "undefined field 'allowMultipleAllocations'"),
+        False,
+    ),
+}
+
+
+def _device(attributes: dict[str, Any], capacity: dict[str, str], multi: bool = False) -> Device:
+    return Device(
+        name="dev",
+        attributes={k: DeviceAttribute(kind, value) for k, (kind, value) in attributes.items()},
+        capacity={k: DeviceCapacity(parse_quantity(v)) for k, v in capacity.items()},
+        allow_multiple_allocations=multi,
+    )
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_compile_test_go_case(name: str) -> None:
+    """One TestCEL case: same match result, compile error or runtime error."""
+    expression, driver, attributes, capacity, expect, cc = CASES[name]
+    cache = CelCache()
+    dev = _device(attributes, capacity)
+    if isinstance(expect, bool):
+        assert cache.matches(expression, driver, dev, cc) is expect
+        return
+    kind, text = expect
+    error = CelCompileError if kind == "compile" else CelRuntimeError
+    with pytest.raises(error) as info:
+        cache.matches(expression, driver, dev, cc)
+    assert text in str(info.value)
+
+
+def test_allow_multiple_allocations_true() -> None:
+    """compile_test.go ``allow_multiple_allocations``: the field reads the device's value."""
+    dev = _device({}, {}, multi=True)
+    assert CelCache().matches("device.allowMultipleAllocations == true", D, dev, True)
+
+
+def test_unknown_domain_is_empty_map_but_not_contained() -> None:
+    """cel-runtimes.md: ``device.attributes["x"]`` is ``{}``, ``"x" in device.attributes``
+    false, ``has(...)`` false, and errors are absorbed by ``||``/``&&``."""
+    cache = CelCache()
+    dev = _device({"model": ("string", "a100")}, {})
+    assert cache.matches('device.attributes["x"].size() == 0', D, dev)
+    assert not cache.matches('has(device.attributes["x"].model)', D, dev)
+    assert cache.matches('device.attributes["x"].model == "a" || true', D, dev)
+    assert not cache.matches('device.attributes["x"].model == "a" && false', D, dev)
+    # the rewrite leaves string literals alone
+    assert cache.matches('"device.attributes[\\"x\\"]".size() > 0', D, dev)
+
+
+def test_quantity_and_semver_equality_are_semantic() -> None:
+    """``Quantity.Equal`` (1Gi == 1024Mi) and ``Version.EQ`` (build metadata ignored)."""
+    cache = CelCache()
+    dev = _device({"v": ("version", "1.2.3+build.7")}, {"mem": "1Gi"})
+    assert cache.matches('device.capacity["dra.example.com"].mem == quantity("1024Mi")', D, dev)
+    assert cache.matches('device.attributes["dra.example.com"].v == semver("1.2.3")', D, dev)
+    assert cache.matches('semver("1.0.0-alpha").isLessThan(semver("1.0.0"))', D, dev)
+    assert cache.matches('semver("1.0.0-alpha.2").compareTo(semver("1.0.0-alpha.10")) < 0', D, dev)
+    assert cache.matches('quantity("1.5").add(quantity("500m")).asInteger() == 2', D, dev)
+    with pytest.raises(CelRuntimeError):
+        cache.matches('quantity("1.5").asInteger() == 1', D, dev)
+
+
+def test_results_are_memoized_per_expression_and_device() -> None:
+    """Each (expression, device) pair is evaluated once: cost and cel-expr-python's
+    per-callback leak are bounded by the distinct pairs, not by the allocations."""
+    cache = CelCache()
+    devices = [_device({}, {"mem": f"{i}Gi"}) for i in range(10)]
+    expr = 'device.capacity["dra.example.com"].mem.compareTo(quantity("5Gi")) >= 0'
+    for _ in range(50):
+        assert sum(cache.matches(expr, D, d) for d in devices) == 5
+    assert cache.evaluations == 10
+    gc.collect()
+    tracemalloc.start()
+    before = tracemalloc.take_snapshot()
+    for _ in range(2000):
+        for d in devices:
+            cache.matches(expr, D, d)
+    after = tracemalloc.take_snapshot()
+    tracemalloc.stop()
+    grown = sum(s.size_diff for s in after.compare_to(before, "filename"))
+    assert grown < 10_000, f"memoized lookups allocated {grown} bytes"
+    assert cache.evaluations == 10

@@ -1,0 +1,246 @@
+"""The node-groups file (good and bad input) and template sanitization (CA
+``simulator/node_info_utils_test.go`` ``TestSanitizedNodeInfo`` /
+``dynamicresources/utils/sanitize_test.go``: names, UIDs, hostname, slices with pools, pod-owned
+claims copied and re-pointed, shared claims kept)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import attrs
+import pytest
+import yaml
+
+from schedsim.api.errors import ManifestError
+from schedsim.api.resource import ResourceClaim, ResourceSlice
+from schedsim.simulation.nodegroups import (
+    SanitizationError,
+    load_node_groups,
+    parse_node_groups,
+    sanitized_node_info,
+    template_node_info,
+)
+
+NODE = {"metadata": {"name": "gpu-template", "labels": {"pool": "gpu"}},
+        "status": {"allocatable": {"cpu": "4", "memory": "8Gi", "pods": "110"}}}  # fmt: skip
+SLICE = {
+    "apiVersion": "resource.k8s.io/v1",
+    "kind": "ResourceSlice",
+    "metadata": {"name": "gpu-template-gpus"},
+    "spec": {
+        "driver": "gpu.example.com",
+        "nodeName": "gpu-template",
+        "pool": {"name": "gpu-template", "generation": 1, "resourceSliceCount": 1},
+        "devices": [{"name": "gpu-0"}, {"name": "gpu-1"}],
+    },
+}
+DS_POD = {
+    "metadata": {
+        "name": "agent",
+        "namespace": "kube-system",
+        "uid": "agent-uid",
+        "ownerReferences": [{"apiVersion": "apps/v1", "kind": "DaemonSet", "name": "agent",
+                             "uid": "ds-uid", "controller": True}],
+    },
+    "spec": {
+        "containers": [{"name": "c", "resources": {"requests": {"cpu": "100m"}}}],
+        "resourceClaims": [{"name": "gpu", "resourceClaimTemplateName": "one-gpu"},
+                           {"name": "shared", "resourceClaimName": "shared-claim"}],
+    },
+    "status": {"resourceClaimStatuses": [{"name": "gpu", "resourceClaimName": "agent-gpu"}]},
+}  # fmt: skip
+OWNED_CLAIM = {
+    "apiVersion": "resource.k8s.io/v1",
+    "kind": "ResourceClaim",
+    "metadata": {
+        "name": "agent-gpu",
+        "namespace": "kube-system",
+        "ownerReferences": [{"apiVersion": "v1", "kind": "Pod", "name": "agent",
+                             "uid": "agent-uid", "controller": True}],
+    },
+    "spec": {"devices": {"requests": [{"name": "gpu", "exactly": {"deviceClassName": "gpu"}}]}},
+    "status": {
+        "allocation": {
+            "devices": {"results": [{"request": "gpu", "driver": "gpu.example.com",
+                                     "pool": "gpu-template", "device": "gpu-0"}]},
+            "nodeSelector": {"nodeSelectorTerms": [{"matchFields": [
+                {"key": "metadata.name", "operator": "In", "values": ["gpu-template"]}]}]},
+        },
+        "reservedFor": [{"resource": "pods", "name": "agent", "uid": "agent-uid"}],
+    },
+}  # fmt: skip
+SHARED_CLAIM = {
+    "apiVersion": "resource.k8s.io/v1",
+    "kind": "ResourceClaim",
+    "metadata": {"name": "shared-claim", "namespace": "kube-system"},
+    "spec": {"devices": {"requests": [{"name": "x", "exactly": {"deviceClassName": "gpu"}}]}},
+}
+
+
+def doc(**group: Any) -> dict[str, Any]:
+    g: dict[str, Any] = {"name": "gpu", "minSize": 0, "maxSize": 5, "template": {"node": NODE}}
+    g.update(group)
+    return {"nodeGroups": [g]}
+
+
+def test_parse_full_group() -> None:
+    template = {"node": NODE, "pods": [DS_POD], "resourceSlices": [SLICE],
+                "resourceClaims": [OWNED_CLAIM, SHARED_CLAIM]}  # fmt: skip
+    [g] = parse_node_groups(
+        doc(template=template, nodeSelector={"pool": "gpu"}, currentSize=2, minSize=1), "f.yaml"
+    )
+    assert (g.name, g.min_size, g.max_size, g.current_size) == ("gpu", 1, 5, 2)
+    assert g.template.pods[0].node_name == "gpu-template"  # bound to the template node
+    assert [s.name for s in g.template.resource_slices] == ["gpu-template-gpus"]
+    assert len(g.template.resource_claims) == 2
+    assert g.is_member(g.template.node)
+    [g2] = parse_node_groups(doc(), "f.yaml")
+    assert g2.size([g.template.node]) == 0  # no selector: no member
+
+
+def test_load_file(tmp_path: Path) -> None:
+    f = tmp_path / "groups.yaml"
+    f.write_text(yaml.safe_dump(doc(nodeSelector={"pool": "gpu"})))
+    [g] = load_node_groups(str(f))
+    assert g.size([g.template.node, attrs.evolve(g.template.node, labels={})]) == 1
+
+
+@pytest.mark.parametrize(
+    ("data", "message"),
+    [
+        ([1], "f.yaml: expected a mapping with a nodeGroups list, got a list"),
+        ({"nodeGroups": []}, "f.yaml: nodeGroups: required (at least one node group)"),
+        ({"nodeGroups": {}}, "f.yaml: nodeGroups: expected a list, got a mapping"),
+        ({"groups": []}, "f.yaml: groups: unknown field (expected nodeGroups)"),
+        ({"kind": "Pod", "nodeGroups": []}, "f.yaml: kind: expected NodeGroups, got 'Pod'"),
+        ({"nodeGroups": ["x"]}, "f.yaml: nodeGroups[0]: expected a mapping, got a string"),
+        (doc(name=""), "f.yaml: nodeGroups[0].name: required"),
+        (doc(maxSize=None), "f.yaml: nodeGroups[0].maxSize: required"),
+        (doc(maxSize="3"), "f.yaml: nodeGroups[0].maxSize: expected an integer, got a string"),
+        (doc(minSize=-1), "f.yaml: nodeGroups[0].minSize: must be >= 0, got -1"),
+        (doc(minSize=4, maxSize=3), "f.yaml: nodeGroups[0].maxSize: must be >= minSize (4), got 3"),
+        (doc(currentSize=9),
+         "f.yaml: nodeGroups[0].currentSize: must be between minSize (0) and maxSize (5), got 9"),
+        (doc(maxsize=3), "f.yaml: nodeGroups[0].maxsize: unknown field (expected currentSize, "
+         "maxSize, minSize, name, nodeSelector, template)"),
+        (doc(nodeSelector={"a": 1}), "f.yaml: nodeGroups[0].nodeSelector.a: expected a string, "
+         "got a number"),
+        (doc(template=None), "f.yaml: nodeGroups[0].template: required"),
+        (doc(template={"pods": []}), "f.yaml: nodeGroups[0].template.node: required"),
+        (doc(template={"node": {"metadata": {}}}),
+         "f.yaml: nodeGroups[0].template.node.metadata.name: required"),
+        (doc(template={"node": {"kind": "Pod", "metadata": {"name": "x"}}}),
+         "f.yaml: nodeGroups[0].template.node.kind: expected Node, got 'Pod'"),
+        (doc(template={"node": NODE, "pods": {}}),
+         "f.yaml: nodeGroups[0].template.pods: expected a list, got a mapping"),
+        (doc(template={"node": NODE, "pods": [{"metadata": {"name": "p"},
+                                               "spec": {"nodeName": "elsewhere"}}]}),
+         "f.yaml: nodeGroups[0].template.pods[0].spec.nodeName: must be empty or the template "
+         "node's name 'gpu-template', got 'elsewhere'"),
+        (doc(template={"node": NODE, "resourceSlices": [
+            {**SLICE, "spec": {**SLICE["spec"], "nodeName": "other"}}]}),
+         "f.yaml: nodeGroups[0].template.resourceSlices[0].spec.nodeName: must be the template "
+         "node's name 'gpu-template' (only node-local slices can be copied)"),
+        (doc(template={"node": NODE, "image": "x"}),
+         "f.yaml: nodeGroups[0].template.image: unknown field (expected csiNode, node, pods, "
+         "resourceClaims, resourceSlices)"),
+        ({"nodeGroups": [doc()["nodeGroups"][0], doc()["nodeGroups"][0]]},
+         "f.yaml: nodeGroups[1].name: duplicate node group 'gpu' (first at nodeGroups[0])"),
+    ],
+)  # fmt: skip
+def test_bad_input(data: Any, message: str) -> None:
+    with pytest.raises(ManifestError) as e:
+        parse_node_groups(data, "f.yaml")
+    assert str(e.value) == message
+
+
+def test_bad_files(tmp_path: Path) -> None:
+    with pytest.raises(ManifestError, match=r"nope\.yaml: no such file or directory"):
+        load_node_groups(str(tmp_path / "nope.yaml"))
+    two = tmp_path / "two.yaml"
+    two.write_text("nodeGroups: []\n---\nnodeGroups: []\n")
+    with pytest.raises(ManifestError, match=r"two\.yaml: expected one YAML document, got 2"):
+        load_node_groups(str(two))
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("nodeGroups: [\n")
+    with pytest.raises(ManifestError, match=r"bad\.yaml: not valid YAML: line"):
+        load_node_groups(str(bad))
+
+
+def _template() -> Any:
+    template = {"node": NODE, "pods": [DS_POD], "resourceSlices": [SLICE],
+                "resourceClaims": [OWNED_CLAIM]}  # fmt: skip
+    [g] = parse_node_groups(doc(template=template), "f.yaml")
+    shared = ResourceClaim.from_manifest(SHARED_CLAIM)
+    return template_node_info(g.template, [shared]), shared
+
+
+def test_sanitized_copy() -> None:
+    """CA ``createSanitizedNodeInfo`` + ``SanitizedNodeResourceSlices`` +
+    ``SanitizedPodResourceClaims`` + ``SanitizedResourceClaimRefs``."""
+    template, shared = _template()
+    copy = sanitized_node_info(template, "gpu-template-e-0", "e-0")
+    node = copy.node
+    assert node is not None and node.name == "gpu-template-e-0"
+    assert node.uid != template.node.uid
+    assert node.labels == {"pool": "gpu", "kubernetes.io/hostname": "gpu-template-e-0"}
+    [s] = copy.local_resource_slices
+    assert isinstance(s, ResourceSlice)
+    assert (s.name, s.pool.name, s.node_name) == (
+        "gpu-template-gpus-e-0", "gpu-template-e-0", "gpu-template-e-0")  # fmt: skip
+    assert s.uid and s.devices == template.local_resource_slices[0].devices
+    [pi] = copy.pods
+    p = pi.pod
+    assert (p.name, p.node_name, p.namespace) == ("agent-e-0", "gpu-template-e-0", "kube-system")
+    assert p.uid != "agent-uid"
+    assert p.resource_claim_statuses == {"gpu": "agent-gpu-e-0"}
+    owned, kept = pi.needed_resource_claims
+    assert kept is shared  # shared claims are not copied
+    assert owned.name == "agent-gpu-e-0" and owned.uid
+    assert [(o.kind, o.name, o.uid, o.controller) for o in owned.owner_references] == [
+        ("Pod", "agent-e-0", p.uid, True)
+    ]
+    alloc = owned.status.allocation
+    assert [(r.pool, r.device) for r in alloc.results] == [("gpu-template-e-0", "gpu-0")]
+    assert alloc.node_selector[0].match_fields[0].values == ("gpu-template-e-0",)
+    assert [(r.name, r.uid) for r in owned.status.reserved_for] == [("agent-e-0", p.uid)]
+    # the template is untouched
+    assert template.pods[0].needed_resource_claims[0].name == "agent-gpu"
+    assert template.local_resource_slices[0].pool.name == "gpu-template"
+    # copies with different suffixes do not collide
+    other = sanitized_node_info(template, "gpu-template-e-1", "e-1")
+    assert other.pods[0].pod.uid != p.uid
+    assert other.pods[0].needed_resource_claims[0].uid != owned.uid
+
+
+def test_sanitize_refuses_what_ca_refuses() -> None:
+    template, _ = _template()
+    elsewhere = attrs.evolve(
+        template.pods[0].needed_resource_claims[0],
+        status=attrs.evolve(
+            template.pods[0].needed_resource_claims[0].status,
+            allocation=attrs.evolve(
+                template.pods[0].needed_resource_claims[0].status.allocation, node_selector=None
+            ),
+        ),
+    )
+    from schedsim.snapshot import NodeInfo, PodInfo
+
+    bad = NodeInfo(
+        template.node,
+        template.local_resource_slices,
+        None,
+        [PodInfo(template.pods[0].pod, [elsewhere])],
+    )
+    with pytest.raises(SanitizationError, match="allocated, but not node-local on gpu-template"):
+        sanitized_node_info(bad, "x", "e-0")
+    global_slice = attrs.evolve(template.local_resource_slices[0], node_name=None, all_nodes=True)
+    with pytest.raises(SanitizationError, match="isn't node-local"):
+        sanitized_node_info(NodeInfo(template.node, [global_slice]), "x", "e-0")
+
+
+def test_missing_claim_is_reported() -> None:
+    [g] = parse_node_groups(doc(template={"node": NODE, "pods": [DS_POD]}), "f.yaml")
+    with pytest.raises(SanitizationError, match="references ResourceClaim kube-system/agent-gpu"):
+        template_node_info(g.template)

@@ -1,0 +1,260 @@
+"""Scale-down (removal simulator), in both stores.
+
+Expected outcomes are Cluster Autoscaler's (each test names the CA test it mirrors), with
+devices and CSI volume limits as extended resources (the DRA and CSINode versions are in
+test_scale_up_dra_csi.py).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any
+
+import pytest
+
+from schedsim.api.core import Node, Pod
+from schedsim.framework import Framework, Handle, default_profile
+from schedsim.simulation.hinting import HintingSimulator
+from schedsim.simulation.nodegroups import NodeGroup, NodeTemplate
+from schedsim.simulation.scaledown import (
+    TO_BE_DELETED_TAINT,
+    UnremovableReason,
+    pods_to_move,
+    scale_down,
+    simulate_node_removal,
+    utilization,
+)
+from schedsim.snapshot import (
+    BasicSnapshotStore,
+    ClusterSnapshotStore,
+    DeltaSnapshotStore,
+    PredicateSnapshot,
+)
+
+STORES: dict[str, Callable[[], ClusterSnapshotStore]] = {
+    "basic": BasicSnapshotStore,
+    "delta": DeltaSnapshotStore,
+}
+GPU = "nvidia.com/gpu"
+ATTACH = "example.com/attachments"
+
+SAFE = "cluster-autoscaler.kubernetes.io/safe-to-evict"
+NOT_UNDERUTILIZED = UnremovableReason.NOT_UNDERUTILIZED
+NO_PLACE = UnremovableReason.NO_PLACE_TO_MOVE_PODS
+
+
+@pytest.fixture(params=sorted(STORES))
+def store(request: pytest.FixtureRequest) -> Callable[[], ClusterSnapshotStore]:
+    return STORES[request.param]
+
+
+def node(
+    name: str,
+    extra: Mapping[str, str] | None = None,
+    labels: Mapping[str, str] | None = None,
+    annotations: Mapping[str, str] | None = None,
+) -> Node:
+    alloc = {"cpu": "1000m", "memory": "1000", "pods": "110", **(extra or {})}
+    return Node.from_manifest(
+        {
+            "metadata": {
+                "name": name,
+                "labels": {"kubernetes.io/hostname": name, **(labels or {})},
+                "annotations": dict(annotations or {}),
+            },
+            "status": {"allocatable": alloc},
+        }
+    )
+
+
+def pod(
+    name: str,
+    node_name: str,
+    cpu: str = "100m",
+    extra: Mapping[str, str] | None = None,
+    kind: str | None = "ReplicaSet",
+    namespace: str = "default",
+    annotations: Mapping[str, str] | None = None,
+    volumes: list[dict[str, Any]] | None = None,
+) -> Pod:
+    meta: dict[str, Any] = {
+        "name": name,
+        "namespace": namespace,
+        "annotations": dict(annotations or {}),
+    }
+    if kind is not None:
+        meta["ownerReferences"] = [
+            {"apiVersion": "apps/v1", "kind": kind, "name": f"{name}-c", "uid": f"{name}-c",
+             "controller": True}
+        ]  # fmt: skip
+    requests = {"cpu": cpu, "memory": "100", **(extra or {})}
+    return Pod.from_manifest(
+        {
+            "metadata": meta,
+            "spec": {
+                "nodeName": node_name,
+                "volumes": volumes or [],
+                "containers": [
+                    {"name": "c", "resources": {"requests": requests, "limits": dict(extra or {})}}
+                ],
+            },
+        }
+    )
+
+
+def fw() -> Framework:
+    return Framework(default_profile(), Handle())
+
+
+def reasons(result: Any) -> dict[str, UnremovableReason | None]:
+    return {v.node: v.reason for v in result.verdicts}
+
+
+def test_empty_single_device_nodes(store: Callable[[], ClusterSnapshotStore]) -> None:
+    """CA ``TestStaticAutoscalerDynamicResources`` "scale-down: empty single-device nodes":
+    three 1-GPU nodes, a big pod (600m) using the GPU of node 1 -> nodes 0 and 2 removable,
+    node 1 not underutilized."""
+    nodes = [node(f"node1Gpu-{i}", {GPU: "1"}) for i in range(3)]
+    pods = [pod("scheduled-0", "node1Gpu-1", cpu="600m", extra={GPU: "1"})]
+    r = scale_down(nodes, pods, fw(), store())
+    assert r.removable == ("node1Gpu-0", "node1Gpu-2")
+    assert reasons(r)["node1Gpu-1"] is NOT_UNDERUTILIZED
+    v1 = r.verdicts[1]
+    assert v1.utilization is not None and v1.utilization.cpu == pytest.approx(0.6)
+
+
+def test_single_device_nodes_with_drain(store: Callable[[], ClusterSnapshotStore]) -> None:
+    """CA "scale-down: single-device nodes with drain" (threshold 0.7): 3-GPU nodes; nodes 0
+    and 1 run a pod using 2 GPUs, node 2 two pods using 1 GPU each. Node 2's pods move to the
+    free GPU of nodes 0 and 1; nodes 0 and 1 have no place for a 2-GPU pod."""
+    nodes = [node(f"node3Gpu-{i}", {GPU: "3"}) for i in range(3)]
+    pods = [
+        pod("scheduled-0", "node3Gpu-0", extra={GPU: "2"}),
+        pod("scheduled-1", "node3Gpu-1", extra={GPU: "2"}),
+        pod("scheduled-2", "node3Gpu-2", extra={GPU: "1"}),
+        pod("scheduled-3", "node3Gpu-2", extra={GPU: "1"}),
+    ]
+    r = scale_down(nodes, pods, fw(), store(), threshold=0.7)
+    assert reasons(r) == {"node3Gpu-0": NO_PLACE, "node3Gpu-1": NO_PLACE, "node3Gpu-2": None}
+    assert sorted(p.node_name for p in r.verdicts[2].moved) == ["node3Gpu-0", "node3Gpu-1"]
+    assert r.verdicts[0].pod is not None and r.verdicts[0].pod.name == "scheduled-0"
+
+
+def test_no_place_to_reschedule(store: Callable[[], ClusterSnapshotStore]) -> None:
+    """CA "no scale-down: no place to reschedule" (threshold 0.7)."""
+    nodes = [node(f"node3Gpu-{i}", {GPU: "3"}) for i in range(3)]
+    pods = [
+        pod("scheduled-0", "node3Gpu-0", cpu="600m", extra={GPU: "2"}),
+        pod("scheduled-1", "node3Gpu-1", cpu="600m", extra={GPU: "2"}),
+        pod("scheduled-2", "node3Gpu-1", cpu="600m", extra={GPU: "1"}),
+        pod("scheduled-3", "node3Gpu-2", extra={GPU: "1"}),
+        pod("scheduled-4", "node3Gpu-2", extra={GPU: "1"}),
+    ]
+    r = scale_down(nodes, pods, fw(), store(), threshold=0.7)
+    assert reasons(r) == {
+        "node3Gpu-0": NO_PLACE,
+        "node3Gpu-1": NOT_UNDERUTILIZED,
+        "node3Gpu-2": NO_PLACE,
+    }
+
+
+def test_single_pod_left_with_volumes(store: Callable[[], ClusterSnapshotStore]) -> None:
+    """CA ``TestStaticAutoscalerCSI`` "scale-down: single pod left with 6 volumes": the two
+    empty nodes go first and are removable; the pod then has nowhere to go."""
+    nodes = [node(f"node1CSINode-{i}", {ATTACH: "10"}) for i in range(3)]
+    pods = [pod("scheduled-0", "node1CSINode-0", cpu="6m", extra={ATTACH: "6"})]
+    r = scale_down(nodes, pods, fw(), store(), threshold=0.7)
+    assert r.removable == ("node1CSINode-1", "node1CSINode-2")
+    assert reasons(r)["node1CSINode-0"] is NO_PLACE
+
+
+def test_daemonset_and_mirror_pods_stay_and_blocking_pods(
+    store: Callable[[], ClusterSnapshotStore],
+) -> None:
+    """DaemonSet and mirror pods are not moved; CA's default drain rules block the rest."""
+    nodes = [node(f"n-{i}") for i in range(6)]
+    pods = [
+        pod("ds", "n-0", kind="DaemonSet"),
+        pod("mirror", "n-0", kind=None, annotations={"kubernetes.io/config.mirror": "x"}),
+        pod("bare", "n-1", kind=None),
+        pod("sys", "n-2", namespace="kube-system"),
+        pod("local", "n-3", volumes=[{"name": "v", "emptyDir": {}}]),
+        pod("pinned", "n-4", annotations={SAFE: "false"}),
+        pod("ok-local", "n-5", volumes=[{"name": "v", "emptyDir": {}}], annotations={SAFE: "true"}),
+    ]  # fmt: skip
+    r = scale_down(nodes, pods, fw(), store())
+    got = {v.node: (v.reason, v.detail) for v in r.verdicts}
+    assert got["n-0"] == (None, "")
+    blocked = UnremovableReason.BLOCKED_BY_POD
+    assert got["n-1"] == (blocked, "pod default/bare: NotReplicated")
+    assert got["n-2"] == (blocked, "pod kube-system/sys: UnmovableKubeSystemPod")
+    assert got["n-3"] == (blocked, "pod default/local: LocalStorageRequested")
+    assert got["n-4"] == (blocked, "pod default/pinned: NotSafeToEvictAnnotation")
+    assert got["n-5"][0] is None
+    assert [p.pod.name for p in r.verdicts[5].moved] == ["ok-local"]
+
+
+def test_node_groups_min_size_and_not_autoscaled(
+    store: Callable[[], ClusterSnapshotStore],
+) -> None:
+    """With node groups: nodes outside every group are NotAutoscaled, and a group does not go
+    below its min size (removals are committed one by one, so the second empty node of a
+    group at min+1 is refused)."""
+    nodes = [
+        node("a-0", labels={"group": "a"}),
+        node("a-1", labels={"group": "a"}),
+        node("other"),
+        node("keep", labels={"group": "a"}, annotations={
+            "cluster-autoscaler.kubernetes.io/scale-down-disabled": "true"}),
+    ]  # fmt: skip
+    group = NodeGroup("a", 2, 5, NodeTemplate(node("t")), {"group": "a"})
+    r = scale_down(nodes, [], fw(), store(), node_groups=[group])
+    assert reasons(r) == {
+        "a-0": None,
+        "a-1": UnremovableReason.NODE_GROUP_MIN_SIZE_REACHED,
+        "other": UnremovableReason.NOT_AUTOSCALED,
+        "keep": UnremovableReason.SCALE_DOWN_DISABLED_ANNOTATION,
+    }
+
+
+def test_threshold_is_checked() -> None:
+    with pytest.raises(ValueError, match="between 0 and 1"):
+        scale_down([], [], fw(), threshold=1.5)
+
+
+def test_removal_in_fork_uses_tainted_ghost(store: Callable[[], ClusterSnapshotStore]) -> None:
+    """While pods are rescheduled the node is an empty copy tainted
+    ToBeDeletedByClusterAutoscaler:NoSchedule; a failed removal leaves the snapshot as it was,
+    a successful one is committed and the node is gone."""
+    snap = PredicateSnapshot(fw(), store())
+    snap.set_cluster_state(
+        [node("a"), node("b", {GPU: "1"})],
+        [pod("p", "a"), pod("g", "b", extra={GPU: "1"})],
+    )
+    seen: list[tuple[str, ...]] = []
+
+    class Spy(HintingSimulator):
+        def try_schedule_pods(self, snapshot: Any, pods: Any, *a: Any, **kw: Any) -> Any:
+            ghost = snapshot.get_node_info("b").node
+            seen.append(tuple(t.key for t in ghost.taints))
+            assert not snapshot.get_node_info("b").pods
+            return super().try_schedule_pods(snapshot, pods, *a, **kw)
+
+    movable, _ = pods_to_move(snap.get_node_info("b"))
+    placed, failed = simulate_node_removal(snap, "b", movable, Spy())
+    assert seen == [(TO_BE_DELETED_TAINT,)]
+    assert placed == () and failed is not None and failed.name == "g"
+    assert [p.pod.name for p in snap.get_node_info("b").pods] == ["g"]  # reverted
+    movable, _ = pods_to_move(snap.get_node_info("a"))
+    placed, failed = simulate_node_removal(snap, "a", movable, HintingSimulator())
+    assert failed is None and [(p.pod.name, p.node_name) for p in placed] == [("p", "b")]
+    assert [ni.node.name for ni in snap.list_node_infos() if ni.node] == ["b"]
+
+
+def test_utilization_counts_every_pod() -> None:
+    snap = PredicateSnapshot(fw())
+    snap.set_cluster_state(
+        [node("a")], [pod("p", "a", cpu="250m"), pod("d", "a", kind="DaemonSet")]
+    )
+    u = utilization(snap.get_node_info("a"))
+    assert (u.cpu, u.memory, u.devices, u.resource) == (0.35, 0.2, 0.0, "cpu")
