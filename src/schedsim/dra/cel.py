@@ -227,9 +227,10 @@ class CelCache:
     Args:
         max_results: memoized results kept before the result memo is cleared and refilled
             (bounds memory for long simulations with changing slices).
+        max_inputs: per-device CEL activations kept likewise.
     """
 
-    def __init__(self, max_results: int = 1_000_000) -> None:
+    def __init__(self, max_results: int = 1_000_000, max_inputs: int = 100_000) -> None:
         self._env = cel.NewEnv(
             variables={"device": _DYN_DEVICE},
             extensions=[
@@ -243,6 +244,7 @@ class CelCache:
         self._results: dict[tuple[str, bool, str, int], tuple[Device, bool | str]] = {}
         self._inputs: dict[tuple[str, bool, int], tuple[Device, Any]] = {}
         self._max_results = max_results
+        self._max_inputs = max_inputs
         self.evaluations = 0
         """How many CEL evaluations ran (memo misses); for tests and benchmarks."""
 
@@ -319,7 +321,6 @@ class CelCache:
             result = self._evaluate(compiled, driver, device, consumable_capacity)
             if len(self._results) >= self._max_results:
                 self._results.clear()
-                self._inputs.clear()
             self._results[key] = (device, result)
         if isinstance(result, str):
             raise CelRuntimeError(result)
@@ -349,6 +350,8 @@ class CelCache:
         activation = self._env.Activation(
             {"device": device_input(driver, device, consumable_capacity)}
         )
+        if len(self._inputs) >= self._max_inputs:
+            self._inputs.clear()
         self._inputs[key] = (device, activation)
         return activation
 
