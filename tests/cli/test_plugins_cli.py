@@ -27,8 +27,9 @@ def test_plugins_lists_in_tree_plugins_and_profile_order(
     assert "schedsim 0.1.0 (schedsim_plugins.noderesources:NodeResourcesFit)" in out
     assert (
         "  Filter: NodeUnschedulable, NodeName, TaintToleration, NodeAffinity, NodePorts, "
-        "NodeResourcesFit\n" in out
+        "NodeResourcesFit, NodeVolumeLimits" in out
     )
+    assert "schedsim 0.1.0 (schedsim_plugins.nodevolumelimits:NodeVolumeLimits)" in out
 
 
 def test_unknown_plugin_in_config_lists_known_ones(

@@ -142,6 +142,7 @@ def test_unemulated_checks_are_warned_about(
     assert code == 0
     assert "warning: InterPodAffinity is not emulated yet: 1 pod(s) (default/anti)" in err
     assert "warning: VolumeBinding is not emulated yet: 1 pod(s) (default/vol)" in err
+    assert "NodeVolumeLimits is not emulated" not in err  # it is, since issue #6
     assert "warning: DynamicResources is not emulated yet: 1 pod(s) (default/dra)" in err
 
 

@@ -66,6 +66,7 @@ def test_default_profile_order_is_kube_scheduler_1_34_multipoint_order() -> None
         "NodeAffinity",
         "NodePorts",
         "NodeResourcesFit",
+        "NodeVolumeLimits",
     )
     assert [n for n in DEFAULT_PLUGINS if n in fw.filter_plugin_names] == list(
         fw.filter_plugin_names
@@ -299,6 +300,7 @@ def test_framework_from_config_runs_filters_in_that_order() -> None:
         "NodeName",
         "NodeAffinity",
         "NodePorts",
+        "NodeVolumeLimits",
     )
 
 

@@ -9,6 +9,7 @@ import attrs
 
 from schedsim.framework.features import FeatureGates
 from schedsim.framework.interface import SharedLister
+from schedsim.framework.volume_listers import SharedCsiManager, StorageListers
 
 __all__ = ["Handle", "PluginFactory"]
 
@@ -21,10 +22,16 @@ class Handle:
         feature_gates: gate values for this run.
         shared_lister: the snapshot, set by the snapshot that owns the framework; plugins
             read it during hook calls only.
+        csi_manager: the snapshot's CSINodes (``CSIManager``), set by the snapshot.
+        storage_listers: the cluster's PVs, PVCs, StorageClasses and VolumeAttachments (what
+            kube-scheduler's informer listers give the volume plugins); set by whoever loads
+            the cluster, empty by default.
     """
 
     feature_gates: FeatureGates = attrs.field(factory=FeatureGates)
     shared_lister: SharedLister | None = None
+    csi_manager: SharedCsiManager | None = None
+    storage_listers: StorageListers = attrs.field(factory=StorageListers)
 
 
 class PluginFactory(Protocol):
