@@ -41,9 +41,12 @@ from schedsim.framework.runtime import (
     load_plugin_spec,
     plugin_sources,
 )
+from schedsim.framework.volume_listers import StorageListers
 from schedsim.simulation.scheduling import SimulationResult, simulate
 from schedsim.snapshot.basic import BasicSnapshotStore
+from schedsim.snapshot.csi import CsiSnapshot
 from schedsim.snapshot.delta import DeltaSnapshotStore
+from schedsim.snapshot.dra import DraSnapshot, DraSnapshotError
 from schedsim.snapshot.errors import SchedulingError
 from schedsim.snapshot.store import ClusterSnapshotStore
 
@@ -149,6 +152,17 @@ def _to_json(result: SimulationResult) -> str:
                 "node": o.node_name,
                 "reasons": list(o.reasons),
                 "message": o.message,
+                "allocations": [
+                    {
+                        "claim": a.claim,
+                        "request": a.request,
+                        "driver": a.driver,
+                        "pool": a.pool,
+                        "device": a.device,
+                        **({"adminAccess": True} if a.admin_access else {}),
+                    }
+                    for a in o.allocations
+                ],
             }
             for o in result.outcomes
         ],
@@ -167,10 +181,20 @@ def _to_table(result: SimulationResult) -> str:
     table = Table(title=None, show_lines=False)
     table.add_column("POD")
     table.add_column("NODE")
+    devices = any(o.allocations for o in result.outcomes)
+    if devices:
+        table.add_column("DEVICES")
     table.add_column("REASON")
     for o in result.outcomes:
         # rich would read "[...]" in messages (scheduling gates, plugin lists) as markup
-        table.add_row(escape(o.pod.key), escape(o.node_name or "<none>"), escape(o.message))
+        cells = [escape(o.pod.key), escape(o.node_name or "<none>")]
+        if devices:
+            cells.append(
+                escape(
+                    "\n".join(f"{a.request}: {a.driver}/{a.pool}/{a.device}" for a in o.allocations)
+                )
+            )
+        table.add_row(*cells, escape(o.message))
     console.print(table)
     per_node = result.pods_per_node()
     spread = ", ".join(f"{n}: {c}" for n, c in sorted(per_node.items()))
@@ -307,7 +331,30 @@ def _simulate(args: argparse.Namespace) -> str:
         manifests = load_text(text, f"<example {EXAMPLE}>")
     for w in manifests.warnings:
         print(f"warning: {w}", file=sys.stderr)
-    result = simulate(manifests.nodes, manifests.pods, framework, _STORES[args.store]())
+    try:
+        dra = DraSnapshot.from_objects(
+            manifests.resource_claims, manifests.resource_slices, manifests.device_classes
+        )
+        result = simulate(
+            manifests.nodes,
+            manifests.pods,
+            framework,
+            _STORES[args.store](),
+            dra_snapshot=dra,
+            resource_claim_templates=manifests.resource_claim_templates,
+            # objects are unique per kind and name here: the loader rejects duplicates
+            csi_snapshot=CsiSnapshot(manifests.csi_nodes),
+            storage_listers=StorageListers.from_objects(
+                manifests.persistent_volumes,
+                manifests.persistent_volume_claims,
+                manifests.storage_classes,
+                manifests.volume_attachments,
+            ),
+        )
+    except DraSnapshotError as e:
+        raise _UsageError(str(e)) from None
+    for w in result.warnings:
+        print(f"warning: {w}", file=sys.stderr)
     for p in result.skipped_pods:
         target = p.node_name or p.nominated_node_name
         print(

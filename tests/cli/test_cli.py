@@ -61,6 +61,8 @@ EXAMPLE_PODS: list[dict[str, Any]] = [
     {"namespace": "shop", "name": "web-1", "node": "worker-a", "reasons": [], "message": ""},
     {"namespace": "shop", "name": "web-2", "node": "worker-b", "reasons": [], "message": ""},
 ]
+for _p in EXAMPLE_PODS:
+    _p["allocations"] = []  # no DRA claims in the demo cluster
 
 NO_TAINT_FILTER = """\
 apiVersion: kubescheduler.config.k8s.io/v1
@@ -172,7 +174,7 @@ def test_json_shape(capsys: pytest.CaptureFixture[str]) -> None:
     assert list(doc["summary"]) == ["scheduled", "unschedulable", "nodes"]
     assert all(isinstance(v, int) for v in doc["summary"].values())
     for p in doc["pods"]:
-        assert list(p) == ["namespace", "name", "node", "reasons", "message"]
+        assert list(p) == ["namespace", "name", "node", "reasons", "message", "allocations"]
         assert isinstance(p["namespace"], str) and isinstance(p["name"], str)
         assert p["node"] is None or isinstance(p["node"], str)
         assert isinstance(p["reasons"], list)
@@ -225,6 +227,7 @@ def test_config_disabling_taint_toleration_filter(
             "reasons": [SELECTOR, TAINT],
             "message": "0/2 nodes are available: 1 node(s) didn't match Pod's node "
             "affinity/selector, 1 node(s) had untolerated taint {dedicated: gpu}.",
+            "allocations": [],
         }
     ]
     relaxed = _json(capsys, "cluster.yaml", "--config", "sched.yaml")

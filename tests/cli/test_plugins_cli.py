@@ -93,7 +93,7 @@ def test_installed_example_plugin_is_discovered(tmp_path: Path) -> None:
     assert "GpuGuard" in listing
     assert "PreFilter, Filter, Reserve, Unreserve" in listing
     assert "schedsim-gpu-guard 0.1.0 (schedsim_gpu_guard:GpuGuard)" in listing
-    assert "  Reserve: GpuGuard" in listing
+    assert "  Reserve: DynamicResources, GpuGuard" in listing
     placed = cli(
         "simulate",
         str(EXAMPLE / "cluster.yaml"),

@@ -101,6 +101,7 @@ def test_gated_pod_is_not_scheduled(tmp_path: Path, capsys: pytest.CaptureFixtur
             "node": None,
             "reasons": ["waiting for scheduling gates: [example.com/a b]"],
             "message": "waiting for scheduling gates: [example.com/a b]",
+            "allocations": [],
         }
     ]
 
@@ -120,8 +121,9 @@ def test_pods_for_another_scheduler_are_left_alone(
 def test_unemulated_checks_are_warned_about(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """Pods that need InterPodAffinity / volume / DRA checks are placed, with a warning that
-    those plugins are not emulated yet."""
+    """Pods that need InterPodAffinity / volume checks are placed, with a warning that those
+    plugins are not emulated yet; DynamicResources is emulated: a pod whose claim does not
+    exist is kept out by its PreEnqueue with the API server's NotFound text."""
     anti = {
         "podAntiAffinity": {
             "requiredDuringSchedulingIgnoredDuringExecution": [
@@ -129,7 +131,7 @@ def test_unemulated_checks_are_warned_about(
             ]
         }
     }
-    code, _, err = _run(
+    code, doc, err = _run(
         tmp_path,
         capsys,
         [
@@ -142,8 +144,10 @@ def test_unemulated_checks_are_warned_about(
     assert code == 0
     assert "warning: InterPodAffinity is not emulated yet: 1 pod(s) (default/anti)" in err
     assert "warning: VolumeBinding is not emulated yet: 1 pod(s) (default/vol)" in err
-    assert "NodeVolumeLimits is not emulated" not in err  # it is, since issue #6
-    assert "warning: DynamicResources is not emulated yet: 1 pod(s) (default/dra)" in err
+    assert "DynamicResources" not in err
+    dra = next(p for p in doc["pods"] if p["name"] == "dra")
+    assert dra["node"] is None
+    assert dra["message"] == 'resourceclaim.resource.k8s.io "gpu-claim" not found'
 
 
 def test_empty_cluster_message(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -67,6 +67,7 @@ def test_default_profile_order_is_kube_scheduler_1_34_multipoint_order() -> None
         "NodePorts",
         "NodeResourcesFit",
         "NodeVolumeLimits",
+        "DynamicResources",
     )
     assert [n for n in DEFAULT_PLUGINS if n in fw.filter_plugin_names] == list(
         fw.filter_plugin_names
@@ -301,6 +302,7 @@ def test_framework_from_config_runs_filters_in_that_order() -> None:
         "NodeAffinity",
         "NodePorts",
         "NodeVolumeLimits",
+        "DynamicResources",
     )
 
 

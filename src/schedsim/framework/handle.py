@@ -7,6 +7,7 @@ from typing import Any, Protocol
 
 import attrs
 
+from schedsim.framework.dra_manager import SharedDraManager
 from schedsim.framework.features import FeatureGates
 from schedsim.framework.interface import SharedLister
 from schedsim.framework.volume_listers import SharedCsiManager, StorageListers
@@ -22,6 +23,7 @@ class Handle:
         feature_gates: gate values for this run.
         shared_lister: the snapshot, set by the snapshot that owns the framework; plugins
             read it during hook calls only.
+        dra_manager: the snapshot's DRA objects (``SharedDRAManager``), set by the snapshot.
         csi_manager: the snapshot's CSINodes (``CSIManager``), set by the snapshot.
         storage_listers: the cluster's PVs, PVCs, StorageClasses and VolumeAttachments (what
             kube-scheduler's informer listers give the volume plugins); set by whoever loads
@@ -30,6 +32,7 @@ class Handle:
 
     feature_gates: FeatureGates = attrs.field(factory=FeatureGates)
     shared_lister: SharedLister | None = None
+    dra_manager: SharedDraManager | None = None
     csi_manager: SharedCsiManager | None = None
     storage_listers: StorageListers = attrs.field(factory=StorageListers)
 

@@ -15,12 +15,20 @@ from datetime import UTC, datetime
 import attrs
 
 from schedsim.api.core import Node, Pod
+from schedsim.api.resource import ResourceClaimTemplate
+from schedsim.dra.claim_controller import create_template_claims
 from schedsim.framework.fit_error import FitError
 from schedsim.framework.runtime import Framework
+from schedsim.framework.status import Code
+from schedsim.framework.volume_listers import StorageListers
+from schedsim.snapshot.csi import CsiSnapshot
+from schedsim.snapshot.dra import DraSnapshot
+from schedsim.snapshot.errors import SchedulingError
 from schedsim.snapshot.predicate import PredicateSnapshot
 from schedsim.snapshot.store import ClusterSnapshotStore
 
 __all__ = [
+    "DeviceAllocation",
     "PodOutcome",
     "SimulationResult",
     "partition_pods",
@@ -46,20 +54,43 @@ def queue_order(pods: Iterable[Pod]) -> list[Pod]:
 
 
 @attrs.frozen
+class DeviceAllocation:
+    """One device allocated to a scheduled pod's claim (a ``status.allocation`` result).
+
+    Attributes:
+        claim: ``namespace/name`` of the ResourceClaim.
+        request: the request (``req`` or ``req/subrequest``).
+        driver, pool, device: the device.
+        admin_access: the result grants admin access (the device is not exclusive).
+    """
+
+    claim: str
+    request: str
+    driver: str
+    pool: str
+    device: str
+    admin_access: bool = False
+
+
+@attrs.frozen
 class PodOutcome:
     """Where one pending pod landed, or why it did not.
 
     Attributes:
-        pod: the pod.
+        pod: the pod (with ``status.resourceClaimStatuses`` filled in when schedsim created
+            its claims from templates).
         node_name: the chosen node, or None.
         reasons: distinct reason strings of the rejecting plugins (sorted); empty on success.
         message: kube-scheduler's FitError message (empty on success).
+        allocations: the devices of the pod's claims, claim by claim in
+            ``spec.resourceClaims`` order (empty when unscheduled or without claims).
     """
 
     pod: Pod
     node_name: str | None
     reasons: tuple[str, ...] = ()
     message: str = ""
+    allocations: tuple[DeviceAllocation, ...] = ()
 
 
 @attrs.frozen
@@ -76,6 +107,8 @@ class SimulationResult:
         unchecked: plugin name -> pending pods that use what that plugin checks (volumes,
             pod affinity, topology spread, resource claims) while it is not emulated, so
             their placement did not take it into account.
+        warnings: other things the user should know (e.g. a ResourceClaimTemplate that
+            does not exist).
     """
 
     outcomes: tuple[PodOutcome, ...]
@@ -84,6 +117,7 @@ class SimulationResult:
     not_emulated: tuple[str, ...] = ()
     other_scheduler_pods: tuple[Pod, ...] = ()
     unchecked: Mapping[str, tuple[Pod, ...]] = attrs.field(factory=dict)
+    warnings: tuple[str, ...] = ()
 
     @property
     def scheduled(self) -> int:
@@ -100,15 +134,24 @@ class SimulationResult:
         return dict(Counter(o.node_name for o in self.outcomes if o.node_name is not None))
 
 
-# What the not-yet-emulated default plugins would check, per pod.
+_EXCLUSIVE_DISKS = frozenset({"gcePersistentDisk", "awsElasticBlockStore"})
+
+# What the not-yet-emulated default plugins would check, per pod (NodeVolumeLimits, the
+# CSI volume limits, is emulated).
 _NEEDS: Mapping[str, Callable[[Pod], bool]] = {
     "InterPodAffinity": lambda p: (
         p.affinity is not None and p.affinity.has_pod_affinity_or_anti_affinity
     ),
     "PodTopologySpread": lambda p: p.hard_topology_spread_constraints > 0,
     "VolumeBinding": lambda p: any(v.persistent_volume_claim or v.ephemeral for v in p.volumes),
-    "VolumeRestrictions": lambda p: any(v.persistent_volume_claim for v in p.volumes),
-    "NodeVolumeLimits": lambda p: any(v.persistent_volume_claim or v.ephemeral for v in p.volumes),
+    # PVC access modes (ReadWriteOncePod) and disks that one node may not mount twice
+    "VolumeRestrictions": lambda p: any(
+        v.persistent_volume_claim
+        or (v.in_tree is not None and v.in_tree.field in _EXCLUSIVE_DISKS)
+        or "rbd" in v.source
+        or "iscsi" in v.source
+        for v in p.volumes
+    ),
     "VolumeZone": lambda p: any(v.persistent_volume_claim for v in p.volumes),
     "DynamicResources": lambda p: bool(p.resource_claims),
 }
@@ -143,16 +186,24 @@ def partition_pods(
 def run_scheduling_cycle(snapshot: PredicateSnapshot, pending: Sequence[Pod]) -> list[PodOutcome]:
     """Schedule ``pending`` (in the given order) into ``snapshot``, which keeps the result.
 
-    Pods with scheduling gates are not attempted (kube-scheduler's SchedulingGates).
+    Pods with scheduling gates are not attempted (kube-scheduler's SchedulingGates), nor
+    pods a PreEnqueue plugin rejects (its status message is the outcome's).
 
     Raises:
         SchedulingError: INTERNAL_ERROR when a plugin fails with an Error status (in
             kube-scheduler that aborts the attempt: it is not a FitError).
     """
     out = []
+    framework = snapshot.framework
     for pod in pending:
         if pod.scheduling_gates:
             out.append(_gated(pod))
+            continue
+        st = framework.run_pre_enqueue_plugins(pod)
+        if st.code is Code.Error:
+            raise SchedulingError.internal(pod, st.message)
+        if not st.is_success:  # kept out of the queue, e.g. a ResourceClaim not created yet
+            out.append(PodOutcome(pod, None, st.reasons, st.message))
             continue
         found = snapshot.schedule_pod_or_explain(pod)
         if isinstance(found, FitError):
@@ -162,11 +213,29 @@ def run_scheduling_cycle(snapshot: PredicateSnapshot, pending: Sequence[Pod]) ->
     return out
 
 
+def _allocations(snapshot: PredicateSnapshot, pod: Pod) -> tuple[DeviceAllocation, ...]:
+    out: list[DeviceAllocation] = []
+    for claim in snapshot.dra_snapshot.pod_claims(pod):
+        allocation = claim.status.allocation
+        if allocation is None:
+            continue
+        out.extend(
+            DeviceAllocation(claim.key, r.request, r.driver, r.pool, r.device, bool(r.admin_access))
+            for r in allocation.results
+        )
+    return tuple(out)
+
+
 def simulate(
     nodes: Sequence[Node],
     pods: Sequence[Pod],
     framework: Framework,
     store: ClusterSnapshotStore | None = None,
+    *,
+    dra_snapshot: DraSnapshot | None = None,
+    resource_claim_templates: Sequence[ResourceClaimTemplate] = (),
+    csi_snapshot: CsiSnapshot | None = None,
+    storage_listers: StorageListers | None = None,
 ) -> SimulationResult:
     """Load the cluster and schedule every pending pod.
 
@@ -181,19 +250,40 @@ def simulate(
         pods: bound and pending pods.
         framework: the scheduler profile to run.
         store: snapshot store (DeltaSnapshotStore by default).
+        dra_snapshot: the cluster's ResourceClaims, ResourceSlices and DeviceClasses (used,
+            not copied); claims that pending pods need from ``resource_claim_templates`` are
+            created in it first, as the resource-claim controller would.
+        resource_claim_templates: the cluster's ResourceClaimTemplates.
+        csi_snapshot: the cluster's CSINodes (used, not copied): their
+            ``allocatable.count`` limits volume attachments per CSI driver (NodeVolumeLimits).
+        storage_listers: the cluster's PVs, PVCs, StorageClasses and VolumeAttachments; they
+            become ``framework.handle.storage_listers`` (what the volume plugins read).
 
     Returns:
-        the outcome per pending pod.
+        the outcome per pending pod, with the devices allocated to its claims.
     """
     bound, pending, others = partition_pods(pods, framework.profile.scheduler_name)
+    dra = dra_snapshot if dra_snapshot is not None else DraSnapshot()
+    warnings: list[str] = []
+    if any(p.resource_claims for p in pending):
+        made = create_template_claims(pending, resource_claim_templates, dra.list_resource_claims())
+        pending, warnings = made.pods, made.warnings
+        dra.add_claims(made.claims)
     unchecked = {
         plugin: tuple(p for p in pending if needs(p))
         for plugin, needs in _NEEDS.items()
         if plugin in framework.not_emulated
     }
+    if storage_listers is not None:
+        framework.handle.storage_listers = storage_listers
     snapshot = PredicateSnapshot(framework, store, skip_unschedulable_nodes=False)
-    skipped = snapshot.set_cluster_state(nodes, bound)
-    outcomes = run_scheduling_cycle(snapshot, pending)
+    skipped = snapshot.set_cluster_state(nodes, bound, dra, csi_snapshot=csi_snapshot)
+    outcomes = [
+        attrs.evolve(o, allocations=_allocations(snapshot, o.pod))
+        if o.node_name is not None and o.pod.resource_claims
+        else o
+        for o in run_scheduling_cycle(snapshot, pending)
+    ]
     return SimulationResult(
         outcomes=tuple(outcomes),
         nodes=len(snapshot.list_node_infos()),
@@ -201,4 +291,5 @@ def simulate(
         not_emulated=framework.not_emulated,
         other_scheduler_pods=others,
         unchecked={k: v for k, v in unchecked.items() if v},
+        warnings=tuple(warnings),
     )

@@ -275,6 +275,30 @@ class DraSnapshot:
         self._slices: PatchSet[str, tuple[ResourceSlice, ...]] = PatchSet(slice_map)
         self._classes: PatchSet[str, DeviceClass] = PatchSet(class_map)
 
+    @classmethod
+    def from_objects(
+        cls,
+        claims: Iterable[ResourceClaim] = (),
+        slices: Iterable[ResourceSlice] = (),
+        device_classes: Iterable[DeviceClass] = (),
+    ) -> DraSnapshot:
+        """A snapshot of the cluster's DRA objects (CA provider ``Snapshot``): slices with
+        ``spec.nodeName`` are keyed by that node, every other slice is non-local.
+
+        Raises:
+            DraSnapshotError: as the constructor.
+
+        Time: O(C + S + D).
+        """
+        local: dict[str, list[ResourceSlice]] = {}
+        non_local: list[ResourceSlice] = []
+        for s in slices:
+            if s.node_name:
+                local.setdefault(s.node_name, []).append(s)
+            else:
+                non_local.append(s)
+        return cls(claims, local, non_local, device_classes)
+
     # ----------------------------------------------------------------- fork / commit / revert
 
     def fork(self) -> None:
@@ -347,6 +371,20 @@ class DraSnapshot:
             new[cid] = claim
         for cid, claim in new.items():
             self._claims.set_current(cid, claim)
+
+    def update_claim(self, claim: ResourceClaim) -> None:
+        """Stores ``claim`` in place of the tracked claim with its namespace and name (what the
+        scheduler writes to the API server at PreBind and PostFilter).
+
+        Raises:
+            DraSnapshotError: ``claim ns/name not found``; nothing is changed.
+
+        Time: O(1) cached, O(N) otherwise.
+        """
+        cid = claim_id(claim)
+        if cid not in self._claims:
+            raise DraSnapshotError(f"claim {cid[0]}/{cid[1]} not found")
+        self._claims.set_current(cid, claim)
 
     def pod_claims(self, pod: Pod) -> list[ResourceClaim]:
         """Returns the claims ``pod`` references, in ``spec.resourceClaims`` order (CA

@@ -3,19 +3,34 @@
 Mirrors CA ``clustersnapshot/predicate/predicate_snapshot.go`` (>= 1.36, the embedding
 model): get/list return the stored NodeInfos; schedule runs PreFilter + Filter (+ Reserve when
 a plugin implements it) and stores a PodInfo only on success; force variants skip plugins.
+
+The DRA state (claims, slices, device classes) lives in a `DraSnapshot` beside the store and
+forks, commits and reverts with it; NodeInfos carry their node-local slices and PodInfos the
+claims their pods need, both kept in sync by every mutation here (CA's ``draEnabled`` paths).
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
 
 from schedsim.api.core import Node, Pod
+from schedsim.api.resource import DeviceClass, ResourceClaim, ResourceSlice
+from schedsim.api.storage import CSINode
+from schedsim.dra.types import DeviceId
 from schedsim.framework.cycle_state import CycleState
 from schedsim.framework.fit_error import Diagnosis, FitError
 from schedsim.framework.runtime import Framework
 from schedsim.framework.status import Code, Status
+from schedsim.snapshot.csi import CsiSnapshot, CsiSnapshotError
 from schedsim.snapshot.delta import DeltaSnapshotStore
+from schedsim.snapshot.dra import (
+    DraSnapshot,
+    DraSnapshotError,
+    claim_available_on_node,
+    claim_is_for_pod,
+)
 from schedsim.snapshot.errors import (
     NodeAlreadyExistsError,
     NodeNotFoundError,
@@ -50,7 +65,13 @@ class PredicateSnapshot:
             the default); False lets the NodeUnschedulable plugin decide (kube-scheduler's).
 
     Everything get/list return is the stored object, read-only, valid until the next
-    mutation. Implements the framework's ``SharedLister``.
+    mutation. Implements the framework's ``SharedLister`` and ``SharedDraManager`` (the
+    DynamicResources plugin reads and writes `dra_snapshot` through it).
+
+    Attributes:
+        dra_snapshot: the DRA objects; replaced by `set_cluster_state`, emptied by `clear`.
+        csi_snapshot: the CSINodes (plugins read them through ``Handle.csi_manager``, which
+            is this snapshot); replaced by `set_cluster_state`, emptied by `clear`.
 
     Mutations are transactional (CA's are not): a call that raises leaves the snapshot
     exactly as it was, in every fork state.
@@ -66,6 +87,11 @@ class PredicateSnapshot:
         self.framework = framework
         self.store: ClusterSnapshotStore = store if store is not None else DeltaSnapshotStore()
         framework.handle.shared_lister = self
+        framework.handle.dra_manager = self
+        framework.handle.csi_manager = self
+        self.csi_snapshot = CsiSnapshot()
+        self.dra_snapshot = DraSnapshot()
+        self._dra_enabled = framework.handle.feature_gates.enabled("DynamicResourceAllocation")
         self._runner = SchedulerPluginRunner(
             framework, self, skip_unschedulable_nodes=skip_unschedulable_nodes
         )
@@ -84,25 +110,57 @@ class PredicateSnapshot:
     # ------------------------------------------------------------------ state
 
     def new_pod_info(self, pod: Pod) -> PodInfo:
-        """A PodInfo for ``pod`` computed with this snapshot's feature gates."""
-        return PodInfo(pod, pod_level_resources=self._pod_level_resources)
+        """A PodInfo for ``pod`` computed with this snapshot's feature gates, holding the
+        claims the pod needs as the DRA snapshot has them now (CA ``createPodInfo``).
 
-    def set_cluster_state(self, nodes: Iterable[Node], scheduled_pods: Iterable[Pod]) -> list[Pod]:
-        """Replace everything and drop all forks.
+        Raises:
+            DraSnapshotError: a claim of the pod is missing (see `DraSnapshot.pod_claims`).
+        """
+        return self._pod_info(pod, self.dra_snapshot)
 
-        Each pod goes to ``spec.nodeName``, else ``status.nominatedNodeName``.
+    def _pod_info(self, pod: Pod, dra: DraSnapshot) -> PodInfo:
+        claims = dra.pod_claims(pod) if self._dra_enabled and pod.resource_claims else ()
+        return PodInfo(pod, claims, pod_level_resources=self._pod_level_resources)
+
+    def set_cluster_state(
+        self,
+        nodes: Iterable[Node],
+        scheduled_pods: Iterable[Pod],
+        dra_snapshot: DraSnapshot | None = None,
+        csi_snapshot: CsiSnapshot | None = None,
+    ) -> list[Pod]:
+        """Replace everything and drop all forks (CA ``SetClusterState``).
+
+        Each pod goes to ``spec.nodeName``, else ``status.nominatedNodeName``. Each NodeInfo
+        gets the node-local slices of ``dra_snapshot``, each PodInfo its pod's claims; claims
+        are taken as they are (no reservation or allocation is changed).
+
+        Args:
+            dra_snapshot: the cluster's DRA objects (None: empty); it becomes this snapshot's
+                `dra_snapshot` and is used, not copied.
+            csi_snapshot: the cluster's CSINodes (None: empty); it becomes this snapshot's
+                `csi_snapshot` and is used, not copied. Each NodeInfo gets the CSINode named
+                like its node (none when absent: the node has no volume limits; CA with
+                CSI-aware scheduling on requires one per node instead).
 
         Returns:
             pods whose target node is not among ``nodes``: skipped (logged), as CA does.
 
         Raises:
-            NodeAlreadyExistsError: two nodes share a name (the snapshot is left unchanged).
+            NodeAlreadyExistsError: two nodes share a name.
+            DraSnapshotError: a scheduled pod's claim is missing.
+            In both cases the snapshot is left unchanged (CA leaves it half-built).
         """
+        dra = dra_snapshot if dra_snapshot is not None else DraSnapshot()
+        csi = csi_snapshot if csi_snapshot is not None else CsiSnapshot()
+        if csi.depth:  # a forked snapshot: take its current state, flattened, as the base
+            csi = CsiSnapshot(csi.list())
         infos: dict[str, NodeInfo] = {}
         for node in nodes:
             if node.name in infos:
                 raise NodeAlreadyExistsError(node.name)  # before anything is cleared
-            infos[node.name] = NodeInfo(node)
+            slices = dra.node_resource_slices(node.name)[0] if self._dra_enabled else ()
+            infos[node.name] = NodeInfo(node, slices, csi.get_csi_node(node.name))
         skipped = []
         for pod in scheduled_pods:
             target = pod.node_name or pod.nominated_node_name
@@ -111,23 +169,117 @@ class PredicateSnapshot:
                 log.debug("pod %s: node %r is not in the snapshot; skipped", pod.key, target)
                 skipped.append(pod)
                 continue
-            ni.add_pod_info(self.new_pod_info(pod))
+            ni.add_pod_info(self._pod_info(pod, dra))
         self.store.clear()
+        self.dra_snapshot = dra
+        self.csi_snapshot = csi
         for ni in infos.values():
             self.store.store_node_info(ni)
         return skipped
 
+    @contextmanager
+    def _dra_transaction(self) -> Iterator[None]:
+        """DRA changes inside are committed if the block succeeds and reverted if it raises,
+        so a failing mutation leaves the snapshot unchanged (CA's are not transactional)."""
+        dra = self.dra_snapshot
+        dra.fork()
+        try:
+            yield
+        except BaseException:
+            dra.revert()
+            raise
+        dra.commit()
+
+    def _verify_pod_claims(self, pod: Pod, node: Node) -> None:
+        """Every claim of a scheduled pod is allocated and available on its node (CA
+        ``verifyScheduledPodResourceClaims``); raises DraSnapshotError."""
+        for claim in self.dra_snapshot.pod_claims(pod):
+            if not claim_available_on_node(claim, node):
+                raise DraSnapshotError(
+                    f"pod {pod.key}: claim {claim.key} is not allocated or not available "
+                    f"on node {node.name}"
+                )
+
     def add_node_info(self, node_info: NodeInfo) -> None:
         """Add a node with its pods, without running plugins. The object itself is stored.
 
+        With DRA: the node's ``local_resource_slices`` join the DRA snapshot; claims its pods
+        own are added, every pod's claims are reserved for it and must be allocated and
+        available on the node (CA ``AddNodeInfo``).
+
         Raises:
             NodeAlreadyExistsError: the node is already in the snapshot.
+            DraSnapshotError: the node's slices or a pod-owned claim are already tracked, a
+                claim is missing, fully reserved, unallocated or allocated for other nodes.
+            CsiSnapshotError: the NodeInfo's ``csi_node`` is already in the CSI snapshot, or is
+                not named like its node.
+            Nothing is changed when it raises.
+
+        The NodeInfo's ``csi_node``, if any, joins the CSI snapshot (CA ``AddNodeInfo`` with
+        CSI-aware scheduling).
         """
-        self.store.store_node_info(node_info)
+        node = node_info.node
+        csi_node = node_info.csi_node
+        if csi_node is not None:
+            self._check_new_csi_node(node, csi_node)
+        if self._dra_enabled and node is not None:
+            try:
+                self.store.node_infos().get(node.name)
+            except NodeNotFoundError:
+                pass
+            else:
+                raise NodeAlreadyExistsError(node.name)
+            with self._dra_transaction():
+                dra = self.dra_snapshot
+                if node_info.local_resource_slices:
+                    dra.add_node_resource_slices(node.name, node_info.local_resource_slices)
+                for pi in node_info.pods:
+                    if not pi.needed_resource_claims:
+                        continue
+                    pod = pi.pod
+                    dra.add_claims(c for c in pi.needed_resource_claims if claim_is_for_pod(pod, c))
+                    dra.reserve_pod_claims(pod)
+                    self._verify_pod_claims(pod, node)
+                self.store.store_node_info(node_info)
+        else:
+            self.store.store_node_info(node_info)
+        if csi_node is not None:
+            self.csi_snapshot.add_csi_node(csi_node)  # checked above: cannot fail
+
+    def _check_new_csi_node(self, node: Node | None, csi_node: CSINode) -> None:
+        """Raise what `add_node_info` raises for ``csi_node``, before anything changes."""
+        if node is not None:
+            if csi_node.name != node.name:
+                raise CsiSnapshotError(
+                    f"csi node {csi_node.name} does not belong to node {node.name}"
+                )
+            try:
+                self.store.node_infos().get(node.name)
+            except NodeNotFoundError:
+                pass
+            else:
+                raise NodeAlreadyExistsError(node.name)
+        if csi_node.name in self.csi_snapshot:
+            raise CsiSnapshotError(f"csi node {csi_node.name} already in snapshot")
 
     def remove_node_info(self, node_name: str) -> None:
-        """Remove a node and its pods. Raises NodeNotFoundError."""
+        """Remove a node and its pods; with DRA also its node-local slices, the claims its pods
+        own and their reservations of shared claims; its CSINode, if the NodeInfo has one, leaves
+        the CSI snapshot (CA ``RemoveNodeInfo``).
+
+        Raises:
+            NodeNotFoundError: nothing is changed.
+        """
+        node_info = self.store.node_infos().get(node_name)
         self.store.remove_node_info(node_name)
+        if self._dra_enabled:
+            dra = self.dra_snapshot
+            dra.remove_node_resource_slices(node_name)
+            for pi in node_info.pods:
+                if pi.pod.resource_claims:
+                    dra.remove_pod_owned_claims(pi.pod)
+        if node_info.csi_node is not None:
+            self.csi_snapshot.remove_csi_node(node_name)
 
     def get_node_info(self, node_name: str) -> NodeInfo:
         """The stored NodeInfo (not a copy). Raises NodeNotFoundError."""
@@ -138,7 +290,12 @@ class PredicateSnapshot:
         return self.store.node_infos().list()
 
     def force_add_pod(self, pod: Pod, node_name: str) -> None:
-        """Add a pod to a node without running plugins. Raises NodeNotFoundError."""
+        """Add a pod to a node without running plugins; its PodInfo holds its claims as they
+        are (CA ``ForceAddPod``: no reservation).
+
+        Raises:
+            NodeNotFoundError, DraSnapshotError (a claim of the pod is missing).
+        """
         self.store.store_pod_info(self.new_pod_info(pod), node_name)
 
     def force_remove_pod(self, namespace: str, pod_name: str, node_name: str) -> None:
@@ -148,12 +305,30 @@ class PredicateSnapshot:
     # ------------------------------------------------------------------ scheduling
 
     def _store_scheduled(self, pod: Pod, node_name: str, state: CycleState) -> None:
-        if self.framework.has_reserve_plugins:
-            self._runner.run_reserve_on_node(pod, node_name, state)
-        try:
-            self.store.store_pod_info(self.new_pod_info(pod), node_name)
-        except (NodeNotFoundError, ValueError) as e:
-            raise SchedulingError.internal(pod, str(e)) from None
+        """Reserve, then (with DRA) reserve the pod's claims and check they are allocated for
+        the node, then store the PodInfo with its claims as they are now (CA
+        ``SchedulePod``). The scheduler reserves claims at PreBind; CA does it here."""
+        if not (self._dra_enabled and pod.resource_claims):
+            if self.framework.has_reserve_plugins:
+                self._runner.run_reserve_on_node(pod, node_name, state)
+            try:
+                self.store.store_pod_info(self.new_pod_info(pod), node_name)
+            except (NodeNotFoundError, ValueError) as e:
+                raise SchedulingError.internal(pod, str(e)) from None
+            return
+        with self._dra_transaction():
+            if self.framework.has_reserve_plugins:
+                self._runner.run_reserve_on_node(pod, node_name, state)
+            try:
+                node = self.store.node_infos().get(node_name).node
+                assert node is not None
+                self.dra_snapshot.reserve_pod_claims(pod)
+                self._verify_pod_claims(pod, node)
+                self.store.store_pod_info(self.new_pod_info(pod), node_name)
+            except (NodeNotFoundError, ValueError) as e:
+                if self.framework.has_reserve_plugins:
+                    self.framework.run_reserve_plugins_unreserve(state, pod, node_name)
+                raise SchedulingError.internal(pod, str(e)) from None
 
     def schedule_pod(self, pod: Pod, node_name: str) -> None:
         """Run PreFilter and Filter for ``node_name`` and, if they pass, Reserve and store the
@@ -220,11 +395,22 @@ class PredicateSnapshot:
         return name
 
     def unschedule_pod(self, namespace: str, pod_name: str, node_name: str) -> None:
-        """Remove a scheduled pod from its node.
+        """Remove a scheduled pod from its node; with DRA its reservations are removed and
+        claims it owns, or that nobody reserves any more, are deallocated (CA
+        ``UnschedulePod``).
 
         Raises:
-            NodeNotFoundError, PodNotFoundError.
+            NodeNotFoundError, PodNotFoundError, DraSnapshotError (a claim of the pod is
+            missing); nothing is changed when it raises.
         """
+        if self._dra_enabled:
+            node_info = self.store.node_infos().get(node_name)
+            for pi in node_info.pods:
+                pod = pi.pod
+                if pod.namespace == namespace and pod.name == pod_name:
+                    if pod.resource_claims:
+                        self.dra_snapshot.unreserve_pod_claims(pod)
+                    break
         self.store.remove_pod_info(namespace, pod_name, node_name)
 
     def check_predicates(self, pod: Pod, node_name: str) -> None:
@@ -243,17 +429,71 @@ class PredicateSnapshot:
     # ------------------------------------------------------------------ forking
 
     def fork(self) -> None:
-        """Start a layer of changes that `revert` can undo."""
+        """Start a layer of changes that `revert` can undo (store, DRA and CSI state)."""
         self.store.fork()
+        self.dra_snapshot.fork()
+        self.csi_snapshot.fork()
 
     def revert(self) -> None:
         """Undo the changes since the last `fork` (no-op when not forked)."""
         self.store.revert()
+        self.dra_snapshot.revert()
+        self.csi_snapshot.revert()
 
     def commit(self) -> None:
         """Keep the changes of the top layer in the layer below (no-op when not forked)."""
         self.store.commit()
+        self.dra_snapshot.commit()
+        self.csi_snapshot.commit()
 
     def clear(self) -> None:
-        """Empty and unforked."""
+        """Empty and unforked, with empty DRA and CSI states."""
         self.store.clear()
+        self.dra_snapshot = DraSnapshot()
+        self.csi_snapshot = CsiSnapshot()
+
+    # ------------------------------------------------------------------ SharedCsiManager
+
+    def get_csi_node(self, name: str) -> CSINode | None:
+        """The CSINode ``name`` now (the plugins' ``CSIManager``), or None."""
+        return self.csi_snapshot.get_csi_node(name)
+
+    def list_csi_nodes(self) -> Sequence[CSINode]:
+        """Every CSINode now."""
+        return self.csi_snapshot.list()
+
+    # ------------------------------------------------------------------ SharedDraManager
+
+    def get_resource_claim(self, namespace: str, name: str) -> ResourceClaim | None:
+        """The claim ``namespace/name`` now, or None."""
+        return self.dra_snapshot.resource_claim(namespace, name)
+
+    def list_resource_claims(self) -> Sequence[ResourceClaim]:
+        """Every claim."""
+        return self.dra_snapshot.list_resource_claims()
+
+    def list_all_allocated_devices(self) -> frozenset[DeviceId]:
+        """Devices allocated to any claim (admin-access results excluded)."""
+        return self.dra_snapshot.list_all_allocated_devices()
+
+    def signal_claim_pending_allocation(
+        self, claim_uid: str, allocated_claim: ResourceClaim
+    ) -> None:
+        """Write the allocation Reserve made into the DRA snapshot; raises DraSnapshotError."""
+        self.dra_snapshot.signal_claim_pending_allocation(claim_uid, allocated_claim)
+
+    def update_resource_claim(self, claim: ResourceClaim) -> None:
+        """Replace a claim (PreBind / PostFilter writes); raises DraSnapshotError."""
+        self.dra_snapshot.update_claim(claim)
+
+    def list_resource_slices(self) -> Sequence[ResourceSlice]:
+        """Every ResourceSlice."""
+        return self.dra_snapshot.list_resource_slices()
+
+    def get_device_class(self, name: str) -> DeviceClass | None:
+        """The DeviceClass ``name``, or None."""
+        return self.dra_snapshot.device_class(name)
+
+    def list_device_classes(self) -> Sequence[DeviceClass]:
+        """Every DeviceClass."""
+        return self.dra_snapshot.list_device_classes()

@@ -1,0 +1,511 @@
+"""DynamicResources: mirrors kube-scheduler 1.34's ``DynamicResources`` plugin
+(pkg/scheduler/framework/plugins/dynamicresources) on a CA-style DRA snapshot.
+
+Extension points: PreEnqueue and PreFilter resolve the pod's ResourceClaims; PreFilter also
+validates the claims to allocate and builds one structured allocator for the attempt; Filter
+allocates per node (results kept in the cycle state); PostFilter deallocates a claim that
+blocks the pod; Reserve writes the chosen node's allocation into the snapshot (CA's claim
+tracker: nothing is "in flight"); Unreserve undoes that; PreBind records what kube-scheduler
+writes to the API server: the delete-protection finalizer, the allocation and the pod in
+``status.reservedFor``.
+
+Differences from upstream, all deliberate:
+
+* ``filterTimeout`` is validated but not enforced: a simulation must give the same result
+  on every machine.
+* PostFilter picks the first deallocatable claim in pod order (upstream picks at random).
+* PreBind cannot wait for binding conditions: a device whose conditions are not all True
+  yet fails binding with upstream's timeout message at once.
+* Extended resources backed by DRA (``DRAExtendedResource``, alpha) are not handled yet.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from datetime import UTC, datetime, timedelta
+from typing import Any, ClassVar
+
+import attrs
+
+from schedsim.api.core import Pod
+from schedsim.api.nodeaffinity import node_matches
+from schedsim.api.resource import (
+    AllocationResult,
+    ResourceClaim,
+    ResourceClaimConsumerReference,
+    ResourceClaimStatus,
+)
+from schedsim.dra.allocator import AllocatedState, Allocator
+from schedsim.dra.cel import CelCache
+from schedsim.dra.types import AllocationError, DraFeatures
+from schedsim.framework import Code, CycleState, Handle, NodeInfo, StateKey, Status
+from schedsim.framework.dra_manager import SharedDraManager
+
+__all__ = [
+    "DELETE_PROTECTION_FINALIZER",
+    "STATE_KEY",
+    "DynamicResources",
+    "resolve_pod_claims",
+]
+
+NAME = "DynamicResources"
+
+DELETE_PROTECTION_FINALIZER = "resource.kubernetes.io/delete-protection"
+"""The finalizer the plugin adds to a claim it allocates (``resourceapi.Finalizer``)."""
+
+BINDING_TIMEOUT = timedelta(seconds=600)
+"""How long a device may wait for its binding conditions (``BindingTimeoutDefaultSeconds``)."""
+
+_SKIP = Status(Code.Skip, (), NAME)
+
+
+def _unresolvable(message: str) -> Status:
+    # statusUnschedulable() upstream: always UnschedulableAndUnresolvable.
+    return Status(Code.UnschedulableAndUnresolvable, (message,), NAME)
+
+
+def _error(message: str) -> Status:
+    return Status(Code.Error, (message,), NAME)
+
+
+_CANNOT_ALLOCATE = _unresolvable("cannot allocate all claims")
+_DEALLOCATED = Status(Code.Unschedulable, ("deallocation of ResourceClaim completed",), NAME)
+_NOT_AVAILABLE = _unresolvable("resourceclaim not available on the node")
+
+
+class _ResolveError(Exception):
+    """A claim of the pod cannot be used; ``status`` says why."""
+
+    def __init__(self, status: Status) -> None:
+        super().__init__(status.message)
+        self.status = status
+
+
+def resolve_pod_claims(pod: Pod, manager: SharedDraManager) -> list[ResourceClaim]:
+    """The claims ``pod`` uses, in ``spec.resourceClaims`` order (``foreachPodResourceClaim``).
+
+    A template reference takes its claim name from ``status.resourceClaimStatuses``; an entry
+    without a name means no claim is needed. A claim referenced twice is returned once.
+
+    Raises:
+        _ResolveError: with upstream's message: ``pod "<ns>/<pod>": ResourceClaim not created
+            yet``, ``ResourceClaim <ns>/<c> was not created for pod <ns>/<pod> (pod is not
+            owner)``, ``pod "<ns>/<pod>", spec.resourceClaim "<name>": none of the supported
+            fields are set``, ``resourceclaim.resource.k8s.io "<c>" not found``,
+            ``resourceclaim "<c>" is being deleted``.
+    """
+    out: list[ResourceClaim] = []
+    seen: set[str] = set()
+    for ref in pod.resource_claims:
+        from_template = False
+        if ref.resource_claim_name is not None:
+            name: str | None = ref.resource_claim_name
+        elif ref.resource_claim_template_name is not None:
+            from_template = True
+            if ref.name not in pod.resource_claim_statuses:
+                raise _ResolveError(
+                    _unresolvable(f'pod "{pod.key}": ResourceClaim not created yet')
+                )
+            name = pod.resource_claim_statuses[ref.name]
+        else:
+            raise _ResolveError(
+                _unresolvable(
+                    f'pod "{pod.key}", spec.resourceClaim "{ref.name}": none of the supported '
+                    f"fields are set"
+                )
+            )
+        if name is None:
+            continue  # the claim controller decided no claim is needed
+        if name in seen:
+            continue
+        claim = manager.get_resource_claim(pod.namespace, name)
+        if claim is None:
+            raise _ResolveError(_unresolvable(f'resourceclaim.resource.k8s.io "{name}" not found'))
+        if claim.deletion_timestamp is not None:
+            raise _ResolveError(_unresolvable(f'resourceclaim "{name}" is being deleted'))
+        if from_template and not _controlled_by(claim, pod):
+            raise _ResolveError(
+                _unresolvable(
+                    f"ResourceClaim {claim.key} was not created for pod {pod.key} "
+                    f"(pod is not owner)"
+                )
+            )
+        seen.add(name)
+        out.append(claim)
+    return out
+
+
+def _controlled_by(claim: ResourceClaim, pod: Pod) -> bool:
+    return claim.namespace == pod.namespace and any(
+        ref.controller and ref.uid == pod.uid for ref in claim.owner_references
+    )
+
+
+def _reserved_for(claim: ResourceClaim, pod: Pod) -> bool:
+    return any(ref.uid == pod.uid for ref in claim.status.reserved_for)
+
+
+@attrs.define
+class _State:
+    """What PreFilter found, shared by Filter, PostFilter, Reserve and PreBind."""
+
+    claims: list[ResourceClaim]
+    # Indices into ``claims`` of the claims Filter must allocate, in pod order.
+    to_allocate: list[int]
+    allocator: Allocator | None
+    # node name -> one AllocationResult per claim in ``to_allocate``.
+    node_allocations: dict[str, list[AllocationResult]] = attrs.field(factory=dict)
+    # Indices of allocated claims found unavailable on some node.
+    unavailable: set[int] = attrs.field(factory=set)
+    # claim UID -> the claim before Reserve wrote its allocation (for Unreserve).
+    reserved: dict[str, ResourceClaim] = attrs.field(factory=dict)
+    # Indices of claims whose allocation Reserve wrote for this pod.
+    allocated_here: set[int] = attrs.field(factory=set)
+
+
+STATE_KEY: StateKey[_State] = StateKey("PreFilter" + NAME)
+"""Where PreFilter leaves the pod's claims and the allocator (``stateKey`` upstream)."""
+
+_DURATION = re.compile(r"^(?:(\d+(?:\.\d+)?)(h|m|s|ms|us|µs|ns))+$")
+_DURATION_PART = re.compile(r"(\d+(?:\.\d+)?)(h|ms|m|s|us|µs|ns)")
+
+
+def _parse_duration(value: Any, field: str) -> timedelta:
+    """A Go ``metav1.Duration`` (``"10s"``, ``"1m30s"``); raises ValueError."""
+    if not isinstance(value, str) or not _DURATION.match(value):
+        raise ValueError(f"{field}: expected a duration such as '10s', got {value!r}")
+    unit = {"h": 3600.0, "m": 60.0, "s": 1.0, "ms": 1e-3, "us": 1e-6, "µs": 1e-6, "ns": 1e-9}
+    return timedelta(seconds=sum(float(n) * unit[u] for n, u in _DURATION_PART.findall(value)))
+
+
+class DynamicResources:
+    """Allocates ResourceClaims' devices during scheduling (DynamicResources, 1.34).
+
+    Args:
+        args: ``DynamicResourcesArgs``: ``filterTimeout`` (a duration, default 10s; checked,
+            not enforced).
+        handle: the framework handle; its ``dra_manager`` (the snapshot) is read during hook
+            calls.
+
+    Raises:
+        ValueError: unknown args or a bad ``filterTimeout``.
+
+    All rejections are ``UnschedulableAndUnresolvable`` (upstream's ``statusUnschedulable``);
+    allocator errors (invalid CEL, missing class, a disabled feature used) are ``Error``.
+    """
+
+    name: ClassVar[str] = NAME
+
+    def __init__(self, args: Mapping[str, Any], handle: Handle) -> None:
+        unknown = sorted(set(args) - {"apiVersion", "kind", "filterTimeout"})
+        if unknown:
+            raise ValueError(f"unknown DynamicResourcesArgs field(s): {', '.join(unknown)}")
+        self.filter_timeout = _parse_duration(args.get("filterTimeout", "10s"), "filterTimeout")
+        if self.filter_timeout < timedelta(0):
+            raise ValueError("filterTimeout: must not be negative")
+        self._handle = handle
+        gates = handle.feature_gates
+        self.enabled = gates.enabled("DynamicResourceAllocation")
+        self.features = DraFeatures.from_gates(gates)
+        self.cel_cache = CelCache()
+
+    def _manager(self) -> SharedDraManager:
+        manager = self._handle.dra_manager
+        if manager is None:
+            raise RuntimeError("DynamicResources needs a snapshot with DRA state (dra_manager)")
+        return manager
+
+    # ------------------------------------------------------------------ PreEnqueue
+
+    def schedsim_pre_enqueue(self, pod: Pod) -> Status | None:
+        """Keep the pod out of the queue while a claim is missing, being deleted or not
+        owned by the pod (``PreEnqueue``)."""
+        if not self.enabled or not pod.resource_claims:
+            return None
+        try:
+            resolve_pod_claims(pod, self._manager())
+        except _ResolveError as e:
+            return e.status
+        return None
+
+    # ------------------------------------------------------------------ PreFilter
+
+    def schedsim_pre_filter(
+        self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
+    ) -> Status | None:
+        """Resolve and validate the pod's claims; build the allocator if any claim needs
+        allocation (``PreFilter``). A pod without claims is skipped."""
+        del nodes
+        if not self.enabled or not pod.resource_claims:
+            return _SKIP
+        manager = self._manager()
+        try:
+            claims = resolve_pod_claims(pod, manager)
+        except _ResolveError as e:
+            return e.status
+        if not claims:
+            return _SKIP
+        to_allocate: list[int] = []
+        for i, claim in enumerate(claims):
+            if claim.status.allocation is not None:
+                continue
+            to_allocate.append(i)
+            st = self._validate_requests(claim, manager)
+            if st is not None:
+                return st
+        allocator = None
+        if to_allocate:
+            all_claims = manager.list_resource_claims()
+            allocator = Allocator(
+                self.features,
+                AllocatedState.from_claims(all_claims, self.features),
+                {c.name: c for c in manager.list_device_classes()},
+                manager.list_resource_slices(),
+                self.cel_cache,
+            )
+        state[STATE_KEY] = _State(claims, to_allocate, allocator)
+        return None
+
+    def _validate_requests(self, claim: ResourceClaim, manager: SharedDraManager) -> Status | None:
+        for request in claim.spec.requests:
+            if request.exactly is not None:
+                st = self._validate_class(request.name, request.exactly.device_class_name, manager)
+            elif request.first_available:
+                if not self.features.prioritized_list:
+                    return _unresolvable(
+                        f"resource claim {claim.key}, request {request.name}: has subrequests, "
+                        f"but the DRAPrioritizedList feature is disabled"
+                    )
+                st = None
+                for sub in request.first_available:
+                    st = self._validate_class(
+                        f"{request.name}/{sub.name}", sub.device_class_name, manager
+                    )
+                    if st is not None:
+                        break
+            else:
+                return _unresolvable(
+                    f"resource claim {claim.key}, request {request.name}: unknown request type"
+                )
+            if st is not None:
+                return st
+        return None
+
+    @staticmethod
+    def _validate_class(request: str, class_name: str, manager: SharedDraManager) -> Status | None:
+        if not class_name:
+            return _error(f"request {request}: unsupported request type")
+        if manager.get_device_class(class_name) is None:
+            return _unresolvable(f"request {request}: device class {class_name} does not exist")
+        return None
+
+    # ------------------------------------------------------------------ Filter
+
+    def schedsim_filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:
+        """Check allocated claims against the node and allocate the others there
+        (``Filter``); the node's results are kept for Reserve."""
+        del pod
+        s = state.get(STATE_KEY)
+        if s is None:
+            return None
+        node = node_info.node
+        assert node is not None
+        unavailable = False
+        for i, claim in enumerate(s.claims):
+            allocation = claim.status.allocation
+            if allocation is None:
+                continue
+            if (
+                allocation.node_selector is not None
+                and not node_matches(allocation.node_selector, node.labels, node.name)
+            ) or self._binding_failed(claim):
+                s.unavailable.add(i)
+                unavailable = True
+        if s.allocator is not None:
+            claims = [s.claims[i] for i in s.to_allocate]
+            try:
+                results = s.allocator.allocate(node, claims)
+            except AllocationError as e:
+                return _error(str(e))
+            if results is None or len(results) != len(claims):
+                return _CANNOT_ALLOCATE
+            s.node_allocations[node.name] = results
+        if unavailable:
+            return _NOT_AVAILABLE
+        return None
+
+    def _binding_failed(self, claim: ResourceClaim) -> bool:
+        """With binding conditions on: a device's binding failed, or it has not become ready
+        within `BINDING_TIMEOUT` of the allocation (``isClaimBindingFailed``/timeout)."""
+        if not (self.features.device_binding_conditions and self.features.device_status):
+            return False
+        allocation = claim.status.allocation
+        assert allocation is not None
+        conditions = {
+            (d.driver, d.pool, d.device): {c.type: c.status for c in d.conditions}
+            for d in claim.status.devices
+        }
+        ready = True
+        for result in allocation.results:
+            if not result.binding_conditions:
+                continue
+            cond = conditions.get((result.driver, result.pool, result.device), {})
+            if any(cond.get(t) == "True" for t in result.binding_failure_conditions):
+                return True
+            if not all(cond.get(t) == "True" for t in result.binding_conditions):
+                ready = False
+        if not ready and allocation.allocation_timestamp is not None:
+            stamp = allocation.allocation_timestamp
+            if stamp.tzinfo is None:
+                stamp = stamp.replace(tzinfo=UTC)
+            return stamp + BINDING_TIMEOUT < datetime.now(UTC)
+        return False
+
+    # ------------------------------------------------------------------ PostFilter
+
+    def schedsim_post_filter(
+        self, state: CycleState, pod: Pod, node_to_status: Mapping[str, Status]
+    ) -> Status | None:
+        """No node passed: deallocate an allocated claim that was unavailable and that no
+        other pod uses, so a later attempt can allocate it elsewhere (``PostFilter``)."""
+        del node_to_status
+        if not self.enabled:
+            return Status(Code.Unschedulable, ("plugin disabled",), NAME)
+        s = state.get(STATE_KEY)
+        if s is None or not s.claims:
+            return Status(Code.Unschedulable, ("no new claims to deallocate",), NAME)
+        for i in sorted(s.unavailable):
+            claim = s.claims[i]
+            reserved = claim.status.reserved_for
+            if not reserved or (len(reserved) == 1 and reserved[0].uid == pod.uid):
+                deallocated = attrs.evolve(claim, status=ResourceClaimStatus())
+                self._manager().update_resource_claim(deallocated)
+                return Status(
+                    Code.Unschedulable, ("deallocation of ResourceClaim completed",), NAME
+                )
+        return Status(Code.Unschedulable, ("still not schedulable",), NAME)
+
+    # ------------------------------------------------------------------ Reserve
+
+    def schedsim_reserve(self, state: CycleState, pod: Pod, node_name: str) -> Status | None:
+        """Write the node's allocation of each claim into the snapshot (``Reserve`` +
+        ``SignalClaimPendingAllocation``), with the delete-protection finalizer."""
+        del pod
+        s = state.get(STATE_KEY)
+        if s is None or not s.to_allocate:
+            return None
+        results = s.node_allocations.get(node_name)
+        if results is None:
+            return _error(f"claim allocation not found for node {node_name}")
+        manager = self._manager()
+        for i, allocation in zip(s.to_allocate, results, strict=True):
+            claim = s.claims[i]
+            finalizers = claim.finalizers
+            if DELETE_PROTECTION_FINALIZER not in finalizers:
+                finalizers = (*finalizers, DELETE_PROTECTION_FINALIZER)
+            allocated = attrs.evolve(
+                claim,
+                finalizers=finalizers,
+                status=attrs.evolve(claim.status, allocation=allocation),
+            )
+            try:
+                manager.signal_claim_pending_allocation(claim.uid, allocated)
+            except ValueError as e:
+                return _error(str(e))
+            s.reserved[claim.uid] = claim
+            s.claims[i] = allocated
+            s.allocated_here.add(i)
+        return None
+
+    def schedsim_unreserve(self, state: CycleState, pod: Pod, node_name: str) -> None:
+        """Undo Reserve: claims it allocated get their earlier state back; the pod's
+        reservations of allocated claims are dropped (``Unreserve``)."""
+        del node_name
+        s = state.get(STATE_KEY)
+        if s is None:
+            return
+        manager = self._manager()
+        for uid, original in s.reserved.items():
+            current = manager.get_resource_claim(original.namespace, original.name)
+            if current is not None and current.uid == uid:
+                manager.update_resource_claim(original)
+        s.reserved.clear()
+        s.allocated_here.clear()
+        for claim in s.claims:
+            current = manager.get_resource_claim(claim.namespace, claim.name)
+            if current is not None and _reserved_for(current, pod):
+                kept = tuple(r for r in current.status.reserved_for if r.uid != pod.uid)
+                manager.update_resource_claim(
+                    attrs.evolve(current, status=attrs.evolve(current.status, reserved_for=kept))
+                )
+
+    # ------------------------------------------------------------------ PreBind
+
+    def schedsim_pre_bind_pre_flight(
+        self, state: CycleState, pod: Pod, node_name: str
+    ) -> Status | None:
+        """Skip when the pod has no claims (``PreBindPreFlight``)."""
+        del node_name
+        s = state.get(STATE_KEY)
+        if not self.enabled or not pod.resource_claims or s is None or not s.claims:
+            return _SKIP
+        return None
+
+    def schedsim_pre_bind(self, state: CycleState, pod: Pod, node_name: str) -> Status | None:
+        """Record the allocation and reserve every claim for the pod (``PreBind``: what
+        ``bindClaim`` writes to the API server, written into the snapshot)."""
+        del node_name
+        s = state.get(STATE_KEY)
+        if s is None:
+            return None
+        manager = self._manager()
+        consumer = ResourceClaimConsumerReference(
+            resource="pods", name=pod.name, uid=pod.uid, api_group=""
+        )
+        for i, claim in enumerate(s.claims):
+            current = manager.get_resource_claim(claim.namespace, claim.name)
+            if current is None or current.uid != claim.uid:
+                return _error(f"claim {claim.key} got deleted in the meantime")
+            if _reserved_for(current, pod):
+                continue
+            if i in s.allocated_here and current.status.allocation != claim.status.allocation:
+                return _error(f"claim {claim.key} got allocated elsewhere in the meantime")
+            if current.status.allocation is None:
+                return _error(f"claim {claim.key} is not allocated")
+            bound = attrs.evolve(
+                current,
+                status=attrs.evolve(
+                    current.status, reserved_for=(*current.status.reserved_for, consumer)
+                ),
+            )
+            manager.update_resource_claim(bound)
+            s.claims[i] = bound
+            st = self._binding_status(bound)
+            if st is not None:
+                return st
+        return None
+
+    def _binding_status(self, claim: ResourceClaim) -> Status | None:
+        """Binding conditions: all True -> bound; a failure condition True -> Error; else the
+        simulator cannot wait for the driver -> Error with upstream's timeout message."""
+        if not (self.features.device_binding_conditions and self.features.device_status):
+            return None
+        allocation = claim.status.allocation
+        assert allocation is not None
+        conditions = {(d.driver, d.pool, d.device): d.conditions for d in claim.status.devices}
+        for result in allocation.results:
+            if not result.binding_conditions:
+                continue
+            conds = {
+                c.type: c for c in conditions.get((result.driver, result.pool, result.device), ())
+            }
+            for t in result.binding_failure_conditions:
+                c = conds.get(t)
+                if c is not None and c.status == "True":
+                    return _error(
+                        f"claim {claim.key} binding failed: reason={c.reason}, message={c.message}"
+                    )
+            if not all(t in conds and conds[t].status == "True" for t in result.binding_conditions):
+                return _error(f"claim {claim.key} binding timeout")
+        return None
