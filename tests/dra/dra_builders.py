@@ -48,17 +48,20 @@ def device(name: str, **fields: Any) -> dict[str, Any]:
 def resource_slice(
     devices: list[dict[str, Any]],
     name: str = "slice-1",
-    pool: str = "pool-1",
+    pool: str | dict[str, Any] = "pool-1",
     counters: dict[str, str] | None = None,
     **spec: Any,
 ) -> ResourceSlice:
-    """A node-local slice on node-1 (``counters``: one shared counter set ``counter-set-1``)."""
+    """A node-local slice on node-1 (``pool``: a name or the whole ``spec.pool``;
+    ``counters``: one shared counter set ``counter-set-1``)."""
     body: dict[str, Any] = {
         "driver": DRIVER,
-        "pool": {"name": pool, "generation": 1, "resourceSliceCount": 1},
+        "pool": pool
+        if isinstance(pool, dict)
+        else {"name": pool, "generation": 1, "resourceSliceCount": 1},
         "devices": devices,
     }
-    if "nodeName" not in spec and "allNodes" not in spec and "nodeSelector" not in spec:
+    if not {"nodeName", "allNodes", "nodeSelector", "perDeviceNodeSelection"} & set(spec):
         body["nodeName"] = "node-1"
     if counters:
         body["sharedCounters"] = [
