@@ -52,6 +52,7 @@ from schedsim.api.resource import (
     ResourceSlice,
 )
 from schedsim.dra.types import DeviceId
+from schedsim.snapshot.cloning import CloningMap
 from schedsim.snapshot.patchset import PatchSet
 
 __all__ = [
@@ -228,7 +229,7 @@ class DraSnapshot:
     pod references, V reservations of one claim.
     """
 
-    __slots__ = ("_claims", "_classes", "_slices")
+    __slots__ = ("_claims", "_classes", "_slices", "clone_on_fork")
 
     def __init__(
         self,
@@ -236,6 +237,8 @@ class DraSnapshot:
         node_local_slices: Mapping[str, Sequence[ResourceSlice]] | None = None,
         non_local_slices: Sequence[ResourceSlice] = (),
         device_classes: Iterable[DeviceClass] = (),
+        *,
+        clone_on_fork: bool = False,
     ) -> None:
         """Creates a snapshot (CA ``NewSnapshot``; no arguments: ``NewEmptySnapshot``).
 
@@ -247,6 +250,10 @@ class DraSnapshot:
             node_local_slices: Node name -> the slices local to that node.
             non_local_slices: Every slice that is not node-local.
             device_classes: DeviceClasses, keyed by name.
+            clone_on_fork: keep the state in `CloningMap`s instead of `PatchSet`s: every fork
+                deep-copies all claims and copies the slice and class maps (CA's design
+                before patch sets, PR #8090), the simple reference the benchmarks compare
+                against. Same results, different costs.
 
         Raises:
             DraSnapshotError: Two claims share a (namespace, name), two classes share a name, or
@@ -271,9 +278,20 @@ class DraSnapshot:
             if device_class.name in class_map:
                 raise DraSnapshotError(f"DeviceClass {device_class.name!r} given twice")
             class_map[device_class.name] = device_class
-        self._claims: PatchSet[ClaimId, ResourceClaim] = PatchSet(claim_map)
-        self._slices: PatchSet[str, tuple[ResourceSlice, ...]] = PatchSet(slice_map)
-        self._classes: PatchSet[str, DeviceClass] = PatchSet(class_map)
+        self.clone_on_fork = clone_on_fork
+        self._claims: PatchSet[ClaimId, ResourceClaim] | CloningMap[ClaimId, ResourceClaim]
+        self._slices: (
+            PatchSet[str, tuple[ResourceSlice, ...]] | CloningMap[str, tuple[ResourceSlice, ...]]
+        )
+        self._classes: PatchSet[str, DeviceClass] | CloningMap[str, DeviceClass]
+        if clone_on_fork:
+            self._claims = CloningMap(claim_map, deep_copy=True)
+            self._slices = CloningMap(slice_map)
+            self._classes = CloningMap(class_map)
+        else:
+            self._claims = PatchSet(claim_map)
+            self._slices = PatchSet(slice_map)
+            self._classes = PatchSet(class_map)
 
     @classmethod
     def from_objects(
@@ -281,6 +299,8 @@ class DraSnapshot:
         claims: Iterable[ResourceClaim] = (),
         slices: Iterable[ResourceSlice] = (),
         device_classes: Iterable[DeviceClass] = (),
+        *,
+        clone_on_fork: bool = False,
     ) -> DraSnapshot:
         """A snapshot of the cluster's DRA objects (CA provider ``Snapshot``): slices with
         ``spec.nodeName`` are keyed by that node, every other slice is non-local.
@@ -297,7 +317,7 @@ class DraSnapshot:
                 local.setdefault(s.node_name, []).append(s)
             else:
                 non_local.append(s)
-        return cls(claims, local, non_local, device_classes)
+        return cls(claims, local, non_local, device_classes, clone_on_fork=clone_on_fork)
 
     # ----------------------------------------------------------------- fork / commit / revert
 

@@ -449,7 +449,7 @@ class PredicateSnapshot:
     def clear(self) -> None:
         """Empty and unforked, with empty DRA and CSI states."""
         self.store.clear()
-        self.dra_snapshot = DraSnapshot()
+        self.dra_snapshot = DraSnapshot(clone_on_fork=self.dra_snapshot.clone_on_fork)
         self.csi_snapshot = CsiSnapshot()
 
     # ------------------------------------------------------------------ SharedCsiManager
