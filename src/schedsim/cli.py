@@ -27,6 +27,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from schedsim import cli_autoscaling
 from schedsim.api.core import Pod
 from schedsim.api.errors import ManifestError
 from schedsim.api.loader import load_paths, load_text
@@ -126,6 +127,7 @@ def _parser() -> argparse.ArgumentParser:
         "order in which the active profile runs them.",
     )
     _profile_args(plug)
+    cli_autoscaling.add_parsers(sub, _profile_args, sorted(_STORES))
     return p
 
 
@@ -314,6 +316,11 @@ def _timing_report(timings: PluginTimings) -> str:
     return "\n".join(lines)
 
 
+def _autoscaling(args: argparse.Namespace) -> str:
+    framework, _, _ = _framework(args)
+    return cli_autoscaling.run(args, framework, _STORES[args.store]())
+
+
 def _simulate(args: argparse.Namespace) -> str:
     timings = PluginTimings() if args.profile_plugins else None
     framework, _, _ = _framework(args, timings)
@@ -381,8 +388,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit status."""
     args = _parser().parse_args(argv)
     try:
-        out = _plugins(args) if args.command == "plugins" else _simulate(args)
-    except (ManifestError, _UsageError) as e:
+        if args.command == "plugins":
+            out = _plugins(args)
+        elif args.command in ("scale-up", "scale-down"):
+            out = _autoscaling(args)
+        else:
+            out = _simulate(args)
+    except (ManifestError, _UsageError, cli_autoscaling.UsageError) as e:
         print(f"schedsim: error: {e}", file=sys.stderr)
         return 2
     except PluginError as e:

@@ -97,6 +97,8 @@ def test_parse_full_group() -> None:
     assert g.is_member(g.template.node)
     [g2] = parse_node_groups(doc(), "f.yaml")
     assert g2.size([g.template.node]) == 0  # no selector: no member
+    [g3] = parse_node_groups(doc(nodes=["gpu-template"]), "f.yaml")
+    assert g3.size([g.template.node]) == 1
 
 
 def test_load_file(tmp_path: Path) -> None:
@@ -123,9 +125,10 @@ def test_load_file(tmp_path: Path) -> None:
         (doc(currentSize=9),
          "f.yaml: nodeGroups[0].currentSize: must be between minSize (0) and maxSize (5), got 9"),
         (doc(maxsize=3), "f.yaml: nodeGroups[0].maxsize: unknown field (expected currentSize, "
-         "maxSize, minSize, name, nodeSelector, template)"),
+         "maxSize, minSize, name, nodeSelector, nodes, template)"),
         (doc(nodeSelector={"a": 1}), "f.yaml: nodeGroups[0].nodeSelector.a: expected a string, "
          "got a number"),
+        (doc(nodes="a"), "f.yaml: nodeGroups[0].nodes: expected a list, got a string"),
         (doc(template=None), "f.yaml: nodeGroups[0].template: required"),
         (doc(template={"pods": []}), "f.yaml: nodeGroups[0].template.node: required"),
         (doc(template={"node": {"metadata": {}}}),

@@ -105,9 +105,10 @@ class NodeGroup:
         min_size: scale-down never takes the group below this.
         max_size: scale-up never takes the group above this.
         template: the `NodeTemplate` of new nodes.
-        node_selector: labels (all must match) that identify the group's existing nodes;
-            empty: none of the cluster's nodes belong to the group.
-        current_size: the group's size now; None: the number of matching cluster nodes.
+        node_selector: labels (all must match) that identify the group's existing nodes.
+        nodes: names of existing nodes that belong to the group (besides those matching
+            ``node_selector``); with neither, no cluster node belongs to the group.
+        current_size: the group's size now; None: the number of member cluster nodes.
     """
 
     name: str
@@ -116,9 +117,13 @@ class NodeGroup:
     template: NodeTemplate
     node_selector: Mapping[str, str] = attrs.field(factory=dict)
     current_size: int | None = None
+    nodes: frozenset[str] = frozenset()
 
     def is_member(self, node: Node) -> bool:
-        """``node`` carries every label of ``node_selector`` (and the selector is not empty)."""
+        """``node`` is listed in ``nodes`` or carries every label of a non-empty
+        ``node_selector``."""
+        if node.name in self.nodes:
+            return True
         sel = self.node_selector
         return bool(sel) and all(node.labels.get(k) == v for k, v in sel.items())
 
@@ -239,7 +244,15 @@ def parse_node_groups(doc: Any, source: str) -> list[NodeGroup]:
         path = f"nodeGroups[{i}]"
         try:
             g = d.get_mapping_item(raw_groups, i, "nodeGroups")
-            known = {"name", "minSize", "maxSize", "currentSize", "nodeSelector", "template"}
+            known = {
+                "name",
+                "minSize",
+                "maxSize",
+                "currentSize",
+                "nodeSelector",
+                "nodes",
+                "template",
+            }
             for key in g:
                 if key not in known:
                     raise FieldError(
@@ -270,6 +283,7 @@ def parse_node_groups(doc: Any, source: str) -> list[NodeGroup]:
                     f"must be between minSize ({min_size}) and maxSize ({max_size}), got {current}",
                 )
             selector = d.get_str_map(g, "nodeSelector", path)
+            members = frozenset(d.get_str_list(g, "nodes", path))
             template_raw = d.get_map(g, "template", path)
         except FieldError as e:
             raise ManifestError(f"{source}: {e}") from None
@@ -277,7 +291,7 @@ def parse_node_groups(doc: Any, source: str) -> list[NodeGroup]:
             raise ManifestError(f"{source}: {path}.template: required")
         template = _template(template_raw, f"{path}.template", source)
         seen[name] = i
-        groups.append(NodeGroup(name, min_size, max_size, template, selector, current))
+        groups.append(NodeGroup(name, min_size, max_size, template, selector, current, members))
     return groups
 
 

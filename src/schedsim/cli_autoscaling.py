@@ -1,0 +1,333 @@
+"""``schedsim scale-up`` and ``schedsim scale-down``: the what-if autoscaling commands.
+
+``schedsim scale-up [CLUSTER ...] --node-groups FILE [--expander least-waste|most-pods]``
+answers "how many nodes of which group do my pending pods need?";
+``schedsim scale-down [CLUSTER ...] [--utilization-threshold 0.5] [--node-groups FILE]``
+answers "which nodes could be removed, and where would their pods go?". Both print a table
+or one JSON object (``--output json``); with no CLUSTER they run the shipped demo cluster and
+its node groups. `schedsim.cli` registers them (`add_parsers`) and runs them (`run`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import json
+import sys
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from importlib import resources
+from typing import Any
+
+from rich.console import Console
+from rich.markup import escape
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+from rich.table import Table
+
+from schedsim.api.errors import ManifestError
+from schedsim.api.loader import Manifests, load_paths, load_text
+from schedsim.framework.runtime import Framework
+from schedsim.simulation.nodegroups import NodeGroup, SanitizationError, load_node_groups
+from schedsim.simulation.scaledown import (
+    DEFAULT_UTILIZATION_THRESHOLD,
+    ScaleDownResult,
+    scale_down,
+)
+from schedsim.simulation.scaleup import EXPANDERS, ScaleUpResult, scale_up
+from schedsim.snapshot.store import ClusterSnapshotStore
+
+__all__ = ["EXAMPLE_NODE_GROUPS", "PROGRESS_THRESHOLD", "add_parsers", "run"]
+
+EXAMPLE_CLUSTER = "demo-cluster.yaml"
+EXAMPLE_NODE_GROUPS = "demo-node-groups.yaml"
+"""The node groups used with the example cluster when no CLUSTER is given."""
+
+PROGRESS_THRESHOLD = 20
+"""A progress bar is shown on stderr (when it is a terminal) from this many groups/nodes."""
+
+
+def add_parsers(
+    sub: Any,
+    profile_args: Callable[[argparse.ArgumentParser], None],
+    stores: Sequence[str],
+) -> None:
+    """Register ``scale-up`` and ``scale-down`` on the ``schedsim`` subparsers.
+
+    Args:
+        sub: the object ``ArgumentParser.add_subparsers`` returned.
+        profile_args: adds ``--config``, ``--plugin``, ``--feature-gates``.
+        stores: names accepted by ``--store``.
+    """
+    up = sub.add_parser(
+        "scale-up",
+        help="which node group, and how many nodes, the pending pods need (Cluster Autoscaler)",
+        description="Place pending pods that fit on existing nodes, then estimate per node "
+        "group how many template nodes the rest need (binpacking) and pick a group with an "
+        "expander, as Cluster Autoscaler's scale-up does. Pods no group helps are listed with "
+        "each group's reason. With no CLUSTER, runs the shipped demo cluster and node groups.",
+    )
+    down = sub.add_parser(
+        "scale-down",
+        help="which nodes could be removed, and where their pods would go (Cluster Autoscaler)",
+        description="For each node whose utilization is below the threshold, simulate moving "
+        "its pods elsewhere, as Cluster Autoscaler's scale-down does; report removable nodes "
+        "and why the others are not. With no CLUSTER, runs the shipped demo cluster.",
+    )
+    for p in (up, down):
+        p.add_argument(
+            "paths",
+            nargs="*",
+            metavar="CLUSTER",
+            help="manifest file (YAML, JSON, kind: List), directory of them, or - for stdin",
+        )
+    up.add_argument(
+        "--node-groups",
+        metavar="FILE",
+        help="node groups (YAML; format in docs/cli.md); required with CLUSTER",
+    )
+    up.add_argument(
+        "--expander",
+        choices=EXPANDERS,
+        default="least-waste",
+        help="how to pick among groups that help (default least-waste)",
+    )
+    down.add_argument(
+        "--node-groups",
+        metavar="FILE",
+        help="node groups: nodes outside them are not autoscaled; min sizes are kept",
+    )
+    down.add_argument(
+        "--utilization-threshold",
+        type=float,
+        default=DEFAULT_UTILIZATION_THRESHOLD,
+        metavar="FRACTION",
+        help="a node is a candidate below this utilization (0..1, default 0.5)",
+    )
+    for p in (up, down):
+        profile_args(p)
+        p.add_argument("--output", "-o", choices=("table", "json"), default="table")
+        p.add_argument(
+            "--store",
+            choices=sorted(stores),
+            default="delta",
+            help="snapshot store: delta (layered, default) or basic (clone-on-fork reference)",
+        )
+
+
+class UsageError(Exception):
+    """Bad command-line use (exit status 2)."""
+
+
+def _inputs(
+    args: argparse.Namespace, need_groups: bool
+) -> tuple[Manifests, list[NodeGroup] | None]:
+    if args.paths:
+        manifests = load_paths(args.paths)
+        groups_file = args.node_groups
+        if need_groups and groups_file is None:
+            raise UsageError("--node-groups FILE is required with CLUSTER")
+    else:
+        text = resources.files("schedsim.examples").joinpath(EXAMPLE_CLUSTER).read_text("utf-8")
+        manifests = load_text(text, f"<example {EXAMPLE_CLUSTER}>")
+        groups_file = args.node_groups
+        if groups_file is None:
+            ref = resources.files("schedsim.examples").joinpath(EXAMPLE_NODE_GROUPS)
+            with resources.as_file(ref) as path:
+                return manifests, load_node_groups(str(path))
+    return manifests, None if groups_file is None else load_node_groups(groups_file)
+
+
+@contextmanager
+def _progress(total: int, what: str) -> Iterator[Callable[[int, int], None] | None]:
+    """A rich progress bar on stderr for long runs on a terminal; None otherwise."""
+    if total < PROGRESS_THRESHOLD or not sys.stderr.isatty():
+        yield None
+        return
+    bar = Progress(
+        TextColumn(what),
+        BarColumn(),
+        MofNCompleteColumn(),
+        console=Console(stderr=True),
+        transient=True,
+    )
+    task = bar.add_task(what, total=total)
+    with bar:
+        yield lambda done, _total: bar.update(task, completed=done)
+
+
+def run(args: argparse.Namespace, framework: Framework, store: ClusterSnapshotStore) -> str:
+    """Run ``scale-up`` or ``scale-down`` as ``args`` say; returns what to print.
+
+    Raises:
+        ManifestError: a bad cluster or node-groups file (``FILE: FIELD: problem``).
+        UsageError: a missing ``--node-groups`` or a threshold outside [0, 1].
+        SchedulingError: a plugin failed.
+    """
+    for_up = args.command == "scale-up"
+    manifests, groups = _inputs(args, need_groups=for_up)
+    for w in manifests.warnings:
+        print(f"warning: {w}", file=sys.stderr)
+    if for_up:
+        assert groups is not None
+        source = args.node_groups or f"<example {EXAMPLE_NODE_GROUPS}>"
+        with _progress(len(groups), "node groups") as progress:
+            try:
+                up = scale_up(
+                    manifests.nodes,
+                    manifests.pods,
+                    groups,
+                    framework,
+                    store,
+                    expander=args.expander,
+                    shared_claims=manifests.resource_claims,
+                    progress=progress,
+                )
+            except SanitizationError as e:
+                raise ManifestError(f"{source}: {e}") from None
+        return _up_json(up) if args.output == "json" else _up_table(up)
+    if not 0.0 <= args.utilization_threshold <= 1.0:
+        raise UsageError(
+            f"--utilization-threshold: must be between 0 and 1, got {args.utilization_threshold}"
+        )
+    with _progress(len(manifests.nodes), "nodes") as progress:
+        down = scale_down(
+            manifests.nodes,
+            manifests.pods,
+            framework,
+            store,
+            threshold=args.utilization_threshold,
+            node_groups=groups,
+            progress=progress,
+        )
+    return _down_json(down) if args.output == "json" else _down_table(down)
+
+
+# --------------------------------------------------------------------------- output
+
+
+def _console(buf: io.StringIO) -> Console:
+    return Console(file=buf, width=120, force_terminal=False, color_system=None)
+
+
+def _up_json(r: ScaleUpResult) -> str:
+    doc: dict[str, Any] = {
+        "scaleUp": None
+        if r.chosen_option is None
+        else {"nodeGroup": r.chosen, "nodes": r.chosen_option.node_count},
+        "expander": r.expander,
+        "nodeGroups": [
+            {
+                "name": o.name,
+                "currentSize": o.current_size,
+                "maxSize": o.max_size,
+                "nodes": o.node_count,
+                "pods": [p.key for p in o.pods],
+                **({"skipped": o.skipped} if o.skipped else {}),
+                **({"waste": round(o.waste, 4)} if o.waste is not None else {}),
+            }
+            for o in r.options
+        ],
+        "existingNodes": [{"pod": p.pod.key, "node": p.node_name} for p in r.scheduled],
+        "awaiting": [p.key for p in r.awaiting],
+        "noScaleUp": [{"pod": u.pod.key, "reasons": dict(u.reasons)} for u in r.unhelped],
+        "summary": {
+            "pending": r.pending,
+            "onExistingNodes": len(r.scheduled),
+            "helped": len(r.chosen_option.pods) if r.chosen_option else 0,
+            "awaiting": len(r.awaiting),
+            "noScaleUp": len(r.unhelped),
+        },
+    }
+    return json.dumps(doc, indent=2) + "\n"
+
+
+def _up_table(r: ScaleUpResult) -> str:
+    buf = io.StringIO()
+    console = _console(buf)
+    table = Table()
+    for col in ("NODE GROUP", "SIZE", "NEW NODES", "PODS HELPED", "NOTE"):
+        table.add_column(col)
+    for o in r.options:
+        note = o.skipped or ("chosen" if o.name == r.chosen else "")
+        if o.waste is not None:
+            note = ", ".join(x for x in (note, f"waste {o.waste:.2f}") if x)
+        table.add_row(
+            escape(o.name),
+            f"{o.current_size}/{o.max_size}",
+            str(o.node_count),
+            str(len(o.pods)),
+            escape(note),
+        )
+    console.print(table)
+    if r.unhelped:
+        t2 = Table(title="pods no node group helps")
+        t2.add_column("POD")
+        t2.add_column("NODE GROUP")
+        t2.add_column("REASON")
+        for u in r.unhelped:
+            for i, (g, reason) in enumerate(u.reasons.items()):
+                t2.add_row(escape(u.pod.key) if i == 0 else "", escape(g), escape(reason))
+        console.print(t2)
+    chosen = r.chosen_option
+    verdict = (
+        f"scale up {chosen.name} by {chosen.node_count} node(s) for {len(chosen.pods)} pod(s)"
+        if chosen
+        else "no scale-up"
+    )
+    console.print(
+        f"{verdict} ({r.expander}); {r.pending} pending: {len(r.scheduled)} fit existing "
+        f"nodes, {len(r.awaiting)} await another group, {len(r.unhelped)} helped by no group",
+        markup=False,
+    )
+    return buf.getvalue()
+
+
+def _down_json(r: ScaleDownResult) -> str:
+    doc: dict[str, Any] = {
+        "nodes": [
+            {
+                "node": v.node,
+                "removable": v.removable,
+                "reason": v.reason.value if v.reason else None,
+                "detail": v.detail,
+                "utilization": None
+                if v.utilization is None
+                else {
+                    "cpu": round(v.utilization.cpu, 4),
+                    "memory": round(v.utilization.memory, 4),
+                    "devices": round(v.utilization.devices, 4),
+                },
+                **({"pod": v.pod.key} if v.pod is not None else {}),
+                "moves": [{"pod": p.pod.key, "node": p.node_name} for p in v.moved],
+            }
+            for v in r.verdicts
+        ],
+        "summary": {
+            "removable": len(r.removable),
+            "nodes": len(r.verdicts),
+            "threshold": r.threshold,
+        },
+    }
+    return json.dumps(doc, indent=2) + "\n"
+
+
+def _down_table(r: ScaleDownResult) -> str:
+    buf = io.StringIO()
+    console = _console(buf)
+    table = Table()
+    for col in ("NODE", "REMOVABLE", "UTILIZATION", "REASON", "PODS GO TO"):
+        table.add_column(col)
+    for v in r.verdicts:
+        util = "" if v.utilization is None else f"{v.utilization.value:.2f}"
+        reason = "" if v.reason is None else f"{v.reason.value}: {v.detail}"
+        moves = ", ".join(f"{p.pod.key} -> {p.node_name}" for p in v.moved)
+        table.add_row(
+            escape(v.node), "yes" if v.removable else "no", util, escape(reason), escape(moves)
+        )
+    console.print(table)
+    console.print(
+        f"{len(r.removable)} of {len(r.verdicts)} node(s) removable "
+        f"(utilization threshold {r.threshold:g})",
+        markup=False,
+    )
+    return buf.getvalue()
