@@ -8,7 +8,9 @@ Autoscaler's ``clustersnapshot/predicate/predicate_snapshot_test.go`` (``TestFor
 ``TestPVCUsedByPods``, ``TestPVCClearAndFork``), which CA runs against its basic and delta
 stores, plus schedsim's own promises: get/list return the stored objects (identity), writes
 in a fork never touch the objects of the layer below, NodeInfos are listed in insertion order
-and the any-node search goes round robin.
+and the any-node search goes round robin. CSI scenarios (``csi: ...``) check that a NodeInfo's
+CSINode joins and leaves the CSI snapshot with its node through every fork mode, that copies of
+a NodeInfo keep it, and that the NodeVolumeLimits limit it sets follows forks.
 
 States are compared through a canonical dump (`dump_state`: node name -> sorted pod keys,
 requested milli-CPU and memory, pod count), never by object identity, and every comparison
@@ -41,6 +43,7 @@ from typing import Any, NoReturn
 import attrs
 
 from schedsim.api.core import Node, Pod
+from schedsim.api.storage import CSINode, CSINodeDriver
 from schedsim.framework import Framework, Handle, PluginFactory, default_profile
 from schedsim.framework.runtime import discover_plugins
 from schedsim.snapshot import (
@@ -54,6 +57,7 @@ from schedsim.snapshot import (
     SchedulingError,
     SchedulingErrorType,
 )
+from schedsim.snapshot.csi import CsiSnapshot, CsiSnapshotError
 
 __all__ = [
     "CONFORMANCE_CASES",
@@ -91,12 +95,15 @@ class NodeState:
         milli_cpu: ``requested.milli_cpu``.
         memory: ``requested.memory`` in bytes.
         pod_count: ``len(pods)`` of the NodeInfo (catches duplicated PodInfos).
+        csi_node: name of the NodeInfo's CSINode (None without one): a copy of a NodeInfo
+            must keep it (CA lost it on copies once).
     """
 
     pods: tuple[str, ...] = ()
     milli_cpu: int = 0
     memory: int = 0
     pod_count: int = 0
+    csi_node: str | None = None
 
 
 EMPTY = NodeState()
@@ -114,6 +121,7 @@ def dump_state(snapshot: PredicateSnapshot) -> dict[str, NodeState]:
             ni.requested.milli_cpu,
             ni.requested.memory,
             len(ni.pods),
+            None if ni.csi_node is None else ni.csi_node.name,
         )
     return out
 
@@ -171,7 +179,9 @@ def check_snapshot_consistency(snapshot: PredicateSnapshot) -> None:
     * each NodeInfo's ``requested`` cpu/memory is the sum of its pods' requests and its
       ``pods_with_affinity`` / ``pods_with_required_anti_affinity`` are the right pods;
     * the affinity listers list exactly the nodes having such pods;
-    * ``storage_infos().is_pvc_used_by_pods`` is true for every claim of every stored pod.
+    * ``storage_infos().is_pvc_used_by_pods`` is true for every claim of every stored pod;
+    * the CSI snapshot holds exactly the NodeInfos' CSINodes, the same objects (this holds
+      unless ``set_cluster_state`` was given CSINodes of nodes it was not given).
 
     Raises:
         AssertionError: naming the first disagreement.
@@ -228,6 +238,17 @@ def check_snapshot_consistency(snapshot: PredicateSnapshot) -> None:
         if ni.pods_with_required_anti_affinity:
             with_anti_affinity.add(name)
     _expect_equal("duplicate node names in list_node_infos()", len(set(names)), len(names))
+    held = {ni.csi_node.name: ni.csi_node for ni in nodes if ni.csi_node is not None}
+    _expect_equal(
+        "CSINodes in the CSI snapshot vs the NodeInfos' csi_node",
+        sorted(c.name for c in snapshot.csi_snapshot.list()),
+        sorted(held),
+    )
+    for csi_name, csi_node in held.items():
+        _expect_true(
+            f"CSI snapshot's CSINode {csi_name!r} is not the NodeInfo's csi_node",
+            snapshot.csi_snapshot.get_csi_node(csi_name) is csi_node,
+        )
     _expect_equal(
         "have_pods_with_affinity_list()",
         sorted(_names(lister.have_pods_with_affinity_list())),
@@ -247,6 +268,7 @@ def _names(nodes: Iterable[NodeInfo]) -> list[str]:
 def _fmt(state: Mapping[str, NodeState]) -> str:
     parts = [
         f"{name}: pods={list(st.pods)} cpu={st.milli_cpu}m mem={st.memory} n={st.pod_count}"
+        + (f" csi={st.csi_node}" if st.csi_node is not None else "")
         for name, st in sorted(state.items())
     ]
     return "{" + "; ".join(parts) + "}"
@@ -407,6 +429,7 @@ class ModificationScenario:
         initial: the state built by ``set_cluster_state(nodes, pods)``.
         modified: the state after ``op`` (equal to ``initial`` when ``op`` fails).
         nodes, pods: the initial cluster.
+        csi_nodes: the initial cluster's CSINodes (``set_cluster_state(csi_snapshot=...)``).
         error: the exception ``op`` must raise, if any.
         scheduling_error: its `SchedulingErrorType` when it is a `SchedulingError`.
         failing_predicate: ``(plugin, reasons)`` a FAILING_PREDICATE error must name.
@@ -418,6 +441,7 @@ class ModificationScenario:
     modified: Mapping[str, NodeState]
     nodes: tuple[Node, ...] = ()
     pods: tuple[Pod, ...] = ()
+    csi_nodes: tuple[CSINode, ...] = ()
     error: type[Exception] | None = None
     scheduling_error: SchedulingErrorType | None = None
     failing_predicate: tuple[str, tuple[str, ...]] | None = None
@@ -542,6 +566,66 @@ def _check_predicates_only(s: PredicateSnapshot) -> None:
         SchedulingError,
         SchedulingErrorType.FAILING_PREDICATE,
     )
+
+
+SPECIAL_CSI = CSINode(
+    "special", drivers=(CSINodeDriver("ebs.csi.aws.com", "special", allocatable_count=1),)
+)
+"""The CSINode of SPECIAL_NODE: at most one AWS EBS volume."""
+SPECIAL_CSI_2 = CSINode(
+    "special", drivers=(CSINodeDriver("ebs.csi.aws.com", "special", allocatable_count=2),)
+)
+"""Another CSINode for SPECIAL_NODE: at most two AWS EBS volumes."""
+
+
+def _ebs_pod(name: str, volume_id: str) -> Pod:
+    # an inline AWS EBS volume: NodeVolumeLimits counts it as ebs.csi.aws.com/<volume_id> on
+    # nodes with a CSINode (migration is on), without any PV or PVC
+    return make_pod(
+        name, other_volumes=[{"name": "v", "awsElasticBlockStore": {"volumeID": volume_id}}]
+    )
+
+
+EBS_POD_A = _ebs_pod("ebs-a", "vol-a")
+EBS_POD_B = _ebs_pod("ebs-b", "vol-b")
+_EA = ("default/ebs-a", 100, 100 * MI)
+_EB = ("default/ebs-b", 100, 100 * MI)
+
+
+def _csi(state: NodeState, name: str = "special") -> NodeState:
+    return attrs.evolve(state, csi_node=name)
+
+
+def _add_node_info_with_csi_node(s: PredicateSnapshot) -> None:
+    s.add_node_info(NodeInfo(SPECIAL_NODE, csi_node=SPECIAL_CSI))
+
+
+def _remove_then_add_back_with_other_csi_node(s: PredicateSnapshot) -> None:
+    s.remove_node_info("special")
+    _expect_true("CSINode left after its node was removed", "special" not in s.csi_snapshot)
+    s.add_node_info(
+        NodeInfo(SPECIAL_NODE, csi_node=SPECIAL_CSI_2, pods=[s.new_pod_info(EBS_POD_A)])
+    )
+    s.schedule_pod(EBS_POD_B, "special")  # fits the new CSINode's limit of 2
+
+
+def _schedule_over_volume_limit(s: PredicateSnapshot) -> None:
+    s.schedule_pod(EBS_POD_B, "special")
+
+
+def _add_node_info_with_foreign_csi_node(s: PredicateSnapshot) -> None:
+    s.add_node_info(NodeInfo(OTHER_NODE, csi_node=SPECIAL_CSI))
+
+
+def _add_node_info_with_tracked_csi_node(s: PredicateSnapshot) -> None:
+    s.remove_node_info("special")
+    s.add_node_info(NodeInfo(SPECIAL_NODE, csi_node=SPECIAL_CSI))
+    s.add_node_info(NodeInfo(SPECIAL_NODE, csi_node=SPECIAL_CSI_2))
+
+
+def _add_pod_then_remove_node_with_csi(s: PredicateSnapshot) -> None:
+    s.force_add_pod(EBS_POD_B, "special")
+    s.remove_node_info("special")
 
 
 _ONLY_SPECIAL = {"special": EMPTY}
@@ -687,6 +771,77 @@ MODIFICATION_SCENARIOS: tuple[ModificationScenario, ...] = (
         nodes=(SPECIAL_NODE,),
         pods=(_on(SPECIAL_POD, "special"),),
         error=PodNotFoundError,
+    ),
+    # CSI (CA: the CSINode of a NodeInfo joins and leaves the CSI snapshot with its node).
+    ModificationScenario(
+        "csi: add nodeInfo with CSINode",
+        _add_node_info_with_csi_node,
+        {},
+        {"special": _csi(EMPTY)},
+    ),
+    ModificationScenario(
+        "csi: remove nodeInfo with CSINode",
+        _remove_node_info,
+        {"special": _csi(EMPTY)},
+        {},
+        nodes=(SPECIAL_NODE,),
+        csi_nodes=(SPECIAL_CSI,),
+    ),
+    ModificationScenario(
+        "csi: add pod, then remove nodeInfo with CSINode",
+        _add_pod_then_remove_node_with_csi,
+        {"special": _csi(EMPTY)},
+        {},
+        nodes=(SPECIAL_NODE,),
+        csi_nodes=(SPECIAL_CSI,),
+    ),
+    ModificationScenario(
+        "csi: remove nodeInfo, add it back with a larger volume limit, schedule on it",
+        _remove_then_add_back_with_other_csi_node,
+        {"special": _csi(_ns(_EA))},
+        {"special": _csi(_ns(_EA, _EB))},
+        nodes=(SPECIAL_NODE,),
+        pods=(_on(EBS_POD_A, "special"),),
+        csi_nodes=(SPECIAL_CSI,),
+    ),
+    ModificationScenario(
+        "csi: schedule pod on a node with CSINode (the copy keeps it)",
+        _schedule_pod,
+        {"special": _csi(_ns(_EA))},
+        {"special": _csi(_ns(_EA, _P))},
+        nodes=(SPECIAL_NODE,),
+        pods=(_on(EBS_POD_A, "special"),),
+        csi_nodes=(SPECIAL_CSI,),
+    ),
+    ModificationScenario(
+        "csi: scheduling a pod over the node's volume limit is an error",
+        _schedule_over_volume_limit,
+        {"special": _csi(_ns(_EA))},
+        {"special": _csi(_ns(_EA))},
+        nodes=(SPECIAL_NODE,),
+        pods=(_on(EBS_POD_A, "special"),),
+        csi_nodes=(SPECIAL_CSI,),
+        error=SchedulingError,
+        scheduling_error=SchedulingErrorType.FAILING_PREDICATE,
+        failing_predicate=("NodeVolumeLimits", ("node(s) exceed max volume count",)),
+    ),
+    ModificationScenario(
+        "csi: adding a nodeInfo with another node's CSINode is an error",
+        _add_node_info_with_foreign_csi_node,
+        {"special": _csi(EMPTY)},
+        {"special": _csi(EMPTY)},
+        nodes=(SPECIAL_NODE,),
+        csi_nodes=(SPECIAL_CSI,),
+        error=CsiSnapshotError,
+    ),
+    ModificationScenario(
+        "csi: adding a nodeInfo that exists, with a CSINode, is NodeAlreadyExistsError",
+        _add_node_info_with_tracked_csi_node,
+        {"special": _csi(EMPTY)},
+        {"special": _csi(EMPTY)},
+        nodes=(SPECIAL_NODE,),
+        csi_nodes=(SPECIAL_CSI,),
+        error=NodeAlreadyExistsError,
     ),
     ModificationScenario(
         "extra: check_predicates does not modify the snapshot",
@@ -852,7 +1007,9 @@ def _run_modification(
     scenario: ModificationScenario, mode: ForkMode, make_store: StoreFactory
 ) -> None:
     s = new_snapshot(make_store)
-    skipped = s.set_cluster_state(scenario.nodes, scenario.pods)
+    skipped = s.set_cluster_state(
+        scenario.nodes, scenario.pods, csi_snapshot=CsiSnapshot(scenario.csi_nodes)
+    )
     _expect_equal("pods skipped by set_cluster_state", skipped, [])
     _expect_state(s, scenario.initial, "initial state")
     mode.run(s, scenario)
@@ -1575,6 +1732,90 @@ def _check_clear(make_store: StoreFactory) -> None:
     _expect_state(s, {"n1": EMPTY}, "add after clear")
 
 
+# --------------------------------------------------------------------------- CSI
+
+
+def _check_csi_set_cluster_state(make_store: StoreFactory) -> None:
+    """set_cluster_state gives each NodeInfo the CSINode named like its node (None without
+    one) and keeps the given CSI snapshot itself; a second call replaces it."""
+    s = new_snapshot(make_store)
+    csi = CsiSnapshot([CSINode("n1")])
+    s.set_cluster_state([make_node("n1"), make_node("n2")], [], csi_snapshot=csi)
+    _expect_true("the given CSI snapshot is not used", s.csi_snapshot is csi)
+    _expect_true("n1's NodeInfo lacks its CSINode", s.get_node_info("n1").csi_node is csi.get("n1"))
+    _expect_true("n2 got a CSINode", s.get_node_info("n2").csi_node is None)
+    _expect_true("get_csi_node (the plugins' CSIManager)", s.get_csi_node("n1") is csi.get("n1"))
+    s.set_cluster_state([make_node("n2")], [])
+    _expect_equal("CSINodes after a new state without any", list(s.list_csi_nodes()), [])
+
+
+def _check_csi_copies_keep_csi_node(make_store: StoreFactory) -> None:
+    """NodeInfo.snapshot() and the store's copy-on-write copies keep the CSINode (a CA bug
+    lost it on copies), through fork, commit and revert."""
+    c = SPECIAL_CSI
+    _expect_true(
+        "NodeInfo.snapshot() lost csi_node",
+        NodeInfo(SPECIAL_NODE, csi_node=c).snapshot().csi_node is c,
+    )
+    s = new_snapshot(make_store)
+    s.set_cluster_state([SPECIAL_NODE], [], csi_snapshot=CsiSnapshot([c]))
+    base = s.get_node_info("special")
+    s.fork()
+    s.force_add_pod(SPECIAL_POD, "special")
+    s.fork()
+    s.force_add_pod(OTHER_POD, "special")
+    copy = s.get_node_info("special")
+    _expect_true("the fork wrote into the base NodeInfo", copy is not base)
+    _expect_true("the copy in the fork lost the CSINode", copy.csi_node is c)
+    s.commit()
+    _expect_true(
+        "the committed NodeInfo lost the CSINode", s.get_node_info("special").csi_node is c
+    )
+    s.revert()
+    _expect_true("the reverted NodeInfo lost the CSINode", s.get_node_info("special").csi_node is c)
+    _expect_state(s, {"special": _csi(EMPTY)}, "fork, add, fork, add, commit, revert")
+
+
+def _check_csi_clear(make_store: StoreFactory) -> None:
+    """clear and set_cluster_state([], []) drop the CSINodes, also when forked, for good."""
+    s = new_snapshot(make_store)
+    s.set_cluster_state([SPECIAL_NODE], [], csi_snapshot=CsiSnapshot([SPECIAL_CSI]))
+    s.fork()
+    s.add_node_info(NodeInfo(OTHER_NODE, csi_node=CSINode("other")))
+    s.clear()
+    s.revert()
+    _expect_equal("CSINodes after fork, add, clear, revert", list(s.list_csi_nodes()), [])
+    s.set_cluster_state([SPECIAL_NODE], [], csi_snapshot=CsiSnapshot([SPECIAL_CSI]))
+    s.fork()
+    s.set_cluster_state([], [])
+    s.revert()
+    _expect_equal("CSINodes after fork, clear by state, revert", list(s.list_csi_nodes()), [])
+    s.add_node_info(NodeInfo(SPECIAL_NODE, csi_node=SPECIAL_CSI))
+    _expect_state(s, {"special": _csi(EMPTY)}, "add after clear")
+
+
+def _check_csi_volume_limit_in_fork(make_store: StoreFactory) -> None:
+    """The volume limit follows the CSI snapshot through forks: a node added in a fork with a
+    CSINode limits volumes there; after revert the node and its CSINode are gone."""
+    s = new_snapshot(make_store)
+    s.set_cluster_state([], [])
+    s.fork()
+    s.add_node_info(NodeInfo(SPECIAL_NODE, csi_node=SPECIAL_CSI))
+    s.schedule_pod(EBS_POD_A, "special")
+    _expect_raises(
+        "second EBS volume over a limit of 1",
+        lambda: s.schedule_pod(EBS_POD_B, "special"),
+        SchedulingError,
+        SchedulingErrorType.FAILING_PREDICATE,
+    )
+    s.revert()
+    _expect_equal("CSINodes after revert", list(s.list_csi_nodes()), [])
+    s.add_node_info(NodeInfo(SPECIAL_NODE))  # no CSINode now: no limit
+    s.schedule_pod(EBS_POD_A, "special")
+    s.schedule_pod(EBS_POD_B, "special")
+    _expect_state(s, {"special": _ns(_EA, _EB)}, "two EBS volumes without a CSINode")
+
+
 # --------------------------------------------------------------------------- the suite
 
 
@@ -1653,6 +1894,10 @@ def _cases() -> tuple[ConformanceCase, ...]:
         ("round robin: nodes added in a fork", _check_round_robin_nodes_added_in_fork),
         ("round robin: continues across revert", _check_round_robin_across_revert),
         ("clear: empties and drops forks", _check_clear),
+        ("csi: set_cluster_state attaches CSINodes by node name", _check_csi_set_cluster_state),
+        ("csi: NodeInfo copies keep the CSINode", _check_csi_copies_keep_csi_node),
+        ("csi: clear and set_cluster_state drop CSINodes", _check_csi_clear),
+        ("csi: the volume limit follows forks", _check_csi_volume_limit_in_fork),
     ]
     out += [ConformanceCase(name, fn) for name, fn in singles]
     return tuple(out)
@@ -1660,7 +1905,7 @@ def _cases() -> tuple[ConformanceCase, ...]:
 
 CONFORMANCE_CASES: tuple[ConformanceCase, ...] = _cases()
 """Every check of the suite: each modification scenario in each fork mode, then the
-node-404, node-exists, PVC, set_cluster_state, identity, isolation, order and round-robin
+node-404, node-exists, PVC, set_cluster_state, identity, isolation, order, round-robin and CSI
 checks."""
 
 
