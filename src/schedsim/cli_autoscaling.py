@@ -27,6 +27,7 @@ from rich.table import Table
 from schedsim.api.errors import ManifestError
 from schedsim.api.loader import Manifests, load_paths, load_text
 from schedsim.framework.runtime import Framework
+from schedsim.framework.volume_listers import StorageListers
 from schedsim.simulation.nodegroups import NodeGroup, SanitizationError, load_node_groups
 from schedsim.simulation.scaledown import (
     DEFAULT_UTILIZATION_THRESHOLD,
@@ -34,6 +35,8 @@ from schedsim.simulation.scaledown import (
     scale_down,
 )
 from schedsim.simulation.scaleup import EXPANDERS, ScaleUpResult, scale_up
+from schedsim.snapshot.csi import CsiSnapshot
+from schedsim.snapshot.dra import DraSnapshot, DraSnapshotError
 from schedsim.snapshot.store import ClusterSnapshotStore
 
 __all__ = ["EXAMPLE_NODE_GROUPS", "PROGRESS_THRESHOLD", "add_parsers", "run"]
@@ -155,6 +158,29 @@ def _progress(total: int, what: str) -> Iterator[Callable[[int, int], None] | No
         yield lambda done, _total: bar.update(task, completed=done)
 
 
+def _cluster_objects(m: Manifests) -> dict[str, Any]:
+    """The DRA, CSI and storage objects of the cluster, as `scale_up`/`scale_down` take them.
+
+    Raises:
+        UsageError: the DRA objects are inconsistent, or two storage objects share a name.
+    """
+    try:
+        return {
+            "dra_snapshot": DraSnapshot.from_objects(
+                m.resource_claims, m.resource_slices, m.device_classes
+            ),
+            "csi_snapshot": CsiSnapshot(m.csi_nodes),
+            "storage_listers": StorageListers.from_objects(
+                m.persistent_volumes,
+                m.persistent_volume_claims,
+                m.storage_classes,
+                m.volume_attachments,
+            ),
+        }
+    except (DraSnapshotError, ValueError) as e:
+        raise UsageError(str(e)) from None
+
+
 def run(args: argparse.Namespace, framework: Framework, store: ClusterSnapshotStore) -> str:
     """Run ``scale-up`` or ``scale-down`` as ``args`` say; returns what to print.
 
@@ -163,6 +189,13 @@ def run(args: argparse.Namespace, framework: Framework, store: ClusterSnapshotSt
         UsageError: a missing ``--node-groups`` or a threshold outside [0, 1].
         SchedulingError: a plugin failed.
     """
+    try:
+        return _run(args, framework, store)
+    except DraSnapshotError as e:  # e.g. a bound pod's claim is missing
+        raise UsageError(str(e)) from None
+
+
+def _run(args: argparse.Namespace, framework: Framework, store: ClusterSnapshotStore) -> str:
     for_up = args.command == "scale-up"
     manifests, groups = _inputs(args, need_groups=for_up)
     for w in manifests.warnings:
@@ -179,11 +212,14 @@ def run(args: argparse.Namespace, framework: Framework, store: ClusterSnapshotSt
                     framework,
                     store,
                     expander=args.expander,
-                    shared_claims=manifests.resource_claims,
+                    resource_claim_templates=manifests.resource_claim_templates,
                     progress=progress,
+                    **_cluster_objects(manifests),
                 )
             except SanitizationError as e:
                 raise ManifestError(f"{source}: {e}") from None
+        for w in up.warnings:
+            print(f"warning: {w}", file=sys.stderr)
         return _up_json(up) if args.output == "json" else _up_table(up)
     if not 0.0 <= args.utilization_threshold <= 1.0:
         raise UsageError(
@@ -198,6 +234,7 @@ def run(args: argparse.Namespace, framework: Framework, store: ClusterSnapshotSt
             threshold=args.utilization_threshold,
             node_groups=groups,
             progress=progress,
+            **_cluster_objects(manifests),
         )
     return _down_json(down) if args.output == "json" else _down_table(down)
 

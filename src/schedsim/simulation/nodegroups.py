@@ -37,6 +37,7 @@ from schedsim.api.resource import (
     ResourceClaimConsumerReference,
     ResourceSlice,
 )
+from schedsim.api.storage import CSINode
 from schedsim.snapshot.dra import claim_is_for_pod
 from schedsim.snapshot.infos import NodeInfo, PodInfo
 
@@ -86,14 +87,14 @@ class NodeTemplate:
         resource_claims: ResourceClaims the pods need: pod-owned claims (controller
             ownerReference = the pod) are copied per node; others are shared and kept as they
             are.
-        csi_node: the node's CSINode, if the CSI objects are modelled (else None).
+        csi_node: the node's CSINode (named like the node): its drivers' volume limits.
     """
 
     node: Node
     pods: tuple[Pod, ...] = ()
     resource_slices: tuple[ResourceSlice, ...] = ()
     resource_claims: tuple[ResourceClaim, ...] = ()
-    csi_node: Any | None = None
+    csi_node: CSINode | None = None
 
 
 @attrs.frozen
@@ -132,19 +133,6 @@ class NodeGroup:
         if self.current_size is not None:
             return self.current_size
         return sum(1 for n in nodes if self.is_member(n))
-
-
-def _decode_csi_node(raw: Mapping[str, Any], path: str, source: str) -> Any:
-    # The CSINode kind comes with the CSI snapshot work; use its decoder when it is there.
-    from schedsim.api import loader
-
-    decoder = getattr(loader, "_DECODERS", {}).get("CSINode")
-    if decoder is None:
-        raise ManifestError(f"{source}: {path}: CSINode objects are not modelled yet")
-    try:
-        return decoder(raw)
-    except FieldError as e:
-        raise ManifestError(f"{source}: {path}.{e.field}: {e.problem}") from None
 
 
 def _decode(decoder: Any, raw: Any, path: str, source: str, kind: str) -> Any:
@@ -203,7 +191,15 @@ def _template(raw: Mapping[str, Any], path: str, source: str) -> NodeTemplate:
         for i, c in enumerate(items("resourceClaims"))
     ]
     csi = raw.get("csiNode")
-    csi_node = None if csi is None else _decode_csi_node(csi, f"{path}.csiNode", source)
+    csi_node: CSINode | None = None
+    if csi is not None:
+        csi_node = _decode(CSINode.from_manifest, csi, f"{path}.csiNode", source, "CSINode")
+        assert csi_node is not None
+        if csi_node.name != node.name:
+            raise ManifestError(
+                f"{source}: {path}.csiNode.metadata.name: must be the template node's name "
+                f"{node.name!r}, got {csi_node.name!r}"
+            )
     return NodeTemplate(node, tuple(pods), tuple(slices), tuple(claims), csi_node)
 
 

@@ -35,10 +35,13 @@ import attrs
 
 from schedsim.api.core import Node, Pod, Taint
 from schedsim.framework.runtime import Framework
+from schedsim.framework.volume_listers import StorageListers
 from schedsim.simulation.equivalence import controller_uid, is_daemonset_pod, is_mirror_pod
 from schedsim.simulation.hinting import HintingSimulator, PodPlacement
 from schedsim.simulation.nodegroups import NodeGroup
 from schedsim.simulation.scheduling import partition_pods
+from schedsim.snapshot.csi import CsiSnapshot
+from schedsim.snapshot.dra import DraSnapshot
 from schedsim.snapshot.infos import NodeInfo
 from schedsim.snapshot.predicate import PredicateSnapshot
 from schedsim.snapshot.store import ClusterSnapshotStore
@@ -321,6 +324,9 @@ def scale_down(
     *,
     threshold: float = DEFAULT_UTILIZATION_THRESHOLD,
     node_groups: Sequence[NodeGroup] | None = None,
+    dra_snapshot: DraSnapshot | None = None,
+    csi_snapshot: CsiSnapshot | None = None,
+    storage_listers: StorageListers | None = None,
     progress: ProgressCallback | None = None,
 ) -> ScaleDownResult:
     """Which nodes Cluster Autoscaler could remove (see the module docstring).
@@ -333,6 +339,11 @@ def scale_down(
         threshold: a node is a candidate when its utilization is below this (0..1).
         node_groups: when given, nodes outside every group are NotAutoscaled and no group
             goes below its min size; None: every node is a candidate, without min sizes.
+        dra_snapshot: the cluster's ResourceClaims, ResourceSlices and DeviceClasses (used,
+            not copied): moved pods get new allocations, devices count in utilization.
+        csi_snapshot: the cluster's CSINodes (used, not copied): per-driver volume limits.
+        storage_listers: PVs, PVCs, StorageClasses and VolumeAttachments; they become
+            ``framework.handle.storage_listers``.
         progress: called with (nodes done, nodes) after each node.
 
     Returns:
@@ -341,12 +352,15 @@ def scale_down(
     Raises:
         ValueError: ``threshold`` outside [0, 1].
         SchedulingError: INTERNAL_ERROR when a plugin fails.
+        DraSnapshotError: a bound pod's claim is missing.
     """
     if not 0.0 <= threshold <= 1.0:
         raise ValueError(f"utilization threshold must be between 0 and 1, got {threshold}")
     bound, _, _ = partition_pods(pods, framework.profile.scheduler_name)
+    if storage_listers is not None:
+        framework.handle.storage_listers = storage_listers
     snapshot = PredicateSnapshot(framework, store)
-    snapshot.set_cluster_state(nodes, bound)
+    snapshot.set_cluster_state(nodes, bound, dra_snapshot, csi_snapshot=csi_snapshot)
     hinting = HintingSimulator()
     sizes: dict[str, int] = {}
     groups_of: dict[str, NodeGroup] = {}

@@ -29,14 +29,18 @@ from typing import Final
 import attrs
 
 from schedsim.api.core import Node, Pod
-from schedsim.api.resource import ResourceClaim
+from schedsim.api.resource import ResourceClaimTemplate
 from schedsim.api.resources import pod_requests
+from schedsim.dra.claim_controller import create_template_claims
 from schedsim.framework.resource import Resource
 from schedsim.framework.runtime import Framework
+from schedsim.framework.volume_listers import StorageListers
 from schedsim.simulation.equivalence import group_equivalent_pods
 from schedsim.simulation.hinting import HintingSimulator, PodPlacement
 from schedsim.simulation.nodegroups import NodeGroup, sanitized_node_info, template_node_info
 from schedsim.simulation.scheduling import partition_pods
+from schedsim.snapshot.csi import CsiSnapshot
+from schedsim.snapshot.dra import DraSnapshot
 from schedsim.snapshot.errors import NodeNotFoundError, SchedulingError, SchedulingErrorType
 from schedsim.snapshot.infos import NodeInfo
 from schedsim.snapshot.predicate import PredicateSnapshot
@@ -338,6 +342,7 @@ class ScaleUpResult:
         expander: the expander used.
         unhelped: pending pods no group helps, with each group's reason.
         pending: pending pods considered.
+        warnings: things the user should know (e.g. a missing ResourceClaimTemplate).
     """
 
     scheduled: tuple[PodPlacement, ...]
@@ -346,6 +351,7 @@ class ScaleUpResult:
     expander: str
     unhelped: tuple[UnhelpedPod, ...]
     pending: int
+    warnings: tuple[str, ...] = ()
 
     @property
     def chosen_option(self) -> GroupOption | None:
@@ -445,7 +451,10 @@ def scale_up(
     store: ClusterSnapshotStore | None = None,
     *,
     expander: str = "least-waste",
-    shared_claims: Sequence[ResourceClaim] = (),
+    dra_snapshot: DraSnapshot | None = None,
+    resource_claim_templates: Sequence[ResourceClaimTemplate] = (),
+    csi_snapshot: CsiSnapshot | None = None,
+    storage_listers: StorageListers | None = None,
     progress: ProgressCallback | None = None,
 ) -> ScaleUpResult:
     """One Cluster Autoscaler scale-up decision, offline (see the module docstring).
@@ -458,7 +467,14 @@ def scale_up(
         framework: the scheduler profile.
         store: snapshot store (DeltaSnapshotStore by default).
         expander: ``least-waste`` (default) or ``most-pods``.
-        shared_claims: cluster ResourceClaims that template pods may reference.
+        dra_snapshot: the cluster's ResourceClaims, ResourceSlices and DeviceClasses (used,
+            not copied); claims pending pods need from ``resource_claim_templates`` are created
+            in it first, as the resource-claim controller would. Template pods may reference
+            its claims (shared claims).
+        resource_claim_templates: the cluster's ResourceClaimTemplates.
+        csi_snapshot: the cluster's CSINodes (used, not copied): per-driver volume limits.
+        storage_listers: PVs, PVCs, StorageClasses and VolumeAttachments; they become
+            ``framework.handle.storage_listers`` (what the volume plugins read).
         progress: called with (groups done, groups) after each node group.
 
     Returns:
@@ -468,16 +484,26 @@ def scale_up(
         ValueError: unknown expander.
         SanitizationError: a template cannot be copied or references a missing claim.
         SchedulingError: INTERNAL_ERROR when a plugin fails.
+        DraSnapshotError: a bound pod's claim is missing.
     """
     if expander not in EXPANDERS:
         raise ValueError(f"unknown expander {expander!r} (expected one of {', '.join(EXPANDERS)})")
     plr = framework.handle.feature_gates.enabled("PodLevelResources")
     bound, pending, _ = partition_pods(pods, framework.profile.scheduler_name)
     pending = [p for p in pending if not p.scheduling_gates]
+    dra = dra_snapshot if dra_snapshot is not None else DraSnapshot()
+    warnings: list[str] = []
+    if any(p.resource_claims for p in pending):
+        made = create_template_claims(pending, resource_claim_templates, dra.list_resource_claims())
+        pending, warnings = list(made.pods), list(made.warnings)
+        dra.add_claims(made.claims)
+    if storage_listers is not None:
+        framework.handle.storage_listers = storage_listers
     snapshot = PredicateSnapshot(framework, store)
-    snapshot.set_cluster_state(nodes, bound)
+    snapshot.set_cluster_state(nodes, bound, dra, csi_snapshot=csi_snapshot)
+    cluster_claims = dra.list_resource_claims()
     templates = [
-        template_node_info(g.template, shared_claims, pod_level_resources=plr) for g in node_groups
+        template_node_info(g.template, cluster_claims, pod_level_resources=plr) for g in node_groups
     ]
     placed = HintingSimulator().try_schedule_pods(snapshot, pending).scheduled
     placed_ids = {id(p.pod) for p in placed}
@@ -522,4 +548,5 @@ def scale_up(
         expander=expander,
         unhelped=unhelped,
         pending=len(pending),
+        warnings=tuple(warnings),
     )
