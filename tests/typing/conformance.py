@@ -11,6 +11,7 @@ from typing import assert_type
 from schedsim import framework, snapshot
 from schedsim.api.core import Node
 from schedsim.framework import Framework, Handle, default_profile
+from schedsim.snapshot.csi import CsiSnapshot
 
 
 def node_info_is_framework_node_info(ni: snapshot.NodeInfo) -> framework.NodeInfo:
@@ -22,6 +23,14 @@ def pod_info_is_framework_pod_info(pi: snapshot.PodInfo) -> framework.PodInfo:
 
 
 def snapshot_is_shared_lister(s: snapshot.PredicateSnapshot) -> framework.SharedLister:
+    return s
+
+
+def snapshot_is_csi_manager(s: snapshot.PredicateSnapshot) -> framework.SharedCsiManager:
+    return s
+
+
+def csi_snapshot_is_csi_manager(s: CsiSnapshot) -> framework.SharedCsiManager:
     return s
 
 
@@ -44,6 +53,7 @@ def in_tree_plugins_conform() -> None:
     from schedsim.framework import FilterPlugin, PreFilterPlugin
     from schedsim_plugins.nodeports import NodePorts
     from schedsim_plugins.noderesources import NodeResourcesFit
+    from schedsim_plugins.nodevolumelimits import NodeVolumeLimits
     from schedsim_plugins.tainttoleration import TaintToleration
 
     fit = NodeResourcesFit({}, Handle())
@@ -51,3 +61,6 @@ def in_tree_plugins_conform() -> None:
     _filter: FilterPlugin = fit
     _ports: FilterPlugin = NodePorts({}, Handle())
     _taints: FilterPlugin = TaintToleration({}, Handle())
+    limits = NodeVolumeLimits({}, Handle())
+    _limits_pre: PreFilterPlugin = limits
+    _limits: FilterPlugin = limits

@@ -374,3 +374,27 @@ def test_rejects_args() -> None:
     """The plugin takes no args (upstream has none)."""
     with pytest.raises(ValueError, match="takes no args, got maxVolumes"):
         NodeVolumeLimits({"maxVolumes": 3}, Handle())
+
+
+def test_snapshot_from_manifests_carries_storage_objects() -> None:
+    """The plugin test kit's `snapshot_from_manifests` puts CSINodes into the snapshot and
+    PVs/PVCs/classes into the handle, so NodeVolumeLimits bites through the default profile:
+    the pd.csi limit of 1 takes one of two pending pods with their own pd volume."""
+    from schedsim.snapshot import SchedulingError, SchedulingErrorType
+    from schedsim.testing import snapshot_from_manifests
+
+    text = BASE.replace(
+        "metadata: {name: n1}\n---",
+        "metadata: {name: n1}\nstatus:\n  allocatable: {pods: '10'}\n---",
+        1,
+    )
+    text += _pv("p1", "pd.csi.storage.gke.io") + _pv("p2", "pd.csi.storage.gke.io")
+    text += _pod("one", _claim("v", "p1")) + _pod("two", _claim("v", "p2"))
+    snap, pending = snapshot_from_manifests(text)
+    assert snap.schedule_pod_on_any_node_matching(pending[0]) == "n1"
+    with pytest.raises(SchedulingError) as info:
+        snap.schedule_pod_on_any_node_matching(pending[1])
+    assert snap.diagnose(pending[1]).message == (
+        "0/1 nodes are available: 1 node(s) exceed max volume count."
+    )
+    assert info.value.type is SchedulingErrorType.NO_NODES_PASSING_PREDICATES

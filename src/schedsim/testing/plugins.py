@@ -31,10 +31,12 @@ from schedsim.framework import (
     PluginFactory,
     Profile,
     Status,
+    StorageListers,
     default_profile,
     discover_plugins,
 )
 from schedsim.snapshot import ClusterSnapshotStore, PredicateSnapshot
+from schedsim.snapshot.csi import CsiSnapshot
 
 __all__ = ["PluginRun", "run_plugin", "snapshot_from_manifests"]
 
@@ -48,6 +50,9 @@ def snapshot_from_manifests(
     store: ClusterSnapshotStore | None = None,
 ) -> tuple[PredicateSnapshot, list[Pod]]:
     """A snapshot holding the nodes and bound pods of ``manifests``, and the pending pods.
+
+    CSINodes go into the snapshot's CSI snapshot; PVs, PVCs, StorageClasses and
+    VolumeAttachments become the handle's ``storage_listers`` (what volume plugins read).
 
     Args:
         manifests: YAML text (multi-document, ``kind: List``) or decoded objects.
@@ -67,10 +72,18 @@ def snapshot_from_manifests(
     m = decode_objects(docs, "<test manifests>")
     registry = discover_plugins(extra=plugins)
     gates = FeatureGates().with_overrides(feature_gates or {})
-    framework = Framework(profile or default_profile(), Handle(feature_gates=gates), registry)
+    listers = StorageListers.from_objects(
+        m.persistent_volumes, m.persistent_volume_claims, m.storage_classes, m.volume_attachments
+    )
+    handle = Handle(feature_gates=gates, storage_listers=listers)
+    framework = Framework(profile or default_profile(), handle, registry)
     snap = PredicateSnapshot(framework, store)
     live = [p for p in m.pods if not p.is_terminal]
-    snap.set_cluster_state(m.nodes, [p for p in live if p.node_name or p.nominated_node_name])
+    snap.set_cluster_state(
+        m.nodes,
+        [p for p in live if p.node_name or p.nominated_node_name],
+        csi_snapshot=CsiSnapshot(m.csi_nodes),
+    )
     return snap, [p for p in live if not (p.node_name or p.nominated_node_name)]
 
 
