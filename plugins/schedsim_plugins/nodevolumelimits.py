@@ -29,7 +29,7 @@ from schedsim.api.volumes import (
     IN_TREE_SOURCES,
     InTreeVolumeSource,
 )
-from schedsim.framework import Code, CycleState, Handle, NodeInfo, Status
+from schedsim.framework import Code, CycleState, Handle, NodeInfo, Status, StorageListers
 
 __all__ = [
     "ERR_REASON_MAX_VOLUME_COUNT_EXCEEDED",
@@ -65,6 +65,8 @@ _OTHER_MIGRATABLE: Mapping[str, str] = {
 _ZONE_LABEL_BETA = "failure-domain.beta.kubernetes.io/zone"
 _ZONE_LABEL = "topology.kubernetes.io/zone"
 _UNSPECIFIED = "UNSPECIFIED"
+
+_CACHE_LIMIT = 1 << 16  # entries per cache before it is dropped (bounds memory in long runs)
 
 _SKIP = Status(Code.Skip, (), NAME)
 _EXCEEDED = Status(Code.Unschedulable, (ERR_REASON_MAX_VOLUME_COUNT_EXCEEDED,), NAME)
@@ -211,6 +213,15 @@ class NodeVolumeLimits:
         self._handle = handle
         # rand.String(32) upstream: keeps handles of unbound PVCs apart from real ones
         self.random_volume_id_prefix = secrets.token_hex(16)
+        # (id(pod), migration on, new pod) -> (pod, listers, its counted volumes): a pod's
+        # volumes depend only on the (immutable) pod, the listers and whether the node has a
+        # CSINode, so Filter does not redo the lookups for every pod on every node
+        self._volumes_cache: dict[
+            tuple[int, bool, bool], tuple[Pod, StorageListers, dict[str, str]]
+        ] = {}
+        # id(node_info) -> (node_info, generation, listers, migration on, attached, counts):
+        # a NodeInfo's volumes change only with its generation (every mutation bumps it)
+        self._usage_cache: dict[int, tuple[Any, ...]] = {}
 
     # ----------------------------------------------------------------- extension points
 
@@ -230,9 +241,8 @@ class NodeVolumeLimits:
             return None
         manager = self._handle.csi_manager
         csi_node = manager.get_csi_node(node.name) if manager is not None else None
-        new_volumes: dict[str, str] = {}
         try:
-            self._attachable_volumes(pod, csi_node, True, new_volumes)
+            new_volumes = dict(self._pod_volumes(pod, csi_node, True))
         except _PvcNotFoundError as e:
             return Status(Code.UnschedulableAndUnresolvable, (str(e),), NAME)
         except _VolumeError as e:
@@ -242,19 +252,12 @@ class NodeVolumeLimits:
         limits = csi_node.volume_limits() if csi_node is not None else {}
         if not limits:
             return None
-        attached: dict[str, str] = {}
         try:
-            for pod_info in node_info.pods:
-                self._attachable_volumes(pod_info.pod, csi_node, False, attached)
+            attached, attached_count = self._node_usage(node_info, node.name, csi_node)
         except _VolumeError as e:
             return Status(Code.Error, (str(e),), NAME)
-        attached_count: Counter[str] = Counter()
-        for unique_name, driver in attached.items():
+        for unique_name in attached:
             new_volumes.pop(unique_name, None)  # a volume on the node is not new
-            attached_count[driver] += 1
-        for unique_name, driver in self._volume_attachments(node.name).items():
-            if unique_name not in attached:
-                attached_count[driver] += 1
         new_count = Counter(new_volumes.values())
         for driver, count in new_count.items():
             limit = limits.get(driver)
@@ -263,6 +266,59 @@ class NodeVolumeLimits:
         return None
 
     # ----------------------------------------------------------------- counting
+
+    def _pod_volumes(self, pod: Pod, csi_node: CSINode | None, new_pod: bool) -> dict[str, str]:
+        """`_attachable_volumes` of ``pod``, cached (read-only result; errors are not cached)."""
+        listers = self._handle.storage_listers
+        key = (id(pod), csi_node is not None, new_pod)
+        hit = self._volumes_cache.get(key)
+        if hit is not None and hit[0] is pod and hit[1] is listers:
+            return hit[2]
+        result: dict[str, str] = {}
+        self._attachable_volumes(pod, csi_node, new_pod, result)
+        if len(self._volumes_cache) >= _CACHE_LIMIT:
+            self._volumes_cache.clear()
+        self._volumes_cache[key] = (pod, listers, result)
+        return result
+
+    def _node_usage(
+        self, node_info: NodeInfo, node_name: str, csi_node: CSINode | None
+    ) -> tuple[Mapping[str, str], Mapping[str, int]]:
+        """The volumes of the pods on the node (``<driver>/<handle>`` -> driver) and the
+        attached count per driver, VolumeAttachments included; cached per NodeInfo generation.
+
+        Raises:
+            _VolumeError: a pod on the node has a volume that cannot be counted.
+        """
+        listers = self._handle.storage_listers
+        migration = csi_node is not None
+        hit = self._usage_cache.get(id(node_info))
+        if (
+            hit is not None
+            and hit[0] is node_info
+            and hit[1] == node_info.generation
+            and hit[2] is listers
+            and hit[3] == migration
+        ):
+            return hit[4], hit[5]
+        attached: dict[str, str] = {}
+        for pod_info in node_info.pods:
+            attached.update(self._pod_volumes(pod_info.pod, csi_node, False))
+        counts: Counter[str] = Counter(attached.values())
+        for unique_name, driver in self._volume_attachments(node_name).items():
+            if unique_name not in attached:  # not de-duplicated against the new pod's
+                counts[driver] += 1
+        if len(self._usage_cache) >= _CACHE_LIMIT:
+            self._usage_cache.clear()
+        self._usage_cache[id(node_info)] = (
+            node_info,
+            node_info.generation,
+            listers,
+            migration,
+            attached,
+            counts,
+        )
+        return attached, counts
 
     def _attachable_volumes(
         self, pod: Pod, csi_node: CSINode | None, new_pod: bool, result: dict[str, str]

@@ -398,3 +398,26 @@ def test_snapshot_from_manifests_carries_storage_objects() -> None:
         "0/1 nodes are available: 1 node(s) exceed max volume count."
     )
     assert info.value.type is SchedulingErrorType.NO_NODES_PASSING_PREDICATES
+
+
+def test_cached_counts_follow_node_changes_and_new_listers() -> None:
+    """Filter caches each pod's volumes and each NodeInfo's usage; a pod added to the node
+    (a new generation) and new storage listers are seen at once."""
+    text = BASE + _pv("a") + _pv("b") + _pv("c")
+    text += _pod("old", _claim("v", "a"), node="n1") + _pod("new", _claim("v", "c"))
+    text += _pod("other", _claim("v", "b"))
+    m = decode_objects(list(yaml.safe_load_all(text)), "t.yaml")
+    listers = StorageListers.from_objects(m.persistent_volumes, m.persistent_volume_claims)
+    handle = Handle(csi_manager=CsiSnapshot(m.csi_nodes), storage_listers=listers)
+    plugin = NodeVolumeLimits({}, handle)
+    pods = {p.name: p for p in m.pods}
+    ni = NodeInfo(m.nodes[0], pods=[PodInfo(pods["old"])])
+    state = CycleState()
+    assert plugin.schedsim_filter(state, pods["new"], ni) is None  # a + c = 2
+    ni.add_pod_info(PodInfo(pods["other"]))
+    assert plugin.schedsim_filter(state, pods["new"], ni) == EXCEEDED  # a, b + c = 3
+    # the cluster's PVC "b" is gone: the pod using it no longer counts
+    handle.storage_listers = StorageListers.from_objects(
+        m.persistent_volumes, [c for c in m.persistent_volume_claims if c.name != "b"]
+    )
+    assert plugin.schedsim_filter(state, pods["new"], ni) is None
