@@ -220,3 +220,22 @@ def test_usage_errors(files: tuple[str, str], capsys: pytest.CaptureFixture[str]
     assert _error(["scale-up", cluster], capsys) == "--node-groups FILE is required with CLUSTER"
     msg = _error(["scale-down", cluster, "--utilization-threshold", "2"], capsys)
     assert msg == "--utilization-threshold: must be between 0 and 1, got 2.0"
+
+
+def test_documented_node_groups_example_is_valid() -> None:
+    """The node-groups example in docs/cli.md parses, and its template can be copied."""
+    from schedsim.simulation.nodegroups import (
+        parse_node_groups,
+        sanitized_node_info,
+        template_node_info,
+    )
+
+    text = (Path(__file__).resolve().parents[2] / "docs" / "cli.md").read_text("utf-8")
+    section = text.split("## The node-groups file", 1)[1]
+    block = section.split("```yaml\n", 1)[1].split("```", 1)[0]
+    [g] = parse_node_groups(yaml.safe_load(block), "docs/cli.md")
+    assert (g.name, g.max_size, g.nodes) == ("gpu", 3, frozenset({"gpu-1"}))
+    copy = sanitized_node_info(template_node_info(g.template), "gpu-template-e-0", "e-0")
+    assert [s.pool.name for s in copy.local_resource_slices] == ["gpu-template-e-0"]
+    assert copy.csi_node is not None and copy.csi_node.name == "gpu-template-e-0"
+    assert [p.pod.name for p in copy.pods] == ["gpu-agent-e-0"]
