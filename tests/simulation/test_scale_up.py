@@ -434,3 +434,11 @@ def test_equivalent_pods_grouped() -> None:
         ["bare-0"],
         ["bare-1"],
     ]
+
+
+def test_estimate_with_pods_that_fit_no_copy(store: Callable[[], ClusterSnapshotStore]) -> None:
+    """One copy is added for a pod that fits no template copy; it stays empty and is not
+    counted (CA: "If the last node we've added is empty ... stop")."""
+    snap = _old_node_snapshot(store)
+    est = estimate(snap, [_pods("big", 3, cpu="2")], NodeInfo(node("template")), None)
+    assert (est.node_count, est.pods, dict(est.pods_per_node)) == (0, (), {"template-e-0": 0})
