@@ -16,28 +16,44 @@ Differences from upstream, all deliberate:
 * PostFilter picks the first deallocatable claim in pod order (upstream picks at random).
 * PreBind cannot wait for binding conditions: a device whose conditions are not all True
   yet fails binding with upstream's timeout message at once.
-* Extended resources backed by DRA (``DRAExtendedResource``, alpha) are not handled yet.
+* Extended resources backed by DRA (``DRAExtendedResource``, alpha): the special claim gets
+  a name derived from the pod (see `schedsim.dra.extended`) and is added to the snapshot at
+  Reserve (upstream creates it at PreBind), so that the devices count as used for the pods
+  scheduled after it; PreBind records ``status.extendedResourceClaimStatus`` in the cycle
+  state (`STATE_KEY`), as the pod object is not modified.
 """
 
 from __future__ import annotations
 
 import re
+import uuid
 from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime, timedelta
+from fractions import Fraction
 from typing import Any, ClassVar
 
 import attrs
 
-from schedsim.api.core import Pod
+from schedsim.api.core import OwnerReference, Pod
 from schedsim.api.nodeaffinity import node_matches
 from schedsim.api.resource import (
     AllocationResult,
     ResourceClaim,
     ResourceClaimConsumerReference,
+    ResourceClaimSpec,
     ResourceClaimStatus,
 )
 from schedsim.dra.allocator import AllocatedState, Allocator
 from schedsim.dra.cel import CelCache
+from schedsim.dra.extended import (
+    EXTENDED_RESOURCE_CLAIM_ANNOTATION,
+    device_class_mapping,
+    device_requests,
+    extended_resource_claim_name,
+    extended_resource_requests,
+    is_dra_extended_resource_name,
+    request_mappings,
+)
 from schedsim.dra.types import AllocationError, DraFeatures
 from schedsim.framework import Code, CycleState, Handle, NodeInfo, StateKey, Status
 from schedsim.framework.dra_manager import SharedDraManager
@@ -72,6 +88,8 @@ def _error(message: str) -> Status:
 _CANNOT_ALLOCATE = _unresolvable("cannot allocate all claims")
 _DEALLOCATED = Status(Code.Unschedulable, ("deallocation of ResourceClaim completed",), NAME)
 _NOT_AVAILABLE = _unresolvable("resourceclaim not available on the node")
+_STALE_EXTENDED_CLAIM = _unresolvable("cannot schedule extended resource claim")
+_CANNOT_FIT = _unresolvable("cannot fit resource")
 
 
 class _ResolveError(Exception):
@@ -162,6 +180,17 @@ class _State:
     reserved: dict[str, ResourceClaim] = attrs.field(factory=dict)
     # Indices of claims whose allocation Reserve wrote for this pod.
     allocated_here: set[int] = attrs.field(factory=set)
+    # Index in ``claims`` of the special claim for DRA-backed extended resources.
+    extended: int | None = None
+    # Extended resource name -> DeviceClass name (DRAExtendedResource).
+    extended_mapping: dict[str, str] = attrs.field(factory=dict)
+    # The pod's non-zero DRA-backed extended resource requests.
+    extended_requests: dict[str, Fraction] = attrs.field(factory=dict)
+    # node name -> the special claim with that node's requests (None: nothing via DRA).
+    node_extended: dict[str, ResourceClaim | None] = attrs.field(factory=dict)
+    # Set by PreBind: (claim name, [(container, resource, request)]), what upstream writes to
+    # pod.status.extendedResourceClaimStatus.
+    extended_status: tuple[str, list[tuple[str, str, str]]] | None = None
 
 
 STATE_KEY: StateKey[_State] = StateKey("PreFilter" + NAME)
@@ -237,25 +266,32 @@ class DynamicResources:
         """Resolve and validate the pod's claims; build the allocator if any claim needs
         allocation (``PreFilter``). A pod without claims is skipped."""
         del nodes
-        if not self.enabled or not pod.resource_claims:
+        if not self.enabled:
             return _SKIP
         manager = self._manager()
+        special, mapping, requests = self._extended_claim(pod, manager)
+        if not pod.resource_claims and special is None:
+            return _SKIP
         try:
             claims = resolve_pod_claims(pod, manager)
         except _ResolveError as e:
             return e.status
-        if not claims:
+        if not claims and special is None:
             return _SKIP
+        extended = None
+        if special is not None:
+            extended = len(claims)
+            claims.append(special)
         to_allocate: list[int] = []
         for i, claim in enumerate(claims):
-            if claim.status.allocation is not None:
+            if claim.status.allocation is not None or i == extended:
                 continue
             to_allocate.append(i)
             st = self._validate_requests(claim, manager)
             if st is not None:
                 return st
         allocator = None
-        if to_allocate:
+        if to_allocate or extended is not None:
             all_claims = manager.list_resource_claims()
             allocator = Allocator(
                 self.features,
@@ -264,8 +300,47 @@ class DynamicResources:
                 manager.list_resource_slices(),
                 self.cel_cache,
             )
-        state[STATE_KEY] = _State(claims, to_allocate, allocator)
+        state[STATE_KEY] = _State(
+            claims,
+            to_allocate,
+            allocator,
+            extended=extended,
+            extended_mapping=mapping,
+            extended_requests=requests,
+        )
         return None
+
+    def _extended_claim(
+        self, pod: Pod, manager: SharedDraManager
+    ) -> tuple[ResourceClaim | None, dict[str, str], dict[str, Fraction]]:
+        """The special claim for the pod's DRA-backed extended resources: the one left from
+        an earlier attempt, or a new one without requests (``preFilterExtendedResources``);
+        None when the feature is off or no requested resource maps to a DeviceClass."""
+        if not self.features.extended_resource:
+            return None, {}, {}
+        requests = extended_resource_requests(pod)
+        if not requests:
+            return None, {}, {}
+        mapping = device_class_mapping(manager.list_device_classes())
+        if not any(name in mapping for name in requests):
+            return None, {}, {}
+        name = extended_resource_claim_name(pod)
+        existing = manager.get_resource_claim(pod.namespace, name)
+        if existing is not None and _controlled_by(existing, pod):
+            return existing, mapping, requests
+        claim = ResourceClaim(
+            name=name,
+            namespace=pod.namespace,
+            uid=str(uuid.uuid5(uuid.NAMESPACE_URL, f"schedsim:extended-resources:{pod.uid}")),
+            generate_name=f"{pod.name}-extended-resources-",
+            annotations={EXTENDED_RESOURCE_CLAIM_ANNOTATION: "true"},
+            owner_references=(
+                OwnerReference(
+                    api_version="v1", kind="Pod", name=pod.name, uid=pod.uid, controller=True
+                ),
+            ),
+        )
+        return claim, mapping, requests
 
     def _validate_requests(self, claim: ResourceClaim, manager: SharedDraManager) -> Status | None:
         for request in claim.spec.requests:
@@ -305,7 +380,6 @@ class DynamicResources:
     def schedsim_filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:
         """Check allocated claims against the node and allocate the others there
         (``Filter``); the node's results are kept for Reserve."""
-        del pod
         s = state.get(STATE_KEY)
         if s is None:
             return None
@@ -322,8 +396,16 @@ class DynamicResources:
             ) or self._binding_failed(claim):
                 s.unavailable.add(i)
                 unavailable = True
-        if s.allocator is not None:
+        node_claim = None
+        if s.extended is not None:
+            st, node_claim = self._filter_extended(s, pod, node_info)
+            if st is not None:
+                return st
+            s.node_extended[node.name] = node_claim
+        if s.allocator is not None and (s.to_allocate or node_claim is not None):
             claims = [s.claims[i] for i in s.to_allocate]
+            if node_claim is not None:
+                claims.append(node_claim)
             try:
                 results = s.allocator.allocate(node, claims)
             except AllocationError as e:
@@ -334,6 +416,35 @@ class DynamicResources:
         if unavailable:
             return _NOT_AVAILABLE
         return None
+
+    def _filter_extended(
+        self, s: _State, pod: Pod, node_info: NodeInfo
+    ) -> tuple[Status | None, ResourceClaim | None]:
+        """Which extended resources this node gives through its device plugins and which
+        through DRA; the special claim with the DRA ones as requests, or None when the node
+        needs none of them (``filterExtendedResources``)."""
+        assert s.extended is not None
+        special = s.claims[s.extended]
+        if special.spec.requests:  # left from an earlier attempt: PostFilter deletes it
+            return _STALE_EXTENDED_CLAIM, None
+        allocatable = node_info.allocatable.scalar_resources
+        via_dra: dict[str, Fraction] = {}
+        needs_dra = False
+        for name, q in s.extended_requests.items():
+            if not is_dra_extended_resource_name(name):
+                continue
+            if name in s.extended_mapping:
+                if allocatable.get(name, 0) > 0:
+                    via_dra[name] = Fraction(0)  # a device plugin provides it
+                else:
+                    via_dra[name] = q
+                    needs_dra = True
+            elif name not in allocatable:
+                return _CANNOT_FIT, None
+        if len(s.claims) == 1 and not needs_dra:
+            return None, None
+        requests = device_requests(pod, via_dra, s.extended_mapping)
+        return None, attrs.evolve(special, spec=ResourceClaimSpec(requests=requests))
 
     def _binding_failed(self, claim: ResourceClaim) -> bool:
         """With binding conditions on: a device's binding failed, or it has not become ready
@@ -368,39 +479,50 @@ class DynamicResources:
         self, state: CycleState, pod: Pod, node_to_status: Mapping[str, Status]
     ) -> Status | None:
         """No node passed: deallocate an allocated claim that was unavailable and that no
-        other pod uses, so a later attempt can allocate it elsewhere (``PostFilter``)."""
+        other pod uses, or delete a special claim left from an earlier attempt, so a later
+        attempt can succeed (``PostFilter``)."""
         del node_to_status
         if not self.enabled:
             return Status(Code.Unschedulable, ("plugin disabled",), NAME)
         s = state.get(STATE_KEY)
         if s is None or not s.claims:
             return Status(Code.Unschedulable, ("no new claims to deallocate",), NAME)
+        manager = self._manager()
         for i in sorted(s.unavailable):
             claim = s.claims[i]
             reserved = claim.status.reserved_for
             if not reserved or (len(reserved) == 1 and reserved[0].uid == pod.uid):
-                deallocated = attrs.evolve(claim, status=ResourceClaimStatus())
-                self._manager().update_resource_claim(deallocated)
-                return Status(
-                    Code.Unschedulable, ("deallocation of ResourceClaim completed",), NAME
-                )
+                manager.update_resource_claim(attrs.evolve(claim, status=ResourceClaimStatus()))
+                return _DEALLOCATED
+        if s.extended is not None:
+            special = s.claims[s.extended]
+            if manager.get_resource_claim(special.namespace, special.name) is not None:
+                manager.delete_resource_claim(special.namespace, special.name)
+                return Status(Code.Unschedulable, ("deletion of ResourceClaim completed",), NAME)
         return Status(Code.Unschedulable, ("still not schedulable",), NAME)
 
     # ------------------------------------------------------------------ Reserve
 
     def schedsim_reserve(self, state: CycleState, pod: Pod, node_name: str) -> Status | None:
         """Write the node's allocation of each claim into the snapshot (``Reserve`` +
-        ``SignalClaimPendingAllocation``), with the delete-protection finalizer."""
+        ``SignalClaimPendingAllocation``), with the delete-protection finalizer; the special
+        claim for extended resources is added to the snapshot allocated."""
         del pod
         s = state.get(STATE_KEY)
-        if s is None or not s.to_allocate:
+        if s is None:
+            return None
+        special = s.node_extended.get(node_name) if s.extended is not None else None
+        if not s.to_allocate and special is None:
             return None
         results = s.node_allocations.get(node_name)
         if results is None:
             return _error(f"claim allocation not found for node {node_name}")
         manager = self._manager()
-        for i, allocation in zip(s.to_allocate, results, strict=True):
-            claim = s.claims[i]
+        indices: list[int] = list(s.to_allocate)
+        if special is not None and s.extended is not None:
+            indices.append(s.extended)
+        for i, allocation in zip(indices, results, strict=True):
+            claim = special if i == s.extended and special is not None else s.claims[i]
             finalizers = claim.finalizers
             if DELETE_PROTECTION_FINALIZER not in finalizers:
                 finalizers = (*finalizers, DELETE_PROTECTION_FINALIZER)
@@ -410,7 +532,10 @@ class DynamicResources:
                 status=attrs.evolve(claim.status, allocation=allocation),
             )
             try:
-                manager.signal_claim_pending_allocation(claim.uid, allocated)
+                if i == s.extended:
+                    manager.create_resource_claim(allocated)
+                else:
+                    manager.signal_claim_pending_allocation(claim.uid, allocated)
             except ValueError as e:
                 return _error(str(e))
             s.reserved[claim.uid] = claim
@@ -419,17 +544,26 @@ class DynamicResources:
         return None
 
     def schedsim_unreserve(self, state: CycleState, pod: Pod, node_name: str) -> None:
-        """Undo Reserve: claims it allocated get their earlier state back; the pod's
-        reservations of allocated claims are dropped (``Unreserve``)."""
+        """Undo Reserve: claims it allocated get their earlier state back (a special claim it
+        added is removed); the pod's reservations of allocated claims are dropped
+        (``Unreserve``)."""
         del node_name
         s = state.get(STATE_KEY)
         if s is None:
             return
         manager = self._manager()
-        for uid, original in s.reserved.items():
-            current = manager.get_resource_claim(original.namespace, original.name)
-            if current is not None and current.uid == uid:
+        for i in sorted(s.allocated_here):
+            claim = s.claims[i]
+            original = s.reserved.get(claim.uid)
+            current = manager.get_resource_claim(claim.namespace, claim.name)
+            if current is None or current.uid != claim.uid:
+                continue
+            if i == s.extended:
+                manager.delete_resource_claim(claim.namespace, claim.name)
+            elif original is not None:
                 manager.update_resource_claim(original)
+            if original is not None:
+                s.claims[i] = original
         s.reserved.clear()
         s.allocated_here.clear()
         for claim in s.claims:
@@ -448,13 +582,15 @@ class DynamicResources:
         """Skip when the pod has no claims (``PreBindPreFlight``)."""
         del node_name
         s = state.get(STATE_KEY)
-        if not self.enabled or not pod.resource_claims or s is None or not s.claims:
+        if not self.enabled or s is None or not s.claims:
             return _SKIP
+        del pod
         return None
 
     def schedsim_pre_bind(self, state: CycleState, pod: Pod, node_name: str) -> Status | None:
         """Record the allocation and reserve every claim for the pod (``PreBind``: what
-        ``bindClaim`` writes to the API server, written into the snapshot)."""
+        ``bindClaim`` writes to the API server, written into the snapshot); for the special
+        claim also what goes to ``pod.status.extendedResourceClaimStatus``."""
         del node_name
         s = state.get(STATE_KEY)
         if s is None:
@@ -464,6 +600,8 @@ class DynamicResources:
             resource="pods", name=pod.name, uid=pod.uid, api_group=""
         )
         for i, claim in enumerate(s.claims):
+            if i == s.extended and i not in s.allocated_here:
+                continue  # every extended resource came from device plugins: no claim
             current = manager.get_resource_claim(claim.namespace, claim.name)
             if current is None or current.uid != claim.uid:
                 return _error(f"claim {claim.key} got deleted in the meantime")
@@ -481,6 +619,9 @@ class DynamicResources:
             )
             manager.update_resource_claim(bound)
             s.claims[i] = bound
+            if i == s.extended:
+                names = [r.name for r in bound.spec.requests]
+                s.extended_status = (bound.name, request_mappings(names, pod))
             st = self._binding_status(bound)
             if st is not None:
                 return st

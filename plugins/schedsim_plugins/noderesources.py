@@ -17,6 +17,7 @@ import attrs
 
 from schedsim.api.core import Pod
 from schedsim.api.resources import is_extended_resource_name, pod_requests
+from schedsim.dra.extended import device_class_mapping
 from schedsim.framework import (
     Code,
     CycleState,
@@ -36,6 +37,7 @@ _SIDECAR_DISABLED = Status(
     NAME,
 )
 _STATE_KEY: StateKey[Resource] = StateKey("PreFilter" + NAME)
+_DRA_KEY: StateKey[frozenset[str]] = StateKey("PreFilter" + NAME + "/DRAExtendedResources")
 _ARGS = {"apiVersion", "kind", "ignoredResources", "ignoredResourceGroups", "scoringStrategy"}
 _SCORING_TYPES = {"LeastAllocated", "MostAllocated", "RequestedToCapacityRatio"}
 
@@ -74,6 +76,7 @@ def fits_request(
     node_info: NodeInfo,
     ignored_resources: frozenset[str] = frozenset(),
     ignored_resource_groups: frozenset[str] = frozenset(),
+    delegated_to_dra: frozenset[str] = frozenset(),
 ) -> list[InsufficientResource]:
     """Every resource the node is short of for ``request`` (``fitsRequest`` upstream).
 
@@ -86,6 +89,9 @@ def fits_request(
         ignored_resources: extended resources not checked (plugin arg ``ignoredResources``).
         ignored_resource_groups: domains whose extended resources are not checked
             (``ignoredResourceGroups``, e.g. ``example.com``).
+        delegated_to_dra: extended resources a DeviceClass stands for (DRAExtendedResource):
+            on a node without them in allocatable they are left to DynamicResources
+            (``shouldDelegateResourceToDRA``).
 
     Returns:
         the shortages; empty when the pod fits.
@@ -121,6 +127,8 @@ def fits_request(
             name in ignored_resources or name.split("/", 1)[0] in ignored_resource_groups
         ):
             continue
+        if name in delegated_to_dra and alloc.scalar_resources.get(name, 0) <= 0:
+            continue
         _check(
             out, name, q, used.scalar_resources.get(name, 0), alloc.scalar_resources.get(name, 0)
         )
@@ -140,7 +148,8 @@ class NodeResourcesFit:
     Args:
         args: NodeResourcesFitArgs: ``ignoredResources``, ``ignoredResourceGroups`` (lists of
             strings), ``scoringStrategy`` (validated; used once Score exists).
-        handle: reads the ``SidecarContainers`` and ``PodLevelResources`` gates.
+        handle: reads the ``SidecarContainers``, ``PodLevelResources`` and
+            ``DRAExtendedResource`` gates, and the DeviceClasses through ``dra_manager``.
 
     Raises:
         ValueError: unknown or malformed args.
@@ -163,6 +172,10 @@ class NodeResourcesFit:
         gates = handle.feature_gates
         self._sidecars = gates.enabled("SidecarContainers")
         self._pod_level = gates.enabled("PodLevelResources")
+        self._dra_extended = gates.enabled("DRAExtendedResource") and gates.enabled(
+            "DynamicResourceAllocation"
+        )
+        self._handle = handle
         self._statuses: dict[tuple[tuple[str, ...], bool], Status] = {}
 
     def compute_pod_request(self, pod: Pod) -> Resource:
@@ -176,7 +189,11 @@ class NodeResourcesFit:
         when SidecarContainers is off."""
         if not self._sidecars and any(c.is_restartable_init for c in pod.init_containers):
             return _SIDECAR_DISABLED
-        state[_STATE_KEY] = self.compute_pod_request(pod)
+        request = state[_STATE_KEY] = self.compute_pod_request(pod)
+        manager = self._handle.dra_manager
+        if self._dra_extended and request.scalar_resources and manager is not None:
+            mapped = device_class_mapping(manager.list_device_classes())
+            state[_DRA_KEY] = frozenset(n for n in request.scalar_resources if n in mapped)
         return None
 
     def schedsim_filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:
@@ -200,7 +217,11 @@ class NodeResourcesFit:
         ):
             return None
         short = fits_request(
-            request, node_info, self.ignored_resources, self.ignored_resource_groups
+            request,
+            node_info,
+            self.ignored_resources,
+            self.ignored_resource_groups,
+            state.get(_DRA_KEY) or frozenset(),
         )
         if not short:
             return None

@@ -19,15 +19,14 @@ from schedsim.api.resource import ResourceClaim
 from schedsim.framework import CycleState, FeatureGates, Framework, Handle, Profile, Status
 from schedsim.snapshot import PredicateSnapshot
 from schedsim.snapshot.dra import DraSnapshot
+from schedsim_plugins.dynamicresources import STATE_KEY
 
 POINTS = ("preEnqueue", "preFilter", "filter", "postFilter", "reserve", "preBind")
 
 
 def expected_failure(case: dict[str, Any]) -> str | None:
     """Why this case is expected to fail (None: it must pass)."""
-    gates = case["check"].get("featureGates") or {}
-    if gates.get("DRAExtendedResource"):
-        return "extended resources backed by DRA arrive with issue #5"
+    del case
     return None
 
 
@@ -44,9 +43,23 @@ def _claim_view(claim: ResourceClaim) -> ResourceClaim:
     return attrs.evolve(claim, creation_timestamp=None)
 
 
+def _generated(expected: dict[str, Any], got: list[ResourceClaim]) -> dict[str, Any]:
+    """A claim whose name the API server generates (``<generated: prefix-XXXXX>``) is
+    matched by its ``generateName``: the one claim created with it."""
+    meta = expected["metadata"]
+    if not str(meta.get("name", "")).startswith("<generated"):
+        return expected
+    prefix = meta["generateName"]
+    (claim,) = [c for c in got if c.generate_name == prefix and c.name.startswith(prefix)]
+    return {**expected, "metadata": {**meta, "name": claim.name}}
+
+
 def _check_claims(step: str, snap: PredicateSnapshot, expected: list[dict[str, Any]]) -> None:
-    want = decode_objects(expected, f"expect.{step}").resource_claims
-    got = {c.key: c for c in snap.list_resource_claims()}
+    claims = list(snap.list_resource_claims())
+    want = decode_objects(
+        [_generated(e, claims) for e in expected], f"expect.{step}"
+    ).resource_claims
+    got = {c.key: c for c in claims}
     for claim in want:
         assert claim.key in got, f"{step}: claim {claim.key} missing"
         g, w = _claim_view(got[claim.key]), _claim_view(claim)
@@ -122,4 +135,15 @@ def run(case: dict[str, Any], source: str) -> None:
         if "preBind" in expect:
             _check("preBind", bst, expect["preBind"])
     if "claimsAfterPreBind" in expect:
+        if not expect["claimsAfterPreBind"]:  # nothing may have been created
+            assert list(snap.list_resource_claims()) == list(manifests.resource_claims)
         _check_claims("claimsAfterPreBind", snap, expect["claimsAfterPreBind"])
+    if "podStatusAfterPreBind" in expect:
+        want_status = expect["podStatusAfterPreBind"]["extendedResourceClaimStatus"]
+        got_status = state[STATE_KEY].extended_status
+        assert got_status is not None
+        name, mappings = got_status
+        assert name.startswith(f"{pod.name}-extended-resources-")
+        assert [
+            {"containerName": c, "resourceName": r, "requestName": q} for c, r, q in mappings
+        ] == want_status["requestMappings"]

@@ -45,6 +45,15 @@ class SharedDraManager(Protocol):
         PostFilter write to the API server upstream); raises ValueError if it is unknown."""
         ...
 
+    def create_resource_claim(self, claim: ResourceClaim) -> None:
+        """Add a claim the plugin made (the special claim for extended resources); raises
+        ValueError if one with its namespace and name exists."""
+        ...
+
+    def delete_resource_claim(self, namespace: str, name: str) -> None:
+        """Remove a claim; raises ValueError if it is unknown."""
+        ...
+
     def list_resource_slices(self) -> Sequence[ResourceSlice]:
         """Every ResourceSlice (node-local and not)."""
         ...

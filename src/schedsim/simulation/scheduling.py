@@ -17,6 +17,7 @@ import attrs
 from schedsim.api.core import Node, Pod
 from schedsim.api.resource import ResourceClaimTemplate
 from schedsim.dra.claim_controller import create_template_claims
+from schedsim.dra.extended import has_extended_resource_requests
 from schedsim.framework.fit_error import FitError
 from schedsim.framework.runtime import Framework
 from schedsim.framework.status import Code
@@ -280,7 +281,8 @@ def simulate(
     skipped = snapshot.set_cluster_state(nodes, bound, dra, csi_snapshot=csi_snapshot)
     outcomes = [
         attrs.evolve(o, allocations=_allocations(snapshot, o.pod))
-        if o.node_name is not None and o.pod.resource_claims
+        if o.node_name is not None
+        and (o.pod.resource_claims or has_extended_resource_requests(o.pod))
         else o
         for o in run_scheduling_cycle(snapshot, pending)
     ]

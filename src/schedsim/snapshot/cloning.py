@@ -40,8 +40,8 @@ class CloningMap(Generic[K, V]):
 
     @property
     def depth(self) -> int:
-        """Number of copies on the stack (1 when not forked)."""
-        return len(self._stack)
+        """Number of forks not yet committed or reverted (0 when not forked), as `PatchSet`."""
+        return len(self._stack) - 1
 
     def fork(self) -> None:
         """Push a copy of the top map. Time: O(n), deep: O(n x value size)."""
@@ -53,7 +53,9 @@ class CloningMap(Generic[K, V]):
     def commit(self) -> None:
         """Keep the top copy in place of the one below; no-op when not forked. Time: O(1)."""
         if len(self._stack) > 1:
-            self._stack[-2] = self._stack.pop()
+            # pop first, then index: ``stack[-2] = stack.pop()`` pops before it indexes
+            top = self._stack.pop()
+            self._stack[-1] = top
 
     def revert(self) -> None:
         """Drop the top copy; no-op when not forked. Time: O(1)."""

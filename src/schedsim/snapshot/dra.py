@@ -51,6 +51,7 @@ from schedsim.api.resource import (
     ResourceClaimConsumerReference,
     ResourceSlice,
 )
+from schedsim.dra.extended import extended_resource_claim_name, has_extended_resource_requests
 from schedsim.dra.types import DeviceId
 from schedsim.snapshot.cloning import CloningMap
 from schedsim.snapshot.patchset import PatchSet
@@ -321,6 +322,26 @@ class DraSnapshot:
 
     # ----------------------------------------------------------------- fork / commit / revert
 
+    @property
+    def depth(self) -> int:
+        """Forks not yet committed or reverted (0 when not forked). Time: O(1)."""
+        return self._claims.depth
+
+    def flattened(self) -> DraSnapshot:
+        """An unforked snapshot of the current state (the same objects, same design).
+
+        Time: O(C + S + D), plus O(N x changes) to merge the layers.
+        """
+        slices = self._slices.as_map()
+        local = {k: v for k, v in slices.items() if k != NON_LOCAL_SLICES_KEY}
+        return DraSnapshot(
+            self._claims.as_map().values(),
+            local,
+            slices.get(NON_LOCAL_SLICES_KEY, ()),
+            self._classes.as_map().values(),
+            clone_on_fork=self.clone_on_fork,
+        )
+
     def fork(self) -> None:
         """Starts a layer of changes that `revert` can undo (CA ``Fork``). Time: O(1)."""
         self._classes.fork()
@@ -406,6 +427,17 @@ class DraSnapshot:
             raise DraSnapshotError(f"claim {cid[0]}/{cid[1]} not found")
         self._claims.set_current(cid, claim)
 
+    def remove_claim(self, namespace: str, name: str) -> None:
+        """Stops tracking the claim ``namespace/name`` (what deleting it in the API server
+        does).
+
+        Raises:
+            DraSnapshotError: ``claim ns/name not found``.
+        """
+        if (namespace, name) not in self._claims:
+            raise DraSnapshotError(f"claim {namespace}/{name} not found")
+        self._claims.delete_current((namespace, name))
+
     def pod_claims(self, pod: Pod) -> list[ResourceClaim]:
         """Returns the claims ``pod`` references, in ``spec.resourceClaims`` order (CA
         ``PodClaims``).
@@ -414,7 +446,9 @@ class DraSnapshot:
         (``resourceClaimTemplateName``): then the claim name comes from the pod's
         ``status.resourceClaimStatuses`` entry of the same name; an entry without a claim name
         means no claim is needed and is skipped. Claims are looked up in the pod's namespace. A
-        claim referenced twice is returned once (CA returns it twice).
+        claim referenced twice is returned once (CA returns it twice). The claim the
+        DynamicResources plugin made for the pod's DRA-backed extended resources comes last,
+        when it exists.
 
         Raises:
             DraSnapshotError: An entry sets neither field, a template claim has no status entry
@@ -452,6 +486,12 @@ class DraSnapshot:
                     f"in the snapshot"
                 )
             found[cid] = claim
+        if has_extended_resource_requests(pod):
+            # The claim DynamicResources made for DRA-backed extended resources, if any.
+            cid = (pod.namespace, extended_resource_claim_name(pod))
+            claim = self._claims.find_value(cid)
+            if claim is not None and cid not in found and claim_is_for_pod(pod, claim):
+                found[cid] = claim
         return list(found.items())
 
     def reserve_pod_claims(self, pod: Pod) -> None:

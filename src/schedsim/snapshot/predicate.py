@@ -18,6 +18,7 @@ from contextlib import contextmanager
 from schedsim.api.core import Node, Pod
 from schedsim.api.resource import DeviceClass, ResourceClaim, ResourceSlice
 from schedsim.api.storage import CSINode
+from schedsim.dra.extended import has_extended_resource_requests
 from schedsim.dra.types import DeviceId
 from schedsim.framework.cycle_state import CycleState
 from schedsim.framework.fit_error import Diagnosis, FitError
@@ -91,7 +92,9 @@ class PredicateSnapshot:
         framework.handle.csi_manager = self
         self.csi_snapshot = CsiSnapshot()
         self.dra_snapshot = DraSnapshot()
-        self._dra_enabled = framework.handle.feature_gates.enabled("DynamicResourceAllocation")
+        gates = framework.handle.feature_gates
+        self._dra_enabled = gates.enabled("DynamicResourceAllocation")
+        self._dra_extended = gates.enabled("DRAExtendedResource")
         self._runner = SchedulerPluginRunner(
             framework, self, skip_unschedulable_nodes=skip_unschedulable_nodes
         )
@@ -118,8 +121,16 @@ class PredicateSnapshot:
         """
         return self._pod_info(pod, self.dra_snapshot)
 
+    def _uses_dra(self, pod: Pod) -> bool:
+        """The pod has claims, or DRA-backed extended resources may have given it one."""
+        if not self._dra_enabled:
+            return False
+        return bool(pod.resource_claims) or (
+            self._dra_extended and has_extended_resource_requests(pod)
+        )
+
     def _pod_info(self, pod: Pod, dra: DraSnapshot) -> PodInfo:
-        claims = dra.pod_claims(pod) if self._dra_enabled and pod.resource_claims else ()
+        claims = dra.pod_claims(pod) if self._uses_dra(pod) else ()
         return PodInfo(pod, claims, pod_level_resources=self._pod_level_resources)
 
     def set_cluster_state(
@@ -137,7 +148,8 @@ class PredicateSnapshot:
 
         Args:
             dra_snapshot: the cluster's DRA objects (None: empty); it becomes this snapshot's
-                `dra_snapshot` and is used, not copied.
+                `dra_snapshot` and is used, not copied (a forked one is flattened into an
+                unforked copy first: no fork survives).
             csi_snapshot: the cluster's CSINodes (None: empty); it becomes this snapshot's
                 `csi_snapshot` and is used, not copied. Each NodeInfo gets the CSINode named
                 like its node (none when absent: the node has no volume limits; CA with
@@ -152,6 +164,8 @@ class PredicateSnapshot:
             In both cases the snapshot is left unchanged (CA leaves it half-built).
         """
         dra = dra_snapshot if dra_snapshot is not None else DraSnapshot()
+        if dra.depth:  # a forked snapshot: its current state, flattened, is the new base
+            dra = dra.flattened()
         csi = csi_snapshot if csi_snapshot is not None else CsiSnapshot()
         if csi.depth:  # a forked snapshot: take its current state, flattened, as the base
             csi = CsiSnapshot(csi.list())
@@ -276,7 +290,7 @@ class PredicateSnapshot:
             dra = self.dra_snapshot
             dra.remove_node_resource_slices(node_name)
             for pi in node_info.pods:
-                if pi.pod.resource_claims:
+                if self._uses_dra(pi.pod):
                     dra.remove_pod_owned_claims(pi.pod)
         if node_info.csi_node is not None:
             self.csi_snapshot.remove_csi_node(node_name)
@@ -308,7 +322,7 @@ class PredicateSnapshot:
         """Reserve, then (with DRA) reserve the pod's claims and check they are allocated for
         the node, then store the PodInfo with its claims as they are now (CA
         ``SchedulePod``). The scheduler reserves claims at PreBind; CA does it here."""
-        if not (self._dra_enabled and pod.resource_claims):
+        if not self._uses_dra(pod):
             if self.framework.has_reserve_plugins:
                 self._runner.run_reserve_on_node(pod, node_name, state)
             try:
@@ -408,7 +422,7 @@ class PredicateSnapshot:
             for pi in node_info.pods:
                 pod = pi.pod
                 if pod.namespace == namespace and pod.name == pod_name:
-                    if pod.resource_claims:
+                    if self._uses_dra(pod):
                         self.dra_snapshot.unreserve_pod_claims(pod)
                     break
         self.store.remove_pod_info(namespace, pod_name, node_name)
@@ -485,6 +499,14 @@ class PredicateSnapshot:
     def update_resource_claim(self, claim: ResourceClaim) -> None:
         """Replace a claim (PreBind / PostFilter writes); raises DraSnapshotError."""
         self.dra_snapshot.update_claim(claim)
+
+    def create_resource_claim(self, claim: ResourceClaim) -> None:
+        """Add a claim made by a plugin; raises DraSnapshotError if it exists."""
+        self.dra_snapshot.add_claims((claim,))
+
+    def delete_resource_claim(self, namespace: str, name: str) -> None:
+        """Remove a claim; raises DraSnapshotError if it is unknown."""
+        self.dra_snapshot.remove_claim(namespace, name)
 
     def list_resource_slices(self) -> Sequence[ResourceSlice]:
         """Every ResourceSlice."""
