@@ -20,7 +20,9 @@ Differences from upstream, all deliberate:
   a name derived from the pod (see `schedsim.dra.extended`) and is added to the snapshot at
   Reserve (upstream creates it at PreBind), so that the devices count as used for the pods
   scheduled after it; PreBind records ``status.extendedResourceClaimStatus`` in the cycle
-  state (`STATE_KEY`), as the pod object is not modified.
+  state (`STATE_KEY`), as the pod object is not modified. A special claim that is not
+  allocated any more (its pod was unscheduled) is allocated afresh instead of failing with
+  "cannot schedule extended resource claim" until PostFilter deletes it.
 """
 
 from __future__ import annotations
@@ -186,6 +188,8 @@ class _State:
     extended_mapping: dict[str, str] = attrs.field(factory=dict)
     # The pod's non-zero DRA-backed extended resource requests.
     extended_requests: dict[str, Fraction] = attrs.field(factory=dict)
+    # The special claim as the snapshot held it before this attempt (None: it did not exist).
+    extended_original: ResourceClaim | None = None
     # node name -> the special claim with that node's requests (None: nothing via DRA).
     node_extended: dict[str, ResourceClaim | None] = attrs.field(factory=dict)
     # Set by PreBind: (claim name, [(container, resource, request)]), what upstream writes to
@@ -305,6 +309,9 @@ class DynamicResources:
             to_allocate,
             allocator,
             extended=extended,
+            extended_original=(
+                None if special is None else manager.get_resource_claim(pod.namespace, special.name)
+            ),
             extended_mapping=mapping,
             extended_requests=requests,
         )
@@ -327,6 +334,10 @@ class DynamicResources:
         name = extended_resource_claim_name(pod)
         existing = manager.get_resource_claim(pod.namespace, name)
         if existing is not None and _controlled_by(existing, pod):
+            if existing.status.allocation is None:
+                # Deallocated when the pod was unscheduled (a simulation moving pods):
+                # allocate it afresh rather than fail until PostFilter deletes it.
+                return attrs.evolve(existing, spec=ResourceClaimSpec()), mapping, requests
             return existing, mapping, requests
         claim = ResourceClaim(
             name=name,
@@ -533,7 +544,10 @@ class DynamicResources:
             )
             try:
                 if i == s.extended:
-                    manager.create_resource_claim(allocated)
+                    if manager.get_resource_claim(claim.namespace, claim.name) is None:
+                        manager.create_resource_claim(allocated)
+                    else:
+                        manager.update_resource_claim(allocated)
                 else:
                     manager.signal_claim_pending_allocation(claim.uid, allocated)
             except ValueError as e:
@@ -558,8 +572,10 @@ class DynamicResources:
             current = manager.get_resource_claim(claim.namespace, claim.name)
             if current is None or current.uid != claim.uid:
                 continue
-            if i == s.extended:
+            if i == s.extended and s.extended_original is None:
                 manager.delete_resource_claim(claim.namespace, claim.name)
+            elif i == s.extended and s.extended_original is not None:
+                manager.update_resource_claim(s.extended_original)
             elif original is not None:
                 manager.update_resource_claim(original)
             if original is not None:
