@@ -239,3 +239,21 @@ def test_documented_node_groups_example_is_valid() -> None:
     assert [s.pool.name for s in copy.local_resource_slices] == ["gpu-template-e-0"]
     assert copy.csi_node is not None and copy.csi_node.name == "gpu-template-e-0"
     assert [p.pod.name for p in copy.pods] == ["gpu-agent-e-0"]
+
+
+def test_progress_bar_only_for_many_items_on_a_terminal(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import sys
+
+    from schedsim import cli_autoscaling
+
+    with cli_autoscaling._progress(100, "nodes") as callback:
+        assert callback is None  # stderr is not a terminal here
+    monkeypatch.setattr(sys.stderr, "isatty", lambda: True)
+    with cli_autoscaling._progress(cli_autoscaling.PROGRESS_THRESHOLD - 1, "nodes") as callback:
+        assert callback is None
+    with cli_autoscaling._progress(cli_autoscaling.PROGRESS_THRESHOLD, "nodes") as callback:
+        assert callback is not None
+        callback(cli_autoscaling.PROGRESS_THRESHOLD, cli_autoscaling.PROGRESS_THRESHOLD)
+    assert capsys.readouterr().out == ""  # never on stdout
