@@ -2,8 +2,10 @@
 
 ``schedsim simulate [PATH ...] [--config FILE] [--output table|json] [--feature-gates A=true]``
 loads manifests, places bound pods, schedules the pending ones and prints where each lands
-and, for the others, kube-scheduler's message. With no PATH it runs the example cluster
-shipped with schedsim.
+and, for the others, kube-scheduler's message, with the devices allocated to each pod's
+ResourceClaims. With no PATH it runs the example cluster shipped with schedsim.
+``schedsim scale-up`` / ``scale-down`` (see `schedsim.cli_autoscaling`) ask the Cluster
+Autoscaler's what-if questions; ``schedsim plugins`` lists plugins and a profile's order.
 
 Exit status: 0 done (whether or not every pod fits), 2 bad input or usage (the message names
 the file, object and field), 1 a plugin failed (or the reader of the output went away, as
