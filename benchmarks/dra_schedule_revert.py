@@ -299,13 +299,30 @@ def run_iteration(
     that every pod landed on the node and every claim it uses is reserved for it; schedule_pod
     itself raises SchedulingError on any failure.
     """
+    snap = setup_iteration(design, cfg)
+    run_loop(snap, cfg, loop_nodes, check)
+    return snap
+
+
+def setup_iteration(design: str, cfg: Config) -> PredicateSnapshot:
+    """The iteration's setup: a new snapshot holding the DRA state (classes and every claim of
+    the configuration), no nodes."""
     c = cluster()
-    visited = cfg.nodes if loop_nodes is None else min(loop_nodes, cfg.nodes)
     snap = new_snapshot(design)
     dra = DraSnapshot.from_objects(
         c.claims(cfg.nodes), (), c.classes, clone_on_fork=design != "delta"
     )
     snap.set_cluster_state([], [], dra)
+    return snap
+
+
+def run_loop(
+    snap: PredicateSnapshot, cfg: Config, loop_nodes: int | None = None, check: bool = False
+) -> None:
+    """The iteration's operations: per node the forks, add_node_info, schedule_pod of its
+    pods, the commits and the reverts."""
+    c = cluster()
+    visited = cfg.nodes if loop_nodes is None else min(loop_nodes, cfg.nodes)
     forks, commits, reverts = cfg.forks, cfg.commits, cfg.reverts
     for i in range(visited):
         node = c.nodes[i]
@@ -322,7 +339,6 @@ def run_iteration(
             snap.commit()
         for _ in range(reverts):
             snap.revert()
-    return snap
 
 
 def _check_node(snap: PredicateSnapshot, cfg: Config, i: int) -> None:
@@ -342,8 +358,9 @@ def _check_node(snap: PredicateSnapshot, cfg: Config, i: int) -> None:
 # --------------------------------------------------------------------------- measuring
 
 
-def peak_bytes(design: str, cfg: Config, loop_nodes: int | None) -> int:
-    """Peak traced bytes above the starting level during one iteration (tracemalloc)."""
+def peak_bytes(design: str, cfg: Config, loop_nodes: int | None, ops_only: bool = False) -> int:
+    """Peak traced bytes above the starting level during one iteration (tracemalloc); with
+    ``ops_only`` during its operations only (the setup done before the measure starts)."""
     cluster()
     framework()
     gc.collect()
@@ -351,9 +368,16 @@ def peak_bytes(design: str, cfg: Config, loop_nodes: int | None) -> int:
     if started:
         tracemalloc.start()
     try:
-        tracemalloc.reset_peak()
-        before = tracemalloc.get_traced_memory()[0]
-        snap = run_iteration(design, cfg, loop_nodes)
+        if ops_only:
+            snap = setup_iteration(design, cfg)
+            gc.collect()
+            tracemalloc.reset_peak()
+            before = tracemalloc.get_traced_memory()[0]
+            run_loop(snap, cfg, loop_nodes)
+        else:
+            tracemalloc.reset_peak()
+            before = tracemalloc.get_traced_memory()[0]
+            snap = run_iteration(design, cfg, loop_nodes)
         peak = tracemalloc.get_traced_memory()[1]
         del snap
     finally:
@@ -362,12 +386,19 @@ def peak_bytes(design: str, cfg: Config, loop_nodes: int | None) -> int:
     return peak - before
 
 
-def median_seconds(design: str, cfg: Config, loop_nodes: int | None, rounds: int) -> float:
+def median_seconds(
+    design: str, cfg: Config, loop_nodes: int | None, rounds: int, ops_only: bool = False
+) -> float:
+    """Median wall time of ``rounds`` iterations (with ``ops_only``: of their operations)."""
     times = []
     for _ in range(rounds):
+        snap = setup_iteration(design, cfg) if ops_only else None
         gc.collect()
         t0 = time.perf_counter()
-        run_iteration(design, cfg, loop_nodes)
+        if snap is None:
+            run_iteration(design, cfg, loop_nodes)
+        else:
+            run_loop(snap, cfg, loop_nodes)
         times.append(time.perf_counter() - t0)
     return statistics.median(times)
 
@@ -411,6 +442,13 @@ def main(argv: Sequence[str] | None = None) -> None:
         help="skip a clone design whose iteration makes more deep copies of the claim map",
     )
     p.add_argument("--no-memory", action="store_true")
+    p.add_argument(
+        "--ops-only",
+        action="store_true",
+        help="measure the operations only (forks, add_node_info, schedule_pod, commits, "
+        "reverts), not the setup of the snapshot and its DRA state, which is the same work in "
+        "every design",
+    )
     args = p.parse_args(argv)
     loop = None if args.loop == "all" else int(args.loop)
     designs = [d for d in args.designs.split(",") if d]
@@ -418,7 +456,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     print(
         f"loop nodes: {args.loop}; time = median of {args.rounds} rounds (clone designs: "
         f"{args.clone_rounds}); "
-        "memory = tracemalloc peak above start"
+        "memory = tracemalloc peak above start; "
+        + ("operations only" if args.ops_only else "whole iterations (setup included)")
     )
     others = [d for d in designs if d != base]
     head = ["configuration"]
@@ -444,8 +483,8 @@ def main(argv: Sequence[str] | None = None) -> None:
             rounds = args.rounds if d == base else args.clone_rounds
             if d != base:
                 run_iteration(d, cfg, loop, check=True)
-            t[d] = median_seconds(d, cfg, loop, rounds)
-            m[d] = None if args.no_memory else peak_bytes(d, cfg, loop)
+            t[d] = median_seconds(d, cfg, loop, rounds, args.ops_only)
+            m[d] = None if args.no_memory else peak_bytes(d, cfg, loop, args.ops_only)
         row = [cfg.name]
         row += [_fmt_time(t[d]) for d in designs]
         row += [_ratio(t[d], t[base]) for d in others]

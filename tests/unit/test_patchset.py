@@ -855,3 +855,24 @@ TestPatchSetStateful.settings = settings(
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow],
 )
+
+
+def test_adopting_uses_the_dict_and_behaves_like_a_copy() -> None:
+    """`PatchSet.adopting` takes the base dict over without copying (CA's NewSnapshot uses its
+    maps as the base patch); reads, forks, commits and reverts then behave as with
+    ``PatchSet(base)``."""
+    base = {"a": 1, "b": 2}
+    adopted: PatchSet[str, int] = PatchSet.adopting(base)
+    copied: PatchSet[str, int] = PatchSet(dict(base))
+    for ps in (adopted, copied):
+        ps.fork()
+        ps.set_current("c", 3)
+        ps.delete_current("a")
+        assert dict(ps.as_map()) == {"b": 2, "c": 3}
+        ps.revert()
+        assert dict(ps.as_map()) == {"a": 1, "b": 2}
+        ps.fork()
+        ps.set_current("d", 4)
+        ps.commit()
+    assert dict(adopted.as_map()) == dict(copied.as_map()) == {"a": 1, "b": 2, "d": 4}
+    assert base == {"a": 1, "b": 2, "d": 4}  # the very dict: it was handed over

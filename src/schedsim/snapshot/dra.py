@@ -290,9 +290,10 @@ class DraSnapshot:
             self._slices = CloningMap(slice_map)
             self._classes = CloningMap(class_map)
         else:
-            self._claims = PatchSet(claim_map)
-            self._slices = PatchSet(slice_map)
-            self._classes = PatchSet(class_map)
+            # The maps were built here for the patch sets: hand them over, no second copy.
+            self._claims = PatchSet.adopting(claim_map)
+            self._slices = PatchSet.adopting(slice_map)
+            self._classes = PatchSet.adopting(class_map)
 
     @classmethod
     def from_objects(

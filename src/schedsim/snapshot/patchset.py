@@ -131,6 +131,15 @@ class PatchSet(Generic[K, V]):
         self._map: dict[K, V] | None = None
         self._view: MappingProxyType[K, V] | None = None
 
+    @classmethod
+    def adopting(cls, base: dict[K, V]) -> PatchSet[K, V]:
+        """A patch set whose base patch *is* ``base`` (no copy): the caller hands the dict
+        over and must not use it afterwards. For snapshots built from a dict made for them
+        (CA's ``NewSnapshot`` also uses the given maps as the base patch). Time: O(1)."""
+        ps: PatchSet[K, V] = cls()
+        ps._patches[0].modified = base
+        return ps
+
     @property
     def depth(self) -> int:
         """Number of forks not yet committed or reverted (number of patches - 1)."""
