@@ -33,6 +33,7 @@ from schedsim import cli_autoscaling
 from schedsim.api.core import Pod
 from schedsim.api.errors import ManifestError
 from schedsim.api.loader import load_paths, load_text
+from schedsim.dra.validation import check_cel_selectors
 from schedsim.framework.features import FeatureGates
 from schedsim.framework.handle import Handle, PluginFactory
 from schedsim.framework.profile import default_profile, load_scheduler_config
@@ -167,6 +168,7 @@ def _to_json(result: SimulationResult) -> str:
                     }
                     for a in o.allocations
                 ],
+                **({"error": True} if o.error else {}),
             }
             for o in result.outcomes
         ],
@@ -340,6 +342,11 @@ def _simulate(args: argparse.Namespace) -> str:
         manifests = load_text(text, f"<example {EXAMPLE}>")
     for w in manifests.warnings:
         print(f"warning: {w}", file=sys.stderr)
+    # The API server rejects selectors that do not compile; so does schedsim, at load time.
+    check_cel_selectors(
+        manifests,
+        consumable_capacity=framework.handle.feature_gates.enabled("DRAConsumableCapacity"),
+    )
     try:
         dra = DraSnapshot.from_objects(
             manifests.resource_claims, manifests.resource_slices, manifests.device_classes
@@ -383,12 +390,29 @@ def _simulate(args: argparse.Namespace) -> str:
         )
     if timings is not None:
         print(_timing_report(timings), file=sys.stderr)
+    if result.errors:
+        print(
+            f"schedsim: error: a plugin failed for {result.errors} pod(s); their attempts "
+            f"failed (see their messages), the other pods were scheduled",
+            file=sys.stderr,
+        )
+    _status.code = 1 if result.errors else 0
     return _to_json(result) if args.output == "json" else _to_table(result)
+
+
+class _Status:
+    """Exit status a command asks for besides its output (1: some pods hit plugin errors)."""
+
+    code = 0
+
+
+_status = _Status()
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit status."""
     args = _parser().parse_args(argv)
+    _status.code = 0
     try:
         if args.command == "plugins":
             out = _plugins(args)
@@ -412,7 +436,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         # keep the interpreter's final flush from failing again (Python's documented recipe)
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 1
-    return 0
+    except OSError as e:  # e.g. a full disk: say so, never a traceback
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        print(f"schedsim: error: cannot write the output: {e.strerror or e}", file=sys.stderr)
+        return 1
+    return _status.code
 
 
 if __name__ == "__main__":  # pragma: no cover

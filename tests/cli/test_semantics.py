@@ -198,25 +198,25 @@ def test_empty_toleration_operator_means_equal(
 def test_failing_plugin_is_an_error_not_a_fit_error(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """In kube-scheduler an Error status aborts the attempt (it is not "0/N nodes are
-    available"): the CLI exits 1 naming the plugin. Here NodePorts runs Filter without its
-    PreFilter (disabled at preFilter), so it cannot read its cycle state."""
+    """In kube-scheduler an Error status aborts the pod's attempt (it is not "0/N nodes are
+    available") and the scheduler goes on: the pod's message names the plugin, the output is
+    complete, and the CLI exits 1. Here NodePorts runs Filter without its PreFilter
+    (disabled at preFilter), so it cannot read its cycle state."""
     cfg = tmp_path / "sched.yaml"
     cfg.write_text(
         "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n"
         "profiles:\n- plugins:\n    preFilter:\n      disabled: [{name: NodePorts}]\n"
     )
     port = {"name": "c", "ports": [{"containerPort": 80, "hostPort": 80}]}
-    code, _, err = _run(
-        tmp_path,
-        capsys,
-        [NODE_B, _pod("p", containers=[port])],
-        "--config",
-        str(cfg),
-    )
+    f = tmp_path / "in.yaml"
+    f.write_text(yaml.safe_dump_all([NODE_B, _pod("p", containers=[port])]))
+    code = main(["simulate", str(f), "-o", "json", "--config", str(cfg)])
+    out, err = capsys.readouterr()
     assert code == 1
-    assert err.startswith("schedsim: error: can't schedule pod default/p: unexpected error: ")
-    assert 'running "NodePorts" filter plugin' in err
+    (pod,) = json.loads(out)["pods"]
+    assert pod["node"] is None and pod["error"] is True
+    assert pod["message"].startswith('running "NodePorts" filter plugin: ')
+    assert err.startswith("schedsim: error: a plugin failed for 1 pod(s)")
 
 
 def test_node_resources_fit_args_accept_api_version_and_kind(

@@ -196,6 +196,11 @@ class Manifests:
                 self._add(obj, other._seen[key])
         self.warnings.extend(other.warnings)
 
+    def source_of(self, obj: _Object) -> str:
+        """The file (or ``<stdin>``, ``<example ...>``) ``obj`` was read from; ``?`` for an
+        object that did not come through this Manifests."""
+        return self._seen.get(_key(obj), "?")
+
     def _add(self, obj: _Object, source: str) -> None:
         """Record ``obj`` read from ``source``; a duplicate raises ManifestError."""
         self._claim(_key(obj), source)

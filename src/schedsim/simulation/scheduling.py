@@ -85,6 +85,9 @@ class PodOutcome:
         message: kube-scheduler's FitError message (empty on success).
         allocations: the devices of the pod's claims, claim by claim in
             ``spec.resourceClaims`` order (empty when unscheduled or without claims).
+        error: a plugin failed with an Error status for this pod (``message`` says which
+            and why, e.g. a CEL runtime error); kube-scheduler fails that attempt and goes on
+            with the next pod, and so does the cycle.
     """
 
     pod: Pod
@@ -92,6 +95,7 @@ class PodOutcome:
     reasons: tuple[str, ...] = ()
     message: str = ""
     allocations: tuple[DeviceAllocation, ...] = ()
+    error: bool = False
 
 
 @attrs.frozen
@@ -127,8 +131,13 @@ class SimulationResult:
 
     @property
     def unschedulable(self) -> int:
-        """Pods that fit nowhere."""
+        """Pods not placed (they fit nowhere, or a plugin failed for them)."""
         return len(self.outcomes) - self.scheduled
+
+    @property
+    def errors(self) -> int:
+        """Pods whose attempt failed with a plugin error."""
+        return sum(1 for o in self.outcomes if o.error)
 
     def pods_per_node(self) -> dict[str, int]:
         """Node name -> pending pods placed there."""
@@ -190,9 +199,8 @@ def run_scheduling_cycle(snapshot: PredicateSnapshot, pending: Sequence[Pod]) ->
     Pods with scheduling gates are not attempted (kube-scheduler's SchedulingGates), nor
     pods a PreEnqueue plugin rejects (its status message is the outcome's).
 
-    Raises:
-        SchedulingError: INTERNAL_ERROR when a plugin fails with an Error status (in
-            kube-scheduler that aborts the attempt: it is not a FitError).
+    A plugin Error status (e.g. a CEL runtime error in a claim's selector) fails that pod's
+    attempt only, as in kube-scheduler: its outcome has ``error`` set and the cycle goes on.
     """
     out = []
     framework = snapshot.framework
@@ -202,11 +210,18 @@ def run_scheduling_cycle(snapshot: PredicateSnapshot, pending: Sequence[Pod]) ->
             continue
         st = framework.run_pre_enqueue_plugins(pod)
         if st.code is Code.Error:
-            raise SchedulingError.internal(pod, st.message)
+            out.append(PodOutcome(pod, None, (st.message,), st.message, error=True))
+            continue
         if not st.is_success:  # kept out of the queue, e.g. a ResourceClaim not created yet
             out.append(PodOutcome(pod, None, st.reasons, st.message))
             continue
-        found = snapshot.schedule_pod_or_explain(pod)
+        try:
+            found = snapshot.schedule_pod_or_explain(pod)
+        except SchedulingError as e:
+            # An Error status fails this attempt only (the snapshot is unchanged).
+            msg = e.internal_message or str(e)
+            out.append(PodOutcome(pod, None, (msg,), msg, error=True))
+            continue
         if isinstance(found, FitError):
             out.append(PodOutcome(pod, None, found.reasons, found.message))
         else:

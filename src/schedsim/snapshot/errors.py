@@ -64,6 +64,7 @@ class SchedulingError(Exception):
         failing_predicate_name: the plugin (FAILING_PREDICATE only).
         failing_predicate_reasons: its reason strings (FAILING_PREDICATE only).
         node_name: the node the failing predicate ran on, when there is one.
+        internal_message: what went wrong (INTERNAL_ERROR only), without the prefix.
     """
 
     def __init__(
@@ -85,6 +86,7 @@ class SchedulingError(Exception):
         self.failing_predicate_reasons = tuple(failing_predicate_reasons)
         self.unexpected_error = unexpected_error
         self.debug_info = debug_info
+        self.internal_message = message if type is SchedulingErrorType.INTERNAL_ERROR else ""
         prefix = f"can't schedule pod {pod.namespace}/{pod.name}: "
         if type is SchedulingErrorType.INTERNAL_ERROR:
             text = f"unexpected error: {message}"
