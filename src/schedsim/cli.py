@@ -189,7 +189,7 @@ def _to_table(result: SimulationResult) -> str:
     table.add_column("NODE")
     devices = any(o.allocations for o in result.outcomes)
     if devices:
-        table.add_column("DEVICES")
+        table.add_column("DEVICES", overflow="fold")  # the device name is the useful end
     table.add_column("REASON")
     for o in result.outcomes:
         # rich would read "[...]" in messages (scheduling gates, plugin lists) as markup
@@ -299,10 +299,13 @@ def _plugins(args: argparse.Namespace) -> str:
 
 def _hooks_of(factory: object) -> list[str]:
     names = {
+        "schedsim_pre_enqueue": "PreEnqueue",
         "schedsim_pre_filter": "PreFilter",
         "schedsim_filter": "Filter",
+        "schedsim_post_filter": "PostFilter",
         "schedsim_reserve": "Reserve",
         "schedsim_unreserve": "Unreserve",
+        "schedsim_pre_bind": "PreBind",
     }
     return [point for hook, point in names.items() if callable(getattr(factory, hook, None))]
 
@@ -385,7 +388,8 @@ def _simulate(args: argparse.Namespace) -> str:
         )
     for plugin, pods in result.unchecked.items():
         print(
-            f"warning: {plugin} is not emulated yet: {_some(pods)} were placed without its checks",
+            f"warning: {plugin} is not emulated yet: {_some(pods)} need it; where they were "
+            f"placed, it was not checked",
             file=sys.stderr,
         )
     if timings is not None:

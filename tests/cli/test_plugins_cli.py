@@ -24,6 +24,8 @@ def test_plugins_lists_in_tree_plugins_and_profile_order(
     assert main(["plugins"]) == 0
     out = capsys.readouterr().out
     assert "NodeResourcesFit" in out and "PreFilter, Filter" in out
+    # DynamicResources implements every extension point schedsim runs
+    assert "PreEnqueue, PreFilter, Filter, PostFilter, Reserve, Unreserve, PreBind" in out
     assert "schedsim 0.1.0 (schedsim_plugins.noderesources:NodeResourcesFit)" in out
     assert (
         "  Filter: NodeUnschedulable, NodeName, TaintToleration, NodeAffinity, NodePorts, "
