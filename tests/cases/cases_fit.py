@@ -36,7 +36,9 @@ def _plugin_case(case: dict[str, Any], source: str) -> dict[str, Any]:
     if "Score" in points:
         raise NotImplementedError("Score extension point")
     manifests = decode_objects(case["objects"], source)
-    gates = FeatureGates().with_overrides(check.get("featureGates") or {})
+    # upstream sets feature.Features fields directly, so a locked gate (SidecarContainers)
+    # may take its other value there
+    gates = FeatureGates().with_overrides(check.get("featureGates") or {}, enforce_locks=False)
     profile = Profile(
         plugins={"preFilter": (plugin,), "filter": (plugin,), "reserve": ()},
         plugin_args={plugin: check.get("pluginArgs") or {}},
