@@ -202,9 +202,11 @@ def test_example_from_stdin(
 def test_empty_stdin_is_zero_objects(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    # like an empty file: nothing to schedule, not an error
+    # like an empty file: nothing to schedule, not an error, but a warning
     monkeypatch.setattr(sys, "stdin", _Stdin(b""))
-    assert _json(capsys, "-") == {
+    code, out, err = _run(capsys, "-", "--output", "json")
+    assert (code, err) == (0, "warning: no objects found in <stdin>\n")
+    assert json.loads(out) == {
         "pods": [],
         "summary": {"scheduled": 0, "unschedulable": 0, "nodes": 0},
     }
@@ -464,7 +466,7 @@ def test_empty_file_is_not_an_error(
 ) -> None:
     (cwd / "f.yaml").write_text(text)
     code, out, err = _run(capsys, "f.yaml")
-    assert (code, err) == (0, "")
+    assert (code, err) == (0, "warning: no objects found in f.yaml\n")
     assert "0 scheduled, 0 unschedulable, 0 nodes" in out
 
 
@@ -598,7 +600,7 @@ def test_console_script_stdin(cwd: Path) -> None:
     assert (proc.returncode, proc.stderr) == (0, "")
     assert _placement(json.loads(proc.stdout)) == {"ml/trainer": None}
     empty = _proc(["-"], cwd, stdin=subprocess.DEVNULL)
-    assert (empty.returncode, empty.stderr) == (0, "")
+    assert (empty.returncode, empty.stderr) == (0, "warning: no objects found in <stdin>\n")
 
 
 def test_console_script_binary_stdin(cwd: Path) -> None:

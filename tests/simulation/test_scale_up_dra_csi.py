@@ -40,8 +40,10 @@ STORES: dict[str, Callable[[], ClusterSnapshotStore]] = {
     "delta": DeltaSnapshotStore,
 }
 DRIVER = "dra.example.com"
-GPU_A = ("req1GpuA", "gpuType", "gpuA")
-NIC_A = ("req1Nic", "nicType", "nicA")
+# CA's request and device names (req1GpuA, gpuDevice-0) lower-cased: the API server
+# requires DNS labels there, and schedsim checks that when decoding
+GPU_A = ("req1-gpu-a", "gpuType", "gpuA")
+NIC_A = ("req1-nic", "nicType", "nicA")
 
 
 @pytest.fixture(params=sorted(STORES))
@@ -224,10 +226,10 @@ def dra_group(name: str, devices: Sequence[tuple[str, str, str]]) -> NodeGroup:
 
 
 def gpus(n: int) -> list[tuple[str, str, str]]:
-    return [(f"gpuDevice-{i}", "gpuType", "gpuA") for i in range(n)]
+    return [(f"gpu-device-{i}", "gpuType", "gpuA") for i in range(n)]
 
 
-GPU_NIC = [("gpuDevice-0", "gpuType", "gpuA"), ("nicDevice-0", "nicType", "nicA")]
+GPU_NIC = [("gpu-device-0", "gpuType", "gpuA"), ("nic-device-0", "nicType", "nicA")]
 
 
 def _dra_scale_up(
@@ -261,7 +263,7 @@ def test_dra_one_pod_per_node_one_device_per_node(
     """CA "scale-up: one pod per node, one device per node": 1-GPU nodes, the existing node's
     GPU is used, 3 pending pods need one GPU each -> 3 nodes."""
     g = dra_group("node1GpuA1slice", gpus(1))
-    running = [scheduled("scheduled-0", "node1GpuA1slice-0", [GPU_A], [["gpuDevice-0"]], "t1")]
+    running = [scheduled("scheduled-0", "node1GpuA1slice-0", [GPU_A], [["gpu-device-0"]], "t1")]
     r = _dra_scale_up(store, g, 1, running, unscheduled("unschedulable", 3, "t1"),
                       [claim_template("t1", [GPU_A])])  # fmt: skip
     assert not r.scheduled
@@ -276,8 +278,8 @@ def test_dra_multiple_pods_per_node_one_device_each(
     existing node has 2 GPUs used, 10 pending pods need one GPU: 1 fits, 9 need 3 nodes."""
     g = dra_group("node3GpuA1slice", gpus(3))
     running = [
-        scheduled("scheduled-0", "node3GpuA1slice-0", [GPU_A], [["gpuDevice-0"]], "t1"),
-        scheduled("scheduled-1", "node3GpuA1slice-0", [GPU_A], [["gpuDevice-1"]], "t1"),
+        scheduled("scheduled-0", "node3GpuA1slice-0", [GPU_A], [["gpu-device-0"]], "t1"),
+        scheduled("scheduled-1", "node3GpuA1slice-0", [GPU_A], [["gpu-device-1"]], "t1"),
     ]
     r = _dra_scale_up(store, g, 1, running, unscheduled("unschedulable", 10, "t1"),
                       [claim_template("t1", [GPU_A])])  # fmt: skip
@@ -297,7 +299,7 @@ def test_dra_pods_requesting_different_devices(
     g = dra_group("node1Gpu1Nic1slice", GPU_NIC)
     running = [
         scheduled("scheduled-0", "node1Gpu1Nic1slice-0", [GPU_A, NIC_A],
-                  [["gpuDevice-0"], ["nicDevice-0"]], "t2")
+                  [["gpu-device-0"], ["nic-device-0"]], "t2")
     ][:existing]  # fmt: skip
     r = _dra_scale_up(store, g, existing, running, unscheduled("unschedulable", 3, "t2"),
                       [claim_template("t2", [GPU_A, NIC_A])])  # fmt: skip
@@ -310,12 +312,12 @@ def test_dra_no_scale_up_when_devices_are_on_different_nodes(
     """CA "no scale-up: pods requesting multiple different devices, but they're on different
     nodes": a GPU group and a NIC group; neither helps, each says why."""
     gpu = dra_group("node1GpuA1slice", gpus(1))
-    nic = dra_group("node1Nic1slice", [("nicDevice-0", "nicType", "nicA")])
+    nic = dra_group("node1Nic1slice", [("nic-device-0", "nicType", "nicA")])
     nodes = [
         node("node1GpuA1slice-0", "node1GpuA1slice"),
         node("node1Nic1slice-0", "node1Nic1slice"),
     ]
-    nic_devices = [("nicDevice-0", "nicType", "nicA")]
+    nic_devices = [("nic-device-0", "nicType", "nicA")]
     all_slices = [*slices(nodes[0].name, gpus(1)), *slices(nodes[1].name, nic_devices)]
     dra = DraSnapshot.from_objects([], all_slices, [DEFAULT_CLASS])
     templates = [claim_template("t2", [GPU_A, NIC_A])]
@@ -339,7 +341,7 @@ def test_dra_template_pods_consuming_devices(store: Callable[[], ClusterSnapshot
     (their claims are copied per node, renamed with the pools), so a node takes one pending
     pod: 3 pending pods -> 3 nodes."""
     t = "node3GpuA1slice-template"
-    ds = [scheduled(f"template-{i}", t, [GPU_A], [[f"gpuDevice-{i}"]], "t1") for i in range(2)]
+    ds = [scheduled(f"template-{i}", t, [GPU_A], [[f"gpu-device-{i}"]], "t1") for i in range(2)]
     template = NodeTemplate(
         node(t, "node3GpuA1slice"),
         pods=tuple(p for p, _ in ds),
@@ -360,7 +362,7 @@ def test_dra_scale_down_empty_single_device_nodes(
     """CA "scale-down: empty single-device nodes": three 1-GPU nodes, a big pod using the GPU
     of node 1 -> nodes 0 and 2 removable, node 1 not underutilized (its GPU is 100% used)."""
     nodes = [node(f"node1GpuA1slice-{i}", "g") for i in range(3)]
-    big, claim = scheduled("scheduled-0", "node1GpuA1slice-1", [GPU_A], [["gpuDevice-0"]], "t1",
+    big, claim = scheduled("scheduled-0", "node1GpuA1slice-1", [GPU_A], [["gpu-device-0"]], "t1",
                            cpu="600m")  # fmt: skip
     dra = DraSnapshot.from_objects(
         [claim], [s for n in nodes for s in slices(n.name, gpus(1))], [DEFAULT_CLASS]
@@ -379,12 +381,12 @@ def test_dra_scale_down_single_device_nodes_with_drain(
     free GPUs of nodes 0 and 1 (new allocations there); nodes 0 and 1 have no place for a
     2-GPU pod."""
     nodes = [node(f"node3GpuA1slice-{i}", "g") for i in range(3)]
-    req2 = ("req2GpuA", "gpuType", "gpuA")
+    req2 = ("req2-gpu-a", "gpuType", "gpuA")
     running = [
-        scheduled("scheduled-0", nodes[0].name, [req2], [["gpuDevice-0", "gpuDevice-1"]], "t2"),
-        scheduled("scheduled-1", nodes[1].name, [req2], [["gpuDevice-0", "gpuDevice-1"]], "t2"),
-        scheduled("scheduled-2", nodes[2].name, [GPU_A], [["gpuDevice-0"]], "t1"),
-        scheduled("scheduled-3", nodes[2].name, [GPU_A], [["gpuDevice-1"]], "t1"),
+        scheduled("scheduled-0", nodes[0].name, [req2], [["gpu-device-0", "gpu-device-1"]], "t2"),
+        scheduled("scheduled-1", nodes[1].name, [req2], [["gpu-device-0", "gpu-device-1"]], "t2"),
+        scheduled("scheduled-2", nodes[2].name, [GPU_A], [["gpu-device-0"]], "t1"),
+        scheduled("scheduled-3", nodes[2].name, [GPU_A], [["gpu-device-1"]], "t1"),
     ]
     dra = DraSnapshot.from_objects(
         [c for _, c in running], [s for n in nodes for s in slices(n.name, gpus(3))],

@@ -92,14 +92,25 @@ def _uid(kind: str, ns: str, name: str) -> str:
 def test_every_dra_example_driver_file_decodes(path: Path) -> None:
     m = load_paths([str(path)])
     assert m.resource_claims or m.resource_claim_templates or m.resource_slices
-    # only the Namespace objects are not modelled
-    assert all("Namespace object(s)" in w for w in m.warnings)
+    # only the Namespace objects are not modelled; slices read without their node are
+    # reported as unused
+    assert all(
+        "Namespace object(s)" in w or "is not among the nodes; ignored for scheduling" in w
+        for w in m.warnings
+    )
 
 
 @needs_shared
 def test_readme_resourceslice_list() -> None:
-    m = load_paths([str(DRIVER_EXAMPLES / "readme-kubectl-get-resourceslice-list.yaml")])
-    assert (m.warnings, m.device_classes, m.resource_claims) == ([], [], [])
+    path = str(DRIVER_EXAMPLES / "readme-kubectl-get-resourceslice-list.yaml")
+    m = load_paths([path])
+    assert (m.device_classes, m.resource_claims) == ([], [])
+    # read without its node, the slice is reported as unused
+    assert m.warnings == [
+        f"{path}: ResourceSlice dra-example-driver-cluster-worker-gpu.example.com-rf2f7: "
+        "spec.nodeName: node 'dra-example-driver-cluster-worker' is not among the nodes; "
+        "ignored for scheduling"
+    ]
     [s] = m.resource_slices
     assert s.name == "dra-example-driver-cluster-worker-gpu.example.com-rf2f7"
     assert s.uid == "d13fd8bd-0a71-43e1-ba79-ebd2fae4847a"
@@ -244,8 +255,10 @@ def _api_testdata(kind: str) -> dict[str, Any]:
     [
         (
             "ResourceClaim",
-            "ResourceClaim namespaceValue/nameValue: spec.devices.requests[0]: exactly one of "
-            "`exactly` or `firstAvailable` is required, but multiple fields are set",
+            "ResourceClaim namespaceValue/nameValue: spec.devices.requests[0].name: invalid "
+            "value 'nameValue': a lowercase RFC 1123 label must consist of lower case "
+            "alphanumeric characters or '-', and must start and end with an alphanumeric "
+            "character (e.g. 'my-name', or '123-abc')",
         ),
         (
             "ResourceSlice",
@@ -298,10 +311,11 @@ def _t(text: str) -> datetime:
 @needs_shared
 def test_api_testdata_resourceclaim_every_field() -> None:
     raw = _api_testdata("ResourceClaim")
-    # make the placeholders valid: one request per request type, real enum values, request
-    # references that name requests of the claim
+    # make the placeholders valid: one request per request type, real enum values, a request
+    # name that is a DNS label, request references that name requests of the claim
     devices = raw["spec"]["devices"]
     req = devices["requests"][0]
+    req["name"] = "name-value"
     devices["requests"].append({"name": "exact", "exactly": req.pop("exactly")})
     exact = devices["requests"][1]["exactly"]
     exact["allocationMode"] = "ExactCount"
@@ -311,13 +325,13 @@ def test_api_testdata_resourceclaim_every_field() -> None:
     constraint = devices["constraints"][0]
     del constraint["distinctAttribute"]
     constraint["matchAttribute"] = "example.com/matchAttributeValue"
-    constraint["requests"] = ["nameValue/nameValue", "exact"]
+    constraint["requests"] = ["name-value/nameValue", "exact"]
     devices["constraints"].append({"distinctAttribute": "example.com/distinct"})
-    devices["config"][0]["requests"] = ["nameValue"]
+    devices["config"][0]["requests"] = ["name-value"]
     alloc = raw["status"]["allocation"]
     alloc["devices"]["config"][0].update(source="FromClass", requests=["exact"])
     result = alloc["devices"]["results"][0]
-    result["request"] = "nameValue/nameValue"
+    result["request"] = "name-value/nameValue"
     _fix_tolerations(result["tolerations"])
     _fix_node_selector(alloc["nodeSelector"])
     raw["status"]["devices"][0]["conditions"][0]["status"] = "True"
@@ -337,7 +351,7 @@ def test_api_testdata_resourceclaim_every_field() -> None:
     assert c.spec == ResourceClaimSpec(
         requests=(
             DeviceRequest(
-                name="nameValue",
+                name="name-value",
                 first_available=(
                     DeviceSubRequest(
                         name="nameValue",
@@ -365,14 +379,14 @@ def test_api_testdata_resourceclaim_every_field() -> None:
         ),
         constraints=(
             DeviceConstraint(
-                requests=("nameValue/nameValue", "exact"),
+                requests=("name-value/nameValue", "exact"),
                 match_attribute="example.com/matchAttributeValue",
             ),
             DeviceConstraint(distinct_attribute="example.com/distinct"),
         ),
         config=(
             DeviceClaimConfiguration(
-                requests=("nameValue",),
+                requests=("name-value",),
                 opaque=OpaqueDeviceConfiguration(driver="driverValue", parameters=PARAMETERS),
             ),
         ),
@@ -381,7 +395,7 @@ def test_api_testdata_resourceclaim_every_field() -> None:
         allocation=AllocationResult(
             results=(
                 DeviceRequestAllocationResult(
-                    request="nameValue/nameValue",
+                    request="name-value/nameValue",
                     driver="driverValue",
                     pool="poolValue",
                     device="deviceValue",
@@ -443,10 +457,11 @@ def test_api_testdata_resourceslice_every_field() -> None:
     raw = _api_testdata("ResourceSlice")
     spec = raw["spec"]
     # exactly one node-selection field per slice and per device, one type per attribute,
-    # one request policy, real enum values
+    # one request policy, real enum values, a device name that is a DNS label
     for key in ("allNodes", "nodeName", "nodeSelector"):
         del spec[key]
     dev = spec["devices"][0]
+    dev["name"] = "name-value"
     del dev["allNodes"], dev["nodeName"]
     _fix_node_selector(dev["nodeSelector"])
     dev["attributes"] = {
@@ -484,7 +499,7 @@ def test_api_testdata_resourceslice_every_field() -> None:
         CounterSet(name="nameValue", counters={"countersKey": Fraction(0)}),
     )
     assert s.devices[0] == Device(
-        name="nameValue",
+        name="name-value",
         attributes={
             "intKey": DeviceAttribute("int", 2),
             "boolKey": DeviceAttribute("bool", True),

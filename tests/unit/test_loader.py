@@ -76,7 +76,7 @@ def test_multi_document_yaml_skips_empty_documents(cwd: Path) -> None:
 )
 def test_empty_and_comment_only_files_have_no_objects(cwd: Path, text: str) -> None:
     m = _load(cwd, text)
-    assert (m.nodes, m.pods, m.warnings) == ([], [], [])
+    assert (m.nodes, m.pods, m.warnings) == ([], [], ["no objects found in f.yaml"])
 
 
 def test_kind_list_as_kubectl_get_prints_it(cwd: Path) -> None:
@@ -160,7 +160,7 @@ def test_stdin(cwd: Path) -> None:
 
 def test_empty_stdin_has_no_objects() -> None:
     m = load_paths(["-"], stdin_text=lambda: "")
-    assert (m.nodes, m.pods, m.warnings) == ([], [], [])
+    assert (m.nodes, m.pods, m.warnings) == ([], [], ["no objects found in <stdin>"])
 
 
 def test_stdin_errors_name_stdin() -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from fractions import Fraction
 from typing import Any
@@ -107,6 +108,61 @@ def get_mapping_item(items: list[Any], i: int, path: str) -> Mapping[str, Any]:
     if not isinstance(v, Mapping):
         raise FieldError(f"{path}[{i}]", f"expected a mapping, got {type_name(v)}")
     return v
+
+
+_DNS1123_LABEL = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?")
+_DNS1123_SUBDOMAIN = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*")
+
+
+def check_dns1123_label(value: str, field: str) -> None:
+    """Raise FieldError unless ``value`` is an RFC 1123 label (apimachinery
+    ``IsDNS1123Label``: at most 63 characters, lower case alphanumerics or '-', starting and
+    ending with an alphanumeric), with the API server's message."""
+    if len(value) > 63:
+        raise FieldError(field, f"invalid value {value!r}: must be no more than 63 characters")
+    if not _DNS1123_LABEL.fullmatch(value):
+        raise FieldError(
+            field,
+            f"invalid value {value!r}: a lowercase RFC 1123 label must consist of lower case "
+            "alphanumeric characters or '-', and must start and end with an alphanumeric "
+            "character (e.g. 'my-name', or '123-abc')",
+        )
+
+
+def check_dns1123_subdomain(value: str, field: str) -> None:
+    """Raise FieldError unless ``value`` is an RFC 1123 subdomain (apimachinery
+    ``IsDNS1123Subdomain``: at most 253 characters, dot-separated labels), with the API
+    server's message."""
+    if len(value) > 253:
+        raise FieldError(field, f"invalid value {value!r}: must be no more than 253 characters")
+    if not _DNS1123_SUBDOMAIN.fullmatch(value):
+        raise FieldError(
+            field,
+            f"invalid value {value!r}: a lowercase RFC 1123 subdomain must consist of lower case "
+            "alphanumeric characters, '-' or '.', and must start and end with an alphanumeric "
+            "character (e.g. 'example.com')",
+        )
+
+
+def check_api_version(raw: Mapping[str, Any], kind: str, allowed: tuple[str, ...]) -> None:
+    """Raise FieldError when ``apiVersion`` is set but is not one the API server serves
+    ``kind`` under (an absent apiVersion is accepted, as in node-group templates).
+
+    Args:
+        raw: the object.
+        kind: its kind, for the message.
+        allowed: the served apiVersions, the preferred first.
+    """
+    version = raw.get("apiVersion")
+    if version is None:
+        return
+    if not isinstance(version, str):
+        raise FieldError("apiVersion", f"expected a string, got {type_name(version)}")
+    if version not in allowed:
+        others = f" (or {', '.join(allowed[1:])})" if len(allowed) > 1 else ""
+        raise FieldError(
+            "apiVersion", f"unsupported version {version} for {kind}; use {allowed[0]}{others}"
+        )
 
 
 def join(path: str, key: str) -> str:

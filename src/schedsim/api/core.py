@@ -574,7 +574,9 @@ class Node:
 
     @classmethod
     def from_manifest(cls, raw: Mapping[str, Any]) -> Node:
-        """Decode a Node manifest; raises FieldError naming the bad field."""
+        """Decode a Node manifest; raises FieldError naming the bad field (an apiVersion other
+        than ``v1`` included)."""
+        d.check_api_version(raw, "Node", ("v1",))
         meta = d.get_map(raw, "metadata", "")
         name = d.get_str(meta, "name", "metadata")
         if not name:
@@ -657,7 +659,9 @@ class Pod:
 
     @classmethod
     def from_manifest(cls, raw: Mapping[str, Any]) -> Pod:
-        """Decode a Pod manifest; raises FieldError naming the bad field."""
+        """Decode a Pod manifest; raises FieldError naming the bad field (an apiVersion other
+        than ``v1`` included)."""
+        d.check_api_version(raw, "Pod", ("v1",))
         meta = d.get_map(raw, "metadata", "")
         name = d.get_str(meta, "name", "metadata")
         if not name:
@@ -699,19 +703,14 @@ class Pod:
 
         tol = d.get_list(spec, "tolerations", "spec")
         vols = d.get_list(spec, "volumes", "spec")
-        claims_raw = d.get_list(spec, "resourceClaims", "spec")
-        claims = []
-        for i in range(len(claims_raw)):
-            c = d.get_mapping_item(claims_raw, i, "spec.resourceClaims")
-            cp = f"spec.resourceClaims[{i}]"
-            claims.append(
-                PodResourceClaim(
-                    name=d.get_str(c, "name", cp),
-                    resource_claim_name=d.get_str(c, "resourceClaimName", cp) or None,
-                    resource_claim_template_name=d.get_str(c, "resourceClaimTemplateName", cp)
-                    or None,
+        claims = _pod_resource_claims(spec)
+        claim_names = [c.name for c in claims]
+        for key in ("containers", "initContainers"):
+            items = d.get_list(spec, key, "spec")
+            for i in range(len(items)):
+                _check_container_claims(
+                    d.get_mapping_item(items, i, f"spec.{key}"), f"spec.{key}[{i}]", claim_names
                 )
-            )
         statuses_raw = d.get_list(status, "resourceClaimStatuses", "status")
         statuses: dict[str, str | None] = {}
         for i in range(len(statuses_raw)):
@@ -759,13 +758,94 @@ class Pod:
                 )
                 for i in range(len(vols))
             ),
-            resource_claims=tuple(claims),
+            resource_claims=claims,
             resource_claim_statuses=statuses,
             nominated_node_name=d.get_str(status, "nominatedNodeName", "status"),
             scheduling_gates=gates,
             hard_topology_spread_constraints=hard_spread,
             phase=d.get_str(status, "phase", "status"),
         )
+
+
+def _pod_resource_claims(spec: Mapping[str, Any]) -> tuple[PodResourceClaim, ...]:
+    """Decode ``spec.resourceClaims`` with the API server's rules (core validation
+    ``validatePodResourceClaim``): a name is required, unique and a DNS label; exactly one of
+    ``resourceClaimName`` and ``resourceClaimTemplateName`` is set, and names a valid object
+    name (a DNS subdomain). Raises FieldError."""
+    items = d.get_list(spec, "resourceClaims", "spec")
+    claims: list[PodResourceClaim] = []
+    first: dict[str, int] = {}
+    for i in range(len(items)):
+        c = d.get_mapping_item(items, i, "spec.resourceClaims")
+        cp = f"spec.resourceClaims[{i}]"
+        name = d.get_str(c, "name", cp)
+        if not name:
+            raise FieldError(f"{cp}.name", "required")
+        if name in first:
+            raise FieldError(
+                f"{cp}.name",
+                f"duplicate name {name!r} (first at spec.resourceClaims[{first[name]}].name)",
+            )
+        first[name] = i
+        d.check_dns1123_label(name, f"{cp}.name")
+        claim = (
+            None if c.get("resourceClaimName") is None else d.get_str(c, "resourceClaimName", cp)
+        )
+        template = (
+            None
+            if c.get("resourceClaimTemplateName") is None
+            else d.get_str(c, "resourceClaimTemplateName", cp)
+        )
+        if claim is not None and template is not None:
+            raise FieldError(
+                cp,
+                "at most one of `resourceClaimName` or `resourceClaimTemplateName` may be "
+                "specified",
+            )
+        if claim is None and template is None:
+            raise FieldError(
+                cp, "must specify one of: `resourceClaimName`, `resourceClaimTemplateName`"
+            )
+        if claim is not None:
+            d.check_dns1123_subdomain(claim, f"{cp}.resourceClaimName")
+        if template is not None:
+            d.check_dns1123_subdomain(template, f"{cp}.resourceClaimTemplateName")
+        claims.append(
+            PodResourceClaim(
+                name=name, resource_claim_name=claim, resource_claim_template_name=template
+            )
+        )
+    return tuple(claims)
+
+
+def _check_container_claims(raw: Mapping[str, Any], path: str, pod_claims: list[str]) -> None:
+    """Check a container's ``resources.claims`` as the API server does (core validation
+    ``validateResourceClaimNames``): each entry names a ``spec.resourceClaims`` entry, once
+    per (name, request); ``request``, when set, is a DNS label. Raises FieldError."""
+    res = d.get_map(raw, "resources", path)
+    rp = d.join(path, "resources")
+    items = d.get_list(res, "claims", rp)
+    seen: set[str] = set()
+    for i in range(len(items)):
+        c = d.get_mapping_item(items, i, f"{rp}.claims")
+        cp = f"{rp}.claims[{i}]"
+        name = d.get_str(c, "name", cp)
+        if not name:
+            raise FieldError(f"{cp}.name", "required")
+        request = d.get_str(c, "request", cp)
+        key = name
+        if request:
+            d.check_dns1123_label(request, f"{cp}.request")
+            key = f"{name}/{request}"
+        if key in seen:
+            raise FieldError(cp, f"duplicate value {key!r}")
+        seen.add(key)
+        if name not in pod_claims:
+            known = ": " + ", ".join(sorted(pod_claims)) if pod_claims else " which is empty"
+            raise FieldError(
+                cp,
+                f"not found {name!r}: must be one of the names in pod.spec.resourceClaims{known}",
+            )
 
 
 def _default_uid(kind: str, namespace: str, name: str) -> str:

@@ -242,8 +242,18 @@ def _describe(kind: str, namespace: str, name: str) -> str:
     return f"{kind} {namespace}/{name}" if namespace else f"{kind} {name}"
 
 
+def _is_list(obj: Mapping[str, Any]) -> bool:
+    kind = obj.get("kind")
+    return isinstance(kind, str) and kind.endswith("List") and "items" in obj
+
+
 def _flatten(docs: Iterable[Any], source: str) -> Iterable[tuple[str, Mapping[str, Any]]]:
-    """Yield (where, object) for every object, expanding ``kind: List`` items."""
+    """Yield (where, object) for every object, expanding ``kind: List`` items.
+
+    A List inside a List is expanded too, in kubectl's order (cli-runtime's
+    ``FlattenListVisitor`` walks a document's lists breadth first: the items of a List come
+    before the items of the Lists it holds).
+    """
     for i, doc in enumerate(docs, start=1):
         if doc is None:  # empty YAML document (e.g. a trailing '---')
             continue
@@ -252,22 +262,32 @@ def _flatten(docs: Iterable[Any], source: str) -> Iterable[tuple[str, Mapping[st
             raise ManifestError(
                 f"{source}: {where}: expected a Kubernetes object (a mapping), got {type_name(doc)}"
             )
-        kind = doc.get("kind")
-        if isinstance(kind, str) and kind.endswith("List") and "items" in doc:
-            items = doc.get("items")
-            items = [] if items is None else items
-            if not isinstance(items, list):
-                raise ManifestError(
-                    f"{source}: {where}: {kind}: items: expected a list, got {type_name(items)}"
-                )
-            for j, item in enumerate(items):
-                if not isinstance(item, Mapping):
-                    raise ManifestError(
-                        f"{source}: {where}: items[{j}]: expected a mapping, got {type_name(item)}"
-                    )
-                yield f"{where} items[{j}]", item
-        else:
+        if not _is_list(doc):
             yield where, doc
+            continue
+        lists: list[tuple[str, Mapping[str, Any]]] = [(where, doc)]
+        nested: list[tuple[str, Mapping[str, Any]]] = []
+        while lists:
+            for list_where, lst in lists:
+                items = lst.get("items")
+                items = [] if items is None else items
+                if not isinstance(items, list):
+                    raise ManifestError(
+                        f"{source}: {list_where}: {lst.get('kind')}: items: expected a list, "
+                        f"got {type_name(items)}"
+                    )
+                for j, item in enumerate(items):
+                    if not isinstance(item, Mapping):
+                        raise ManifestError(
+                            f"{source}: {list_where}: items[{j}]: expected a mapping, got "
+                            f"{type_name(item)}"
+                        )
+                    item_where = f"{list_where} items[{j}]"
+                    if _is_list(item):
+                        nested.append((item_where, item))
+                    else:
+                        yield item_where, item
+            lists, nested = nested, []
 
 
 def decode_objects(docs: Iterable[Any], source: str) -> Manifests:
@@ -285,7 +305,9 @@ def decode_objects(docs: Iterable[Any], source: str) -> Manifests:
     """
     out = Manifests()
     skipped: dict[str, int] = {}
+    found = 0
     for where, obj in _flatten(docs, source):
+        found += 1
         kind = obj.get("kind")
         if kind is not None and not isinstance(kind, str):
             raise ManifestError(
@@ -312,6 +334,8 @@ def decode_objects(docs: Iterable[Any], source: str) -> Manifests:
         except FieldError as e:
             raise ManifestError(f"{source}: {label}: {e.field}: {e.problem}") from None
         out._add(value, source)
+    if not found:  # an empty file, only comments or '---', or empty Lists: likely a slip
+        out.warnings.append(f"no objects found in {source}")
     for kind, n in skipped.items():
         out.warnings.append(
             f"{source}: skipped {n} {kind} object(s): kind not modelled by schedsim"
@@ -440,4 +464,27 @@ def load_paths(paths: Sequence[str], stdin_text: Callable[[], str] | None = None
             files = [path]
         for f in files:
             out.extend(load_text(_read(f), str(f)))
+    out.warnings.extend(_unknown_node_warnings(out))
+    return out
+
+
+def _unknown_node_warnings(m: Manifests) -> list[str]:
+    """One line per node-local ResourceSlice and per CSINode whose node is not among the
+    nodes read: nothing schedules onto that node, so the object is never used."""
+    nodes = {n.name for n in m.nodes}
+    out = []
+    for sl in m.resource_slices:
+        if sl.node_name is not None and sl.node_name not in nodes:
+            source = m._seen[_key(sl)]
+            out.append(
+                f"{source}: ResourceSlice {sl.name}: spec.nodeName: node {sl.node_name!r} is not "
+                "among the nodes; ignored for scheduling"
+            )
+    for csi in m.csi_nodes:
+        if csi.name not in nodes:
+            source = m._seen[_key(csi)]
+            out.append(
+                f"{source}: CSINode {csi.name}: metadata.name: node {csi.name!r} is not among "
+                "the nodes; ignored for scheduling"
+            )
     return out

@@ -181,10 +181,12 @@ def split_qualified_name(driver: str, name: str) -> tuple[str, str]:
     return (domain, ident) if sep else (driver, name)
 
 
-def _request_name(raw: Mapping[str, Any], path: str) -> str:
+def _request_name(raw: Mapping[str, Any], path: str, subrequest: bool = False) -> str:
     """A (sub)request name: required, without '/' (results and constraints name subrequests
-    ``<request>/<subrequest>``). The API server also requires a DNS label; upstream's own
-    allocator tests use names like ``subReq-0``, so that is not enforced."""
+    ``<request>/<subrequest>``). A request name must be a DNS label, as the API server's
+    ``validateRequestName`` requires. The API server requires that of subrequest names too,
+    but upstream's own allocator tests (transcribed as cases) use ``subReq-0``, so for
+    subrequests only the '/' rule is enforced."""
     name = _required_str(raw, "name", path)
     if "/" in name:
         raise FieldError(
@@ -192,6 +194,8 @@ def _request_name(raw: Mapping[str, Any], path: str) -> str:
             f"invalid name {name!r}: must not contain '/' (subrequests are referred to as "
             "<request>/<subrequest>)",
         )
+    if not subrequest:
+        d.check_dns1123_label(name, f"{path}.name")
     return name
 
 
@@ -631,6 +635,8 @@ def _allocation_mode(raw: Mapping[str, Any], path: str) -> tuple[str, int]:
         count = 1
     elif count < 0:
         raise FieldError(f"{path}.count", f"must be greater than zero, got {count}")
+    elif count >= 2**63:  # an int64 field: the API server cannot decode it
+        raise FieldError(f"{path}.count", f"{count} is out of range for a 64-bit integer")
     return mode, count
 
 
@@ -699,7 +705,7 @@ class DeviceSubRequest:
     @classmethod
     def from_manifest(cls, raw: Mapping[str, Any], path: str) -> DeviceSubRequest:
         """Decode one subrequest; applies the API defaults; raises FieldError."""
-        name = _request_name(raw, path)
+        name = _request_name(raw, path, subrequest=True)
         class_name = _device_class_name(raw, path)
         selectors = _selectors(raw, path)
         mode, count = _allocation_mode(raw, path)
@@ -1492,6 +1498,7 @@ class Device:
     ) -> Device:
         """Decode one device (v1 shape, or v1beta1 with ``basic:``); raises FieldError."""
         name = _required_str(raw, "name", path)
+        d.check_dns1123_label(name, f"{path}.name")  # validateDeviceName
         if v1beta1:
             for key in _DEVICE_FIELDS:
                 if raw.get(key) is not None:

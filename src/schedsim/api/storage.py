@@ -53,6 +53,13 @@ VOLUME_BINDING_MODES: Final = frozenset({"Immediate", "WaitForFirstConsumer"})
 """Valid StorageClass ``volumeBindingMode`` values."""
 
 
+# apiVersions served in 1.34: storage.k8s.io/v1beta1 of CSINode, StorageClass and
+# VolumeAttachment is no longer served since 1.22 (deprecation guide); PV and PVC are core/v1.
+_STORAGE_V1: Final = ("storage.k8s.io/v1",)
+_CORE_V1: Final = ("v1",)
+_INT32_MAX: Final = 2**31 - 1
+
+
 def _name(meta: Mapping[str, Any]) -> str:
     name = d.get_str(meta, "name", "metadata")
     if not name:
@@ -92,7 +99,8 @@ class CSINodeDriver:
         """Decode one driver entry.
 
         Raises:
-            FieldError: no ``name``, or ``allocatable.count`` is not an integer >= 0.
+            FieldError: no ``name``, or ``allocatable.count`` is not an integer >= 0 that fits
+                the API's int32.
         """
         alloc = d.get_map(raw, "allocatable", path)
         ap = d.join(path, "allocatable")
@@ -101,6 +109,11 @@ class CSINodeDriver:
             count = d.get_int(alloc, "count", ap)
             if count < 0:
                 raise FieldError(f"{ap}.count", f"must be greater than or equal to 0, got {count}")
+            if count > _INT32_MAX:  # an int32 field: the API server cannot decode it
+                raise FieldError(
+                    f"{ap}.count",
+                    f"{count} is out of range for a 32-bit integer (max {_INT32_MAX})",
+                )
         return cls(
             name=_required(raw, "name", path),
             node_id=d.get_str(raw, "nodeID", path),
@@ -141,6 +154,7 @@ class CSINode:
     @classmethod
     def from_manifest(cls, raw: Mapping[str, Any]) -> CSINode:
         """Decode a CSINode; raises FieldError naming the bad field."""
+        d.check_api_version(raw, "CSINode", _STORAGE_V1)
         meta = d.get_map(raw, "metadata", "")
         spec = d.get_map(raw, "spec", "")
         items = d.get_list(spec, "drivers", "spec")
@@ -188,6 +202,7 @@ class StorageClass:
         Raises:
             FieldError: no ``provisioner``, or an unknown ``volumeBindingMode``.
         """
+        d.check_api_version(raw, "StorageClass", _STORAGE_V1)
         meta = d.get_map(raw, "metadata", "")
         mode = d.get_str(raw, "volumeBindingMode", "", "Immediate") or "Immediate"
         if mode not in VOLUME_BINDING_MODES:
@@ -234,6 +249,7 @@ class PersistentVolume:
             FieldError: a required field of ``spec.csi`` or of an in-tree source is missing, or
                 ``spec.csi`` and an in-tree source are both set.
         """
+        d.check_api_version(raw, "PersistentVolume", _CORE_V1)
         meta = d.get_map(raw, "metadata", "")
         spec = d.get_map(raw, "spec", "")
         csi = decode_csi_persistent_source(spec, "spec")
@@ -301,6 +317,7 @@ class PersistentVolumeClaim:
     @classmethod
     def from_manifest(cls, raw: Mapping[str, Any]) -> PersistentVolumeClaim:
         """Decode a PersistentVolumeClaim; raises FieldError naming the bad field."""
+        d.check_api_version(raw, "PersistentVolumeClaim", _CORE_V1)
         meta = d.get_map(raw, "metadata", "")
         spec = d.get_map(raw, "spec", "")
         sc = spec.get("storageClassName")
@@ -343,6 +360,7 @@ class VolumeAttachment:
             FieldError: no ``spec.attacher`` or ``spec.nodeName``, or ``spec.source`` sets
                 neither or both of ``persistentVolumeName`` and ``inlineVolumeSpec``.
         """
+        d.check_api_version(raw, "VolumeAttachment", _STORAGE_V1)
         meta = d.get_map(raw, "metadata", "")
         spec = d.get_map(raw, "spec", "")
         source = d.get_map(spec, "source", "spec")
