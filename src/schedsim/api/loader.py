@@ -1,13 +1,16 @@
 """Reading Kubernetes manifests: files, directories and stdin.
 
 Accepts what people have at hand: multi-document YAML, JSON, ``kind: List`` (what
-``kubectl get ... -o yaml`` prints, and any ``*List``), a directory of ``.yaml``/``.yml``/
+``kubectl get ... -o yaml`` prints, and any ``*List``; Lists inside Lists are flattened as
+kubectl flattens them), a directory of ``.yaml``/``.yml``/
 ``.json`` files (sorted by name, not recursive, like ``kubectl apply -f DIR``) and ``-`` for
 stdin. Input files are only read, never written. As with kubectl, a duplicate key in a mapping
 is an error and unquoted YAML timestamps stay strings.
 
-Kinds schedsim does not model are skipped with one warning line per kind and file. A malformed
-object raises `ManifestError` with the message ``FILE: KIND NS/NAME: FIELD: problem``.
+Kinds schedsim does not model are skipped with one warning line per kind and file. A file
+without objects, and a node-local ResourceSlice or a CSINode whose node is not among the nodes
+read, are warned about too. A malformed object (one the API server would reject) raises
+`ManifestError` with the message ``FILE: KIND NS/NAME: FIELD: problem``.
 """
 
 from __future__ import annotations
@@ -149,7 +152,9 @@ class Manifests:
         nodes: decoded Nodes.
         pods: decoded Pods (bound and pending).
         warnings: one line per skipped kind and file, e.g.
-            ``deploy.yaml: skipped 2 Deployment object(s): kind not modelled by schedsim``.
+            ``deploy.yaml: skipped 2 Deployment object(s): kind not modelled by schedsim``;
+            ``no objects found in FILE``; and (from `load_paths`) one line per node-local
+            ResourceSlice or CSINode whose node is not among the nodes.
         device_classes: decoded DeviceClasses (resource.k8s.io).
         resource_claims: decoded ResourceClaims.
         resource_claim_templates: decoded ResourceClaimTemplates.
