@@ -325,7 +325,8 @@ def _timing_report(timings: PluginTimings) -> str:
 
 def _autoscaling(args: argparse.Namespace) -> str:
     framework, _, _ = _framework(args)
-    return cli_autoscaling.run(args, framework, _STORES[args.store]())
+    out, _status.code = cli_autoscaling.run(args, framework, _STORES[args.store]())
+    return out
 
 
 def _simulate(args: argparse.Namespace) -> str:

@@ -6,6 +6,10 @@ answers "how many nodes of which group do my pending pods need?";
 answers "which nodes could be removed, and where would their pods go?". Both print a table
 or one JSON object (``--output json``); with no CLUSTER they run the shipped demo cluster and
 its node groups. `schedsim.cli` registers them (`add_parsers`) and runs them (`run`).
+
+Pods whose attempt failed with a plugin error (e.g. a CEL runtime error) are listed on
+stderr, one ``error: pod NS/NAME: ...`` line each, and make the exit status 1; the output is
+still printed.
 """
 
 from __future__ import annotations
@@ -24,17 +28,31 @@ from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 from rich.table import Table
 
+from schedsim.api.core import Pod
 from schedsim.api.errors import ManifestError
 from schedsim.api.loader import Manifests, load_paths, load_text
+from schedsim.dra.validation import check_cel_selectors
 from schedsim.framework.runtime import Framework
 from schedsim.framework.volume_listers import StorageListers
-from schedsim.simulation.nodegroups import NodeGroup, SanitizationError, load_node_groups
+from schedsim.simulation.nodegroups import (
+    NodeGroup,
+    NodeGroupError,
+    load_node_groups,
+    unknown_member_nodes,
+)
+from schedsim.simulation.plugin_errors import PodError
 from schedsim.simulation.scaledown import (
     DEFAULT_UTILIZATION_THRESHOLD,
     ScaleDownResult,
     scale_down,
 )
-from schedsim.simulation.scaleup import EXPANDERS, ScaleUpResult, scale_up
+from schedsim.simulation.scaleup import (
+    DEFAULT_MAX_NODES_PER_SCALE_UP,
+    EXPANDERS,
+    MAX_SIZE_REACHED,
+    ScaleUpResult,
+    scale_up,
+)
 from schedsim.snapshot.csi import CsiSnapshot
 from schedsim.snapshot.dra import DraSnapshot, DraSnapshotError
 from schedsim.snapshot.store import ClusterSnapshotStore
@@ -86,7 +104,15 @@ def add_parsers(
     up.add_argument(
         "--node-groups",
         metavar="FILE",
-        help="node groups (YAML; format in docs/cli.md); required with CLUSTER",
+        help="node groups (YAML; format in docs/cli.md), or - for stdin; required with CLUSTER",
+    )
+    up.add_argument(
+        "--max-nodes-per-scaleup",
+        type=int,
+        default=DEFAULT_MAX_NODES_PER_SCALE_UP,
+        metavar="N",
+        help="new nodes one group's estimate may add, as Cluster Autoscaler's flag "
+        f"(default {DEFAULT_MAX_NODES_PER_SCALE_UP}; 0: no limit)",
     )
     up.add_argument(
         "--expander",
@@ -97,7 +123,8 @@ def add_parsers(
     down.add_argument(
         "--node-groups",
         metavar="FILE",
-        help="node groups: nodes outside them are not autoscaled; min sizes are kept",
+        help="node groups (or - for stdin): nodes outside them are not autoscaled; min sizes "
+        "are kept",
     )
     down.add_argument(
         "--utilization-threshold",
@@ -124,6 +151,11 @@ class UsageError(Exception):
 def _inputs(
     args: argparse.Namespace, need_groups: bool
 ) -> tuple[Manifests, list[NodeGroup] | None]:
+    if args.node_groups == "-" and "-" in args.paths:
+        raise UsageError(
+            "--node-groups -: standard input is already read for CLUSTER (-); give one of "
+            "them as a file"
+        )
     if args.paths:
         manifests = load_paths(args.paths)
         groups_file = args.node_groups
@@ -181,13 +213,22 @@ def _cluster_objects(m: Manifests) -> dict[str, Any]:
         raise UsageError(str(e)) from None
 
 
-def run(args: argparse.Namespace, framework: Framework, store: ClusterSnapshotStore) -> str:
-    """Run ``scale-up`` or ``scale-down`` as ``args`` say; returns what to print.
+def run(
+    args: argparse.Namespace, framework: Framework, store: ClusterSnapshotStore
+) -> tuple[str, int]:
+    """Run ``scale-up`` or ``scale-down`` as ``args`` say.
+
+    Returns:
+        what to print, and the exit status: 1 when a pod's attempt failed with a plugin error
+        (listed on stderr), else 0.
 
     Raises:
-        ManifestError: a bad cluster or node-groups file (``FILE: FIELD: problem``).
-        UsageError: a missing ``--node-groups`` or a threshold outside [0, 1].
-        SchedulingError: a plugin failed.
+        ManifestError: a bad cluster or node-groups file (``FILE: FIELD: problem``), e.g. a
+            node in two groups or a template claim allocated to a device the template does
+            not have.
+        UsageError: a missing ``--node-groups``, a threshold outside [0, 1], a negative
+            ``--max-nodes-per-scaleup``, stdin given twice.
+        SchedulingError: a plugin failed other than with a PreFilter or Filter Error status.
     """
     try:
         return _run(args, framework, store)
@@ -195,16 +236,59 @@ def run(args: argparse.Namespace, framework: Framework, store: ClusterSnapshotSt
         raise UsageError(str(e)) from None
 
 
-def _run(args: argparse.Namespace, framework: Framework, store: ClusterSnapshotStore) -> str:
+def _warn_skipped(pods: Sequence[Pod]) -> None:
+    for p in pods:  # the same words as `schedsim simulate`
+        target = p.node_name or p.nominated_node_name
+        print(
+            f"warning: pod {p.key}: node {target!r} is not among the nodes; ignored",
+            file=sys.stderr,
+        )
+
+
+def _report_errors(errors: Sequence[PodError]) -> int:
+    for e in errors:
+        print(f"error: {e}", file=sys.stderr)
+    if not errors:
+        return 0
+    pods = len({e.pod.key for e in errors})
+    print(
+        f"schedsim: error: a plugin failed for {pods} pod(s) (listed above); they were left "
+        "out of the decision",
+        file=sys.stderr,
+    )
+    return 1
+
+
+def _run(
+    args: argparse.Namespace, framework: Framework, store: ClusterSnapshotStore
+) -> tuple[str, int]:
     for_up = args.command == "scale-up"
+    if for_up and args.max_nodes_per_scaleup < 0:
+        raise UsageError(f"--max-nodes-per-scaleup: must be >= 0, got {args.max_nodes_per_scaleup}")
+    if not for_up and not 0.0 <= args.utilization_threshold <= 1.0:
+        raise UsageError(
+            f"--utilization-threshold: must be between 0 and 1, got {args.utilization_threshold}"
+        )
     manifests, groups = _inputs(args, need_groups=for_up)
+    source = (
+        "<stdin>"
+        if args.node_groups == "-"
+        else args.node_groups or f"<example {EXAMPLE_NODE_GROUPS}>"
+    )
     for w in manifests.warnings:
         print(f"warning: {w}", file=sys.stderr)
-    if for_up:
-        assert groups is not None
-        source = args.node_groups or f"<example {EXAMPLE_NODE_GROUPS}>"
-        with _progress(len(groups), "node groups") as progress:
-            try:
+    # The API server rejects selectors that do not compile; so does schedsim, at load time.
+    check_cel_selectors(
+        manifests,
+        consumable_capacity=framework.handle.feature_gates.enabled("DRAConsumableCapacity"),
+    )
+    if groups is not None:
+        for w in unknown_member_nodes(groups, manifests.nodes):
+            print(f"warning: {source}: {w}", file=sys.stderr)
+    try:
+        if for_up:
+            assert groups is not None
+            with _progress(len(groups), "node groups") as progress:
                 up = scale_up(
                     manifests.nodes,
                     manifests.pods,
@@ -214,29 +298,30 @@ def _run(args: argparse.Namespace, framework: Framework, store: ClusterSnapshotS
                     expander=args.expander,
                     resource_claim_templates=manifests.resource_claim_templates,
                     progress=progress,
+                    max_nodes_per_scale_up=args.max_nodes_per_scaleup,
                     **_cluster_objects(manifests),
                 )
-            except SanitizationError as e:
-                raise ManifestError(f"{source}: {e}") from None
-        for w in up.warnings:
-            print(f"warning: {w}", file=sys.stderr)
-        return _up_json(up) if args.output == "json" else _up_table(up)
-    if not 0.0 <= args.utilization_threshold <= 1.0:
-        raise UsageError(
-            f"--utilization-threshold: must be between 0 and 1, got {args.utilization_threshold}"
-        )
-    with _progress(len(manifests.nodes), "nodes") as progress:
-        down = scale_down(
-            manifests.nodes,
-            manifests.pods,
-            framework,
-            store,
-            threshold=args.utilization_threshold,
-            node_groups=groups,
-            progress=progress,
-            **_cluster_objects(manifests),
-        )
-    return _down_json(down) if args.output == "json" else _down_table(down)
+            for w in up.warnings:
+                print(f"warning: {w}", file=sys.stderr)
+            _warn_skipped(up.skipped_pods)
+            code = _report_errors(up.errors)
+            return (_up_json(up) if args.output == "json" else _up_table(up)), code
+        with _progress(len(manifests.nodes), "nodes") as progress:
+            down = scale_down(
+                manifests.nodes,
+                manifests.pods,
+                framework,
+                store,
+                threshold=args.utilization_threshold,
+                node_groups=groups,
+                progress=progress,
+                **_cluster_objects(manifests),
+            )
+    except NodeGroupError as e:  # a node in two groups, a template that cannot be copied
+        raise ManifestError(f"{source}: {e}") from None
+    _warn_skipped(down.skipped_pods)
+    code = _report_errors(down.errors)
+    return (_down_json(down) if args.output == "json" else _down_table(down)), code
 
 
 # --------------------------------------------------------------------------- output
@@ -260,6 +345,7 @@ def _up_json(r: ScaleUpResult) -> str:
                 "nodes": o.node_count,
                 "pods": [p.key for p in o.pods],
                 **({"skipped": o.skipped} if o.skipped else {}),
+                **({"limitReached": o.limit} if o.limit_reached else {}),
                 **({"waste": round(o.waste, 4)} if o.waste is not None else {}),
             }
             for o in r.options
@@ -267,12 +353,18 @@ def _up_json(r: ScaleUpResult) -> str:
         "existingNodes": [{"pod": p.pod.key, "node": p.node_name} for p in r.scheduled],
         "awaiting": [p.key for p in r.awaiting],
         "noScaleUp": [{"pod": u.pod.key, "reasons": dict(u.reasons)} for u in r.unhelped],
+        "errors": [
+            {"pod": e.pod.key, "nodeGroup": e.node_group or None, "message": e.message}
+            for e in r.errors
+        ],
+        "maxNodesPerScaleUp": r.max_nodes_per_scale_up,
         "summary": {
             "pending": r.pending,
             "onExistingNodes": len(r.scheduled),
             "helped": len(r.chosen_option.pods) if r.chosen_option else 0,
             "awaiting": len(r.awaiting),
             "noScaleUp": len(r.unhelped),
+            "errors": len({e.pod.key for e in r.errors}),
         },
     }
     return json.dumps(doc, indent=2) + "\n"
@@ -286,6 +378,9 @@ def _up_table(r: ScaleUpResult) -> str:
         table.add_column(col)
     for o in r.options:
         note = o.skipped or ("chosen" if o.name == r.chosen else "")
+        if o.limit_reached and o.limit != MAX_SIZE_REACHED:
+            capped = f"capped by --max-nodes-per-scaleup {r.max_nodes_per_scale_up}"
+            note = ", ".join(x for x in (note, capped) if x)
         if o.waste is not None:
             note = ", ".join(x for x in (note, f"waste {o.waste:.2f}") if x)
         table.add_row(
@@ -311,9 +406,15 @@ def _up_table(r: ScaleUpResult) -> str:
         if chosen
         else "no scale-up"
     )
+    if chosen is not None and chosen.limit_reached and chosen.limit != MAX_SIZE_REACHED:
+        verdict += (
+            f" (estimate stopped at --max-nodes-per-scaleup {r.max_nodes_per_scale_up}; "
+            "more pods may need more nodes)"
+        )
     console.print(
         f"{verdict} ({r.expander}); {r.pending} pending: {len(r.scheduled)} fit existing "
-        f"nodes, {len(r.awaiting)} await another group, {len(r.unhelped)} helped by no group",
+        f"nodes, {len(r.awaiting)} await another group, {len(r.unhelped)} helped by no group"
+        + (f", {len({e.pod.key for e in r.errors})} plugin error(s)" if r.errors else ""),
         markup=False,
     )
     return buf.getvalue()
@@ -339,6 +440,7 @@ def _down_json(r: ScaleDownResult) -> str:
             }
             for v in r.verdicts
         ],
+        "errors": [{"pod": e.pod.key, "message": e.message} for e in r.errors],
         "summary": {
             "removable": len(r.removable),
             "nodes": len(r.verdicts),

@@ -110,7 +110,8 @@ def test_demo_scale_up(capsys: pytest.CaptureFixture[str]) -> None:
         }
     ]
     assert doc["summary"] == {
-        "pending": 7, "onExistingNodes": 5, "helped": 1, "awaiting": 0, "noScaleUp": 1}  # fmt: skip
+        "pending": 7, "onExistingNodes": 5, "helped": 1, "awaiting": 0, "noScaleUp": 1,
+        "errors": 0}  # fmt: skip
 
 
 def test_demo_scale_down(capsys: pytest.CaptureFixture[str]) -> None:
@@ -210,8 +211,9 @@ def test_template_pod_with_missing_claim(
     groups.write_text(yaml.safe_dump(doc))
     msg = _error(["scale-up", cluster, "--node-groups", str(groups)], capsys)
     assert msg == (
-        f"{groups}: pod default/ds references ResourceClaim default/nowhere, which is neither "
-        "in resourceClaims nor in the cluster"
+        f"{groups}: nodeGroups[0].template.pods[0].spec.resourceClaims[0]: pod default/ds "
+        "references ResourceClaim default/nowhere, which is neither in resourceClaims nor in "
+        "the cluster"
     )
 
 
@@ -257,3 +259,211 @@ def test_progress_bar_only_for_many_items_on_a_terminal(
         assert callback is not None
         callback(cli_autoscaling.PROGRESS_THRESHOLD, cli_autoscaling.PROGRESS_THRESHOLD)
     assert capsys.readouterr().out == ""  # never on stdout
+
+
+def test_node_in_two_groups_and_unknown_member_nodes(
+    files: tuple[str, str], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """CA: a node belongs to exactly one node group; a listed node the cluster lacks is
+    only a warning (the group may list nodes not created yet)."""
+    cluster, _ = files
+    groups = tmp_path / "two.yaml"
+    doc = json.loads(json.dumps(GROUPS))
+    doc["nodeGroups"][1]["nodes"] = ["gpu-0"]  # gpu-0 is in group gpu by its labels
+    groups.write_text(yaml.safe_dump(doc))
+    for cmd in ("scale-up", "scale-down"):
+        msg = _error([cmd, cluster, "--node-groups", str(groups)], capsys)
+        want = 'nodeGroups[1].nodes: node "gpu-0" is already in group "gpu"'
+        assert msg == f"{groups}: {want}"
+    doc["nodeGroups"][1]["nodes"] = ["nosuch"]
+    groups.write_text(yaml.safe_dump(doc))
+    code, out, err = run(["scale-up", cluster, "--node-groups", str(groups)], capsys)
+    assert code == 0 and out
+    assert err == f'warning: {groups}: nodeGroups[1].nodes: node "nosuch" is not in the cluster\n'
+
+
+def test_pods_on_unknown_nodes_warn_as_simulate_does(
+    files: tuple[str, str], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    cluster, groups = files
+    ghost = tmp_path / "ghost.yaml"
+    ghost.write_text("apiVersion: v1\nkind: Pod\nmetadata: {name: b}\n"
+                     "spec: {nodeName: ghost, containers: [{name: c}]}\n")  # fmt: skip
+    want = "warning: pod default/b: node 'ghost' is not among the nodes; ignored\n"
+    for args in (["scale-up", "--node-groups", groups], ["scale-down"]):
+        code, _, err = run([args[0], cluster, str(ghost), *args[1:]], capsys)
+        assert code == 0 and err == want
+
+
+def test_node_groups_from_stdin(
+    files: tuple[str, str], monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import io
+
+    cluster, groups = files
+    monkeypatch.setattr("sys.stdin", io.StringIO(Path(groups).read_text()))
+    code, out, err = run(["scale-up", cluster, "--node-groups", "-", "-o", "json"], capsys)
+    assert code == 0, err
+    assert json.loads(out)["scaleUp"] == {"nodeGroup": "gpu", "nodes": 2}
+    monkeypatch.setattr("sys.stdin", io.StringIO("nodeGroups: [{name: g}]\n"))
+    msg = _error(["scale-down", cluster, "--node-groups", "-"], capsys)
+    assert msg == "<stdin>: nodeGroups[0].maxSize: required"
+    msg = _error(["scale-up", "-", "--node-groups", "-"], capsys)
+    assert msg.startswith("--node-groups -: standard input is already read for CLUSTER (-)")
+
+
+def test_max_nodes_per_scaleup(files: tuple[str, str], capsys: pytest.CaptureFixture[str]) -> None:
+    """CA's ``--max-nodes-per-scaleup`` (default 1000): the estimate stops there, and the
+    output says so."""
+    cluster, groups = files
+    code, out, _ = run(["scale-up", cluster, "--node-groups", groups,
+                        "--max-nodes-per-scaleup", "1"], capsys)  # fmt: skip
+    assert code == 0
+    assert "capped by --max-nodes-per-scaleup 1" in out
+    verdict = ("scale up gpu by 1 node(s) for 1 pod(s) (estimate stopped at "
+               "--max-nodes-per-scaleup 1; more pods may need more nodes)")  # fmt: skip
+    assert verdict in " ".join(out.split())
+    code, out, _ = run(["scale-up", cluster, "--node-groups", groups, "-o", "json",
+                        "--max-nodes-per-scaleup", "1"], capsys)  # fmt: skip
+    doc = json.loads(out)
+    assert doc["maxNodesPerScaleUp"] == 1
+    assert doc["nodeGroups"][0]["limitReached"] == (
+        "max nodes per scale-up reached (1, --max-nodes-per-scaleup)"
+    )
+    code, out, _ = run(["scale-up", cluster, "--node-groups", groups, "-o", "json"], capsys)
+    assert json.loads(out)["maxNodesPerScaleUp"] == 1000
+    msg = _error(["scale-up", cluster, "--node-groups", groups, "--max-nodes-per-scaleup", "-1"],
+                 capsys)  # fmt: skip
+    assert msg == "--max-nodes-per-scaleup: must be >= 0, got -1"
+
+
+DRA_CLUSTER = """\
+apiVersion: resource.k8s.io/v1
+kind: DeviceClass
+metadata: {name: gpu.example.com}
+spec: {selectors: [{cel: {expression: "device.driver == 'gpu.example.com'"}}]}
+---
+apiVersion: v1
+kind: Node
+metadata: {name: n1, labels: {kubernetes.io/hostname: n1}}
+status: {allocatable: {cpu: "8", memory: 32Gi, pods: "110"}}
+---
+apiVersion: resource.k8s.io/v1
+kind: ResourceSlice
+metadata: {name: n1-s}
+spec:
+  driver: gpu.example.com
+  nodeName: n1
+  pool: {name: n1, generation: 1, resourceSliceCount: 1}
+  devices: [{name: gpu-0}, {name: gpu-1}]
+---
+apiVersion: v1
+kind: Node
+metadata: {name: n2, labels: {kubernetes.io/hostname: n2}}
+status: {allocatable: {cpu: "8", memory: 32Gi, pods: "110"}}
+---
+apiVersion: resource.k8s.io/v1
+kind: ResourceSlice
+metadata: {name: n2-s}
+spec:
+  driver: gpu.example.com
+  nodeName: n2
+  pool: {name: n2, generation: 1, resourceSliceCount: 1}
+  devices: [{name: gpu-0}, {name: gpu-1}]
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: pinned, namespace: default}
+spec: {nodeName: n2, containers: [{name: c, resources: {requests: {cpu: "1"}}}]}
+---
+apiVersion: resource.k8s.io/v1
+kind: ResourceClaim
+metadata:
+  name: c
+  namespace: default
+  ownerReferences: [{apiVersion: v1, kind: Pod, name: p, uid: uid-p, controller: true}]
+spec:
+  devices:
+    requests:
+    - name: gpu
+      exactly:
+        deviceClassName: gpu.example.com
+        selectors: [{cel: {expression: "device.attributes['gpu.example.com'].nosuch == 'x'"}}]
+status:
+  allocation:
+    devices: {results: [{request: gpu, driver: gpu.example.com, pool: n1, device: gpu-0}]}
+    nodeSelector:
+      nodeSelectorTerms: [{matchFields: [{key: metadata.name, operator: In, values: [n1]}]}]
+  reservedFor: [{resource: pods, name: p, uid: uid-p}]
+---
+apiVersion: v1
+kind: Pod
+metadata:
+  name: p
+  namespace: default
+  uid: uid-p
+  ownerReferences: [{apiVersion: apps/v1, kind: ReplicaSet, name: rs, uid: rs1, controller: true}]
+spec:
+  nodeName: n1
+  containers: [{name: c, resources: {requests: {cpu: "1"}, claims: [{name: gpu}]}}]
+  resourceClaims: [{name: gpu, resourceClaimName: c}]
+"""
+
+DRA_PENDING = """\
+---
+apiVersion: resource.k8s.io/v1
+kind: ResourceClaim
+metadata: {name: q, namespace: default}
+spec:
+  devices:
+    requests:
+    - name: gpu
+      exactly:
+        deviceClassName: gpu.example.com
+        selectors: [{cel: {expression: "device.attributes['gpu.example.com'].nosuch == 'x'"}}]
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: q, namespace: default}
+spec:
+  containers: [{name: c, resources: {claims: [{name: gpu}]}}]
+  resourceClaims: [{name: gpu, resourceClaimName: q}]
+"""
+
+
+def test_plugin_errors_are_reported_per_pod_and_exit_1(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A CEL runtime error (``no such key``) is an Error status of the DynamicResources
+    Filter: kube-scheduler fails that pod's attempt. scale-up lists the pod as an error (one
+    line, the message's first line), never as "wouldn't fit"; scale-down never calls a node
+    removable when moving its pods hit the error (UnexpectedError); both print their output
+    and exit 1."""
+    cluster = tmp_path / "c.yaml"
+    cluster.write_text(DRA_CLUSTER + DRA_PENDING)
+    groups = tmp_path / "g.yaml"
+    template = {"node": {"metadata": {"name": "t"}, "status": {"allocatable": {"cpu": "8"}}}}
+    groups.write_text(yaml.safe_dump({"nodeGroups": [{"name": "g", "maxSize": 3,
+                                                      "template": template}]}))  # fmt: skip
+    code, out, err = run(["scale-up", str(cluster), "--node-groups", str(groups), "-o", "json"],
+                         capsys)  # fmt: skip
+    assert code == 1
+    doc = json.loads(out)
+    [e] = doc["errors"]
+    assert (e["pod"], e["nodeGroup"]) == ("default/q", None)
+    assert e["message"].endswith("selector #0: CEL runtime error: no such key: nosuch")
+    assert doc["noScaleUp"] == [] and "wouldn't fit" not in out
+    lines = err.splitlines()
+    assert lines[0] == f"error: pod default/q: {e['message']}"
+    assert lines[-1].startswith("schedsim: error: a plugin failed for 1 pod(s)")
+    cluster.write_text(DRA_CLUSTER)
+    args = ["scale-down", str(cluster), "-o", "json", "--utilization-threshold", "0.6"]
+    code, out, err = run(args, capsys)
+    assert code == 1
+    doc = json.loads(out)
+    n1 = doc["nodes"][0]
+    assert (n1["node"], n1["removable"], n1["reason"], n1["pod"]) == (
+        "n1", False, "UnexpectedError", "default/p")  # fmt: skip
+    assert n1["detail"].endswith("CEL runtime error: no such key: nosuch")
+    assert [e["pod"] for e in doc["errors"]] == ["default/p"]
+    assert err.splitlines()[0].startswith('error: pod default/p: running "DynamicResources"')

@@ -5,6 +5,7 @@ claims copied and re-pointed, shared claims kept)."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -15,11 +16,14 @@ import yaml
 from schedsim.api.errors import ManifestError
 from schedsim.api.resource import ResourceClaim, ResourceSlice
 from schedsim.simulation.nodegroups import (
+    NodeGroupError,
     SanitizationError,
+    group_of_nodes,
     load_node_groups,
     parse_node_groups,
     sanitized_node_info,
     template_node_info,
+    unknown_member_nodes,
 )
 
 NODE = {"metadata": {"name": "gpu-template", "labels": {"pool": "gpu"}},
@@ -247,3 +251,104 @@ def test_missing_claim_is_reported() -> None:
     [g] = parse_node_groups(doc(template={"node": NODE, "pods": [DS_POD]}), "f.yaml")
     with pytest.raises(SanitizationError, match="references ResourceClaim kube-system/agent-gpu"):
         template_node_info(g.template)
+
+
+def _two_groups(a: dict[str, Any], b: dict[str, Any]) -> dict[str, Any]:
+    ga = {**doc()["nodeGroups"][0], "name": "a", **a}
+    gb = {**doc()["nodeGroups"][0], "name": "b", **b}
+    return {"nodeGroups": [ga, gb]}
+
+
+def test_node_listed_in_two_groups_is_an_error() -> None:
+    """CA: a node belongs to exactly one node group (``CloudProvider.NodeGroupForNode``
+    returns one), so a node listed by two groups is bad input, naming the second listing."""
+    with pytest.raises(ManifestError) as e:
+        parse_node_groups(_two_groups({"nodes": ["x", "worker-a"]}, {"nodes": ["worker-a"]}),
+                          "f.yaml")  # fmt: skip
+    assert str(e.value) == 'f.yaml: nodeGroups[1].nodes[0]: node "worker-a" is already in group "a"'
+    [g] = parse_node_groups(doc(nodes=["n", "n"]), "f.yaml")  # a repeat within one group is moot
+    assert g.nodes == frozenset({"n"})
+
+
+def test_node_claimed_by_two_groups_through_selectors_is_an_error() -> None:
+    """The same CA rule for membership by labels: it needs the cluster, so it is checked by
+    `group_of_nodes` (which scale-up and scale-down call)."""
+    groups = parse_node_groups(
+        _two_groups({"nodes": ["n1"]}, {"nodeSelector": {"pool": "gpu"}}), "f.yaml"
+    )
+    n1 = attrs.evolve(groups[0].template.node, name="n1")  # labelled pool=gpu
+    n2 = attrs.evolve(n1, name="n2")
+    with pytest.raises(NodeGroupError) as e:
+        group_of_nodes(groups, [n1, n2])
+    assert str(e.value) == 'nodeGroups[1].nodeSelector: node "n1" is already in group "a"'
+    assert e.value.field == "nodeGroups[1].nodeSelector"
+    assert {k: g.name for k, g in group_of_nodes(groups, [n2]).items()} == {"n2": "b"}
+
+
+def test_listed_nodes_missing_from_the_cluster_are_warnings() -> None:
+    groups = parse_node_groups(_two_groups({"nodes": ["nosuch", "n1"]}, {}), "f.yaml")
+    n1 = attrs.evolve(groups[0].template.node, name="n1")
+    assert unknown_member_nodes(groups, [n1]) == [
+        'nodeGroups[0].nodes: node "nosuch" is not in the cluster'
+    ]
+
+
+def _claim_template(**alloc: Any) -> Any:
+    claim = json.loads(json.dumps(OWNED_CLAIM))
+    claim["status"]["allocation"]["devices"]["results"][0].update(alloc)
+    template = {"node": NODE, "pods": [DS_POD], "resourceSlices": [SLICE],
+                "resourceClaims": [SHARED_CLAIM, claim]}  # fmt: skip
+    [g] = parse_node_groups(doc(template=template), "f.yaml")
+    return g.template
+
+
+def test_template_claim_allocated_to_a_device_the_template_lacks_is_an_error() -> None:
+    """A template CA takes from a real node has claims allocated to devices its slices publish
+    (the scheduler allocates nothing else); a copy allocated to a device that does not exist
+    would leave a real device free on every new node (3 nodes instead of 5 for the user's
+    5 pods), so it is bad input naming the field, the group, the claim and the device."""
+    with pytest.raises(SanitizationError) as e:
+        template_node_info(_claim_template(device="gpu-99"), path="nodeGroups[0].template",
+                           group="gpu")  # fmt: skip
+    assert e.value.field == (
+        "nodeGroups[0].template.resourceClaims[1].status.allocation.devices.results[0].device"
+    )
+    assert e.value.problem == (
+        'claim kube-system/agent-gpu (node group gpu) is allocated device "gpu-99", which the '
+        "template's resourceSlices do not have (driver gpu.example.com, pool gpu-template)"
+    )
+    with pytest.raises(SanitizationError, match=r"driver other\.example\.com"):
+        template_node_info(_claim_template(driver="other.example.com"))
+
+
+def test_template_errors_name_the_field() -> None:
+    """CA's sanitization errors (``SanitizedPodResourceClaims``: allocated elsewhere, from a
+    pool that is not node-local) and a claim found nowhere, as ``FIELD: problem``."""
+    with pytest.raises(SanitizationError) as e:
+        template_node_info(_claim_template(pool="cpu-1"), path="nodeGroups[2].template")
+    assert str(e.value) == (
+        "nodeGroups[2].template.resourceClaims[1].status.allocation.devices.results[0].pool: "
+        "claim kube-system/agent-gpu has an allocation gpu from pool 'cpu-1', which isn't "
+        "node-local on gpu-template - can't be sanitized"
+    )
+    [g] = parse_node_groups(doc(template={"node": NODE, "pods": [DS_POD]}), "f.yaml")
+    with pytest.raises(SanitizationError) as e:
+        template_node_info(g.template, path="nodeGroups[0].template")
+    assert e.value.field == "nodeGroups[0].template.pods[0].spec.resourceClaims[0]"
+    elsewhere = json.loads(json.dumps(OWNED_CLAIM))
+    terms = elsewhere["status"]["allocation"]["nodeSelector"]["nodeSelectorTerms"]
+    terms[0]["matchFields"][0]["values"] = ["other-node"]
+    template = {"node": NODE, "pods": [DS_POD], "resourceSlices": [SLICE],
+                "resourceClaims": [elsewhere]}  # fmt: skip
+    [g] = parse_node_groups(doc(template=template), "f.yaml")
+    shared = ResourceClaim.from_manifest(SHARED_CLAIM)
+    with pytest.raises(SanitizationError) as e:
+        template_node_info(g.template, [shared])
+    assert e.value.field == "template.resourceClaims[0].status.allocation.nodeSelector"
+
+
+def test_load_node_groups_from_stdin() -> None:
+    [g] = load_node_groups("-", lambda: yaml.safe_dump(doc()))
+    assert g.name == "gpu"
+    with pytest.raises(ManifestError, match=r"^<stdin>: nodeGroups\[0\]\.maxSize: required$"):
+        load_node_groups("-", lambda: yaml.safe_dump(doc(maxSize=None)))

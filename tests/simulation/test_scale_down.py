@@ -217,6 +217,29 @@ def test_node_groups_min_size_and_not_autoscaled(
     }
 
 
+def test_utilization_is_computed_before_any_removal(
+    store: Callable[[], ClusterSnapshotStore],
+) -> None:
+    """CA's planner (``categorizeNodes``) computes every candidate's utilization once, in
+    ``eligibility.FilterOutUnremovable``, before ``SimulateNodeRemoval`` runs for each: n2 is
+    a candidate at 0.5 although n1's pod would move onto it; its own simulation then finds no
+    place (n1 is gone), and its reported utilization is the one it was judged by."""
+    nodes = [node("n1"), node("n2")]
+    pods = [pod("a", "n1", cpu="500m"), pod("b", "n2", cpu="500m")]
+    r = scale_down(nodes, pods, fw(), store(), threshold=0.6)
+    assert reasons(r) == {"n1": None, "n2": NO_PLACE}
+    assert [v.utilization.cpu if v.utilization else None for v in r.verdicts] == [0.5, 0.5]
+    assert [(m.pod.name, m.node_name) for m in r.verdicts[0].moved] == [("a", "n2")]
+
+
+def test_pods_bound_to_unknown_nodes_are_reported(
+    store: Callable[[], ClusterSnapshotStore],
+) -> None:
+    ghost = pod("b", "ghost")
+    r = scale_down([node("n1")], [ghost], fw(), store())
+    assert r.skipped_pods == (ghost,) and reasons(r) == {"n1": None}
+
+
 def test_threshold_is_checked() -> None:
     with pytest.raises(ValueError, match="between 0 and 1"):
         scale_down([], [], fw(), threshold=1.5)

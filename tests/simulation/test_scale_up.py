@@ -23,6 +23,7 @@ from schedsim.simulation.scaleup import (
     GroupOption,
     choose_option,
     estimate,
+    max_nodes_per_scale_up_reached,
     scale_up,
 )
 from schedsim.snapshot import (
@@ -385,6 +386,39 @@ def test_max_size_reached(store: Callable[[], ClusterSnapshotStore]) -> None:
     assert r.chosen == "small"
     [left] = r.unhelped
     assert left.reasons == {"full": MAX_SIZE_REACHED, "small": MAX_SIZE_REACHED}
+
+
+def test_max_nodes_per_scale_up(store: Callable[[], ClusterSnapshotStore]) -> None:
+    """CA's ``--max-nodes-per-scaleup`` (default 1000): the binpacking estimator's
+    ``thresholdBasedEstimationLimiter`` refuses another node once the estimate has that many,
+    whatever the group's max size; the smaller of the two limits applies; 0 is no limit."""
+    g = group("g", node("g-t", extra={GPU: "1"}), max_size=100_000)
+    pods = [pod(f"p-{i}", extra={GPU: "1"}, controller="u") for i in range(30)]
+    r = scale_up([], pods, [g], framework(), store(), max_nodes_per_scale_up=10)
+    [o] = r.options
+    assert (o.node_count, len(o.pods), o.limit_reached) == (10, 10, True)
+    assert o.limit == max_nodes_per_scale_up_reached(10)
+    assert len(r.unhelped) == 20
+    assert r.unhelped[0].reasons == {"g": max_nodes_per_scale_up_reached(10)}
+    assert r.max_nodes_per_scale_up == 10
+    assert scale_up([], pods, [g], framework(), store()).options[0].node_count == 30
+    small = group("g", node("g-t", extra={GPU: "1"}), max_size=5)
+    [o] = scale_up([], pods, [small], framework(), store(), max_nodes_per_scale_up=10).options
+    assert (o.node_count, o.limit) == (5, MAX_SIZE_REACHED)
+    [o] = scale_up([], pods, [g], framework(), store(), max_nodes_per_scale_up=0).options
+    assert (o.node_count, o.limit_reached) == (30, False)
+    with pytest.raises(ValueError, match="must be >= 0"):
+        scale_up([], pods, [g], framework(), store(), max_nodes_per_scale_up=-1)
+
+
+def test_pods_bound_to_unknown_nodes_are_reported(
+    store: Callable[[], ClusterSnapshotStore],
+) -> None:
+    """CA's snapshot skips a pod whose node is not among the nodes; the result lists it, so
+    the command can warn as ``simulate`` does."""
+    ghost = pod("b", node_name="ghost")
+    r = scale_up([node("n")], [ghost], [group("g", node("t"))], framework(), store())
+    assert r.skipped_pods == (ghost,)
 
 
 def test_expanders(store: Callable[[], ClusterSnapshotStore]) -> None:

@@ -310,7 +310,11 @@ def test_dra_no_scale_up_when_devices_are_on_different_nodes(
     store: Callable[[], ClusterSnapshotStore],
 ) -> None:
     """CA "no scale-up: pods requesting multiple different devices, but they're on different
-    nodes": a GPU group and a NIC group; neither helps, each says why."""
+    nodes": a GPU group and a NIC group; no scale-up. The GPU selector reads an attribute the
+    NIC devices lack: a CEL runtime error, as upstream, which makes kube-scheduler fail the
+    attempt (PodScheduled reason SchedulerError, never Unschedulable, so CA never scales up
+    for the pod; CA's unit test treats the error as a rejection by that node). The pods are
+    reported as plugin errors on the cluster's nodes, not as pods that "wouldn't fit"."""
     gpu = dra_group("node1GpuA1slice", gpus(1))
     nic = dra_group("node1Nic1slice", [("nic-device-0", "nicType", "nicA")])
     nodes = [
@@ -326,13 +330,13 @@ def test_dra_no_scale_up_when_devices_are_on_different_nodes(
         nodes, pending, [gpu, nic], fw(), store(), dra_snapshot=dra,
         resource_claim_templates=templates,
     )  # fmt: skip
-    assert r.chosen is None and not r.scheduled
-    assert len(r.unhelped) == 3
-    reasons = r.unhelped[0].reasons
-    assert reasons["node1GpuA1slice"] == "wouldn't fit: cannot allocate all claims"
-    # the GPU selector reads an attribute NIC devices lack: a CEL runtime error, as upstream
-    assert reasons["node1Nic1slice"].startswith('wouldn\'t fit: running "DynamicResources"')
-    assert reasons["node1Nic1slice"].endswith("CEL runtime error: no such key: gpuType")
+    assert r.chosen is None and not r.scheduled and not r.unhelped
+    assert [(e.pod.name, e.node_group) for e in r.errors] == [
+        (f"unschedulable-{i}", "") for i in range(3)
+    ]
+    for e in r.errors:
+        assert e.message.startswith('running "DynamicResources" filter plugin: ')
+        assert e.message.endswith("CEL runtime error: no such key: gpuType")
 
 
 def test_dra_template_pods_consuming_devices(store: Callable[[], ClusterSnapshotStore]) -> None:

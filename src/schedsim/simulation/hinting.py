@@ -18,6 +18,7 @@ from schedsim.simulation.equivalence import (
     is_daemonset_pod,
     scheduling_spec,
 )
+from schedsim.simulation.plugin_errors import PluginStatusError, PodError
 from schedsim.snapshot.errors import SchedulingError, SchedulingErrorType
 from schedsim.snapshot.infos import NodeInfo
 from schedsim.snapshot.predicate import PredicateSnapshot
@@ -73,12 +74,16 @@ class TryScheduleResult:
         errors: the `SchedulingError` of each unschedulable pod, by hint key (absent for pods
             skipped because a similar pod had already failed).
         unprocessed: pods not attempted because ``break_on_failure`` stopped the run.
+        plugin_errors: pods whose attempt a plugin Error status aborted (only inside
+            `aborting_plugin_errors`); they are neither scheduled nor unschedulable, and
+            with ``break_on_failure`` the first one stops the run.
     """
 
     scheduled: tuple[PodPlacement, ...]
     unschedulable: tuple[Pod, ...]
     errors: dict[str, SchedulingError]
     unprocessed: tuple[Pod, ...] = ()
+    plugin_errors: tuple[PodError, ...] = ()
 
 
 class _SimilarPods:
@@ -138,9 +143,13 @@ class HintingSimulator:
         Returns:
             the placements and the pods that did not fit.
 
+        Inside `aborting_plugin_errors`, a pod whose attempt hits a plugin Error status is
+        recorded in ``plugin_errors`` and the run goes on (kube-scheduler fails that attempt
+        only); with ``break_on_failure`` it stops the run like a pod that fits nowhere.
+
         Raises:
-            SchedulingError: INTERNAL_ERROR from the snapshot (a plugin error): the run stops,
-                as CA's does.
+            SchedulingError: INTERNAL_ERROR from the snapshot (e.g. a failing Reserve): the
+                run stops, as CA's does.
         """
         by_priority: dict[int, list[Pod]] = {}
         for pod in pods:
@@ -148,13 +157,31 @@ class HintingSimulator:
         scheduled: list[PodPlacement] = []
         unschedulable: list[Pod] = []
         errors: dict[str, SchedulingError] = {}
+        plugin_errors: list[PodError] = []
         similar = _SimilarPods()
         priorities = sorted(by_priority, reverse=True)
+
+        def stopped(rest: Sequence[Pod], gi: int) -> TryScheduleResult:
+            later = [p for q in priorities[gi + 1 :] for p in by_priority[q]]
+            return TryScheduleResult(
+                tuple(scheduled),
+                tuple(unschedulable),
+                errors,
+                (*rest, *later),
+                tuple(plugin_errors),
+            )
+
         for gi, prio in enumerate(priorities):
             group = by_priority[prio]
             rest: list[Pod] = []
-            for pod in group:
-                node = self._try_hint(snapshot, pod, is_node_acceptable)
+            for i, pod in enumerate(group):
+                try:
+                    node = self._try_hint(snapshot, pod, is_node_acceptable)
+                except PluginStatusError as e:
+                    plugin_errors.append(e.pod_error())
+                    if break_on_failure:
+                        return stopped([*rest, *group[i + 1 :]], gi)
+                    continue
                 if node is None:
                     rest.append(pod)
                 else:
@@ -171,16 +198,18 @@ class HintingSimulator:
                         similar.set_unschedulable(pod)
                         errors[hint_key(pod)] = e
                         unschedulable.append(pod)
+                    except PluginStatusError as e:
+                        # not remembered as similar-unschedulable: it is not a fit verdict
+                        plugin_errors.append(e.pod_error())
                     else:
                         self.hints.set(hint_key(pod), node)
                         scheduled.append(PodPlacement(pod, node))
                         continue
                 if break_on_failure:
-                    later = [p for q in priorities[gi + 1 :] for p in by_priority[q]]
-                    return TryScheduleResult(
-                        tuple(scheduled), tuple(unschedulable), errors, (*rest[i + 1 :], *later)
-                    )
-        return TryScheduleResult(tuple(scheduled), tuple(unschedulable), errors)
+                    return stopped(rest[i + 1 :], gi)
+        return TryScheduleResult(
+            tuple(scheduled), tuple(unschedulable), errors, (), tuple(plugin_errors)
+        )
 
     def _try_hint(
         self,

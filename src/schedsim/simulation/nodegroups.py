@@ -17,7 +17,7 @@ Nothing given is mutated: every copy is made with `attrs.evolve`.
 from __future__ import annotations
 
 import uuid
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 import attrs
@@ -31,7 +31,7 @@ from schedsim.api.core import (
     Pod,
 )
 from schedsim.api.errors import FieldError, ManifestError
-from schedsim.api.loader import read_documents
+from schedsim.api.loader import _parse_text, _read_stdin, read_documents
 from schedsim.api.resource import (
     ResourceClaim,
     ResourceClaimConsumerReference,
@@ -44,8 +44,10 @@ from schedsim.snapshot.infos import NodeInfo, PodInfo
 __all__ = [
     "HOSTNAME_LABEL",
     "NodeGroup",
+    "NodeGroupError",
     "NodeTemplate",
     "SanitizationError",
+    "group_of_nodes",
     "load_node_groups",
     "parse_node_groups",
     "pod_claim_names",
@@ -54,6 +56,7 @@ __all__ = [
     "sanitized_pod_resource_claims",
     "sanitized_resource_claim_refs",
     "template_node_info",
+    "unknown_member_nodes",
 ]
 
 HOSTNAME_LABEL = "kubernetes.io/hostname"
@@ -63,9 +66,25 @@ HOSTNAME_LABEL = "kubernetes.io/hostname"
 _CA_TAINTS = frozenset({"ToBeDeletedByClusterAutoscaler", "DeletionCandidateOfClusterAutoscaler"})
 
 
-class SanitizationError(ValueError):
+class NodeGroupError(ValueError):
+    """The node groups do not fit the cluster (or their templates cannot be used).
+
+    Attributes:
+        field: where in the node-groups file, e.g. ``nodeGroups[1].nodeSelector``; "" when
+            the objects did not come from a file.
+        problem: what is wrong.
+    """
+
+    def __init__(self, problem: str, field: str = "") -> None:
+        self.field = field
+        self.problem = problem
+        super().__init__(f"{field}: {problem}" if field else problem)
+
+
+class SanitizationError(NodeGroupError):
     """A template cannot be copied (a slice that is not node-local, a pod-owned claim
-    allocated elsewhere); CA returns an error from the same places."""
+    allocated elsewhere or to a device the template does not publish, a claim found
+    nowhere); CA returns an error from the same places."""
 
 
 def _new_uid(kind: str, name: str) -> str:
@@ -216,7 +235,8 @@ def parse_node_groups(doc: Any, source: str) -> list[NodeGroup]:
     Raises:
         ManifestError: ``FILE: FIELD: problem`` for any malformed or inconsistent field
             (missing name/template, duplicate names, sizes not 0 <= min <= current <= max,
-            a slice that is not the template node's, an unknown field).
+            a slice that is not the template node's, a node listed in two groups, an unknown
+            field).
     """
     if not isinstance(doc, Mapping):
         raise ManifestError(
@@ -236,6 +256,7 @@ def parse_node_groups(doc: Any, source: str) -> list[NodeGroup]:
         raise ManifestError(f"{source}: nodeGroups: required (at least one node group)")
     groups: list[NodeGroup] = []
     seen: dict[str, int] = {}
+    listed_in: dict[str, str] = {}  # node name -> the group whose `nodes` lists it
     for i in range(len(raw_groups)):
         path = f"nodeGroups[{i}]"
         try:
@@ -279,7 +300,15 @@ def parse_node_groups(doc: Any, source: str) -> list[NodeGroup]:
                     f"must be between minSize ({min_size}) and maxSize ({max_size}), got {current}",
                 )
             selector = d.get_str_map(g, "nodeSelector", path)
-            members = frozenset(d.get_str_list(g, "nodes", path))
+            listed = d.get_str_list(g, "nodes", path)
+            for j, node_name in enumerate(listed):
+                owner = listed_in.get(node_name)
+                if owner is not None and owner != name:
+                    # CA: a node belongs to exactly one node group (NodeGroupForNode)
+                    raise FieldError(
+                        f"{path}.nodes[{j}]", f'node "{node_name}" is already in group "{owner}"'
+                    )
+            members = frozenset(listed)
             template_raw = d.get_map(g, "template", path)
         except FieldError as e:
             raise ManifestError(f"{source}: {e}") from None
@@ -287,39 +316,99 @@ def parse_node_groups(doc: Any, source: str) -> list[NodeGroup]:
             raise ManifestError(f"{source}: {path}.template: required")
         template = _template(template_raw, f"{path}.template", source)
         seen[name] = i
+        listed_in.update(dict.fromkeys(members, name))
         groups.append(NodeGroup(name, min_size, max_size, template, selector, current, members))
     return groups
 
 
-def load_node_groups(path: str) -> list[NodeGroup]:
-    """Read a node-groups file (YAML, or JSON for ``.json``): one document.
+def load_node_groups(path: str, stdin_text: Callable[[], str] | None = None) -> list[NodeGroup]:
+    """Read a node-groups file (YAML, or JSON for ``.json``), or ``-`` for standard input:
+    one document.
+
+    Args:
+        path: the file, or ``-``.
+        stdin_text: reads standard input (tests inject it); defaults to reading
+            ``sys.stdin`` as UTF-8, as for manifests.
 
     Raises:
         ManifestError: ``FILE: problem`` (missing file, invalid YAML, several documents) or
-            ``FILE: FIELD: problem`` (see `parse_node_groups`).
+            ``FILE: FIELD: problem`` (see `parse_node_groups`); FILE is ``<stdin>`` for ``-``.
     """
-    docs = [doc for doc in read_documents(path) if doc is not None]
+    if path == "-":
+        source = "<stdin>"
+        # the manifest loader's own stdin reader and parser (duplicate keys are errors)
+        raw = _parse_text((stdin_text or _read_stdin)(), source)
+    else:
+        source = path
+        raw = read_documents(path)
+    docs = [doc for doc in raw if doc is not None]
     if len(docs) != 1:
-        raise ManifestError(f"{path}: expected one YAML document, got {len(docs)}")
-    return parse_node_groups(docs[0], path)
+        raise ManifestError(f"{source}: expected one YAML document, got {len(docs)}")
+    return parse_node_groups(docs[0], source)
 
 
 # --------------------------------------------------------------------------- templates
+
+
+def _claim_refs(pod: Pod) -> list[tuple[int, str]]:
+    """``(index in spec.resourceClaims, claim name)`` for the references that name a claim."""
+    out = []
+    for k, ref in enumerate(pod.resource_claims):
+        if ref.resource_claim_name is not None:
+            out.append((k, ref.resource_claim_name))
+        else:
+            name = pod.resource_claim_statuses.get(ref.name)
+            if name:
+                out.append((k, name))
+    return out
 
 
 def pod_claim_names(pod: Pod) -> list[str]:
     """Names of the ResourceClaims ``pod`` references: ``resourceClaimName``, else the name
     recorded for a template reference in ``status.resourceClaimStatuses`` (references
     without one need no claim)."""
-    out = []
-    for ref in pod.resource_claims:
-        if ref.resource_claim_name is not None:
-            out.append(ref.resource_claim_name)
-        else:
-            name = pod.resource_claim_statuses.get(ref.name)
-            if name:
-                out.append(name)
-    return out
+    return [name for _, name in _claim_refs(pod)]
+
+
+def _check_owned_claim(
+    claim: ResourceClaim, template: NodeTemplate, field: str, group: str
+) -> None:
+    """A pod-owned template claim that is allocated must be allocated on the template node,
+    from its slices' pools, to devices those slices publish.
+
+    CA's sanitization (``SanitizedPodResourceClaims``) rejects the first two; the third cannot
+    happen with a template CA takes from a real node (the scheduler only allocates published
+    devices), and a copy allocated to a device that does not exist would leave a real device
+    free on every new node, so it is rejected too.
+    """
+    alloc = claim.status.allocation
+    if alloc is None:
+        return
+    node_name = template.node.name
+    of = f"claim {claim.namespace}/{claim.name}" + (f" (node group {group})" if group else "")
+    if _single_node(alloc.node_selector) != node_name:
+        raise SanitizationError(
+            f"{of} is allocated, but not node-local on {node_name} - can't be sanitized",
+            f"{field}.status.allocation.nodeSelector",
+        )
+    pools = {s.pool.name for s in template.resource_slices}
+    devices = {
+        (s.driver, s.pool.name, dev.name) for s in template.resource_slices for dev in s.devices
+    }
+    for i, r in enumerate(alloc.results):
+        where = f"{field}.status.allocation.devices.results[{i}]"
+        if r.pool not in pools:
+            raise SanitizationError(
+                f"{of} has an allocation {r.request} from pool {r.pool!r}, which isn't "
+                f"node-local on {node_name} - can't be sanitized",
+                f"{where}.pool",
+            )
+        if (r.driver, r.pool, r.device) not in devices:
+            raise SanitizationError(
+                f'{of} is allocated device "{r.device}", which the template\'s '
+                f"resourceSlices do not have (driver {r.driver}, pool {r.pool})",
+                f"{where}.device",
+            )
 
 
 def template_node_info(
@@ -327,6 +416,8 @@ def template_node_info(
     shared_claims: Iterable[ResourceClaim] = (),
     *,
     pod_level_resources: bool = True,
+    path: str = "template",
+    group: str = "",
 ) -> NodeInfo:
     """The template as a NodeInfo: its node, slices, CSINode and pods, each pod with the
     claims it needs (CA's ``TemplateNodeInfo`` of a node group).
@@ -335,26 +426,77 @@ def template_node_info(
         template: the group's template.
         shared_claims: cluster claims that template pods may reference by name.
         pod_level_resources: the PodLevelResources gate for pod request sums.
+        path: where the template is in the node-groups file (``nodeGroups[i].template``),
+            for the field of errors.
+        group: the group's name, for messages.
 
     Raises:
-        SanitizationError: a template pod references a claim found neither in the template
-            nor in ``shared_claims``.
+        SanitizationError: with the field that is wrong: a template pod references a claim
+            found neither in the template nor in ``shared_claims``
+            (``PATH.pods[j].spec.resourceClaims[k]``); a pod-owned claim is allocated but
+            not on the template node, from a pool of no template slice, or to a device no
+            template slice has (``PATH.resourceClaims[m].status.allocation...``).
     """
     by_key = {(c.namespace, c.name): c for c in shared_claims}
     by_key.update({(c.namespace, c.name): c for c in template.resource_claims})
+    index = {(c.namespace, c.name): m for m, c in enumerate(template.resource_claims)}
     pods = []
-    for pod in template.pods:
+    for j, pod in enumerate(template.pods):
         claims = []
-        for name in pod_claim_names(pod):
+        for k, name in _claim_refs(pod):
+            ref_field = f"{path}.pods[{j}].spec.resourceClaims[{k}]"
             claim = by_key.get((pod.namespace, name))
             if claim is None:
                 raise SanitizationError(
                     f"pod {pod.key} references ResourceClaim {pod.namespace}/{name}, "
-                    "which is neither in resourceClaims nor in the cluster"
+                    "which is neither in resourceClaims nor in the cluster",
+                    ref_field,
                 )
+            if claim_is_for_pod(pod, claim):
+                m = index.get((claim.namespace, claim.name))
+                field = ref_field if m is None else f"{path}.resourceClaims[{m}]"
+                _check_owned_claim(claim, template, field, group)
             claims.append(claim)
         pods.append(PodInfo(pod, claims, pod_level_resources=pod_level_resources))
     return NodeInfo(template.node, template.resource_slices, template.csi_node, pods)
+
+
+def group_of_nodes(groups: Sequence[NodeGroup], nodes: Iterable[Node]) -> dict[str, NodeGroup]:
+    """Each cluster node's node group, for the nodes that are in one.
+
+    In CA a node belongs to at most one node group (``CloudProvider.NodeGroupForNode``); a
+    node two groups claim (by ``nodes`` or ``nodeSelector``) is an error.
+
+    Raises:
+        NodeGroupError: field ``nodeGroups[i].nodes`` or ``nodeGroups[i].nodeSelector`` of
+            the second group claiming a node (``i`` is the position in ``groups``: the file's
+            order for groups from `load_node_groups`).
+    """
+    out: dict[str, NodeGroup] = {}
+    for n in nodes:
+        for i, g in enumerate(groups):
+            if not g.is_member(n):
+                continue
+            first = out.get(n.name)
+            if first is not None:
+                how = "nodes" if n.name in g.nodes else "nodeSelector"
+                raise NodeGroupError(
+                    f'node "{n.name}" is already in group "{first.name}"',
+                    f"nodeGroups[{i}].{how}",
+                )
+            out[n.name] = g
+    return out
+
+
+def unknown_member_nodes(groups: Sequence[NodeGroup], nodes: Iterable[Node]) -> list[str]:
+    """Warnings ``nodeGroups[i].nodes: node "X" is not in the cluster`` for listed member
+    nodes the cluster lacks (in file order of the groups, names sorted)."""
+    known = {n.name for n in nodes}
+    return [
+        f'nodeGroups[{i}].nodes: node "{name}" is not in the cluster'
+        for i, g in enumerate(groups)
+        for name in sorted(g.nodes - known)
+    ]
 
 
 def sanitized_node_resource_slices(

@@ -7,7 +7,11 @@ Mirrors Cluster Autoscaler's scale-down planning (``core/scaledown/eligibility``
 1. a node is a candidate when it is not annotated
    ``cluster-autoscaler.kubernetes.io/scale-down-disabled: "true"``, belongs to a node group
    (when node groups are given), and its utilization (the highest of requested cpu, requested
-   memory and allocated DRA devices per pool, as fractions) is below the threshold;
+   memory and allocated DRA devices per pool, as fractions) is below the threshold. Every
+   node's utilization is computed once, on the cluster as given, before any removal is
+   simulated, as CA's planner does (``categorizeNodes``: ``FilterOutUnremovable`` computes the
+   utilization map, then ``SimulateNodeRemoval`` runs per candidate); a node that received
+   pods from an earlier removal keeps its verdict and reported utilization;
 2. its pods to move are all pods except DaemonSet and mirror pods; a pod that cannot be moved
    (CA's default drain rules: ``safe-to-evict: "false"``, no controller, kube-system without
    a PodDisruptionBudget, local storage) blocks the node;
@@ -18,6 +22,10 @@ Mirrors Cluster Autoscaler's scale-down planning (``core/scaledown/eligibility``
    the `HintingSimulator` (a pod's earlier destination first; stop at the first pod that fits
    nowhere), the ghost is removed and the fork is committed when every pod found a place
    (later candidates see the result) or reverted otherwise.
+
+A plugin Error status while moving a node's pods (e.g. a CEL runtime error in a claim's
+selector) makes the node unremovable (``UnexpectedError``, naming the pod) and is reported in
+`ScaleDownResult.errors` (see `schedsim.simulation.plugin_errors`).
 
 Differences from CA, deliberate: the node group's min size is checked before the removal is
 simulated (CA checks it after, when it picks nodes to delete), so a removal that would break
@@ -38,7 +46,8 @@ from schedsim.framework.runtime import Framework
 from schedsim.framework.volume_listers import StorageListers
 from schedsim.simulation.equivalence import controller_uid, is_daemonset_pod, is_mirror_pod
 from schedsim.simulation.hinting import HintingSimulator, PodPlacement
-from schedsim.simulation.nodegroups import NodeGroup
+from schedsim.simulation.nodegroups import NodeGroup, group_of_nodes
+from schedsim.simulation.plugin_errors import PluginStatusError, PodError, aborting_plugin_errors
 from schedsim.simulation.scheduling import partition_pods
 from schedsim.snapshot.csi import CsiSnapshot
 from schedsim.snapshot.dra import DraSnapshot
@@ -217,7 +226,8 @@ class NodeVerdict:
         node: the node name.
         removable: True when its pods all found a place (or it has none to move).
         reason: why not (None when removable).
-        utilization: the node's utilization when it was considered.
+        utilization: the node's utilization on the cluster as given (computed before any
+            removal is simulated, as CA does).
         moved: where each pod would go (removable nodes).
         pod: the pod that blocks or found no place (BlockedByPod, NoPlaceToMovePods).
         detail: a human-readable explanation of ``reason``.
@@ -239,10 +249,15 @@ class ScaleDownResult:
     Attributes:
         verdicts: one per node.
         threshold: the utilization threshold used.
+        skipped_pods: bound pods whose node is not among the nodes (ignored, as CA does).
+        errors: pods whose move failed with a plugin error (their node is unremovable,
+            ``UnexpectedError``).
     """
 
     verdicts: tuple[NodeVerdict, ...]
     threshold: float
+    skipped_pods: tuple[Pod, ...] = ()
+    errors: tuple[PodError, ...] = ()
 
     @property
     def removable(self) -> tuple[str, ...]:
@@ -283,7 +298,9 @@ def simulate_node_removal(
 
     Raises:
         NodeNotFoundError: the node is not in the snapshot.
-        SchedulingError: INTERNAL_ERROR (a plugin failed); the fork is reverted.
+        SchedulingError: INTERNAL_ERROR (e.g. a failing Reserve); the fork is reverted.
+        PluginStatusError: inside `aborting_plugin_errors`, a pod's attempt hit a plugin
+            Error status; the fork is reverted.
     """
     node_info = snapshot.get_node_info(node_name)
     node = node_info.node
@@ -304,6 +321,9 @@ def simulate_node_removal(
             lambda ni: ni.node is not None and ni.node.name != node_name,
             break_on_failure=True,
         )
+        if result.plugin_errors:
+            first = result.plugin_errors[0]
+            raise PluginStatusError(first.pod, first.message)
         if result.unschedulable:
             return (), result.unschedulable[0]
         snapshot.remove_node_info(node_name)
@@ -351,7 +371,9 @@ def scale_down(
 
     Raises:
         ValueError: ``threshold`` outside [0, 1].
-        SchedulingError: INTERNAL_ERROR when a plugin fails.
+        NodeGroupError: a node is in two groups.
+        SchedulingError: INTERNAL_ERROR when a plugin fails other than with an Error status
+            from PreFilter or Filter (e.g. in Reserve).
         DraSnapshotError: a bound pod's claim is missing.
     """
     if not 0.0 <= threshold <= 1.0:
@@ -359,19 +381,17 @@ def scale_down(
     bound, _, _ = partition_pods(pods, framework.profile.scheduler_name)
     if storage_listers is not None:
         framework.handle.storage_listers = storage_listers
-    snapshot = PredicateSnapshot(framework, store)
-    snapshot.set_cluster_state(nodes, bound, dra_snapshot, csi_snapshot=csi_snapshot)
-    hinting = HintingSimulator()
-    sizes: dict[str, int] = {}
     groups_of: dict[str, NodeGroup] = {}
+    sizes: dict[str, int] = {}
     if node_groups is not None:
-        for g in node_groups:
-            sizes[g.name] = g.size(nodes)
-        for n in nodes:
-            for g in node_groups:
-                if g.is_member(n):
-                    groups_of[n.name] = g
-                    break
+        groups_of = group_of_nodes(node_groups, nodes)
+        sizes = {g.name: g.size(nodes) for g in node_groups}
+    snapshot = PredicateSnapshot(framework, store)
+    skipped = snapshot.set_cluster_state(nodes, bound, dra_snapshot, csi_snapshot=csi_snapshot)
+    hinting = HintingSimulator()
+    # CA computes every candidate's utilization once, before simulating any removal
+    # (planner.categorizeNodes -> eligibility.FilterOutUnremovable).
+    utilizations = {n.name: utilization(snapshot.get_node_info(n.name)) for n in nodes}
 
     # Empty nodes first (CA's default candidate sorting, ``emptycandidates``): removing them
     # moves nothing, and the pods of other candidates must not take their place.
@@ -381,18 +401,36 @@ def scale_down(
 
     order = sorted(nodes, key=lambda n: not is_empty(n))
     verdicts: dict[str, NodeVerdict] = {}
-    for i, node in enumerate(order):
-        verdicts[node.name] = _consider(
-            snapshot, node, threshold, node_groups, groups_of, sizes, hinting
-        )
-        if progress is not None:
-            progress(i + 1, len(nodes))
-    return ScaleDownResult(tuple(verdicts[n.name] for n in nodes), threshold)
+    errors: list[PodError] = []
+    with aborting_plugin_errors(framework):
+        for i, node in enumerate(order):
+            try:
+                verdicts[node.name] = _consider(
+                    snapshot, node, utilizations[node.name], threshold, node_groups,
+                    groups_of, sizes, hinting,
+                )  # fmt: skip
+            except PluginStatusError as e:
+                error = e.pod_error()
+                errors.append(error)
+                verdicts[node.name] = NodeVerdict(
+                    node.name,
+                    False,
+                    UnremovableReason.UNEXPECTED_ERROR,
+                    utilizations[node.name],
+                    pod=e.pod,
+                    detail=f"plugin error moving pod {e.pod.key}: {error.message}",
+                )
+            if progress is not None:
+                progress(i + 1, len(nodes))
+    return ScaleDownResult(
+        tuple(verdicts[n.name] for n in nodes), threshold, tuple(skipped), tuple(errors)
+    )
 
 
 def _consider(
     snapshot: PredicateSnapshot,
     node: Node,
+    util: Utilization,
     threshold: float,
     node_groups: Sequence[NodeGroup] | None,
     groups_of: Mapping[str, NodeGroup],
@@ -412,8 +450,6 @@ def _consider(
         return NodeVerdict(
             name, False, UnremovableReason.NOT_AUTOSCALED, detail="not in any node group"
         )
-    ni = snapshot.get_node_info(name)
-    util = utilization(ni)
     if util.value >= threshold:
         return NodeVerdict(
             name,
@@ -430,7 +466,7 @@ def _consider(
             util,
             detail=f"node group {group.name} at min size {group.min_size}",
         )
-    movable, blocking = pods_to_move(ni)
+    movable, blocking = pods_to_move(snapshot.get_node_info(name))
     if blocking is not None:
         return NodeVerdict(
             name,

@@ -15,8 +15,17 @@ What Cluster Autoscaler's scale-up does in one loop, offline:
 4. an expander picks one group among those that help (least-waste by default, as CA's
    ``expander/waste``; or most-pods).
 
+The estimator adds at most ``max_nodes_per_scale_up`` copies per group (CA's
+``--max-nodes-per-scaleup``, default 1000, enforced by its ``thresholdBasedEstimationLimiter``);
+a group that hits it says so (`GroupOption.limit`).
+
+A plugin Error status (e.g. a CEL runtime error in a claim's selector) fails that pod's
+attempt, as in kube-scheduler: the pod is reported in `ScaleUpResult.errors`, never with a
+"wouldn't fit" reason (see `schedsim.simulation.plugin_errors`).
+
 Differences from CA, deliberate: ties between expander options go to the first group in the
-file (CA falls back to a random choice); the estimator's fast path, its time limits and the
+file (CA falls back to a random choice); the estimator's fast path, its time limit
+(``--max-nodegroup-binpacking-duration``, 10s: results would depend on the machine) and the
 hostname topology-spread fallback are not emulated (PodTopologySpread is not emulated yet);
 similar node groups are not balanced.
 """
@@ -37,7 +46,13 @@ from schedsim.framework.runtime import Framework
 from schedsim.framework.volume_listers import StorageListers
 from schedsim.simulation.equivalence import group_equivalent_pods
 from schedsim.simulation.hinting import HintingSimulator, PodPlacement
-from schedsim.simulation.nodegroups import NodeGroup, sanitized_node_info, template_node_info
+from schedsim.simulation.nodegroups import (
+    NodeGroup,
+    group_of_nodes,
+    sanitized_node_info,
+    template_node_info,
+)
+from schedsim.simulation.plugin_errors import PluginStatusError, PodError, aborting_plugin_errors
 from schedsim.simulation.scheduling import partition_pods
 from schedsim.snapshot.csi import CsiSnapshot
 from schedsim.snapshot.dra import DraSnapshot
@@ -47,8 +62,10 @@ from schedsim.snapshot.predicate import PredicateSnapshot
 from schedsim.snapshot.store import ClusterSnapshotStore
 
 __all__ = [
+    "DEFAULT_MAX_NODES_PER_SCALE_UP",
     "EXPANDERS",
     "MAX_SIZE_REACHED",
+    "PLUGIN_ERROR",
     "Estimate",
     "GroupOption",
     "ScaleUpResult",
@@ -63,6 +80,18 @@ EXPANDERS: Final = ("least-waste", "most-pods")
 
 MAX_SIZE_REACHED: Final = "max size reached"
 """Why a group does not help a pod when it cannot grow (any more)."""
+
+DEFAULT_MAX_NODES_PER_SCALE_UP: Final = 1000
+"""CA's ``--max-nodes-per-scaleup`` default (``config/flags/flags.go``)."""
+
+PLUGIN_ERROR: Final = "plugin error (reported among the errors)"
+"""A group's reason for a pod whose attempt on its template failed with a plugin error."""
+
+
+def max_nodes_per_scale_up_reached(limit: int) -> str:
+    """Why a group does not help a pod when the estimate stopped at ``limit`` new nodes."""
+    return f"max nodes per scale-up reached ({limit}, --max-nodes-per-scaleup)"
+
 
 ProgressCallback = Callable[[int, int], None]
 """Called with (done, total) after each node group or candidate."""
@@ -81,12 +110,15 @@ class Estimate:
         pods_per_node: copy name -> pods placed on it, for every copy added (0 for a copy
             that was added and stayed empty).
         limit_reached: the estimator wanted another copy beyond ``max_new_nodes``.
+        errors: pods whose attempt a plugin Error status aborted (inside
+            `aborting_plugin_errors`); the rest of their equivalence group is not tried.
     """
 
     node_count: int
     pods: tuple[Pod, ...]
     pods_per_node: Mapping[str, int]
     limit_reached: bool = False
+    errors: tuple[PodError, ...] = ()
 
 
 def _exists(snapshot: PredicateSnapshot, node_name: str) -> bool:
@@ -236,14 +268,15 @@ def estimate(
         snapshot: the cluster (with pods already placed on existing nodes).
         equivalence_groups: pending pods, grouped (see `group_equivalent_pods`).
         template: the node group's template NodeInfo (not added itself).
-        max_new_nodes: copies allowed (max size - current size); None: no limit.
+        max_new_nodes: copies allowed (the smaller of max size - current size and the
+            max nodes per scale-up); None: no limit.
         pod_level_resources: the PodLevelResources gate for copied PodInfos and ordering.
 
     Returns:
         the `Estimate`.
 
     Raises:
-        SchedulingError: INTERNAL_ERROR (a plugin failed); CA abandons the estimate.
+        SchedulingError: INTERNAL_ERROR (e.g. a failing Reserve); CA abandons the estimate.
         SanitizationError: the template cannot be copied.
     """
     if template.node is None:
@@ -255,12 +288,16 @@ def estimate(
         reverse=True,
     )
     est = _Estimation(snapshot, template, max_new_nodes, pod_level_resources)
+    errors: list[PodError] = []
     snapshot.fork()
     try:
         for group in ordered:
-            rest = est.try_existing(group)
-            if rest and est.new_nodes_allowed:
-                est.try_new(rest)
+            try:
+                rest = est.try_existing(group)
+                if rest and est.new_nodes_allowed:
+                    est.try_new(rest)
+            except PluginStatusError as e:  # the attempt failed before changing anything
+                errors.append(e.pod_error())
     finally:
         snapshot.revert()
     return Estimate(
@@ -268,6 +305,7 @@ def estimate(
         pods=tuple(est.scheduled),
         pods_per_node=dict(est.added),
         limit_reached=est.limit_reached,
+        errors=tuple(errors),
     )
 
 
@@ -288,9 +326,13 @@ class GroupOption:
         skipped: why the group was not tried at all (`MAX_SIZE_REACHED`), else "".
         rejected: pod key -> reasons an empty template copy rejects that pod (the first
             failing plugin's reasons, in kube-scheduler's words).
-        limit_reached: the estimator stopped at the max size.
+        limit_reached: the estimator stopped at the max size or the max nodes per scale-up.
+        limit: which (`MAX_SIZE_REACHED` or `max_nodes_per_scale_up_reached`), when
+            ``limit_reached``.
         waste: least-waste score when the group helps: unused fraction of the new nodes'
             cpu plus unused fraction of their memory (0 = no waste, 2 = all wasted).
+        errors: pods whose attempt on the template, or its copies, failed with a plugin
+            error.
     """
 
     name: str
@@ -303,6 +345,8 @@ class GroupOption:
     rejected: Mapping[str, tuple[str, ...]] = attrs.field(factory=dict)
     limit_reached: bool = False
     waste: float | None = None
+    limit: str = ""
+    errors: tuple[PodError, ...] = ()
 
     def reason_for(self, pod: Pod) -> str:
         """Why this group does not help ``pod`` ("" when it does)."""
@@ -310,11 +354,13 @@ class GroupOption:
             return ""
         if self.skipped:
             return self.skipped
+        if any(e.pod is pod for e in self.errors):
+            return PLUGIN_ERROR
         reasons = self.rejected.get(pod.key)
         if reasons is not None:
             return "wouldn't fit: " + ", ".join(reasons)
         if self.limit_reached:
-            return MAX_SIZE_REACHED
+            return self.limit or MAX_SIZE_REACHED
         return "not placed on new nodes (does not fit beside the pods packed before it)"
 
 
@@ -343,6 +389,11 @@ class ScaleUpResult:
         unhelped: pending pods no group helps, with each group's reason.
         pending: pending pods considered.
         warnings: things the user should know (e.g. a missing ResourceClaimTemplate).
+        skipped_pods: bound pods whose node is not among the nodes (ignored, as CA does).
+        errors: pods whose attempt failed with a plugin error: on the cluster's nodes
+            (``node_group`` ""; such a pod is not considered for the groups, since
+            kube-scheduler never marks it unschedulable) or on a group's template.
+        max_nodes_per_scale_up: the limit the estimates ran with (0: none).
     """
 
     scheduled: tuple[PodPlacement, ...]
@@ -352,6 +403,9 @@ class ScaleUpResult:
     unhelped: tuple[UnhelpedPod, ...]
     pending: int
     warnings: tuple[str, ...] = ()
+    skipped_pods: tuple[Pod, ...] = ()
+    errors: tuple[PodError, ...] = ()
+    max_nodes_per_scale_up: int = DEFAULT_MAX_NODES_PER_SCALE_UP
 
     @property
     def chosen_option(self) -> GroupOption | None:
@@ -412,13 +466,15 @@ def _rejections(
     groups: Sequence[Sequence[Pod]],
     template: NodeInfo,
     pod_level_resources: bool,
-) -> tuple[list[list[Pod]], dict[str, tuple[str, ...]]]:
+) -> tuple[list[list[Pod]], dict[str, tuple[str, ...]], list[PodError]]:
     """Check one pod of each equivalence group against an empty template copy, in a fork
-    (CA ``SchedulablePodGroups``). Returns the groups that fit and, per pod of the others,
-    the rejecting plugin's reasons."""
+    (CA ``SchedulablePodGroups``). Returns the groups that fit, per pod of the others the
+    rejecting plugin's reasons, and the pods of groups whose check failed with a plugin
+    error (one `PodError` per pod, with the checked pod's message)."""
     assert template.node is not None
     fits: list[list[Pod]] = []
     rejected: dict[str, tuple[str, ...]] = {}
+    errors: list[PodError] = []
     snapshot.fork()
     try:
         name = f"{template.node.name}-e-0"
@@ -436,11 +492,14 @@ def _rejections(
                 reasons = e.reasons or (e.failing_predicate_name or str(e),)
                 for pod in group:
                     rejected[pod.key] = reasons
+            except PluginStatusError as e:
+                first = e.pod_error()
+                errors.extend(attrs.evolve(first, pod=pod) for pod in group)
             else:
                 fits.append(list(group))
     finally:
         snapshot.revert()
-    return fits, rejected
+    return fits, rejected, errors
 
 
 def scale_up(
@@ -456,6 +515,7 @@ def scale_up(
     csi_snapshot: CsiSnapshot | None = None,
     storage_listers: StorageListers | None = None,
     progress: ProgressCallback | None = None,
+    max_nodes_per_scale_up: int = DEFAULT_MAX_NODES_PER_SCALE_UP,
 ) -> ScaleUpResult:
     """One Cluster Autoscaler scale-up decision, offline (see the module docstring).
 
@@ -463,7 +523,8 @@ def scale_up(
         nodes: the cluster's nodes.
         pods: bound and pending pods (pending: no nodeName/nominatedNodeName, not terminal,
             for this profile's scheduler, without scheduling gates).
-        node_groups: the node groups that can grow.
+        node_groups: the node groups that can grow (in file order: errors name
+            ``nodeGroups[i]``).
         framework: the scheduler profile.
         store: snapshot store (DeltaSnapshotStore by default).
         expander: ``least-waste`` (default) or ``most-pods``.
@@ -476,18 +537,26 @@ def scale_up(
         storage_listers: PVs, PVCs, StorageClasses and VolumeAttachments; they become
             ``framework.handle.storage_listers`` (what the volume plugins read).
         progress: called with (groups done, groups) after each node group.
+        max_nodes_per_scale_up: new nodes one group's estimate may add (CA
+            ``--max-nodes-per-scaleup``, default 1000); 0: no limit, as in CA.
 
     Returns:
         the `ScaleUpResult`; nothing given is modified.
 
     Raises:
-        ValueError: unknown expander.
-        SanitizationError: a template cannot be copied or references a missing claim.
-        SchedulingError: INTERNAL_ERROR when a plugin fails.
+        ValueError: unknown expander, or a negative ``max_nodes_per_scale_up``.
+        NodeGroupError: a node is in two groups.
+        SanitizationError: a template cannot be copied or references a missing claim (the
+            error's ``field`` is ``nodeGroups[i].template...``).
+        SchedulingError: INTERNAL_ERROR when a plugin fails other than with an Error status
+            from PreFilter or Filter (e.g. in Reserve).
         DraSnapshotError: a bound pod's claim is missing.
     """
     if expander not in EXPANDERS:
         raise ValueError(f"unknown expander {expander!r} (expected one of {', '.join(EXPANDERS)})")
+    if max_nodes_per_scale_up < 0:
+        raise ValueError(f"max nodes per scale-up must be >= 0, got {max_nodes_per_scale_up}")
+    group_of_nodes(node_groups, nodes)  # a node in two groups is an error
     plr = framework.handle.feature_gates.enabled("PodLevelResources")
     bound, pending, _ = partition_pods(pods, framework.profile.scheduler_name)
     pending = [p for p in pending if not p.scheduling_gates]
@@ -500,40 +569,34 @@ def scale_up(
     if storage_listers is not None:
         framework.handle.storage_listers = storage_listers
     snapshot = PredicateSnapshot(framework, store)
-    snapshot.set_cluster_state(nodes, bound, dra, csi_snapshot=csi_snapshot)
+    skipped = snapshot.set_cluster_state(nodes, bound, dra, csi_snapshot=csi_snapshot)
     cluster_claims = dra.list_resource_claims()
     templates = [
-        template_node_info(g.template, cluster_claims, pod_level_resources=plr) for g in node_groups
+        template_node_info(
+            g.template,
+            cluster_claims,
+            pod_level_resources=plr,
+            path=f"nodeGroups[{i}].template",
+            group=g.name,
+        )
+        for i, g in enumerate(node_groups)
     ]
-    placed = HintingSimulator().try_schedule_pods(snapshot, pending).scheduled
-    placed_ids = {id(p.pod) for p in placed}
-    left = [p for p in pending if id(p) not in placed_ids]
-    groups = group_equivalent_pods(left) if left else []
-    options: list[GroupOption] = []
-    for i, (ng, template) in enumerate(zip(node_groups, templates, strict=True)):
-        size = ng.size(nodes)
-        if not left:
-            options.append(GroupOption(ng.name, size, ng.max_size))
-        elif size >= ng.max_size:
-            options.append(GroupOption(ng.name, size, ng.max_size, skipped=MAX_SIZE_REACHED))
-        else:
-            fits, rejected = _rejections(snapshot, groups, template, plr)
-            est = estimate(snapshot, fits, template, ng.max_size - size, pod_level_resources=plr)
-            option = GroupOption(
-                ng.name,
-                size,
-                ng.max_size,
-                node_count=est.node_count,
-                pods=est.pods,
-                pods_per_node=est.pods_per_node,
-                rejected=rejected,
-                limit_reached=est.limit_reached,
-            )
-            if option.node_count > 0 and template.node is not None:
-                option = attrs.evolve(option, waste=_waste(option, template.node, plr))
-            options.append(option)
-        if progress is not None:
-            progress(i + 1, len(node_groups))
+    with aborting_plugin_errors(framework):
+        tried = HintingSimulator().try_schedule_pods(snapshot, pending)
+        placed = tried.scheduled
+        errors = list(tried.plugin_errors)
+        done = {id(p.pod) for p in placed} | {id(e.pod) for e in errors}
+        left = [p for p in pending if id(p) not in done]
+        groups = group_equivalent_pods(left) if left else []
+        options: list[GroupOption] = []
+        for i, (ng, template) in enumerate(zip(node_groups, templates, strict=True)):
+            options.append(
+                _option(snapshot, ng, ng.size(nodes), template, left, groups,
+                        max_nodes_per_scale_up, plr)
+            )  # fmt: skip
+            errors.extend(options[-1].errors)
+            if progress is not None:
+                progress(i + 1, len(node_groups))
     best = choose_option(options, expander)
     helped = {id(p) for o in options for p in o.pods}
     unhelped = tuple(
@@ -549,4 +612,53 @@ def scale_up(
         unhelped=unhelped,
         pending=len(pending),
         warnings=tuple(warnings),
+        skipped_pods=tuple(skipped),
+        errors=tuple(errors),
+        max_nodes_per_scale_up=max_nodes_per_scale_up,
     )
+
+
+def _option(
+    snapshot: PredicateSnapshot,
+    ng: NodeGroup,
+    size: int,
+    template: NodeInfo,
+    left: Sequence[Pod],
+    groups: Sequence[Sequence[Pod]],
+    max_nodes_per_scale_up: int,
+    plr: bool,
+) -> GroupOption:
+    """What ``ng`` can do for the pods ``left`` (grouped by equivalence in ``groups``)."""
+    if not left:
+        return GroupOption(ng.name, size, ng.max_size)
+    if size >= ng.max_size:
+        return GroupOption(ng.name, size, ng.max_size, skipped=MAX_SIZE_REACHED)
+    room = ng.max_size - size
+    capped = 0 < max_nodes_per_scale_up < room
+    fits, rejected, errors = _rejections(snapshot, groups, template, plr)
+    est = estimate(
+        snapshot,
+        fits,
+        template,
+        max_nodes_per_scale_up if capped else room,
+        pod_level_resources=plr,
+    )
+    option = GroupOption(
+        ng.name,
+        size,
+        ng.max_size,
+        node_count=est.node_count,
+        pods=est.pods,
+        pods_per_node=est.pods_per_node,
+        rejected=rejected,
+        limit_reached=est.limit_reached,
+        limit=""
+        if not est.limit_reached
+        else max_nodes_per_scale_up_reached(max_nodes_per_scale_up)
+        if capped
+        else MAX_SIZE_REACHED,
+        errors=tuple(attrs.evolve(e, node_group=ng.name) for e in (*errors, *est.errors)),
+    )
+    if option.node_count > 0 and template.node is not None:
+        option = attrs.evolve(option, waste=_waste(option, template.node, plr))
+    return option
