@@ -386,6 +386,43 @@ def peak_bytes(design: str, cfg: Config, loop_nodes: int | None, ops_only: bool 
     return peak - before
 
 
+def allocated_bytes(
+    design: str, cfg: Config, loop_nodes: int | None, ops_only: bool = False
+) -> int:
+    """Total bytes allocated during one iteration (or its operations), freed or not: the sum
+    of every Python allocation memray records (``trace_python_allocators``; PyMem/PyObject
+    malloc, calloc, realloc), the analogue of Go's B/op. Needs memray (``pip install
+    '.[bench]'``); raises ImportError without it."""
+    import os
+    import tempfile
+
+    import memray
+
+    cluster()
+    framework()
+    snap = setup_iteration(design, cfg) if ops_only else None
+    gc.collect()
+    fd, path = tempfile.mkstemp(suffix=".memray")
+    os.close(fd)
+    os.remove(path)
+    try:
+        with memray.Tracker(path, trace_python_allocators=True):
+            if snap is None:
+                run_iteration(design, cfg, loop_nodes)
+            else:
+                run_loop(snap, cfg, loop_nodes)
+        python_allocs = {
+            memray.AllocatorType.PYMALLOC_MALLOC,
+            memray.AllocatorType.PYMALLOC_CALLOC,
+            memray.AllocatorType.PYMALLOC_REALLOC,
+        }
+        reader = memray.FileReader(path)
+        return sum(r.size for r in reader.get_allocation_records() if r.allocator in python_allocs)
+    finally:
+        if os.path.exists(path):
+            os.remove(path)
+
+
 def median_seconds(
     design: str, cfg: Config, loop_nodes: int | None, rounds: int, ops_only: bool = False
 ) -> float:
@@ -443,6 +480,11 @@ def main(argv: Sequence[str] | None = None) -> None:
     )
     p.add_argument("--no-memory", action="store_true")
     p.add_argument(
+        "--allocated",
+        action="store_true",
+        help="also total bytes allocated (memray; Go's B/op analogue)",
+    )
+    p.add_argument(
         "--ops-only",
         action="store_true",
         help="measure the operations only (forks, add_node_info, schedule_pod, commits, "
@@ -467,6 +509,9 @@ def main(argv: Sequence[str] | None = None) -> None:
     for d in designs:
         head.append(f"{d} peak")
     head += [f"{d}/{base} peak" for d in others]
+    if args.allocated:
+        head += [f"{d} allocated" for d in designs]
+        head += [f"{d}/{base} allocated" for d in others]
     print("| " + " | ".join(head) + " |")
     print("|" + "---|" * len(head))
     for cfg in configs():
@@ -475,21 +520,26 @@ def main(argv: Sequence[str] | None = None) -> None:
         run_iteration(base, cfg, loop, check=True)  # every schedule_pod succeeds
         t: dict[str, float | None] = {}
         m: dict[str, Any] = {}
+        a: dict[str, Any] = {}
         visited = cfg.nodes if loop is None else min(loop, cfg.nodes)
         for d in designs:
             if d != base and cfg.clone_forks_per_node(d) * visited > args.max_clone_forks:
-                t[d] = m[d] = None
+                t[d] = m[d] = a[d] = None
                 continue
             rounds = args.rounds if d == base else args.clone_rounds
             if d != base:
                 run_iteration(d, cfg, loop, check=True)
             t[d] = median_seconds(d, cfg, loop, rounds, args.ops_only)
             m[d] = None if args.no_memory else peak_bytes(d, cfg, loop, args.ops_only)
+            a[d] = allocated_bytes(d, cfg, loop, args.ops_only) if args.allocated else None
         row = [cfg.name]
         row += [_fmt_time(t[d]) for d in designs]
         row += [_ratio(t[d], t[base]) for d in others]
         row += [_fmt_bytes(m[d]) for d in designs]
         row += [_ratio(m[d], m[base]) for d in others]
+        if args.allocated:
+            row += [_fmt_bytes(a[d]) for d in designs]
+            row += [_ratio(a[d], a[base]) for d in others]
         print("| " + " | ".join(row) + " |", flush=True)
 
 
