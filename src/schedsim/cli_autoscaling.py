@@ -42,6 +42,7 @@ from schedsim.simulation.nodegroups import (
 )
 from schedsim.simulation.plugin_errors import PodError
 from schedsim.simulation.scaledown import (
+    DEFAULT_GPU_UTILIZATION_THRESHOLD,
     DEFAULT_UTILIZATION_THRESHOLD,
     ScaleDownResult,
     scale_down,
@@ -132,6 +133,14 @@ def add_parsers(
         default=DEFAULT_UTILIZATION_THRESHOLD,
         metavar="FRACTION",
         help="a node is a candidate below this utilization (0..1, default 0.5)",
+    )
+    down.add_argument(
+        "--gpu-utilization-threshold",
+        type=float,
+        default=DEFAULT_GPU_UTILIZATION_THRESHOLD,
+        metavar="FRACTION",
+        help="the same for GPU nodes (a GPU resource such as nvidia.com/gpu in allocatable), "
+        "as Cluster Autoscaler's --scale-down-gpu-utilization-threshold (default 0.5)",
     )
     for p in (up, down):
         profile_args(p)
@@ -265,10 +274,13 @@ def _run(
     for_up = args.command == "scale-up"
     if for_up and args.max_nodes_per_scaleup < 0:
         raise UsageError(f"--max-nodes-per-scaleup: must be >= 0, got {args.max_nodes_per_scaleup}")
-    if not for_up and not 0.0 <= args.utilization_threshold <= 1.0:
-        raise UsageError(
-            f"--utilization-threshold: must be between 0 and 1, got {args.utilization_threshold}"
-        )
+    if not for_up:
+        for flag, value in (
+            ("--utilization-threshold", args.utilization_threshold),
+            ("--gpu-utilization-threshold", args.gpu_utilization_threshold),
+        ):
+            if not 0.0 <= value <= 1.0:
+                raise UsageError(f"{flag}: must be between 0 and 1, got {value}")
     manifests, groups = _inputs(args, need_groups=for_up)
     source = (
         "<stdin>"
@@ -313,12 +325,16 @@ def _run(
                 framework,
                 store,
                 threshold=args.utilization_threshold,
+                gpu_threshold=args.gpu_utilization_threshold,
                 node_groups=groups,
+                resource_claim_templates=manifests.resource_claim_templates,
                 progress=progress,
                 **_cluster_objects(manifests),
             )
     except NodeGroupError as e:  # a node in two groups, a template that cannot be copied
         raise ManifestError(f"{source}: {e}") from None
+    for w in down.warnings:
+        print(f"warning: {w}", file=sys.stderr)
     _warn_skipped(down.skipped_pods)
     code = _report_errors(down.errors)
     return (_down_json(down) if args.output == "json" else _down_table(down)), code
@@ -434,17 +450,26 @@ def _down_json(r: ScaleDownResult) -> str:
                     "cpu": round(v.utilization.cpu, 4),
                     "memory": round(v.utilization.memory, 4),
                     "devices": round(v.utilization.devices, 4),
+                    "gpu": round(v.utilization.gpu, 4),
+                    "basis": v.utilization.basis,
+                    "resource": v.utilization.resource,
+                    "value": round(v.utilization.value, 4),
                 },
                 **({"pod": v.pod.key} if v.pod is not None else {}),
                 "moves": [{"pod": p.pod.key, "node": p.node_name} for p in v.moved],
             }
             for v in r.verdicts
         ],
+        "pendingPlaced": [{"pod": p.pod.key, "node": p.node_name} for p in r.pending_placed],
+        "pendingUnplaced": [p.key for p in r.pending_unplaced],
         "errors": [{"pod": e.pod.key, "message": e.message} for e in r.errors],
         "summary": {
             "removable": len(r.removable),
             "nodes": len(r.verdicts),
             "threshold": r.threshold,
+            "gpuThreshold": r.gpu_threshold,
+            "pendingPlaced": len(r.pending_placed),
+            "pendingUnplaced": len(r.pending_unplaced),
         },
     }
     return json.dumps(doc, indent=2) + "\n"
@@ -464,9 +489,19 @@ def _down_table(r: ScaleDownResult) -> str:
             escape(v.node), "yes" if v.removable else "no", util, escape(reason), escape(moves)
         )
     console.print(table)
-    console.print(
-        f"{len(r.removable)} of {len(r.verdicts)} node(s) removable "
-        f"(utilization threshold {r.threshold:g})",
-        markup=False,
+    gpu = any(v.utilization is not None and v.utilization.basis == "gpu" for v in r.verdicts)
+    thresholds = f"utilization threshold {r.threshold:g}" + (
+        f", GPU nodes {r.gpu_threshold:g}" if gpu else ""
     )
+    console.print(
+        f"{len(r.removable)} of {len(r.verdicts)} node(s) removable ({thresholds})", markup=False
+    )
+    pending = len(r.pending_placed) + len(r.pending_unplaced)
+    if pending:
+        console.print(
+            f"{pending} pending pod(s): {len(r.pending_placed)} placed on existing nodes first "
+            "(as Cluster Autoscaler's filter-out-schedulable; they count and move like the "
+            f"others), {len(r.pending_unplaced)} fit no existing node (see scale-up)",
+            markup=False,
+        )
     return buf.getvalue()

@@ -119,14 +119,18 @@ def test_demo_scale_down(capsys: pytest.CaptureFixture[str]) -> None:
     assert code == 0, err
     doc = json.loads(out)
     by_node = {n["node"]: (n["removable"], n["reason"]) for n in doc["nodes"]}
+    # The demo's pending pods that fit go to existing nodes first (CA's filter-out-schedulable):
+    # worker-b fills up, and gpu-1 receives the bare pod ml/train-1, which cannot be moved.
     assert by_node == {
         "worker-a": (False, "NotUnderutilized"),
-        "worker-b": (False, "BlockedByPod"),
-        "gpu-1": (True, None),
+        "worker-b": (False, "NotUnderutilized"),
+        "gpu-1": (False, "BlockedByPod"),
         "worker-c": (True, None),
     }
+    assert doc["summary"]["pendingPlaced"] == 5 and doc["summary"]["pendingUnplaced"] == 2
     code, out, _ = run(["scale-down"], capsys)
-    assert "2 of 4 node(s) removable (utilization threshold 0.5)" in out
+    assert "1 of 4 node(s) removable (utilization threshold 0.5)" in out
+    assert "7 pending pod(s): 5 placed on existing nodes first" in out
 
 
 @pytest.mark.parametrize("store", ["delta", "basic"])
@@ -155,20 +159,83 @@ def test_scale_up_files(
 def test_scale_down_files(
     files: tuple[str, str], capsys: pytest.CaptureFixture[str], store: str
 ) -> None:
+    """Pending train-0 goes to gpu-0 first (CA's filter-out-schedulable), so neither GPU node
+    is removable; nvidia.com/gpu in allocatable makes them GPU nodes, whose utilization is
+    their GPUs' only (CA ``utilization.Calculate``), against the GPU threshold (CA
+    ``eligibility.isNodeBelowUtilizationThreshold``). Without the pending pods, gpu-0 is
+    removable."""
     cluster, _ = files
     code, out, err = run(["scale-down", cluster, "-o", "json", "--store", store], capsys)
     assert code == 0, err
     doc = json.loads(out)
     assert [(n["node"], n["removable"]) for n in doc["nodes"]] == [
-        ("gpu-0", True),
+        ("gpu-0", False),
         ("gpu-1", False),
     ]
-    assert doc["nodes"][1]["utilization"] == {"cpu": 0.6, "memory": 0.1, "devices": 0.0}
-    code, out, _ = run(["scale-down", cluster, "--utilization-threshold", "0.7", "-o", "json"],
-                       capsys)  # fmt: skip
+    assert doc["nodes"][1]["utilization"] == {
+        "cpu": 0.6, "memory": 0.1, "devices": 0.0, "gpu": 1.0, "basis": "gpu",
+        "resource": "nvidia.com/gpu", "value": 1.0,
+    }  # fmt: skip
+    assert doc["pendingPlaced"] == [{"pod": "default/train-0", "node": "gpu-0"}]
+    assert doc["pendingUnplaced"] == ["default/train-1", "default/train-2"]
+    bound_only = Path(cluster).with_name("bound.yaml")
+    bound_only.write_text(CLUSTER)
+    args = ["scale-down", str(bound_only), "--utilization-threshold", "0.7",
+            "--gpu-utilization-threshold", "0.4", "--store", store]  # fmt: skip
+    code, out, _ = run(args, capsys)
+    assert "1 of 2 node(s) removable (utilization threshold 0.7, GPU nodes 0.4)" in out
+    code, out, _ = run(["scale-down", str(bound_only), "--gpu-utilization-threshold", "0.4",
+                        "-o", "json"], capsys)  # fmt: skip
+    detail = json.loads(out)["nodes"][1]["detail"]
+    assert detail == "nvidia.com/gpu utilization 1.00 >= GPU threshold 0.4"
+
+
+DATA = Path(__file__).parent / "data" / "autoscaling"
+
+
+@pytest.mark.parametrize("store", ["delta", "basic"])
+def test_scale_down_places_pending_pods_first(
+    capsys: pytest.CaptureFixture[str], store: str
+) -> None:
+    """A tester's input: two empty 16-CPU nodes, 12 pending 2-CPU pods that all fit. CA's
+    ``RunOnce`` runs the pod list processor before scale-down planning, and its
+    filter-out-schedulable (``core/podlistprocessor/filter_out_schedulable.go``
+    ``filterOutSchedulableByPacking``) calls ``TrySchedulePods`` on the cluster snapshot
+    itself, not a fork; ``scaleDown`` -> ``planner.UpdateClusterState`` then sees the pods on
+    the nodes: 12 CPU of 16 each, NotUnderutilized (before the fix both were removable)."""
+    args = ["scale-down", str(DATA / "sd-pending.yaml"), "-o", "json", "--store", store]
+    code, out, err = run(args, capsys)
+    assert code == 0, err
     doc = json.loads(out)
-    assert doc["nodes"][1]["reason"] == "NoPlaceToMovePods"
-    assert doc["nodes"][1]["pod"] == "default/big"
+    assert [(n["node"], n["reason"], n["utilization"]["cpu"]) for n in doc["nodes"]] == [
+        ("cpu-0", "NotUnderutilized", 0.75),
+        ("cpu-1", "NotUnderutilized", 0.75),
+    ]
+    assert len(doc["pendingPlaced"]) == 12 and doc["pendingUnplaced"] == []
+
+
+@pytest.mark.parametrize("store", ["delta", "basic"])
+def test_scale_down_dra_node_utilization_is_devices_only(
+    capsys: pytest.CaptureFixture[str], store: str
+) -> None:
+    """A tester's input: gpu-a0 uses 1 of its 8 DRA GPUs and 14 of 16 CPUs. CA
+    ``simulator/utilization/info.go`` ``Calculate``: with DRA enabled and local
+    ResourceSlices, the utilization is ``HighestDynamicResourceUtilization`` only (cpu and
+    memory are not computed): 0.125, a candidate (before the fix: cpu 0.88, NotUnderutilized).
+    Its pod moves to gpu-a1; gpu-a1 is then the last node of gpu-a100 (min size 1)."""
+    args = ["scale-down", str(DATA / "sd-cluster.yaml"), "--node-groups",
+            str(DATA / "ng-sd.yaml"), "-o", "json", "--store", store]  # fmt: skip
+    code, out, err = run(args, capsys)
+    assert code == 0, err
+    nodes = {n["node"]: n for n in json.loads(out)["nodes"]}
+    a0 = nodes["gpu-a0"]
+    assert a0["removable"] is True
+    assert a0["utilization"]["basis"] == "devices" and a0["utilization"]["value"] == 0.125
+    assert a0["utilization"]["cpu"] == 0.875
+    assert nodes["gpu-a1"]["reason"] == "NodeGroupMinSizeReached"
+    h1 = nodes["gpu-h1"]
+    assert (h1["reason"], h1["utilization"]["value"]) == ("NotUnderutilized", 1.0)
+    assert "devices (gpu.example.com/gpu-h1) utilization 1.00 >= threshold 0.5" in h1["detail"]
 
 
 def _error(args: list[str], capsys: pytest.CaptureFixture[str]) -> str:
@@ -222,6 +289,8 @@ def test_usage_errors(files: tuple[str, str], capsys: pytest.CaptureFixture[str]
     assert _error(["scale-up", cluster], capsys) == "--node-groups FILE is required with CLUSTER"
     msg = _error(["scale-down", cluster, "--utilization-threshold", "2"], capsys)
     assert msg == "--utilization-threshold: must be between 0 and 1, got 2.0"
+    msg = _error(["scale-down", cluster, "--gpu-utilization-threshold", "-1"], capsys)
+    assert msg == "--gpu-utilization-threshold: must be between 0 and 1, got -1.0"
 
 
 def test_documented_node_groups_example_is_valid() -> None:

@@ -35,7 +35,10 @@ STORES: dict[str, Callable[[], ClusterSnapshotStore]] = {
     "basic": BasicSnapshotStore,
     "delta": DeltaSnapshotStore,
 }
-GPU = "nvidia.com/gpu"
+GPU = "example.com/gpu"
+"""Stands in for the DRA devices of CA's tests: not a GPU vendor resource, so utilization is
+cpu/memory as CA computes it for a node without GPU or slices (``nvidia.com/gpu`` would make
+these GPU nodes, with their own utilization rule and threshold)."""
 ATTACH = "example.com/attachments"
 
 SAFE = "cluster-autoscaler.kubernetes.io/safe-to-evict"
@@ -281,3 +284,68 @@ def test_utilization_counts_every_pod() -> None:
     )
     u = utilization(snap.get_node_info("a"))
     assert (u.cpu, u.memory, u.devices, u.resource) == (0.35, 0.2, 0.0, "cpu")
+
+
+def unbound(name: str, cpu: str, kind: str | None = "ReplicaSet") -> Pod:
+    return pod(name, "", cpu=cpu, kind=kind)
+
+
+def test_pending_pods_are_placed_before_planning(
+    store: Callable[[], ClusterSnapshotStore],
+) -> None:
+    """CA's ``RunOnce`` runs the pod list processor before ``scaleDown``; its
+    filter-out-schedulable (``core/podlistprocessor/filter_out_schedulable.go``
+    ``filterOutSchedulableByPacking``) places pending pods with ``TrySchedulePods`` in
+    ``ClusterSnapshot`` itself (no fork), and the planner works on that snapshot: the pending
+    pods count in utilization and must be moved like the others. Placement is round robin
+    (CA's ``SchedulePodOnAnyNodeMatching``): n-1 gets the 600m pod (not underutilized), n-2 the
+    300m one, which moves to n-1 (removable), n-0 the bare pod (no controller), which blocks
+    it, as CA's drain rules would; the 2-CPU pod fits nowhere and is reported unplaced."""
+    nodes = [node("n-0"), node("n-1"), node("n-2")]
+    pods = [
+        unbound("a", "600m"),
+        unbound("b", "300m"),
+        unbound("bare", "200m", kind=None),
+        unbound("huge", "2000m"),
+    ]
+    r = scale_down(nodes, pods, fw(), store())
+    assert [(p.pod.name, p.node_name) for p in r.pending_placed] == [
+        ("a", "n-1"), ("b", "n-2"), ("bare", "n-0")
+    ]  # fmt: skip
+    assert [p.name for p in r.pending_unplaced] == ["huge"]
+    assert reasons(r) == {
+        "n-0": UnremovableReason.BLOCKED_BY_POD,
+        "n-1": NOT_UNDERUTILIZED,
+        "n-2": None,
+    }
+    assert [(m.pod.name, m.node_name) for m in r.verdicts[2].moved] == [("b", "n-1")]
+    assert r.verdicts[1].utilization is not None and r.verdicts[1].utilization.cpu == 0.6
+
+
+def test_gpu_nodes_use_gpu_utilization_and_threshold(
+    store: Callable[[], ClusterSnapshotStore],
+) -> None:
+    """CA ``utilization.Calculate``: a node the cloud provider reports a GPU for
+    (``GetNodeGpuConfig``; ``utils/gpu`` ``NodeHasGpu``: non-zero allocatable of a GPU vendor
+    resource) is measured by its GPU requests only, cpu and memory skipped, and compared with
+    ``--scale-down-gpu-utilization-threshold`` (``eligibility.isNodeBelowUtilizationThreshold``).
+    g-0: 1 of 4 GPUs but 90% cpu -> 0.25, a candidate; g-1: 3 of 4 GPUs -> 0.75, not at 0.5, a
+    candidate at a GPU threshold of 0.8 (the regular threshold does not apply to it)."""
+    nvidia = "nvidia.com/gpu"
+    nodes = [node("g-0", {nvidia: "4"}), node("g-1", {nvidia: "4"}), node("c", {})]
+    pods = [
+        pod("p0", "g-0", cpu="900m", extra={nvidia: "1"}),
+        pod("p1", "g-1", cpu="100m", extra={nvidia: "3"}),
+    ]
+    r = scale_down(nodes, pods, fw(), store())
+    u0, u1 = (v.utilization for v in r.verdicts[:2])
+    assert u0 is not None and (u0.basis, u0.resource, u0.value) == ("gpu", nvidia, 0.25)
+    assert u0.cpu == pytest.approx(0.9)
+    assert reasons(r)["g-1"] is NOT_UNDERUTILIZED
+    assert r.verdicts[1].detail == f"{nvidia} utilization 0.75 >= GPU threshold 0.5"
+    assert u1 is not None and u1.value == 0.75
+    r = scale_down(nodes, pods, fw(), store(), threshold=0.0, gpu_threshold=0.8)
+    assert reasons(r)["g-1"] is not NOT_UNDERUTILIZED
+    assert reasons(r)["c"] is NOT_UNDERUTILIZED  # 0 >= 0
+    with pytest.raises(ValueError, match="GPU utilization threshold"):
+        scale_down(nodes, pods, fw(), gpu_threshold=2)

@@ -26,7 +26,7 @@ from schedsim.api.resource import (
     ResourceSlice,
 )
 from schedsim.api.storage import CSINode, PersistentVolumeClaim, StorageClass
-from schedsim.framework import Framework, Handle, default_profile
+from schedsim.framework import FeatureGates, Framework, Handle, default_profile
 from schedsim.framework.volume_listers import StorageListers
 from schedsim.simulation.nodegroups import NodeGroup, NodeTemplate
 from schedsim.simulation.scaledown import UnremovableReason, scale_down
@@ -514,3 +514,33 @@ def test_csi_scale_down_single_pod_left(store: Callable[[], ClusterSnapshotStore
                    storage_listers=storage(pods))  # fmt: skip
     assert r.removable == ("node1CSINode-1", "node1CSINode-2")
     assert r.verdicts[0].reason is UnremovableReason.NO_PLACE_TO_MOVE_PODS
+
+
+def test_dra_node_utilization_is_devices_only(store: Callable[[], ClusterSnapshotStore]) -> None:
+    """CA ``simulator/utilization/info.go`` ``Calculate``: with DRA enabled and local
+    ResourceSlices, utilization is ``HighestDynamicResourceUtilization`` alone (cpu and memory
+    are not looked at): a node using 1 of 4 devices and 90% of its cpu is a candidate at 0.5
+    (the regular threshold: DRA nodes are not GPU nodes, ``isNodeBelowUtilizationThreshold``).
+    With DRA off it is cpu/memory again, and NotUnderutilized."""
+    nodes = [node(f"n-{i}", "g") for i in range(2)]
+    busy, claim = scheduled("busy", "n-0", [GPU_A], [["gpu-device-0"]], "t1", cpu="900m")
+
+    def dra() -> DraSnapshot:
+        return DraSnapshot.from_objects(
+            [claim], [s for n in nodes for s in slices(n.name, gpus(4))], [DEFAULT_CLASS]
+        )
+
+    r = scale_down(nodes, [busy], fw(), store(), dra_snapshot=dra())
+    v = r.verdicts[0]
+    # a candidate; the empty n-1 went first (CA's empty-candidates sorting), so its pod has
+    # no place left
+    assert v.reason is UnremovableReason.NO_PLACE_TO_MOVE_PODS and v.utilization is not None
+    assert (v.utilization.basis, v.utilization.value) == ("devices", 0.25)
+    assert v.utilization.resource == f"{DRIVER}/n-0"
+    assert v.utilization.cpu == pytest.approx(0.9)
+    gates = FeatureGates().with_overrides({"DynamicResourceAllocation": False}, enforce_locks=False)
+    no_dra = Framework(default_profile(), Handle(feature_gates=gates))
+    r = scale_down(nodes, [busy], no_dra, store(), dra_snapshot=dra())
+    v = r.verdicts[0]
+    assert v.reason is UnremovableReason.NOT_UNDERUTILIZED and v.utilization is not None
+    assert (v.utilization.basis, v.utilization.resource) == ("cpu/memory", "cpu")

@@ -4,14 +4,22 @@ Mirrors Cluster Autoscaler's scale-down planning (``core/scaledown/eligibility``
 ``simulator/cluster.go`` ``SimulateNodeRemoval``, ``simulator/drain.go``,
 ``simulator/utilization``), offline and in one pass:
 
+0. pending pods that fit on existing nodes are placed there first (priority order, through
+   the `HintingSimulator`, in the snapshot itself, not a fork), as CA's loop does before it
+   plans scale-down (``RunOnce``: the pod list processor's ``filterOutSchedulableByPacking``
+   calls ``TrySchedulePods`` on ``ClusterSnapshot``, and ``scaleDown`` runs later on the same
+   snapshot): they count in utilization and must be moved like any other pod;
 1. a node is a candidate when it is not annotated
    ``cluster-autoscaler.kubernetes.io/scale-down-disabled: "true"``, belongs to a node group
-   (when node groups are given), and its utilization (the highest of requested cpu, requested
-   memory and allocated DRA devices per pool, as fractions) is below the threshold. Every
-   node's utilization is computed once, on the cluster as given, before any removal is
-   simulated, as CA's planner does (``categorizeNodes``: ``FilterOutUnremovable`` computes the
-   utilization map, then ``SimulateNodeRemoval`` runs per candidate); a node that received
-   pods from an earlier removal keeps its verdict and reported utilization;
+   (when node groups are given), and its utilization is below the threshold (CA
+   ``utilization.Calculate``, one rule per node, never a mix): a GPU node (non-zero
+   allocatable of a GPU vendor resource such as ``nvidia.com/gpu``) uses its requested GPUs
+   only, against the GPU threshold; else, with DRA enabled, a node with local ResourceSlices
+   uses its allocated devices only (the highest pool); else the higher of requested cpu and
+   memory. Every node's utilization is computed once, before any removal is simulated, as
+   CA's planner does (``categorizeNodes``: ``FilterOutUnremovable`` computes the utilization
+   map, then ``SimulateNodeRemoval`` runs per candidate); a node that received pods from an
+   earlier removal keeps its verdict and reported utilization;
 2. its pods to move are all pods except DaemonSet and mirror pods; a pod that cannot be moved
    (CA's default drain rules: ``safe-to-evict: "false"``, no controller, kube-system without
    a PodDisruptionBudget, local storage) blocks the node;
@@ -30,7 +38,10 @@ selector) makes the node unremovable (``UnexpectedError``, naming the pod) and i
 Differences from CA, deliberate: the node group's min size is checked before the removal is
 simulated (CA checks it after, when it picks nodes to delete), so a removal that would break
 it is never committed; PodDisruptionBudgets are not read, so kube-system pods always block
-(CA: unless a PDB covers them); there are no unneeded-time or unready-time delays.
+(CA: unless a PDB covers them); there are no unneeded-time or unready-time delays; there is
+no cloud provider, so a node is a GPU node by its allocatable only (CA also by the provider's
+GPU label); device utilization counts devices per pool (CA 1.35+ weighs partitionable
+devices by their shared counters).
 """
 
 from __future__ import annotations
@@ -42,13 +53,14 @@ from typing import Final
 import attrs
 
 from schedsim.api.core import Node, Pod, Taint
+from schedsim.api.resource import ResourceClaimTemplate
 from schedsim.framework.runtime import Framework
 from schedsim.framework.volume_listers import StorageListers
 from schedsim.simulation.equivalence import controller_uid, is_daemonset_pod, is_mirror_pod
 from schedsim.simulation.hinting import HintingSimulator, PodPlacement
 from schedsim.simulation.nodegroups import NodeGroup, group_of_nodes
 from schedsim.simulation.plugin_errors import PluginStatusError, PodError, aborting_plugin_errors
-from schedsim.simulation.scheduling import partition_pods
+from schedsim.simulation.scaleup import pending_pods_with_claims
 from schedsim.snapshot.csi import CsiSnapshot
 from schedsim.snapshot.dra import DraSnapshot
 from schedsim.snapshot.infos import NodeInfo
@@ -56,7 +68,9 @@ from schedsim.snapshot.predicate import PredicateSnapshot
 from schedsim.snapshot.store import ClusterSnapshotStore
 
 __all__ = [
+    "DEFAULT_GPU_UTILIZATION_THRESHOLD",
     "DEFAULT_UTILIZATION_THRESHOLD",
+    "GPU_RESOURCE_NAMES",
     "SCALE_DOWN_DISABLED_ANNOTATION",
     "TO_BE_DELETED_TAINT",
     "BlockingPod",
@@ -72,6 +86,19 @@ __all__ = [
 
 DEFAULT_UTILIZATION_THRESHOLD: Final = 0.5
 """CA's ``--scale-down-utilization-threshold`` default."""
+
+DEFAULT_GPU_UTILIZATION_THRESHOLD: Final = 0.5
+"""CA's ``--scale-down-gpu-utilization-threshold`` default (used for GPU nodes instead)."""
+
+GPU_RESOURCE_NAMES: Final = (
+    "nvidia.com/gpu",
+    "habana.ai/gaudi",
+    "gpu.intel.com/xe",
+    "amd.com/gpu",
+    "microsoft.com/directx",
+)
+"""CA ``utils/gpu`` ``GPUVendorResourceNames``: a node with non-zero allocatable of one of
+these is a GPU node (the first found is its GPU resource, ``DetectNodeGPUResourceName``)."""
 
 SCALE_DOWN_DISABLED_ANNOTATION: Final = "cluster-autoscaler.kubernetes.io/scale-down-disabled"
 SAFE_TO_EVICT_ANNOTATION: Final = "cluster-autoscaler.kubernetes.io/safe-to-evict"
@@ -112,65 +139,95 @@ class BlockingPod:
 
 @attrs.frozen
 class Utilization:
-    """How used a node is, as fractions of allocatable (CA ``utilization.Info``).
+    """How used a node is, as fractions (CA ``utilization.Info``).
 
     Attributes:
         cpu: requested milli-CPU / allocatable (0 when allocatable is 0).
         memory: requested memory / allocatable.
         devices: the highest allocated/total device ratio over the node's ResourceSlice
             pools (0 without slices).
-        resource: which of ``cpu``, ``memory``, ``devices`` is highest.
+        gpu: requested / allocatable of the node's GPU resource (0 on other nodes).
+        basis: what the threshold is compared with (CA takes one, never a mix):
+            ``"gpu"`` (a GPU node), ``"devices"`` (DRA on and the node has local
+            ResourceSlices) or ``"cpu/memory"`` (the higher of the two).
+        resource: the resource measured: the GPU resource name, ``driver/pool`` of the
+            highest pool, ``cpu`` or ``memory`` (``memory`` when equal, as CA).
     """
 
     cpu: float
     memory: float
     devices: float = 0.0
+    gpu: float = 0.0
+    basis: str = "cpu/memory"
+    resource: str = ""
 
     @property
     def value(self) -> float:
-        """The highest of the three: what the threshold is compared with."""
-        return max(self.cpu, self.memory, self.devices)
-
-    @property
-    def resource(self) -> str:
-        """Name of the highest resource."""
-        return max(
-            (("cpu", self.cpu), ("memory", self.memory), ("devices", self.devices)),
-            key=lambda kv: kv[1],
-        )[0]
+        """What the threshold is compared with (see ``basis``)."""
+        if self.basis == "gpu":
+            return self.gpu
+        if self.basis == "devices":
+            return self.devices
+        return max(self.cpu, self.memory)
 
 
-def utilization(node_info: NodeInfo) -> Utilization:
-    """Requested cpu and memory (every pod, DaemonSet and mirror pods included, as CA by
-    default) and allocated devices of the node's local slices, as fractions.
+def gpu_resource(node: Node) -> str | None:
+    """The node's GPU resource (CA ``NodeHasGpuAllocatable``): the first of
+    `GPU_RESOURCE_NAMES` with non-zero allocatable, else None."""
+    for name in GPU_RESOURCE_NAMES:
+        q = node.allocatable.get(name)
+        if q is not None and q != 0:
+            return name
+    return None
 
-    Devices: per ``(driver, pool)`` of the node's ``local_resource_slices``, the devices named
-    in allocation results of its pods' claims over the devices the pool publishes; the
-    highest pool wins (CA ``CalculateDynamicResourceUtilization``).
+
+def utilization(node_info: NodeInfo, *, dra_enabled: bool = True) -> Utilization:
+    """The node's utilization (CA ``utilization.Calculate``; every pod counts, DaemonSet
+    and mirror pods included, as CA by default).
+
+    Cpu and memory are always computed (for the report). The basis is one of:
+
+    * ``gpu``: the node has a GPU resource (`gpu_resource`); requested / allocatable of it
+      (CA ``GetNodeGpuConfig`` then ``CalculateUtilizationOfResource``; cpu and memory are
+      not looked at);
+    * ``devices``: ``dra_enabled`` and the node has local ResourceSlices; per ``(driver,
+      pool)``, the devices named in allocation results of its pods' claims over the devices
+      the pool publishes, the highest pool (CA ``HighestDynamicResourceUtilization``);
+    * ``cpu/memory``: the higher of the two.
 
     Time: O(pods x claims + devices).
     """
+    node = node_info.node
+    assert node is not None
     req = node_info.requested
     alloc = node_info.allocatable
     cpu = req.milli_cpu / alloc.milli_cpu if alloc.milli_cpu else 0.0
     mem = req.memory / alloc.memory if alloc.memory else 0.0
+    gpu_name = gpu_resource(node)
+    if gpu_name is not None:
+        total = alloc.scalar_resources.get(gpu_name, 0)
+        used = req.scalar_resources.get(gpu_name, 0)
+        gpu = used / total if total else 0.0
+        return Utilization(cpu, mem, gpu=gpu, basis="gpu", resource=gpu_name)
     totals: dict[tuple[str, str], int] = {}
     for s in node_info.local_resource_slices:
         key = (s.driver, s.pool.name)
         totals[key] = totals.get(key, 0) + len(s.devices)
-    devices = 0.0
-    if totals:
-        used: dict[tuple[str, str], set[str]] = {}
+    if dra_enabled and node_info.local_resource_slices:
+        allocated: dict[tuple[str, str], set[str]] = {}
         for claim in node_info.resource_claims:
             allocation = getattr(getattr(claim, "status", None), "allocation", None)
             if allocation is None:
                 continue
             for r in allocation.results:
-                used.setdefault((r.driver, r.pool), set()).add(r.device)
+                allocated.setdefault((r.driver, r.pool), set()).add(r.device)
+        devices, pool = 0.0, ""
         for key, total in totals.items():
-            if total:
-                devices = max(devices, len(used.get(key, ())) / total)
-    return Utilization(cpu, mem, devices)
+            ratio = len(allocated.get(key, ())) / total if total else 0.0
+            if not pool or ratio > devices:
+                devices, pool = ratio, f"{key[0]}/{key[1]}"
+        return Utilization(cpu, mem, devices, basis="devices", resource=pool)
+    return Utilization(cpu, mem, resource="cpu" if cpu > mem else "memory")
 
 
 def _has_local_storage(pod: Pod) -> bool:
@@ -251,13 +308,22 @@ class ScaleDownResult:
         threshold: the utilization threshold used.
         skipped_pods: bound pods whose node is not among the nodes (ignored, as CA does).
         errors: pods whose move failed with a plugin error (their node is unremovable,
-            ``UnexpectedError``).
+            ``UnexpectedError``), and pending pods whose placement did.
+        pending_placed: pending pods placed on existing nodes before planning (CA's
+            filter-out-schedulable), and where; they are moved like the others.
+        pending_unplaced: pending pods that fit no existing node (a scale-up's business).
+        gpu_threshold: the threshold used for GPU nodes.
+        warnings: things the user should know (e.g. a missing ResourceClaimTemplate).
     """
 
     verdicts: tuple[NodeVerdict, ...]
     threshold: float
     skipped_pods: tuple[Pod, ...] = ()
     errors: tuple[PodError, ...] = ()
+    pending_placed: tuple[PodPlacement, ...] = ()
+    pending_unplaced: tuple[Pod, ...] = ()
+    gpu_threshold: float = DEFAULT_GPU_UTILIZATION_THRESHOLD
+    warnings: tuple[str, ...] = ()
 
     @property
     def removable(self) -> tuple[str, ...]:
@@ -343,8 +409,10 @@ def scale_down(
     store: ClusterSnapshotStore | None = None,
     *,
     threshold: float = DEFAULT_UTILIZATION_THRESHOLD,
+    gpu_threshold: float = DEFAULT_GPU_UTILIZATION_THRESHOLD,
     node_groups: Sequence[NodeGroup] | None = None,
     dra_snapshot: DraSnapshot | None = None,
+    resource_claim_templates: Sequence[ResourceClaimTemplate] = (),
     csi_snapshot: CsiSnapshot | None = None,
     storage_listers: StorageListers | None = None,
     progress: ProgressCallback | None = None,
@@ -353,14 +421,18 @@ def scale_down(
 
     Args:
         nodes: the cluster's nodes, considered in this order.
-        pods: bound pods (pending ones are ignored: CA's scale-down does not place them).
+        pods: bound and pending pods; pending pods (as `scale_up` reads them) that fit on
+            existing nodes are placed there first, as CA's filter-out-schedulable does.
         framework: the scheduler profile the pods are rescheduled with.
         store: snapshot store (DeltaSnapshotStore by default).
         threshold: a node is a candidate when its utilization is below this (0..1).
+        gpu_threshold: the same for GPU nodes (CA ``--scale-down-gpu-utilization-threshold``).
         node_groups: when given, nodes outside every group are NotAutoscaled and no group
             goes below its min size; None: every node is a candidate, without min sizes.
         dra_snapshot: the cluster's ResourceClaims, ResourceSlices and DeviceClasses (used,
-            not copied): moved pods get new allocations, devices count in utilization.
+            not copied): moved pods get new allocations, devices count in utilization;
+            claims pending pods need from ``resource_claim_templates`` are created in it.
+        resource_claim_templates: the cluster's ResourceClaimTemplates.
         csi_snapshot: the cluster's CSINodes (used, not copied): per-driver volume limits.
         storage_listers: PVs, PVCs, StorageClasses and VolumeAttachments; they become
             ``framework.handle.storage_listers``.
@@ -370,15 +442,18 @@ def scale_down(
         a verdict per node; nothing given is modified.
 
     Raises:
-        ValueError: ``threshold`` outside [0, 1].
+        ValueError: ``threshold`` or ``gpu_threshold`` outside [0, 1].
         NodeGroupError: a node is in two groups.
         SchedulingError: INTERNAL_ERROR when a plugin fails other than with an Error status
             from PreFilter or Filter (e.g. in Reserve).
         DraSnapshotError: a bound pod's claim is missing.
     """
-    if not 0.0 <= threshold <= 1.0:
-        raise ValueError(f"utilization threshold must be between 0 and 1, got {threshold}")
-    bound, _, _ = partition_pods(pods, framework.profile.scheduler_name)
+    for what, t in (("utilization", threshold), ("GPU utilization", gpu_threshold)):
+        if not 0.0 <= t <= 1.0:
+            raise ValueError(f"{what} threshold must be between 0 and 1, got {t}")
+    bound, pending, dra, warnings = pending_pods_with_claims(
+        pods, framework, dra_snapshot, resource_claim_templates
+    )
     if storage_listers is not None:
         framework.handle.storage_listers = storage_listers
     groups_of: dict[str, NodeGroup] = {}
@@ -387,11 +462,23 @@ def scale_down(
         groups_of = group_of_nodes(node_groups, nodes)
         sizes = {g.name: g.size(nodes) for g in node_groups}
     snapshot = PredicateSnapshot(framework, store)
-    skipped = snapshot.set_cluster_state(nodes, bound, dra_snapshot, csi_snapshot=csi_snapshot)
-    hinting = HintingSimulator()
+    skipped = snapshot.set_cluster_state(nodes, bound, dra, csi_snapshot=csi_snapshot)
+    errors: list[PodError] = []
+    with aborting_plugin_errors(framework):
+        # CA's RunOnce: filter-out-schedulable places pending pods in the cluster snapshot
+        # itself (TrySchedulePods, no fork); scale-down planning then runs on that snapshot.
+        tried = HintingSimulator().try_schedule_pods(snapshot, pending)
+    errors.extend(tried.plugin_errors)
+    hinting = HintingSimulator()  # CA's RemovalSimulator has its own
+    gates = framework.handle.feature_gates
+    dra_enabled = (
+        gates.enabled("DynamicResourceAllocation") and "DynamicResources" in framework.plugins
+    )
     # CA computes every candidate's utilization once, before simulating any removal
     # (planner.categorizeNodes -> eligibility.FilterOutUnremovable).
-    utilizations = {n.name: utilization(snapshot.get_node_info(n.name)) for n in nodes}
+    utilizations = {
+        n.name: utilization(snapshot.get_node_info(n.name), dra_enabled=dra_enabled) for n in nodes
+    }
 
     # Empty nodes first (CA's default candidate sorting, ``emptycandidates``): removing them
     # moves nothing, and the pods of other candidates must not take their place.
@@ -401,13 +488,12 @@ def scale_down(
 
     order = sorted(nodes, key=lambda n: not is_empty(n))
     verdicts: dict[str, NodeVerdict] = {}
-    errors: list[PodError] = []
     with aborting_plugin_errors(framework):
         for i, node in enumerate(order):
             try:
                 verdicts[node.name] = _consider(
-                    snapshot, node, utilizations[node.name], threshold, node_groups,
-                    groups_of, sizes, hinting,
+                    snapshot, node, utilizations[node.name], threshold, gpu_threshold,
+                    node_groups, groups_of, sizes, hinting,
                 )  # fmt: skip
             except PluginStatusError as e:
                 error = e.pod_error()
@@ -423,8 +509,19 @@ def scale_down(
             if progress is not None:
                 progress(i + 1, len(nodes))
     return ScaleDownResult(
-        tuple(verdicts[n.name] for n in nodes), threshold, tuple(skipped), tuple(errors)
+        tuple(verdicts[n.name] for n in nodes),
+        threshold,
+        tuple(skipped),
+        tuple(errors),
+        pending_placed=tried.scheduled,
+        pending_unplaced=tried.unschedulable,
+        gpu_threshold=gpu_threshold,
+        warnings=tuple(warnings),
     )
+
+
+def _measured(util: Utilization) -> str:
+    return f"devices ({util.resource})" if util.basis == "devices" else util.resource
 
 
 def _consider(
@@ -432,6 +529,7 @@ def _consider(
     node: Node,
     util: Utilization,
     threshold: float,
+    gpu_threshold: float,
     node_groups: Sequence[NodeGroup] | None,
     groups_of: Mapping[str, NodeGroup],
     sizes: dict[str, int],
@@ -450,13 +548,17 @@ def _consider(
         return NodeVerdict(
             name, False, UnremovableReason.NOT_AUTOSCALED, detail="not in any node group"
         )
-    if util.value >= threshold:
+    # CA eligibility.isNodeBelowUtilizationThreshold: GPU nodes use the GPU threshold.
+    limit, which = (
+        (gpu_threshold, "GPU threshold") if util.basis == "gpu" else (threshold, "threshold")
+    )
+    if util.value >= limit:
         return NodeVerdict(
             name,
             False,
             UnremovableReason.NOT_UNDERUTILIZED,
             util,
-            detail=f"{util.resource} utilization {util.value:.2f} >= threshold {threshold:g}",
+            detail=f"{_measured(util)} utilization {util.value:.2f} >= {which} {limit:g}",
         )
     if group is not None and sizes[group.name] <= group.min_size:
         return NodeVerdict(

@@ -72,6 +72,7 @@ __all__ = [
     "UnhelpedPod",
     "choose_option",
     "estimate",
+    "pending_pods_with_claims",
     "scale_up",
 ]
 
@@ -310,6 +311,31 @@ def estimate(
 
 
 # --------------------------------------------------------------------------- orchestration
+
+
+def pending_pods_with_claims(
+    pods: Sequence[Pod],
+    framework: Framework,
+    dra_snapshot: DraSnapshot | None,
+    resource_claim_templates: Sequence[ResourceClaimTemplate],
+) -> tuple[list[Pod], list[Pod], DraSnapshot, list[str]]:
+    """Split ``pods`` into bound and pending (no nodeName/nominatedNodeName, not terminal,
+    for this profile's scheduler, without scheduling gates) and create the claims pending
+    pods need from their templates in ``dra_snapshot`` (a new one when None), as the
+    resource-claim controller would.
+
+    Returns:
+        ``(bound, pending, dra snapshot, warnings)``.
+    """
+    bound, pending, _ = partition_pods(pods, framework.profile.scheduler_name)
+    pending = [p for p in pending if not p.scheduling_gates]
+    dra = dra_snapshot if dra_snapshot is not None else DraSnapshot()
+    warnings: list[str] = []
+    if any(p.resource_claims for p in pending):
+        made = create_template_claims(pending, resource_claim_templates, dra.list_resource_claims())
+        pending, warnings = list(made.pods), list(made.warnings)
+        dra.add_claims(made.claims)
+    return bound, pending, dra, warnings
 
 
 @attrs.frozen
@@ -558,14 +584,9 @@ def scale_up(
         raise ValueError(f"max nodes per scale-up must be >= 0, got {max_nodes_per_scale_up}")
     group_of_nodes(node_groups, nodes)  # a node in two groups is an error
     plr = framework.handle.feature_gates.enabled("PodLevelResources")
-    bound, pending, _ = partition_pods(pods, framework.profile.scheduler_name)
-    pending = [p for p in pending if not p.scheduling_gates]
-    dra = dra_snapshot if dra_snapshot is not None else DraSnapshot()
-    warnings: list[str] = []
-    if any(p.resource_claims for p in pending):
-        made = create_template_claims(pending, resource_claim_templates, dra.list_resource_claims())
-        pending, warnings = list(made.pods), list(made.warnings)
-        dra.add_claims(made.claims)
+    bound, pending, dra, warnings = pending_pods_with_claims(
+        pods, framework, dra_snapshot, resource_claim_templates
+    )
     if storage_listers is not None:
         framework.handle.storage_listers = storage_listers
     snapshot = PredicateSnapshot(framework, store)
