@@ -23,7 +23,7 @@ from schedsim.framework.runtime import Framework
 from schedsim.framework.status import Code
 from schedsim.framework.volume_listers import StorageListers
 from schedsim.snapshot.csi import CsiSnapshot
-from schedsim.snapshot.dra import DraSnapshot
+from schedsim.snapshot.dra import DraSnapshot, claim_available_on_node, claim_reserved_for_pod
 from schedsim.snapshot.errors import SchedulingError
 from schedsim.snapshot.predicate import PredicateSnapshot
 from schedsim.snapshot.store import ClusterSnapshotStore
@@ -242,6 +242,40 @@ def _allocations(snapshot: PredicateSnapshot, pod: Pod) -> tuple[DeviceAllocatio
     return tuple(out)
 
 
+def _bound_claim_warnings(
+    snapshot: PredicateSnapshot, bound: Sequence[Pod], skipped: Sequence[Pod]
+) -> list[str]:
+    """Running pods whose claims are not allocated for their node or not reserved for them:
+    a state the API server and kube-scheduler never produce (CA's snapshot refuses it when
+    adding such a node), usually a stale or partial export. The claims are used as they are."""
+    out = []
+    skipped_uids = {p.uid for p in skipped}
+    for pod in bound:
+        # Nominated pods have not been through Reserve: their claims may be unallocated.
+        if not pod.resource_claims or not pod.node_name or pod.uid in skipped_uids:
+            continue
+        target = pod.node_name
+        node = snapshot.get_node_info(target).node
+        assert node is not None
+        for claim in snapshot.dra_snapshot.pod_claims(pod):
+            if not claim_available_on_node(claim, node):
+                problem = (
+                    "is not allocated"
+                    if claim.status.allocation is None
+                    else "is allocated for other nodes"
+                )
+                out.append(
+                    f"pod {pod.key} runs on {target} but its ResourceClaim {claim.key} "
+                    f"{problem}; used as it is"
+                )
+            elif not claim_reserved_for_pod(pod, claim):
+                out.append(
+                    f"pod {pod.key} runs on {target} but its ResourceClaim {claim.key} is not "
+                    f"reserved for it (status.reservedFor); used as it is"
+                )
+    return out
+
+
 def simulate(
     nodes: Sequence[Node],
     pods: Sequence[Pod],
@@ -294,9 +328,12 @@ def simulate(
         framework.handle.storage_listers = storage_listers
     snapshot = PredicateSnapshot(framework, store, skip_unschedulable_nodes=False)
     skipped = snapshot.set_cluster_state(nodes, bound, dra, csi_snapshot=csi_snapshot)
+    if snapshot.dra_enabled:
+        warnings.extend(_bound_claim_warnings(snapshot, bound, skipped))
     outcomes = [
         attrs.evolve(o, allocations=_allocations(snapshot, o.pod))
         if o.node_name is not None
+        and snapshot.dra_enabled
         and (o.pod.resource_claims or has_extended_resource_requests(o.pod))
         else o
         for o in run_scheduling_cycle(snapshot, pending)

@@ -93,7 +93,11 @@ class PredicateSnapshot:
         self.csi_snapshot = CsiSnapshot()
         self.dra_snapshot = DraSnapshot()
         gates = framework.handle.feature_gates
-        self._dra_enabled = gates.enabled("DynamicResourceAllocation")
+        # Claims are tracked when DRA is on and a profile runs DynamicResources: with the
+        # plugin disabled, kube-scheduler binds pods without looking at their claims.
+        self._dra_enabled = (
+            gates.enabled("DynamicResourceAllocation") and "DynamicResources" in framework.plugins
+        )
         self._dra_extended = gates.enabled("DRAExtendedResource")
         self._runner = SchedulerPluginRunner(
             framework, self, skip_unschedulable_nodes=skip_unschedulable_nodes
@@ -120,6 +124,12 @@ class PredicateSnapshot:
             DraSnapshotError: a claim of the pod is missing (see `DraSnapshot.pod_claims`).
         """
         return self._pod_info(pod, self.dra_snapshot)
+
+    @property
+    def dra_enabled(self) -> bool:
+        """Whether ResourceClaims are tracked: DynamicResourceAllocation is on and the profile
+        runs DynamicResources."""
+        return self._dra_enabled
 
     def _uses_dra(self, pod: Pod) -> bool:
         """The pod has claims, or DRA-backed extended resources may have given it one."""
