@@ -34,6 +34,7 @@ from schedsim.api.loader import Manifests, load_paths, load_text
 from schedsim.dra.validation import check_cel_selectors
 from schedsim.framework.runtime import Framework
 from schedsim.framework.volume_listers import StorageListers
+from schedsim.simulation.equivalence import group_equivalent_pods
 from schedsim.simulation.nodegroups import (
     NodeGroup,
     NodeGroupError,
@@ -50,8 +51,10 @@ from schedsim.simulation.scaledown import (
 from schedsim.simulation.scaleup import (
     DEFAULT_MAX_NODES_PER_SCALE_UP,
     EXPANDERS,
-    MAX_SIZE_REACHED,
+    LIMIT_MAX_NODES_PER_SCALE_UP,
+    LIMIT_MAX_SIZE,
     ScaleUpResult,
+    UnhelpedPod,
     scale_up,
 )
 from schedsim.snapshot.csi import CsiSnapshot
@@ -369,6 +372,7 @@ def _up_json(r: ScaleUpResult) -> str:
         "existingNodes": [{"pod": p.pod.key, "node": p.node_name} for p in r.scheduled],
         "awaiting": [p.key for p in r.awaiting],
         "noScaleUp": [{"pod": u.pod.key, "reasons": dict(u.reasons)} for u in r.unhelped],
+        "laterScaleUp": [{"pod": u.pod.key, "reasons": dict(u.reasons)} for u in r.later],
         "errors": [
             {"pod": e.pod.key, "nodeGroup": e.node_group or None, "message": e.message}
             for e in r.errors
@@ -380,10 +384,46 @@ def _up_json(r: ScaleUpResult) -> str:
             "helped": len(r.chosen_option.pods) if r.chosen_option else 0,
             "awaiting": len(r.awaiting),
             "noScaleUp": len(r.unhelped),
+            "laterScaleUp": len(r.later),
             "errors": len({e.pod.key for e in r.errors}),
         },
     }
     return json.dumps(doc, indent=2) + "\n"
+
+
+def _grouped(pods: Sequence[UnhelpedPod]) -> list[tuple[list[UnhelpedPod], str]]:
+    """Pods grouped by equivalence (same controller and spec, as CA groups them; same reasons),
+    each group's keys sorted, groups sorted by their first key; with a row label."""
+    by_id = {id(u.pod): u for u in pods}
+    out = []
+    for group in group_equivalent_pods(u.pod for u in pods):
+        members = sorted((by_id[id(p)] for p in group), key=lambda u: u.pod.key)
+        # pods of one equivalence group normally share reasons; split if not (plugin errors)
+        by_reasons: dict[tuple[tuple[str, str], ...], list[UnhelpedPod]] = {}
+        for u in members:
+            by_reasons.setdefault(tuple(u.reasons.items()), []).append(u)
+        for same in by_reasons.values():
+            first = same[0].pod.key
+            label = first if len(same) == 1 else f"{first} (+{len(same) - 1} similar)"
+            out.append((same, label))
+    out.sort(key=lambda row: row[0][0].pod.key)
+    return out
+
+
+def _pods_table(title: str, pods: Sequence[UnhelpedPod]) -> Table:
+    t = Table(title=title)
+    for col in ("PODS", "COUNT", "NODE GROUP", "REASON"):
+        t.add_column(col)
+    for same, label in _grouped(pods):
+        for i, (g, reason) in enumerate(same[0].reasons.items()):
+            first = i == 0
+            t.add_row(
+                escape(label) if first else "",
+                str(len(same)) if first else "",
+                escape(g),
+                escape(reason),
+            )
+    return t
 
 
 def _up_table(r: ScaleUpResult) -> str:
@@ -393,46 +433,53 @@ def _up_table(r: ScaleUpResult) -> str:
     for col in ("NODE GROUP", "SIZE", "NEW NODES", "PODS HELPED", "NOTE"):
         table.add_column(col)
     for o in r.options:
-        note = o.skipped or ("chosen" if o.name == r.chosen else "")
-        if o.limit_reached and o.limit != MAX_SIZE_REACHED:
-            capped = f"capped by --max-nodes-per-scaleup {r.max_nodes_per_scale_up}"
-            note = ", ".join(x for x in (note, capped) if x)
+        notes = [o.skipped or ("chosen" if o.name == r.chosen else "")]
+        if o.limit_kind == LIMIT_MAX_NODES_PER_SCALE_UP:
+            notes.append(f"capped by --max-nodes-per-scaleup {r.max_nodes_per_scale_up}")
+        elif o.limit_kind == LIMIT_MAX_SIZE:
+            notes.append(f"limited by max size {o.max_size}")
         if o.waste is not None:
-            note = ", ".join(x for x in (note, f"waste {o.waste:.2f}") if x)
+            notes.append(f"waste {o.waste:.2f}")
         table.add_row(
             escape(o.name),
             f"{o.current_size}/{o.max_size}",
             str(o.node_count),
             str(len(o.pods)),
-            escape(note),
+            escape(", ".join(n for n in notes if n)),
         )
     console.print(table)
     if r.unhelped:
-        t2 = Table(title="pods no node group helps")
-        t2.add_column("POD")
-        t2.add_column("NODE GROUP")
-        t2.add_column("REASON")
-        for u in r.unhelped:
-            for i, (g, reason) in enumerate(u.reasons.items()):
-                t2.add_row(escape(u.pod.key) if i == 0 else "", escape(g), escape(reason))
-        console.print(t2)
+        console.print(_pods_table("pods no node group helps", r.unhelped))
+    if r.later:
+        console.print(_pods_table("pods left for a later scale-up", r.later))
     chosen = r.chosen_option
     verdict = (
         f"scale up {chosen.name} by {chosen.node_count} node(s) for {len(chosen.pods)} pod(s)"
         if chosen
         else "no scale-up"
     )
-    if chosen is not None and chosen.limit_reached and chosen.limit != MAX_SIZE_REACHED:
+    if chosen is not None and chosen.limit_kind == LIMIT_MAX_NODES_PER_SCALE_UP:
         verdict += (
             f" (estimate stopped at --max-nodes-per-scaleup {r.max_nodes_per_scale_up}; "
             "more pods may need more nodes)"
         )
+    elif chosen is not None and chosen.limit_kind == LIMIT_MAX_SIZE:
+        verdict += f", reaching the group's max size {chosen.max_size},"
     console.print(
         f"{verdict} ({r.expander}); {r.pending} pending: {len(r.scheduled)} fit existing "
         f"nodes, {len(r.awaiting)} await another group, {len(r.unhelped)} helped by no group"
+        + (f", {len(r.later)} left for a later scale-up" if r.later else "")
         + (f", {len({e.pod.key for e in r.errors})} plugin error(s)" if r.errors else ""),
         markup=False,
     )
+    if r.later:
+        limits = sorted({o.limit for o in r.options if o.limit_reached}, key=str)
+        why = f": {'; '.join(limits)}" if limits else ""
+        console.print(
+            f"{len(r.later)} pod(s) left for a later scale-up{why} (their pods fit a group's "
+            "template; Cluster Autoscaler does not report them as unschedulable)",
+            markup=False,
+        )
     return buf.getvalue()
 
 

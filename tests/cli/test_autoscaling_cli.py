@@ -111,7 +111,7 @@ def test_demo_scale_up(capsys: pytest.CaptureFixture[str]) -> None:
     ]
     assert doc["summary"] == {
         "pending": 7, "onExistingNodes": 5, "helped": 1, "awaiting": 0, "noScaleUp": 1,
-        "errors": 0}  # fmt: skip
+        "laterScaleUp": 0, "errors": 0}  # fmt: skip
 
 
 def test_demo_scale_down(capsys: pytest.CaptureFixture[str]) -> None:
@@ -396,14 +396,66 @@ def test_max_nodes_per_scaleup(files: tuple[str, str], capsys: pytest.CaptureFix
                         "--max-nodes-per-scaleup", "1"], capsys)  # fmt: skip
     doc = json.loads(out)
     assert doc["maxNodesPerScaleUp"] == 1
-    assert doc["nodeGroups"][0]["limitReached"] == (
-        "max nodes per scale-up reached (1, --max-nodes-per-scaleup)"
-    )
+    assert doc["nodeGroups"][0]["limitReached"] == "the estimate reached --max-nodes-per-scaleup 1"
+    assert [u["pod"] for u in doc["laterScaleUp"]] == ["default/train-2"]
+    assert doc["noScaleUp"] == []
     code, out, _ = run(["scale-up", cluster, "--node-groups", groups, "-o", "json"], capsys)
     assert json.loads(out)["maxNodesPerScaleUp"] == 1000
     msg = _error(["scale-up", cluster, "--node-groups", groups, "--max-nodes-per-scaleup", "-1"],
                  capsys)  # fmt: skip
     assert msg == "--max-nodes-per-scaleup: must be >= 0, got -1"
+
+
+@pytest.mark.parametrize("store", ["delta", "basic"])
+def test_scale_up_pods_left_by_a_limit_are_not_unhelped(
+    capsys: pytest.CaptureFixture[str], store: str
+) -> None:
+    """A tester's input: gpu-h100 (2/10) grows by its 8 allowed nodes for 16 pods; 5 more
+    pods of the same kind fit its template but are past its max size. CA
+    (``core/scaleup/orchestrator/orchestrator.go``): ``SchedulablePodGroups`` marks their
+    equivalence group ``Schedulable``, and ``GetRemainingPods`` reports only groups that are
+    not, so they get no NotTriggerScaleUp: they are "left for a later scale-up", grouped in
+    one row, and the max size is named (before: "5 helped by no group", "max size reached")."""
+    args = ["scale-up", str(DATA / "gpu-big.yaml"), "--node-groups",
+            str(DATA / "ng-gpu-cpu.yaml"), "--store", store]  # fmt: skip
+    code, out, err = run(args, capsys)
+    assert code == 0, err
+    flat = " ".join(out.split())
+    assert "chosen, limited by max size 10, waste 1.95" in flat
+    assert "pods no node group helps" not in out
+    assert (
+        "ml/train4-1 (+4 similar) │ 5 │ gpu-h100 │ the estimate reached the group's max size 10"
+        in flat
+    )
+    assert "0 helped by no group, 5 left for a later scale-up" in flat
+    assert (
+        "5 pod(s) left for a later scale-up: the estimate reached the group's max size 10" in flat
+    )
+    code, out, _ = run([*args, "-o", "json"], capsys)
+    doc = json.loads(out)
+    assert doc["summary"]["noScaleUp"] == 0 and doc["summary"]["laterScaleUp"] == 5
+    assert doc["nodeGroups"][0]["limitReached"] == "the estimate reached the group's max size 10"
+
+
+def test_unhelped_pods_are_grouped_and_sorted(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Pods no group helps are listed one row per equivalence group (same controller and
+    spec, CA's ``PodEquivalenceGroup``), with a count, sorted by their first pod: not one row
+    per pod in input order."""
+    pods = "".join(
+        PENDING.replace("train-{i}", f"big-{i}").replace("cpu: 100m", "cpu: '64'")
+        for i in (3, 1, 2)
+    )
+    path = tmp_path / "c.yaml"
+    path.write_text(CLUSTER + pods)
+    groups = tmp_path / "g.yaml"
+    groups.write_text(yaml.safe_dump(GROUPS))
+    code, out, err = run(["scale-up", str(path), "--node-groups", str(groups)], capsys)
+    assert code == 0, err
+    rows = [line for line in out.splitlines() if "big-" in line]
+    assert len(rows) == 1 and "default/big-1 (+2 similar)" in rows[0] and "│ 3 " in rows[0]
+    assert "3 helped by no group" in " ".join(out.split())
 
 
 DRA_CLUSTER = """\

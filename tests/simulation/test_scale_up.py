@@ -19,11 +19,13 @@ from schedsim.framework import Framework, Handle, default_profile
 from schedsim.simulation.equivalence import group_equivalent_pods
 from schedsim.simulation.nodegroups import NodeGroup, NodeTemplate
 from schedsim.simulation.scaleup import (
-    MAX_SIZE_REACHED,
+    LIMIT_MAX_SIZE,
     GroupOption,
+    at_max_size,
     choose_option,
     estimate,
     max_nodes_per_scale_up_reached,
+    max_size_reached,
     scale_up,
 )
 from schedsim.snapshot import (
@@ -371,7 +373,11 @@ def test_volume_limit_blocks_packing(
 
 
 def test_max_size_reached(store: Callable[[], ClusterSnapshotStore]) -> None:
-    """A group at max size is skipped; one that reaches it mid-way takes what it can."""
+    """A group at max size is skipped; one that reaches it mid-way takes what it can. The pod
+    left over fits small's template, so it is not "helped by no group": CA's
+    ``SchedulablePodGroups`` (``core/scaleup/orchestrator/orchestrator.go``) marks its
+    equivalence group ``Schedulable`` and ``GetRemainingPods`` skips such groups (no
+    NotTriggerScaleUp); it is left for a later scale-up, each group saying which limit."""
     full = group("full", node("full-t", extra={GPU: "1"}), max_size=1)
     small = group("small", node("small-t", extra={GPU: "1"}), max_size=2)
     nodes = [node("full-0", labels={"group": "full"}, extra={GPU: "1"})]
@@ -381,11 +387,14 @@ def test_max_size_reached(store: Callable[[], ClusterSnapshotStore]) -> None:
     ]
     r = scale_up(nodes, pods, [full, small], framework(), store())
     by_name = {o.name: o for o in r.options}
-    assert by_name["full"].skipped == MAX_SIZE_REACHED
+    assert by_name["full"].skipped == at_max_size(1) == "already at max size 1"
     assert by_name["small"].node_count == 2 and by_name["small"].limit_reached
+    assert by_name["small"].limit_kind == LIMIT_MAX_SIZE
     assert r.chosen == "small"
-    [left] = r.unhelped
-    assert left.reasons == {"full": MAX_SIZE_REACHED, "small": MAX_SIZE_REACHED}
+    assert r.unhelped == ()
+    [left] = r.later
+    assert left.reasons == {"full": at_max_size(1), "small": max_size_reached(2)}
+    assert max_size_reached(2) == "the estimate reached the group's max size 2"
 
 
 def test_max_nodes_per_scale_up(store: Callable[[], ClusterSnapshotStore]) -> None:
@@ -398,13 +407,13 @@ def test_max_nodes_per_scale_up(store: Callable[[], ClusterSnapshotStore]) -> No
     [o] = r.options
     assert (o.node_count, len(o.pods), o.limit_reached) == (10, 10, True)
     assert o.limit == max_nodes_per_scale_up_reached(10)
-    assert len(r.unhelped) == 20
-    assert r.unhelped[0].reasons == {"g": max_nodes_per_scale_up_reached(10)}
+    assert r.unhelped == () and len(r.later) == 20  # they fit g's template: a later loop's
+    assert r.later[0].reasons == {"g": max_nodes_per_scale_up_reached(10)}
     assert r.max_nodes_per_scale_up == 10
     assert scale_up([], pods, [g], framework(), store()).options[0].node_count == 30
     small = group("g", node("g-t", extra={GPU: "1"}), max_size=5)
     [o] = scale_up([], pods, [small], framework(), store(), max_nodes_per_scale_up=10).options
-    assert (o.node_count, o.limit) == (5, MAX_SIZE_REACHED)
+    assert (o.node_count, o.limit) == (5, max_size_reached(5))
     [o] = scale_up([], pods, [g], framework(), store(), max_nodes_per_scale_up=0).options
     assert (o.node_count, o.limit_reached) == (30, False)
     with pytest.raises(ValueError, match="must be >= 0"):

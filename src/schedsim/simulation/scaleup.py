@@ -17,7 +17,9 @@ What Cluster Autoscaler's scale-up does in one loop, offline:
 
 The estimator adds at most ``max_nodes_per_scale_up`` copies per group (CA's
 ``--max-nodes-per-scaleup``, default 1000, enforced by its ``thresholdBasedEstimationLimiter``);
-a group that hits it says so (`GroupOption.limit`).
+a group that hits it says so (`GroupOption.limit`), as does one whose estimate reaches its
+max size. Pods left because of such a limit are not "helped by no group" (CA reports only pods
+whose equivalence group fits no template, ``GetRemainingPods``): they are `ScaleUpResult.later`.
 
 A plugin Error status (e.g. a CEL runtime error in a claim's selector) fails that pod's
 attempt, as in kube-scheduler: the pod is reported in `ScaleUpResult.errors`, never with a
@@ -64,14 +66,18 @@ from schedsim.snapshot.store import ClusterSnapshotStore
 __all__ = [
     "DEFAULT_MAX_NODES_PER_SCALE_UP",
     "EXPANDERS",
-    "MAX_SIZE_REACHED",
+    "LIMIT_MAX_NODES_PER_SCALE_UP",
+    "LIMIT_MAX_SIZE",
     "PLUGIN_ERROR",
     "Estimate",
     "GroupOption",
     "ScaleUpResult",
     "UnhelpedPod",
+    "at_max_size",
     "choose_option",
     "estimate",
+    "max_nodes_per_scale_up_reached",
+    "max_size_reached",
     "pending_pods_with_claims",
     "scale_up",
 ]
@@ -79,8 +85,22 @@ __all__ = [
 EXPANDERS: Final = ("least-waste", "most-pods")
 """Expander names `scale_up` accepts."""
 
-MAX_SIZE_REACHED: Final = "max size reached"
-"""Why a group does not help a pod when it cannot grow (any more)."""
+LIMIT_MAX_SIZE: Final = "max-size"
+"""`GroupOption.limit_kind` when the estimate stopped at the group's max size."""
+
+LIMIT_MAX_NODES_PER_SCALE_UP: Final = "max-nodes-per-scaleup"
+"""`GroupOption.limit_kind` when the estimate stopped at ``--max-nodes-per-scaleup``."""
+
+
+def at_max_size(max_size: int) -> str:
+    """Why a group already at its max size is not tried (CA's skipped node groups)."""
+    return f"already at max size {max_size}"
+
+
+def max_size_reached(max_size: int) -> str:
+    """Why a group's estimate stopped: it would take the group beyond ``max_size``."""
+    return f"the estimate reached the group's max size {max_size}"
+
 
 DEFAULT_MAX_NODES_PER_SCALE_UP: Final = 1000
 """CA's ``--max-nodes-per-scaleup`` default (``config/flags/flags.go``)."""
@@ -90,8 +110,8 @@ PLUGIN_ERROR: Final = "plugin error (reported among the errors)"
 
 
 def max_nodes_per_scale_up_reached(limit: int) -> str:
-    """Why a group does not help a pod when the estimate stopped at ``limit`` new nodes."""
-    return f"max nodes per scale-up reached ({limit}, --max-nodes-per-scaleup)"
+    """Why a group's estimate stopped at ``limit`` new nodes (CA's binpacking limiter)."""
+    return f"the estimate reached --max-nodes-per-scaleup {limit}"
 
 
 ProgressCallback = Callable[[int, int], None]
@@ -349,12 +369,14 @@ class GroupOption:
         node_count: nodes to add (0: the group does not help).
         pods: pods the new nodes would take.
         pods_per_node: template copy -> pods placed there by the estimator.
-        skipped: why the group was not tried at all (`MAX_SIZE_REACHED`), else "".
+        skipped: why the group was not tried at all (`at_max_size`), else "".
         rejected: pod key -> reasons an empty template copy rejects that pod (the first
             failing plugin's reasons, in kube-scheduler's words).
         limit_reached: the estimator stopped at the max size or the max nodes per scale-up.
-        limit: which (`MAX_SIZE_REACHED` or `max_nodes_per_scale_up_reached`), when
-            ``limit_reached``.
+        limit: which, in words (`max_size_reached` or `max_nodes_per_scale_up_reached`),
+            when ``limit_reached``.
+        limit_kind: `LIMIT_MAX_SIZE` or `LIMIT_MAX_NODES_PER_SCALE_UP` when
+            ``limit_reached``, else "".
         waste: least-waste score when the group helps: unused fraction of the new nodes'
             cpu plus unused fraction of their memory (0 = no waste, 2 = all wasted).
         errors: pods whose attempt on the template, or its copies, failed with a plugin
@@ -373,6 +395,14 @@ class GroupOption:
     waste: float | None = None
     limit: str = ""
     errors: tuple[PodError, ...] = ()
+    limit_kind: str = ""
+
+    def fits_template(self, pod: Pod) -> bool:
+        """Whether ``pod``'s equivalence group passed the check on this group's template
+        (CA ``SchedulablePodGroups`` marks it ``Schedulable``)."""
+        if self.skipped or pod.key in self.rejected:
+            return False
+        return not any(e.pod is pod for e in self.errors)
 
     def reason_for(self, pod: Pod) -> str:
         """Why this group does not help ``pod`` ("" when it does)."""
@@ -386,7 +416,7 @@ class GroupOption:
         if reasons is not None:
             return "wouldn't fit: " + ", ".join(reasons)
         if self.limit_reached:
-            return self.limit or MAX_SIZE_REACHED
+            return self.limit
         return "not placed on new nodes (does not fit beside the pods packed before it)"
 
 
@@ -412,7 +442,12 @@ class ScaleUpResult:
         options: one per node group, in file order.
         chosen: the group the expander picked, or None when no group helps.
         expander: the expander used.
-        unhelped: pending pods no group helps, with each group's reason.
+        unhelped: pending pods no group helps, with each group's reason: their equivalence
+            group fits no group's template (CA ``GetRemainingPods``: ``PodsRemainUnschedulable``,
+            the pods of groups not marked ``Schedulable``).
+        later: pending pods whose equivalence group fits some template but that no estimate
+            placed (e.g. it reached a limit): not "unschedulable by any group" in CA (no
+            NotTriggerScaleUp), a later loop's business; with each group's reason.
         pending: pending pods considered.
         warnings: things the user should know (e.g. a missing ResourceClaimTemplate).
         skipped_pods: bound pods whose node is not among the nodes (ignored, as CA does).
@@ -428,6 +463,7 @@ class ScaleUpResult:
     expander: str
     unhelped: tuple[UnhelpedPod, ...]
     pending: int
+    later: tuple[UnhelpedPod, ...] = ()
     warnings: tuple[str, ...] = ()
     skipped_pods: tuple[Pod, ...] = ()
     errors: tuple[PodError, ...] = ()
@@ -620,18 +656,21 @@ def scale_up(
                 progress(i + 1, len(node_groups))
     best = choose_option(options, expander)
     helped = {id(p) for o in options for p in o.pods}
-    unhelped = tuple(
-        UnhelpedPod(pod, {o.name: o.reason_for(pod) for o in options})
-        for pod in left
-        if id(pod) not in helped
-    )
+    unhelped: list[UnhelpedPod] = []
+    later: list[UnhelpedPod] = []
+    for pod in left:
+        if id(pod) in helped:
+            continue
+        u = UnhelpedPod(pod, {o.name: o.reason_for(pod) for o in options})
+        (later if any(o.fits_template(pod) for o in options) else unhelped).append(u)
     return ScaleUpResult(
         scheduled=placed,
         options=tuple(options),
         chosen=best.name if best else None,
         expander=expander,
-        unhelped=unhelped,
+        unhelped=tuple(unhelped),
         pending=len(pending),
+        later=tuple(later),
         warnings=tuple(warnings),
         skipped_pods=tuple(skipped),
         errors=tuple(errors),
@@ -653,7 +692,7 @@ def _option(
     if not left:
         return GroupOption(ng.name, size, ng.max_size)
     if size >= ng.max_size:
-        return GroupOption(ng.name, size, ng.max_size, skipped=MAX_SIZE_REACHED)
+        return GroupOption(ng.name, size, ng.max_size, skipped=at_max_size(ng.max_size))
     room = ng.max_size - size
     capped = 0 < max_nodes_per_scale_up < room
     fits, rejected, errors = _rejections(snapshot, groups, template, plr)
@@ -677,7 +716,12 @@ def _option(
         if not est.limit_reached
         else max_nodes_per_scale_up_reached(max_nodes_per_scale_up)
         if capped
-        else MAX_SIZE_REACHED,
+        else max_size_reached(ng.max_size),
+        limit_kind=""
+        if not est.limit_reached
+        else LIMIT_MAX_NODES_PER_SCALE_UP
+        if capped
+        else LIMIT_MAX_SIZE,
         errors=tuple(attrs.evolve(e, node_group=ng.name) for e in (*errors, *est.errors)),
     )
     if option.node_count > 0 and template.node is not None:
