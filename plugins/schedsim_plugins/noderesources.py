@@ -179,8 +179,13 @@ class NodeResourcesFit:
         self._statuses: dict[tuple[tuple[str, ...], bool], Status] = {}
 
     def compute_pod_request(self, pod: Pod) -> Resource:
-        """The pod's request vector in scheduler units (``computePodResourceRequest``)."""
-        return Resource.from_resource_list(pod_requests(pod, pod_level_resources=self._pod_level))
+        """The pod's request vector in scheduler units (``computePodResourceRequest``);
+        computed once per pod object (read-only: it is shared)."""
+        plr = self._pod_level
+        return pod.memo(
+            (NAME, plr),
+            lambda: Resource.from_resource_list(pod_requests(pod, pod_level_resources=plr)),
+        )
 
     def schedsim_pre_filter(
         self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]

@@ -128,3 +128,25 @@ def test_resource_name_classes(name: str, extended: bool, scalar: bool) -> None:
     """v1helper.IsExtendedResourceName / IsScalarResourceName."""
     assert is_extended_resource_name(name) is extended
     assert is_scalar_resource_name(name) is scalar
+
+
+def test_derived_values_are_computed_once_per_pod_object() -> None:
+    """A simulation schedules the same (immutable) pod many times: its request vector is
+    computed once (`Pod.memo`), shared by every PodInfo of it, not part of equality, and a
+    copy made with attrs.evolve (e.g. a changed container) computes its own."""
+    import attrs
+
+    from schedsim.api.core import Container
+
+    pod = Pod(name="p", containers=(Container(name="c", requests={"cpu": Fraction(1)}),))
+    calls = []
+    assert pod.memo("k", lambda: calls.append(1) or 42) == 42
+    assert pod.memo("k", lambda: calls.append(1) or 43) == 42
+    assert calls == [1]
+    first, second = PodInfo(pod), PodInfo(pod)
+    assert first.calculate_resource() is second.calculate_resource()
+    assert first.calculate_resource().resource.milli_cpu == 1000
+    bigger = attrs.evolve(pod, containers=(Container(name="c", requests={"cpu": Fraction(2)}),))
+    assert bigger == bigger and bigger != pod
+    assert PodInfo(bigger).calculate_resource().resource.milli_cpu == 2000
+    assert Pod(name="p", containers=pod.containers) == pod  # the memo is not compared

@@ -13,10 +13,10 @@ from __future__ import annotations
 
 import re
 import uuid
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from datetime import datetime
 from fractions import Fraction
-from typing import Any
+from typing import Any, TypeVar, cast
 
 import attrs
 
@@ -30,6 +30,8 @@ from schedsim.api.volumes import (
     decode_in_tree_source,
     decode_inline_csi_source,
 )
+
+_T = TypeVar("_T")
 
 __all__ = [
     "Affinity",
@@ -646,6 +648,22 @@ class Pod:
     phase: str = ""
     scheduling_gates: tuple[str, ...] = ()
     hard_topology_spread_constraints: int = 0
+    # Values derived from this immutable pod (request sums), computed once: simulations
+    # schedule the same pod object many times (forks, what-if loops). Not part of equality;
+    # attrs.evolve starts a copy with an empty memo.
+    _memo: dict[Any, Any] = attrs.field(factory=dict, init=False, repr=False, eq=False)
+
+    def memo(self, key: Any, compute: Callable[[], _T]) -> _T:
+        """``compute()`` the first time ``key`` is asked for, the stored value afterwards.
+
+        For values that depend on the pod only (it is immutable), e.g. its request vector in
+        scheduler units. Callers must treat the value as read-only: it is shared.
+        """
+        try:
+            return cast(_T, self._memo[key])
+        except KeyError:
+            value = self._memo[key] = compute()
+            return value
 
     @property
     def key(self) -> str:

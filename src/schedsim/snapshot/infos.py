@@ -168,8 +168,15 @@ class PodInfo:
         """Requests in scheduler units (milli-CPU, bytes) plus the non-zero cpu/memory used for
         scoring, cached. Mirrors kube-scheduler ``PodInfo.CalculateResource``."""
         res = self._resource
-        if res is not None:
-            return res
+        if res is None:
+            # The pod is immutable: every PodInfo of it (one per schedule in a simulation)
+            # shares one computation.
+            res = self._resource = self._pod.memo(
+                ("PodResource", self._pod_level_resources), self._compute_resource
+            )
+        return res
+
+    def _compute_resource(self) -> PodResource:
         pod = self._pod
         plr = self._pod_level_resources
         requests = pod_requests(pod, pod_level_resources=plr)
@@ -189,9 +196,7 @@ class PodInfo:
         non0_res = Resource.from_resource_list(
             {k: v for k, v in non0.items() if k in ("cpu", "memory")}
         )
-        res = PodResource(resource=r, non0_cpu=non0_res.milli_cpu, non0_mem=non0_res.memory)
-        self._resource = res
-        return res
+        return PodResource(resource=r, non0_cpu=non0_res.milli_cpu, non0_mem=non0_res.memory)
 
 
 class NodeInfo:
