@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import re
 import uuid
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from datetime import UTC, datetime, timedelta
 from fractions import Fraction
 from typing import Any, ClassVar
@@ -40,6 +40,8 @@ from schedsim.api.core import OwnerReference, Pod
 from schedsim.api.nodeaffinity import node_matches
 from schedsim.api.resource import (
     AllocationResult,
+    Condition,
+    DeviceRequestAllocationResult,
     ResourceClaim,
     ResourceClaimConsumerReference,
     ResourceClaimSpec,
@@ -47,6 +49,7 @@ from schedsim.api.resource import (
 )
 from schedsim.dra.allocator import AllocatedState, Allocator
 from schedsim.dra.cel import CelCache
+from schedsim.dra.claims import claim_is_for_pod, claim_reserved_for_pod
 from schedsim.dra.extended import (
     EXTENDED_RESOURCE_CLAIM_ANNOTATION,
     device_class_mapping,
@@ -144,7 +147,7 @@ def resolve_pod_claims(pod: Pod, manager: SharedDraManager) -> list[ResourceClai
             raise _ResolveError(_unresolvable(f'resourceclaim.resource.k8s.io "{name}" not found'))
         if claim.deletion_timestamp is not None:
             raise _ResolveError(_unresolvable(f'resourceclaim "{name}" is being deleted'))
-        if from_template and not _controlled_by(claim, pod):
+        if from_template and not claim_is_for_pod(pod, claim):
             raise _ResolveError(
                 _unresolvable(
                     f"ResourceClaim {claim.key} was not created for pod {pod.key} "
@@ -154,16 +157,6 @@ def resolve_pod_claims(pod: Pod, manager: SharedDraManager) -> list[ResourceClai
         seen.add(name)
         out.append(claim)
     return out
-
-
-def _controlled_by(claim: ResourceClaim, pod: Pod) -> bool:
-    return claim.namespace == pod.namespace and any(
-        ref.controller and ref.uid == pod.uid for ref in claim.owner_references
-    )
-
-
-def _reserved_for(claim: ResourceClaim, pod: Pod) -> bool:
-    return any(ref.uid == pod.uid for ref in claim.status.reserved_for)
 
 
 @attrs.define
@@ -333,7 +326,7 @@ class DynamicResources:
             return None, {}, {}
         name = extended_resource_claim_name(pod)
         existing = manager.get_resource_claim(pod.namespace, name)
-        if existing is not None and _controlled_by(existing, pod):
+        if existing is not None and claim_is_for_pod(pod, existing):
             if existing.status.allocation is None:
                 # Deallocated when the pod was unscheduled (a simulation moving pods):
                 # allocate it afresh rather than fail until PostFilter deletes it.
@@ -464,18 +457,11 @@ class DynamicResources:
             return False
         allocation = claim.status.allocation
         assert allocation is not None
-        conditions = {
-            (d.driver, d.pool, d.device): {c.type: c.status for c in d.conditions}
-            for d in claim.status.devices
-        }
         ready = True
-        for result in allocation.results:
-            if not result.binding_conditions:
-                continue
-            cond = conditions.get((result.driver, result.pool, result.device), {})
-            if any(cond.get(t) == "True" for t in result.binding_failure_conditions):
+        for result, conds in _binding_conditions(claim):
+            if any(_is_true(conds, t) for t in result.binding_failure_conditions):
                 return True
-            if not all(cond.get(t) == "True" for t in result.binding_conditions):
+            if not all(_is_true(conds, t) for t in result.binding_conditions):
                 ready = False
         if not ready and allocation.allocation_timestamp is not None:
             stamp = allocation.allocation_timestamp
@@ -584,7 +570,7 @@ class DynamicResources:
         s.allocated_here.clear()
         for claim in s.claims:
             current = manager.get_resource_claim(claim.namespace, claim.name)
-            if current is not None and _reserved_for(current, pod):
+            if current is not None and claim_reserved_for_pod(pod, current):
                 kept = tuple(r for r in current.status.reserved_for if r.uid != pod.uid)
                 manager.update_resource_claim(
                     attrs.evolve(current, status=attrs.evolve(current.status, reserved_for=kept))
@@ -621,7 +607,7 @@ class DynamicResources:
             current = manager.get_resource_claim(claim.namespace, claim.name)
             if current is None or current.uid != claim.uid:
                 return _error(f"claim {claim.key} got deleted in the meantime")
-            if _reserved_for(current, pod):
+            if claim_reserved_for_pod(pod, current):
                 continue
             if i in s.allocated_here and current.status.allocation != claim.status.allocation:
                 return _error(f"claim {claim.key} got allocated elsewhere in the meantime")
@@ -648,21 +634,32 @@ class DynamicResources:
         simulator cannot wait for the driver -> Error with upstream's timeout message."""
         if not (self.features.device_binding_conditions and self.features.device_status):
             return None
-        allocation = claim.status.allocation
-        assert allocation is not None
-        conditions = {(d.driver, d.pool, d.device): d.conditions for d in claim.status.devices}
-        for result in allocation.results:
-            if not result.binding_conditions:
-                continue
-            conds = {
-                c.type: c for c in conditions.get((result.driver, result.pool, result.device), ())
-            }
+        for result, conds in _binding_conditions(claim):
             for t in result.binding_failure_conditions:
-                c = conds.get(t)
-                if c is not None and c.status == "True":
+                if _is_true(conds, t):
+                    c = conds[t]
                     return _error(
                         f"claim {claim.key} binding failed: reason={c.reason}, message={c.message}"
                     )
-            if not all(t in conds and conds[t].status == "True" for t in result.binding_conditions):
+            if not all(_is_true(conds, t) for t in result.binding_conditions):
                 return _error(f"claim {claim.key} binding timeout")
         return None
+
+
+def _binding_conditions(
+    claim: ResourceClaim,
+) -> Iterator[tuple[DeviceRequestAllocationResult, dict[str, Condition]]]:
+    """Each allocated device that has binding conditions, with its ``status.devices``
+    conditions by type."""
+    allocation = claim.status.allocation
+    assert allocation is not None
+    by_device = {(d.driver, d.pool, d.device): d.conditions for d in claim.status.devices}
+    for result in allocation.results:
+        if result.binding_conditions:
+            conditions = by_device.get((result.driver, result.pool, result.device), ())
+            yield result, {c.type: c for c in conditions}
+
+
+def _is_true(conditions: Mapping[str, Condition], type_: str) -> bool:
+    c = conditions.get(type_)
+    return c is not None and c.status == "True"

@@ -323,13 +323,13 @@ def _timing_report(timings: PluginTimings) -> str:
     return "\n".join(lines)
 
 
-def _autoscaling(args: argparse.Namespace) -> str:
+def _autoscaling(args: argparse.Namespace) -> tuple[str, int]:
     framework, _, _ = _framework(args)
-    out, _status.code = cli_autoscaling.run(args, framework, _STORES[args.store]())
-    return out
+    return cli_autoscaling.run(args, framework, _STORES[args.store]())
 
 
-def _simulate(args: argparse.Namespace) -> str:
+def _simulate(args: argparse.Namespace) -> tuple[str, int]:
+    """The output and the exit status (1 when a plugin failed for some pod)."""
     timings = PluginTimings() if args.profile_plugins else None
     framework, _, _ = _framework(args, timings)
     profile = framework.profile
@@ -401,30 +401,20 @@ def _simulate(args: argparse.Namespace) -> str:
             f"failed (see their messages), the other pods were scheduled",
             file=sys.stderr,
         )
-    _status.code = 1 if result.errors else 0
-    return _to_json(result) if args.output == "json" else _to_table(result)
-
-
-class _Status:
-    """Exit status a command asks for besides its output (1: some pods hit plugin errors)."""
-
-    code = 0
-
-
-_status = _Status()
+    out = _to_json(result) if args.output == "json" else _to_table(result)
+    return out, 1 if result.errors else 0
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit status."""
     args = _parser().parse_args(argv)
-    _status.code = 0
     try:
         if args.command == "plugins":
-            out = _plugins(args)
+            out, status = _plugins(args), 0
         elif args.command in ("scale-up", "scale-down"):
-            out = _autoscaling(args)
+            out, status = _autoscaling(args)
         else:
-            out = _simulate(args)
+            out, status = _simulate(args)
     except (ManifestError, _UsageError, cli_autoscaling.UsageError) as e:
         print(f"schedsim: error: {e}", file=sys.stderr)
         return 2
@@ -445,7 +435,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         print(f"schedsim: error: cannot write the output: {e.strerror or e}", file=sys.stderr)
         return 1
-    return _status.code
+    return status
 
 
 if __name__ == "__main__":  # pragma: no cover

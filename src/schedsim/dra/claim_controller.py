@@ -23,7 +23,13 @@ import attrs
 from schedsim.api.core import OwnerReference, Pod
 from schedsim.api.resource import ResourceClaim, ResourceClaimTemplate
 
-__all__ = ["POD_CLAIM_NAME_ANNOTATION", "PodClaims", "create_template_claims", "generated_name"]
+__all__ = [
+    "POD_CLAIM_NAME_ANNOTATION",
+    "PodClaims",
+    "create_template_claims",
+    "generated_name",
+    "name_suffix",
+]
 
 POD_CLAIM_NAME_ANNOTATION = "resource.kubernetes.io/pod-claim-name"
 """Annotation on a generated claim naming the pod's ``spec.resourceClaims`` entry."""
@@ -49,8 +55,14 @@ def generated_name(pod: Pod, pod_claim_name: str) -> str:
             + "-"
             + pod_claim_name[: len(pod_claim_name) * _MAX_BASE_LEN // n]
         )
-    digest = hashlib.sha256(f"{pod.uid}/{pod_claim_name}".encode()).digest()
-    return base + "".join(_ALPHABET[b % len(_ALPHABET)] for b in digest[:_SUFFIX_LEN])
+    return base + name_suffix(f"{pod.uid}/{pod_claim_name}")
+
+
+def name_suffix(seed: str) -> str:
+    """5 characters of apimachinery's generateName alphabet, derived from ``seed`` (upstream
+    draws them at random; a derived suffix makes every run name objects the same way)."""
+    digest = hashlib.sha256(seed.encode()).digest()
+    return "".join(_ALPHABET[b % len(_ALPHABET)] for b in digest[:_SUFFIX_LEN])
 
 
 @attrs.frozen

@@ -15,13 +15,13 @@ server, so the snapshot can find a pod's claim again without an API server.
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Iterable, Mapping
 from fractions import Fraction
 
 from schedsim.api.core import Pod
 from schedsim.api.resource import DeviceClass, DeviceRequest, ExactDeviceRequest
 from schedsim.api.resources import is_extended_resource_name
+from schedsim.dra.claim_controller import name_suffix
 
 __all__ = [
     "DEVICE_CLASS_PREFIX",
@@ -42,7 +42,6 @@ EXTENDED_RESOURCE_CLAIM_ANNOTATION = "resource.kubernetes.io/extended-resource-c
 """Annotation (``"true"``) marking the special claim
 (``resourceapi.ExtendedResourceClaimAnnotation``)."""
 
-_ALPHABET = "bcdfghjklmnpqrstvwxz2456789"
 _MAX_GENERATE_BASE = 58  # apiserver: 63 - 5 random characters
 
 
@@ -78,11 +77,15 @@ def extended_resource_requests(pod: Pod) -> dict[str, Fraction]:
 
 
 def has_extended_resource_requests(pod: Pod) -> bool:
-    """Whether any container requests an extended resource (cheap pre-check)."""
-    return any(
-        is_dra_extended_resource_name(name)
-        for c in (*pod.init_containers, *pod.containers)
-        for name in c.requests
+    """Whether any container requests an extended resource (pre-check asked on every claim
+    lookup of the pod: computed once per pod object)."""
+    return pod.memo(
+        "has_extended_resource_requests",
+        lambda: any(
+            is_dra_extended_resource_name(name)
+            for c in (*pod.init_containers, *pod.containers)
+            for name in c.requests
+        ),
     )
 
 
@@ -91,8 +94,7 @@ def extended_resource_claim_name(pod: Pod) -> str:
     characters as the API server shortens a generateName) plus 5 characters from a hash of
     the pod's UID."""
     base = f"{pod.name}-extended-resources-"[:_MAX_GENERATE_BASE]
-    digest = hashlib.sha256(f"{pod.uid}/extended-resources".encode()).digest()
-    return base + "".join(_ALPHABET[b % len(_ALPHABET)] for b in digest[:5])
+    return base + name_suffix(f"{pod.uid}/extended-resources")
 
 
 def _request_index(requests: Mapping[str, Fraction], name: str) -> int:

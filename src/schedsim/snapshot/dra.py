@@ -51,8 +51,10 @@ from schedsim.api.resource import (
     ResourceClaimConsumerReference,
     ResourceSlice,
 )
+from schedsim.dra.allocator import AllocatedState
+from schedsim.dra.claims import claim_is_for_pod, claim_reserved_for_pod
 from schedsim.dra.extended import extended_resource_claim_name, has_extended_resource_requests
-from schedsim.dra.types import DeviceId
+from schedsim.dra.types import DeviceId, DraFeatures
 from schedsim.snapshot.cloning import CloningMap
 from schedsim.snapshot.patchset import PatchSet
 
@@ -108,25 +110,6 @@ def claim_in_use(claim: ResourceClaim) -> bool:
 def claim_fully_reserved(claim: ResourceClaim) -> bool:
     """``status.reservedFor`` holds 256 or more entries (CA ``ClaimFullyReserved``). Time: O(1)."""
     return len(claim.status.reserved_for) >= RESOURCE_CLAIM_RESERVED_FOR_MAX_SIZE
-
-
-def claim_is_for_pod(pod: Pod, claim: ResourceClaim) -> bool:
-    """Tells whether ``pod`` owns ``claim`` (``resourceclaim.IsForPod``).
-
-    The claim is in the pod's namespace and has a controller ownerReference with the pod's UID.
-    Time: O(owner references).
-    """
-    return claim.namespace == pod.namespace and any(
-        ref.controller and ref.uid == pod.uid for ref in claim.owner_references
-    )
-
-
-def claim_reserved_for_pod(pod: Pod, claim: ResourceClaim) -> bool:
-    """Some ``status.reservedFor`` entry has the pod's UID (``resourceclaim.IsReservedForPod``).
-
-    Time: O(reservations).
-    """
-    return any(ref.uid == pod.uid for ref in claim.status.reserved_for)
 
 
 def _consumer_matches_pod(pod: Pod, ref: ResourceClaimConsumerReference) -> bool:
@@ -636,16 +619,9 @@ class DraSnapshot:
 
         Time: O(C x results per claim).
         """
-        devices: set[DeviceId] = set()
-        for claim in self._claims.as_map().values():
-            allocation = claim.status.allocation
-            if allocation is None:
-                continue
-            for result in allocation.results:
-                if result.admin_access:
-                    continue
-                devices.add(DeviceId(result.driver, result.pool, result.device))
-        return frozenset(devices)
+        # Every result as dedicated, as CA's tracker does: consumable capacity off.
+        features = DraFeatures(consumable_capacity=False)
+        return AllocatedState.from_claims(self._claims.as_map().values(), features).devices
 
     def signal_claim_pending_allocation(
         self, claim_uid: str, allocated_claim: ResourceClaim

@@ -214,10 +214,11 @@ class PredicateSnapshot:
             raise
         dra.commit()
 
-    def _verify_pod_claims(self, pod: Pod, node: Node) -> None:
+    @staticmethod
+    def _verify_pod_claims(pod: Pod, node: Node, claims: Sequence[ResourceClaim]) -> None:
         """Every claim of a scheduled pod is allocated and available on its node (CA
         ``verifyScheduledPodResourceClaims``); raises DraSnapshotError."""
-        for claim in self.dra_snapshot.pod_claims(pod):
+        for claim in claims:
             if not claim_available_on_node(claim, node):
                 raise DraSnapshotError(
                     f"pod {pod.key}: claim {claim.key} is not allocated or not available "
@@ -247,12 +248,7 @@ class PredicateSnapshot:
         if csi_node is not None:
             self._check_new_csi_node(node, csi_node)
         if self._dra_enabled and node is not None:
-            try:
-                self.store.node_infos().get(node.name)
-            except NodeNotFoundError:
-                pass
-            else:
-                raise NodeAlreadyExistsError(node.name)
+            self._check_node_absent(node.name)
             with self._dra_transaction():
                 dra = self.dra_snapshot
                 if node_info.local_resource_slices:
@@ -263,12 +259,20 @@ class PredicateSnapshot:
                     pod = pi.pod
                     dra.add_claims(c for c in pi.needed_resource_claims if claim_is_for_pod(pod, c))
                     dra.reserve_pod_claims(pod)
-                    self._verify_pod_claims(pod, node)
+                    self._verify_pod_claims(pod, node, dra.pod_claims(pod))
                 self.store.store_node_info(node_info)
         else:
             self.store.store_node_info(node_info)
         if csi_node is not None:
             self.csi_snapshot.add_csi_node(csi_node)  # checked above: cannot fail
+
+    def _check_node_absent(self, node_name: str) -> None:
+        """Raise NodeAlreadyExistsError before any DRA/CSI change if the node is stored."""
+        try:
+            self.store.node_infos().get(node_name)
+        except NodeNotFoundError:
+            return
+        raise NodeAlreadyExistsError(node_name)
 
     def _check_new_csi_node(self, node: Node | None, csi_node: CSINode) -> None:
         """Raise what `add_node_info` raises for ``csi_node``, before anything changes."""
@@ -277,12 +281,7 @@ class PredicateSnapshot:
                 raise CsiSnapshotError(
                     f"csi node {csi_node.name} does not belong to node {node.name}"
                 )
-            try:
-                self.store.node_infos().get(node.name)
-            except NodeNotFoundError:
-                pass
-            else:
-                raise NodeAlreadyExistsError(node.name)
+            self._check_node_absent(node.name)
         if csi_node.name in self.csi_snapshot:
             raise CsiSnapshotError(f"csi node {csi_node.name} already in snapshot")
 
@@ -347,8 +346,10 @@ class PredicateSnapshot:
                 node = self.store.node_infos().get(node_name).node
                 assert node is not None
                 self.dra_snapshot.reserve_pod_claims(pod)
-                self._verify_pod_claims(pod, node)
-                self.store.store_pod_info(self.new_pod_info(pod), node_name)
+                claims = self.dra_snapshot.pod_claims(pod)  # as reserved: verify and store them
+                self._verify_pod_claims(pod, node, claims)
+                pod_info = PodInfo(pod, claims, pod_level_resources=self._pod_level_resources)
+                self.store.store_pod_info(pod_info, node_name)
             except (NodeNotFoundError, ValueError) as e:
                 if self.framework.has_reserve_plugins:
                     self.framework.run_reserve_plugins_unreserve(state, pod, node_name)
