@@ -472,15 +472,13 @@ def test_empty_file_is_not_an_error(
 
 def test_unknown_kind_warning(cwd: Path, capsys: pytest.CaptureFixture[str]) -> None:
     (cwd / "app.yaml").write_text(
-        "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web}\n---\n"
-        "apiVersion: v1\nkind: Service\nmetadata: {name: web}\n---\n" + GPU_CLUSTER
+        "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: web}\n---\n"
+        "apiVersion: networking.k8s.io/v1\nkind: Ingress\nmetadata: {name: web}\n---\n"
+        + GPU_CLUSTER
     )
     code, out, err = _run(capsys, "app.yaml", "-o", "json")
     assert code == 0
-    assert err == (
-        "warning: app.yaml: skipped 1 Deployment object(s): kind not modelled by schedsim\n"
-        "warning: app.yaml: skipped 1 Service object(s): kind not modelled by schedsim\n"
-    )
+    assert err == ("warning: skipped kinds not modelled by schedsim: 1 ConfigMap, 1 Ingress\n")
     assert _placement(json.loads(out)) == {"ml/trainer": None}
 
 
@@ -521,7 +519,7 @@ def test_inputs_are_not_modified(cwd: Path, capsys: pytest.CaptureFixture[str]) 
     (inputs / "more.json").write_text(
         json.dumps({"kind": "List", "items": [{"kind": "Pod", "metadata": {"name": "j"}}]})
     )
-    (inputs / "deploy.yaml").write_text("kind: Deployment\nmetadata: {name: d}\n")
+    (inputs / "deploy.yaml").write_text("kind: ConfigMap\nmetadata: {name: d}\n")
     (inputs / "notes.txt").write_text("not a manifest\n")
     (inputs / "sched.yaml").write_text(NO_TAINT_FILTER)
     (inputs / "bad.yaml").write_text(POD + "spec: []\n")

@@ -400,7 +400,7 @@ def test_duplicate_storage_objects_across_files(tmp_path: Path) -> None:
 
 
 def test_storage_kinds_are_not_skipped() -> None:
-    """The five storage kinds are modelled: no "kind not modelled" warning for them."""
+    """The storage kinds are modelled: no "kind not modelled" warning for them."""
     docs: list[Any] = [
         {"kind": "CSINode", "metadata": {"name": "n"}},
         {"kind": "PersistentVolume", "metadata": {"name": "pv"}},
@@ -414,7 +414,8 @@ def test_storage_kinds_are_not_skipped() -> None:
         {"kind": "CSIDriver", "metadata": {"name": "d"}},
     ]
     m = decode_objects(docs, "f.yaml")
-    assert m.warnings == ["f.yaml: skipped 1 CSIDriver object(s): kind not modelled by schedsim"]
+    assert m.warnings == []
+    assert [d.name for d in m.csi_drivers] == ["d"]
     assert (
         len(m.csi_nodes),
         len(m.persistent_volumes),

@@ -200,41 +200,50 @@ def test_utf8_byte_order_mark_is_ignored(cwd: Path) -> None:
 # --------------------------------------------------------------------------- skipped kinds
 
 
-def test_unmodelled_kinds_are_skipped_with_one_warning_per_kind_and_file(cwd: Path) -> None:
+def test_unmodelled_kinds_are_counted_in_one_warning_line_for_all_inputs(cwd: Path) -> None:
+    """Kinds schedsim does not model are skipped, counted per kind across every input file
+    and reported in one line (issue 20 item 4)."""
     text = """\
-kind: Deployment
+kind: ConfigMap
 metadata: {name: web}
 ---
-kind: Service
+kind: Ingress
 metadata: {name: web}
 ---
-kind: Deployment
+kind: ConfigMap
 metadata: {name: api}
 ---
 kind: List
 items:
-- {kind: ConfigMap, metadata: {name: c}}
+- {kind: Secret, metadata: {name: c}}
 - {kind: Pod, metadata: {name: p1}}
 """
     m = _load(cwd, text, "app.yaml")
-    _write(cwd / "more.yaml", "kind: Deployment\nmetadata: {name: other}\n")
+    _write(cwd / "more.yaml", "kind: ConfigMap\nmetadata: {name: other}\n")
     m2 = load_paths(["app.yaml", "more.yaml"])
     assert [p.name for p in m.pods] == ["p1"]
     assert m.warnings == [
-        "app.yaml: skipped 2 Deployment object(s): kind not modelled by schedsim",
-        "app.yaml: skipped 1 Service object(s): kind not modelled by schedsim",
-        "app.yaml: skipped 1 ConfigMap object(s): kind not modelled by schedsim",
+        "skipped kinds not modelled by schedsim: 2 ConfigMap, 1 Ingress, 1 Secret"
     ]
     assert m2.warnings == [
-        *m.warnings,
-        "more.yaml: skipped 1 Deployment object(s): kind not modelled by schedsim",
+        "skipped kinds not modelled by schedsim: 3 ConfigMap, 1 Ingress, 1 Secret"
     ]
+    assert m2.skipped == {"ConfigMap": 3, "Ingress": 1, "Secret": 1}
 
 
 def test_skipped_kinds_are_not_decoded(cwd: Path) -> None:
     # a skipped object's fields are never looked at, so nothing in it is an error
-    m = _load(cwd, "kind: Deployment\nmetadata: []\nspec: 5\n")
-    assert m.warnings == ["f.yaml: skipped 1 Deployment object(s): kind not modelled by schedsim"]
+    m = _load(cwd, "kind: ConfigMap\nmetadata: []\nspec: 5\n")
+    assert m.warnings == ["skipped kinds not modelled by schedsim: 1 ConfigMap"]
+
+
+def test_cronjobs_are_skipped_with_their_own_warning(cwd: Path) -> None:
+    """A CronJob creates Jobs on a schedule; it is read but not run, and said so once."""
+    m = _load(cwd, "kind: CronJob\nmetadata: {name: nightly, namespace: ops}\n")
+    assert m.warnings == [
+        "skipped 1 CronJob object(s) (ops/nightly): CronJobs create Jobs on a schedule, which "
+        "schedsim does not run; give the Job (or its pods) instead"
+    ]
 
 
 # --------------------------------------------------------------------------- duplicates

@@ -1,6 +1,7 @@
 """Kubernetes objects schedsim reads (core/v1, resource.k8s.io DRA kinds, storage kinds:
-CSINode, PersistentVolume, PersistentVolumeClaim, StorageClass, VolumeAttachment), exact
-quantities, and manifest loading."""
+CSINode, CSIDriver, CSIStorageCapacity, PersistentVolume, PersistentVolumeClaim, StorageClass,
+VolumeAttachment; Namespaces, Services, PriorityClasses, PodDisruptionBudgets; workload
+controllers), exact quantities, and manifest loading."""
 
 from schedsim.api.core import (
     Affinity,
@@ -20,6 +21,7 @@ from schedsim.api.core import (
 from schedsim.api.errors import FieldError, ManifestError
 from schedsim.api.labels import LabelSelector
 from schedsim.api.loader import Manifests, decode_objects, load_paths
+from schedsim.api.policy import Namespace, PodDisruptionBudget, PriorityClass, Service
 from schedsim.api.resource import (
     AllocatedDeviceStatus,
     AllocationResult,
@@ -44,25 +46,40 @@ from schedsim.api.resource import (
     qualified_name,
 )
 from schedsim.api.storage import (
+    CSIDriver,
     CSINode,
     CSINodeDriver,
+    CSIStorageCapacity,
     PersistentVolume,
     PersistentVolumeClaim,
     StorageClass,
     VolumeAttachment,
 )
 from schedsim.api.volumes import CSIPersistentVolumeSource, CSIVolumeSource, InTreeVolumeSource
+from schedsim.api.workloads import (
+    DaemonSet,
+    Deployment,
+    Job,
+    PodTemplate,
+    ReplicaSet,
+    ReplicationController,
+    StatefulSet,
+)
 
 __all__ = [
     "Affinity",
     "AllocatedDeviceStatus",
     "AllocationResult",
+    "CSIDriver",
     "CSINode",
     "CSINodeDriver",
     "CSIPersistentVolumeSource",
+    "CSIStorageCapacity",
     "CSIVolumeSource",
     "Container",
     "ContainerPort",
+    "DaemonSet",
+    "Deployment",
     "Device",
     "DeviceAttribute",
     "DeviceCapacity",
@@ -77,9 +94,11 @@ __all__ = [
     "ExactDeviceRequest",
     "FieldError",
     "InTreeVolumeSource",
+    "Job",
     "LabelSelector",
     "ManifestError",
     "Manifests",
+    "Namespace",
     "Node",
     "NodeAffinity",
     "NodeSelectorRequirement",
@@ -87,7 +106,12 @@ __all__ = [
     "PersistentVolume",
     "PersistentVolumeClaim",
     "Pod",
+    "PodDisruptionBudget",
     "PodResourceClaim",
+    "PodTemplate",
+    "PriorityClass",
+    "ReplicaSet",
+    "ReplicationController",
     "ResourceClaim",
     "ResourceClaimSpec",
     "ResourceClaimStatus",
@@ -95,6 +119,8 @@ __all__ = [
     "ResourceList",
     "ResourcePool",
     "ResourceSlice",
+    "Service",
+    "StatefulSet",
     "StorageClass",
     "Taint",
     "Toleration",

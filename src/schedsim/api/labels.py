@@ -51,7 +51,9 @@ class LabelSelector:
 
     @classmethod
     def from_manifest(cls, raw: Mapping[str, Any], path: str) -> LabelSelector:
-        """Decode a label selector; raises FieldError for unknown operators."""
+        """Decode and validate a label selector (apimachinery ``ValidateLabelSelector``):
+        known operators, a key per expression, values for In/NotIn and none for
+        Exists/DoesNotExist; raises FieldError naming the field."""
         exprs = d.get_list(raw, "matchExpressions", path)
         ep = d.join(path, "matchExpressions")
         reqs = []
@@ -61,13 +63,21 @@ class LabelSelector:
             op = d.get_str(e, "operator", ip)
             if op not in _OPERATORS:
                 raise FieldError(f"{ip}.operator", f"unsupported value {op!r}")
-            reqs.append(
-                LabelSelectorRequirement(
-                    key=d.get_str(e, "key", ip),
-                    operator=op,
-                    values=frozenset(d.get_str_list(e, "values", ip)),
+            key = d.get_str(e, "key", ip)
+            if not key:
+                raise FieldError(f"{ip}.key", "required")
+            values = d.get_str_list(e, "values", ip)
+            # ValidateLabelSelectorRequirement
+            if op in ("In", "NotIn") and not values:
+                raise FieldError(
+                    f"{ip}.values", "required: must be specified when `operator` is 'In' or 'NotIn'"
                 )
-            )
+            if op in ("Exists", "DoesNotExist") and values:
+                raise FieldError(
+                    f"{ip}.values",
+                    "forbidden: may not be specified when `operator` is 'Exists' or 'DoesNotExist'",
+                )
+            reqs.append(LabelSelectorRequirement(key=key, operator=op, values=frozenset(values)))
         return cls(
             match_labels=d.get_str_map(raw, "matchLabels", path), match_expressions=tuple(reqs)
         )

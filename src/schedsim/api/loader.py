@@ -7,7 +7,8 @@ kubectl flattens them), a directory of ``.yaml``/``.yml``/
 stdin. Input files are only read, never written. As with kubectl, a duplicate key in a mapping
 is an error and unquoted YAML timestamps stay strings.
 
-Kinds schedsim does not model are skipped with one warning line per kind and file. A file
+Kinds schedsim does not model are skipped and counted in one warning line for all inputs
+(CronJobs, read but not run, in another). A file
 without objects, and a node-local ResourceSlice or a CSINode whose node is not among the nodes
 read, are warned about too. A malformed object (one the API server would reject) raises
 `ManifestError` with the message ``FILE: KIND NS/NAME: FIELD: problem``.
@@ -27,13 +28,24 @@ import yaml
 from schedsim.api._decode import type_name
 from schedsim.api.core import Node, Pod
 from schedsim.api.errors import FieldError, ManifestError
+from schedsim.api.policy import Namespace, PodDisruptionBudget, PriorityClass, Service
 from schedsim.api.resource import DeviceClass, ResourceClaim, ResourceClaimTemplate, ResourceSlice
 from schedsim.api.storage import (
+    CSIDriver,
     CSINode,
+    CSIStorageCapacity,
     PersistentVolume,
     PersistentVolumeClaim,
     StorageClass,
     VolumeAttachment,
+)
+from schedsim.api.workloads import (
+    DaemonSet,
+    Deployment,
+    Job,
+    ReplicaSet,
+    ReplicationController,
+    StatefulSet,
 )
 
 __all__ = ["Manifests", "decode_objects", "load_paths", "load_text", "read_documents"]
@@ -106,42 +118,76 @@ _Object = (
     | PersistentVolumeClaim
     | StorageClass
     | VolumeAttachment
+    | CSIDriver
+    | CSIStorageCapacity
+    | Namespace
+    | Service
+    | PriorityClass
+    | PodDisruptionBudget
+    | ReplicaSet
+    | ReplicationController
+    | Deployment
+    | StatefulSet
+    | DaemonSet
+    | Job
 )
 
-_DECODERS: Mapping[str, Callable[[Mapping[str, Any]], _Object]] = {
-    "Node": Node.from_manifest,
-    "Pod": Pod.from_manifest,
-    "DeviceClass": DeviceClass.from_manifest,
-    "ResourceClaim": ResourceClaim.from_manifest,
-    "ResourceClaimTemplate": ResourceClaimTemplate.from_manifest,
-    "ResourceSlice": ResourceSlice.from_manifest,
-    "CSINode": CSINode.from_manifest,
-    "PersistentVolume": PersistentVolume.from_manifest,
-    "PersistentVolumeClaim": PersistentVolumeClaim.from_manifest,
-    "StorageClass": StorageClass.from_manifest,
-    "VolumeAttachment": VolumeAttachment.from_manifest,
+# kind -> (decoder, Manifests attribute, namespaced). Cluster-scoped kinds ignore
+# metadata.namespace, as the API server does; namespaced ones default it to "default".
+_KINDS: Mapping[str, tuple[Callable[[Mapping[str, Any]], _Object], str, bool]] = {
+    "Node": (Node.from_manifest, "nodes", False),
+    "Pod": (Pod.from_manifest, "pods", True),
+    "DeviceClass": (DeviceClass.from_manifest, "device_classes", False),
+    "ResourceClaim": (ResourceClaim.from_manifest, "resource_claims", True),
+    "ResourceClaimTemplate": (
+        ResourceClaimTemplate.from_manifest,
+        "resource_claim_templates",
+        True,
+    ),
+    "ResourceSlice": (ResourceSlice.from_manifest, "resource_slices", False),
+    "CSINode": (CSINode.from_manifest, "csi_nodes", False),
+    "PersistentVolume": (PersistentVolume.from_manifest, "persistent_volumes", False),
+    "PersistentVolumeClaim": (
+        PersistentVolumeClaim.from_manifest,
+        "persistent_volume_claims",
+        True,
+    ),
+    "StorageClass": (StorageClass.from_manifest, "storage_classes", False),
+    "VolumeAttachment": (VolumeAttachment.from_manifest, "volume_attachments", False),
+    "CSIDriver": (CSIDriver.from_manifest, "csi_drivers", False),
+    "CSIStorageCapacity": (CSIStorageCapacity.from_manifest, "csi_storage_capacities", True),
+    "Namespace": (Namespace.from_manifest, "namespaces", False),
+    "Service": (Service.from_manifest, "services", True),
+    "PriorityClass": (PriorityClass.from_manifest, "priority_classes", False),
+    "PodDisruptionBudget": (PodDisruptionBudget.from_manifest, "pod_disruption_budgets", True),
+    "ReplicaSet": (ReplicaSet.from_manifest, "replica_sets", True),
+    "ReplicationController": (
+        ReplicationController.from_manifest,
+        "replication_controllers",
+        True,
+    ),
+    "Deployment": (Deployment.from_manifest, "deployments", True),
+    "StatefulSet": (StatefulSet.from_manifest, "stateful_sets", True),
+    "DaemonSet": (DaemonSet.from_manifest, "daemon_sets", True),
+    "Job": (Job.from_manifest, "jobs", True),
 }
+_ATTRIBUTE = {
+    getattr(decoder, "__self__"): attr  # noqa: B009 (bound classmethod -> its class)
+    for decoder, attr, _ in _KINDS.values()
+}
+_NAMESPACED = frozenset(kind for kind, (_, _, namespaced) in _KINDS.items() if namespaced)
 
-# Namespaced kinds (namespace defaults to "default") and cluster-scoped DRA kinds (their
-# metadata.namespace is ignored, as the API server does). Node keeps its historical labelling.
-_NAMESPACED = frozenset({"Pod", "ResourceClaim", "ResourceClaimTemplate", "PersistentVolumeClaim"})
-_CLUSTER_SCOPED = frozenset(
-    {
-        "DeviceClass",
-        "ResourceSlice",
-        "CSINode",
-        "PersistentVolume",
-        "StorageClass",
-        "VolumeAttachment",
-    }
-)
+# Kinds that are read but deliberately not run, with why (one warning line each).
+_NOT_RUN = {
+    "CronJob": "CronJobs create Jobs on a schedule, which schedsim does not run; give the "
+    "Job (or its pods) instead",
+}
 
 
 def _key(obj: _Object) -> tuple[str, str, str]:
     """(kind, namespace, name) identifying an object for the duplicate check."""
-    if isinstance(obj, Pod | ResourceClaim | ResourceClaimTemplate | PersistentVolumeClaim):
-        return (type(obj).__name__, obj.namespace, obj.name)
-    return (type(obj).__name__, "", obj.name)
+    namespace = getattr(obj, "namespace", "") if type(obj).__name__ in _NAMESPACED else ""
+    return (type(obj).__name__, namespace, obj.name)
 
 
 @attrs.define
@@ -150,20 +196,36 @@ class Manifests:
 
     Attributes:
         nodes: decoded Nodes.
-        pods: decoded Pods (bound and pending).
-        warnings: one line per skipped kind and file, e.g.
-            ``deploy.yaml: skipped 2 Deployment object(s): kind not modelled by schedsim``;
-            ``no objects found in FILE``; and (from `load_paths`) one line per node-local
-            ResourceSlice or CSINode whose node is not among the nodes.
+        pods: decoded Pods (bound and pending), then the pods of workload controllers
+            (`schedsim.api.controllers.expand_workloads`).
+        warnings: things the user should know, one line each: kinds not modelled, in one
+            line with counts (``skipped kinds not modelled by schedsim: 2 ConfigMap,
+            1 Ingress``); CronJobs; ``no objects found in FILE``; and (from `load_paths`)
+            one line per node-local ResourceSlice or CSINode whose node is not among the
+            nodes.
         device_classes: decoded DeviceClasses (resource.k8s.io).
         resource_claims: decoded ResourceClaims.
         resource_claim_templates: decoded ResourceClaimTemplates.
         resource_slices: decoded ResourceSlices.
         csi_nodes: decoded CSINodes (storage.k8s.io).
         persistent_volumes: decoded PersistentVolumes.
-        persistent_volume_claims: decoded PersistentVolumeClaims.
+        persistent_volume_claims: decoded PersistentVolumeClaims (and the pending claims of
+            StatefulSet volumeClaimTemplates).
         storage_classes: decoded StorageClasses.
         volume_attachments: decoded VolumeAttachments.
+        csi_drivers: decoded CSIDrivers.
+        csi_storage_capacities: decoded CSIStorageCapacities.
+        namespaces: decoded Namespaces.
+        services: decoded Services.
+        priority_classes: decoded PriorityClasses.
+        pod_disruption_budgets: decoded PodDisruptionBudgets (policy/v1).
+        replica_sets: decoded ReplicaSets (and those created for Deployments).
+        replication_controllers: decoded ReplicationControllers.
+        deployments: decoded Deployments.
+        stateful_sets: decoded StatefulSets.
+        daemon_sets: decoded DaemonSets.
+        jobs: decoded Jobs.
+        skipped: kind -> number of objects of a kind schedsim does not model.
     """
 
     nodes: list[Node] = attrs.field(factory=list)
@@ -178,59 +240,51 @@ class Manifests:
     persistent_volume_claims: list[PersistentVolumeClaim] = attrs.field(factory=list)
     storage_classes: list[StorageClass] = attrs.field(factory=list)
     volume_attachments: list[VolumeAttachment] = attrs.field(factory=list)
+    csi_drivers: list[CSIDriver] = attrs.field(factory=list)
+    csi_storage_capacities: list[CSIStorageCapacity] = attrs.field(factory=list)
+    namespaces: list[Namespace] = attrs.field(factory=list)
+    services: list[Service] = attrs.field(factory=list)
+    priority_classes: list[PriorityClass] = attrs.field(factory=list)
+    pod_disruption_budgets: list[PodDisruptionBudget] = attrs.field(factory=list)
+    replica_sets: list[ReplicaSet] = attrs.field(factory=list)
+    replication_controllers: list[ReplicationController] = attrs.field(factory=list)
+    deployments: list[Deployment] = attrs.field(factory=list)
+    stateful_sets: list[StatefulSet] = attrs.field(factory=list)
+    daemon_sets: list[DaemonSet] = attrs.field(factory=list)
+    jobs: list[Job] = attrs.field(factory=list)
+    skipped: dict[str, int] = attrs.field(factory=dict)
+    _not_run: dict[str, list[str]] = attrs.field(factory=dict, init=False, repr=False)
     _seen: dict[tuple[str, str, str], str] = attrs.field(factory=dict, init=False, repr=False)
 
     def extend(self, other: Manifests) -> None:
         """Append another batch, checking for duplicate objects across files."""
-        batches: tuple[list[Any], ...] = (
-            other.nodes,
-            other.pods,
-            other.device_classes,
-            other.resource_claims,
-            other.resource_claim_templates,
-            other.resource_slices,
-            other.csi_nodes,
-            other.persistent_volumes,
-            other.persistent_volume_claims,
-            other.storage_classes,
-            other.volume_attachments,
-        )
-        for batch in batches:
-            for obj in batch:
-                key = _key(obj)
-                self._add(obj, other._seen[key])
+        for _, attr, _ in _KINDS.values():
+            for obj in getattr(other, attr):
+                self._add(obj, other._seen[_key(obj)])
         self.warnings.extend(other.warnings)
+        for kind, n in other.skipped.items():
+            self.skipped[kind] = self.skipped.get(kind, 0) + n
+        for kind, names in other._not_run.items():
+            self._not_run.setdefault(kind, []).extend(names)
 
     def source_of(self, obj: _Object) -> str:
         """The file (or ``<stdin>``, ``<example ...>``) ``obj`` was read from; ``?`` for an
         object that did not come through this Manifests."""
         return self._seen.get(_key(obj), "?")
 
+    def add(self, obj: _Object, source: str) -> None:
+        """Record ``obj`` (one of the decoded kinds) read from, or made for an object of,
+        ``source``.
+
+        Raises:
+            ManifestError: an object of that kind, namespace and name is already there.
+        """
+        self._add(obj, source)
+
     def _add(self, obj: _Object, source: str) -> None:
         """Record ``obj`` read from ``source``; a duplicate raises ManifestError."""
         self._claim(_key(obj), source)
-        if isinstance(obj, Node):
-            self.nodes.append(obj)
-        elif isinstance(obj, Pod):
-            self.pods.append(obj)
-        elif isinstance(obj, DeviceClass):
-            self.device_classes.append(obj)
-        elif isinstance(obj, ResourceClaim):
-            self.resource_claims.append(obj)
-        elif isinstance(obj, ResourceClaimTemplate):
-            self.resource_claim_templates.append(obj)
-        elif isinstance(obj, ResourceSlice):
-            self.resource_slices.append(obj)
-        elif isinstance(obj, CSINode):
-            self.csi_nodes.append(obj)
-        elif isinstance(obj, PersistentVolume):
-            self.persistent_volumes.append(obj)
-        elif isinstance(obj, PersistentVolumeClaim):
-            self.persistent_volume_claims.append(obj)
-        elif isinstance(obj, StorageClass):
-            self.storage_classes.append(obj)
-        else:
-            self.volume_attachments.append(obj)
+        getattr(self, _ATTRIBUTE[type(obj)]).append(obj)
 
     def _claim(self, key: tuple[str, str, str], source: str) -> None:
         first = self._seen.get(key)
@@ -241,6 +295,17 @@ class Manifests:
                 f"(first seen in {first})"
             )
         self._seen[key] = source
+
+    def summary_warnings(self) -> list[str]:
+        """The aggregated lines for kinds not modelled and kinds not run (CronJob)."""
+        out = []
+        if self.skipped:
+            counts = ", ".join(f"{n} {kind}" for kind, n in sorted(self.skipped.items()))
+            out.append(f"skipped kinds not modelled by schedsim: {counts}")
+        for kind, names in sorted(self._not_run.items()):
+            shown = ", ".join(names[:5]) + (f" and {len(names) - 5} more" if len(names) > 5 else "")
+            out.append(f"skipped {len(names)} {kind} object(s) ({shown}): {_NOT_RUN[kind]}")
+        return out
 
 
 def _describe(kind: str, namespace: str, name: str) -> str:
@@ -298,6 +363,10 @@ def _flatten(docs: Iterable[Any], source: str) -> Iterable[tuple[str, Mapping[st
 def decode_objects(docs: Iterable[Any], source: str) -> Manifests:
     """Decode already-parsed documents (dicts) read from ``source``.
 
+    Workload controllers are decoded, not expanded into pods (see `load_paths`,
+    `schedsim.api.controllers.expand_workloads`); `Manifests.warnings` ends with the
+    aggregated skipped-kinds lines.
+
     Args:
         docs: parsed YAML/JSON documents; ``None`` documents are ignored.
         source: the file name used in messages.
@@ -308,8 +377,13 @@ def decode_objects(docs: Iterable[Any], source: str) -> Manifests:
     Raises:
         ManifestError: an object is malformed or duplicated.
     """
+    out = _decode_objects(docs, source)
+    out.warnings.extend(out.summary_warnings())
+    return out
+
+
+def _decode_objects(docs: Iterable[Any], source: str) -> Manifests:
     out = Manifests()
-    skipped: dict[str, int] = {}
     found = 0
     for where, obj in _flatten(docs, source):
         found += 1
@@ -320,19 +394,20 @@ def decode_objects(docs: Iterable[Any], source: str) -> Manifests:
             )
         if not kind:
             raise ManifestError(f"{source}: {where}: kind: required")
-        decoder = _DECODERS.get(kind)
+        entry = _KINDS.get(kind)
         meta = obj.get("metadata")
         meta = meta if isinstance(meta, Mapping) else {}
         raw_name, raw_ns = meta.get("name"), meta.get("namespace")
         name = raw_name if isinstance(raw_name, str) else ""
         ns = raw_ns if isinstance(raw_ns, str) else ""
-        if decoder is None:
-            skipped[kind] = skipped.get(kind, 0) + 1
+        if kind in _NOT_RUN:
+            out._not_run.setdefault(kind, []).append(f"{ns or 'default'}/{name}")
             continue
-        if kind in _NAMESPACED and not ns:
-            ns = "default"
-        elif kind in _CLUSTER_SCOPED:
-            ns = ""
+        if entry is None:
+            out.skipped[kind] = out.skipped.get(kind, 0) + 1
+            continue
+        decoder, _, namespaced = entry
+        ns = (ns or "default") if namespaced else ""
         label = _describe(kind, ns, name) if name else f"{kind} ({where}, no name)"
         try:
             value = decoder(obj)
@@ -341,10 +416,6 @@ def decode_objects(docs: Iterable[Any], source: str) -> Manifests:
         out._add(value, source)
     if not found:  # an empty file, only comments or '---', or empty Lists: likely a slip
         out.warnings.append(f"no objects found in {source}")
-    for kind, n in skipped.items():
-        out.warnings.append(
-            f"{source}: skipped {n} {kind} object(s): kind not modelled by schedsim"
-        )
     return out
 
 
@@ -429,7 +500,30 @@ def load_text(text: str, source: str) -> Manifests:
     Raises:
         ManifestError: the text is not YAML/JSON or an object is malformed.
     """
-    return decode_objects(_parse_text(text, source), source)
+    out = _decode_objects(_parse_text(text, source), source)
+    _finish(out)
+    return out
+
+
+def _finish(m: Manifests) -> None:
+    """The steps after every input is read: aggregated warnings."""
+    m.warnings.extend(m.summary_warnings())
+    m.warnings.extend(_unexpanded_warnings(m))
+
+
+def _unexpanded_warnings(m: Manifests) -> list[str]:
+    kinds = (
+        ("Deployment", m.deployments),
+        ("ReplicaSet", m.replica_sets),
+        ("ReplicationController", m.replication_controllers),
+        ("StatefulSet", m.stateful_sets),
+        ("DaemonSet", m.daemon_sets),
+        ("Job", m.jobs),
+    )
+    counts = ", ".join(f"{len(objs)} {kind}" for kind, objs in kinds if objs)
+    if not counts:
+        return []
+    return [f"workload controllers read but not expanded into pods (not implemented yet): {counts}"]
 
 
 def load_paths(paths: Sequence[str], stdin_text: Callable[[], str] | None = None) -> Manifests:
@@ -451,7 +545,9 @@ def load_paths(paths: Sequence[str], stdin_text: Callable[[], str] | None = None
     out = Manifests()
     for p in paths:
         if p == "-":
-            out.extend(load_text((stdin_text or _read_stdin)(), "<stdin>"))
+            out.extend(
+                _decode_objects(_parse_text((stdin_text or _read_stdin)(), "<stdin>"), "<stdin>")
+            )
             continue
         if not p:  # Path("") would be the current directory
             raise ManifestError("'': empty path")
@@ -468,7 +564,8 @@ def load_paths(paths: Sequence[str], stdin_text: Callable[[], str] | None = None
         else:
             files = [path]
         for f in files:
-            out.extend(load_text(_read(f), str(f)))
+            out.extend(_decode_objects(_parse_text(_read(f), str(f)), str(f)))
+    _finish(out)
     out.warnings.extend(_unknown_node_warnings(out))
     return out
 

@@ -1,5 +1,6 @@
-"""Storage objects the scheduler's volume plugins read: CSINode, StorageClass and
-VolumeAttachment (``storage.k8s.io/v1``), PersistentVolume and PersistentVolumeClaim
+"""Storage objects the scheduler's volume plugins read: CSINode, CSIDriver,
+CSIStorageCapacity, StorageClass and VolumeAttachment (``storage.k8s.io/v1``),
+PersistentVolume and PersistentVolumeClaim
 (``core/v1``).
 
 Only the fields volume scheduling depends on are decoded; the rest is ignored like any unknown
@@ -16,6 +17,7 @@ turns it into ``FILE: KIND NS/NAME: FIELD: problem``.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from fractions import Fraction
 from typing import Any, Final
 
 import attrs
@@ -23,6 +25,7 @@ import attrs
 from schedsim.api import _decode as d
 from schedsim.api.core import OwnerReference, decode_owner_references
 from schedsim.api.errors import FieldError
+from schedsim.api.labels import LabelSelector
 from schedsim.api.volumes import (
     CSIPersistentVolumeSource,
     InTreeVolumeSource,
@@ -34,8 +37,10 @@ __all__ = [
     "BETA_STORAGE_CLASS_ANNOTATION",
     "MIGRATED_PLUGINS_ANNOTATION",
     "VOLUME_BINDING_MODES",
+    "CSIDriver",
     "CSINode",
     "CSINodeDriver",
+    "CSIStorageCapacity",
     "PersistentVolume",
     "PersistentVolumeClaim",
     "StorageClass",
@@ -378,3 +383,108 @@ class VolumeAttachment:
             if pv is None
             else _required(source, "persistentVolumeName", "spec.source"),
         )
+
+
+# --------------------------------------------------------------------------- CSIDriver
+
+
+_LIFECYCLE_MODES: Final = ("Persistent", "Ephemeral")
+
+
+@attrs.frozen
+class CSIDriver:
+    """A ``storage.k8s.io/v1`` CSIDriver: how Kubernetes treats a CSI driver's volumes.
+
+    Attributes:
+        name: the driver name (as in CSINode drivers and PV ``csi.driver``).
+        attach_required: ``spec.attachRequired`` (default true): volumes need a
+            VolumeAttachment.
+        pod_info_on_mount: ``spec.podInfoOnMount`` (default false).
+        storage_capacity: ``spec.storageCapacity`` (default false): VolumeBinding checks
+            CSIStorageCapacity objects for the driver's late-binding classes.
+        volume_lifecycle_modes: ``spec.volumeLifecycleModes`` (default ``("Persistent",)``).
+    """
+
+    name: str
+    attach_required: bool = True
+    pod_info_on_mount: bool = False
+    storage_capacity: bool = False
+    volume_lifecycle_modes: tuple[str, ...] = ("Persistent",)
+
+    @classmethod
+    def from_manifest(cls, raw: Mapping[str, Any]) -> CSIDriver:
+        """Decode a CSIDriver with the API server's defaults; raises FieldError for an
+        unknown volume lifecycle mode."""
+        d.check_api_version(raw, "CSIDriver", _STORAGE_V1)
+        meta = d.get_map(raw, "metadata", "")
+        spec = d.get_map(raw, "spec", "")
+        modes = d.get_str_list(spec, "volumeLifecycleModes", "spec") or ("Persistent",)
+        for i, mode in enumerate(modes):
+            if mode not in _LIFECYCLE_MODES:
+                raise FieldError(
+                    f"spec.volumeLifecycleModes[{i}]",
+                    f'unsupported value "{mode}": supported values: "Ephemeral", "Persistent"',
+                )
+        attach = spec.get("attachRequired")
+        return cls(
+            name=_name(meta),
+            attach_required=True if attach is None else d.get_bool(spec, "attachRequired", "spec"),
+            pod_info_on_mount=d.get_bool(spec, "podInfoOnMount", "spec"),
+            storage_capacity=d.get_bool(spec, "storageCapacity", "spec"),
+            volume_lifecycle_modes=modes,
+        )
+
+
+# --------------------------------------------------------------------------- CSIStorageCapacity
+
+
+@attrs.frozen
+class CSIStorageCapacity:
+    """A ``storage.k8s.io/v1`` CSIStorageCapacity: storage a driver can provision for one
+    StorageClass in one topology segment.
+
+    Attributes:
+        name: the object name.
+        namespace: its namespace (the driver's; default ``default``).
+        storage_class_name: ``storageClassName`` (required).
+        node_topology: ``nodeTopology``; None: the capacity is reachable from no node.
+        capacity: ``capacity`` (bytes), or None when unknown.
+        maximum_volume_size: ``maximumVolumeSize`` (bytes), or None.
+    """
+
+    name: str
+    storage_class_name: str
+    namespace: str = "default"
+    node_topology: LabelSelector | None = None
+    capacity: Fraction | None = None
+    maximum_volume_size: Fraction | None = None
+
+    @classmethod
+    def from_manifest(cls, raw: Mapping[str, Any]) -> CSIStorageCapacity:
+        """Decode a CSIStorageCapacity; raises FieldError naming the field (no
+        ``storageClassName``, a bad selector or quantity)."""
+        d.check_api_version(raw, "CSIStorageCapacity", _STORAGE_V1)
+        meta = d.get_map(raw, "metadata", "")
+        topology = None
+        if raw.get("nodeTopology") is not None:
+            topology = LabelSelector.from_manifest(
+                d.get_map(raw, "nodeTopology", ""), "nodeTopology"
+            )
+        quantities = _quantities(raw)
+        return cls(
+            name=_name(meta),
+            namespace=d.get_str(meta, "namespace", "metadata") or "default",
+            storage_class_name=_required(raw, "storageClassName", ""),
+            node_topology=topology,
+            capacity=quantities.get("capacity"),
+            maximum_volume_size=quantities.get("maximumVolumeSize"),
+        )
+
+
+def _quantities(raw: Mapping[str, Any]) -> dict[str, Fraction]:
+    """``capacity`` and ``maximumVolumeSize`` as exact non-negative quantities."""
+    given = {k: raw[k] for k in ("capacity", "maximumVolumeSize") if raw.get(k) is not None}
+    try:
+        return d.get_resource_list({"q": given}, "q", "")
+    except FieldError as e:
+        raise FieldError(e.field.removeprefix("q."), e.problem) from None

@@ -1,0 +1,285 @@
+"""Objects the scheduler, preemption and scale-down read besides Nodes and Pods: Namespaces
+(their labels, for ``namespaceSelector``), Services (their selectors, for default spreading),
+PriorityClasses (scheduling.k8s.io/v1) and PodDisruptionBudgets (policy/v1).
+
+Decoders apply the API server's validation where it matters here (label selectors, a
+PriorityClass's reserved names and value range, a budget's ``minAvailable`` /
+``maxUnavailable``) and raise `FieldError` naming the field.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import Any, Final
+
+import attrs
+
+from schedsim.api import _decode as d
+from schedsim.api.errors import FieldError
+from schedsim.api.labels import LabelSelector
+from schedsim.api.workloads import default_uid
+
+__all__ = [
+    "HIGHEST_USER_DEFINABLE_PRIORITY",
+    "SYSTEM_PRIORITY_CLASSES",
+    "Namespace",
+    "PodDisruptionBudget",
+    "PriorityClass",
+    "Service",
+]
+
+HIGHEST_USER_DEFINABLE_PRIORITY: Final = 1_000_000_000
+"""The largest value of a user-defined PriorityClass
+(``scheduling.HighestUserDefinablePriority``)."""
+
+SYSTEM_PRIORITY_CLASSES: Final = {
+    "system-node-critical": 2_000_001_000,
+    "system-cluster-critical": 2_000_000_000,
+}
+"""The built-in PriorityClasses the API server creates (``scheduling.SystemPriorityClasses``)."""
+
+_PERCENT = re.compile(r"(\d+)%")
+
+
+def _meta(
+    raw: Mapping[str, Any], kind: str, namespaced: bool
+) -> tuple[Mapping[str, Any], str, str]:
+    meta = d.get_map(raw, "metadata", "")
+    name = d.get_str(meta, "name", "metadata")
+    if not name:
+        raise FieldError("metadata.name", "required")
+    namespace = (d.get_str(meta, "namespace", "metadata") or "default") if namespaced else ""
+    return meta, name, namespace
+
+
+@attrs.frozen
+class Namespace:
+    """A core/v1 Namespace.
+
+    Attributes:
+        name: the namespace name (a DNS label).
+        labels: metadata.labels; the API server adds ``kubernetes.io/metadata.name: <name>``
+            (``NamespaceDefaultLabelName``), so selectors on it work here too.
+    """
+
+    name: str
+    uid: str = ""
+    labels: Mapping[str, str] = attrs.field(factory=dict)
+
+    @classmethod
+    def from_manifest(cls, raw: Mapping[str, Any]) -> Namespace:
+        """Decode a Namespace; raises FieldError naming the field."""
+        d.check_api_version(raw, "Namespace", ("v1",))
+        meta, name, _ = _meta(raw, "Namespace", False)
+        d.check_dns1123_label(name, "metadata.name")
+        labels = d.get_str_map(meta, "labels", "metadata")
+        labels["kubernetes.io/metadata.name"] = name
+        return cls(
+            name=name,
+            uid=d.get_str(meta, "uid", "metadata") or default_uid("Namespace", "", name),
+            labels=labels,
+        )
+
+
+@attrs.frozen
+class Service:
+    """A core/v1 Service.
+
+    Attributes:
+        selector: ``spec.selector`` (a plain label map); empty: the Service selects no pods
+            by itself (endpoints managed elsewhere).
+    """
+
+    name: str
+    namespace: str = "default"
+    uid: str = ""
+    labels: Mapping[str, str] = attrs.field(factory=dict)
+    selector: Mapping[str, str] = attrs.field(factory=dict)
+
+    @property
+    def key(self) -> str:
+        """``namespace/name``."""
+        return f"{self.namespace}/{self.name}"
+
+    @classmethod
+    def from_manifest(cls, raw: Mapping[str, Any]) -> Service:
+        """Decode a Service; raises FieldError naming the field."""
+        d.check_api_version(raw, "Service", ("v1",))
+        meta, name, namespace = _meta(raw, "Service", True)
+        spec = d.get_map(raw, "spec", "")
+        return cls(
+            name=name,
+            namespace=namespace,
+            uid=d.get_str(meta, "uid", "metadata") or default_uid("Service", namespace, name),
+            labels=d.get_str_map(meta, "labels", "metadata"),
+            selector=d.get_str_map(spec, "selector", "spec"),
+        )
+
+
+@attrs.frozen
+class PriorityClass:
+    """A scheduling.k8s.io/v1 PriorityClass.
+
+    Attributes:
+        value: the priority pods of this class get (admission sets ``spec.priority``).
+        global_default: pods without a ``priorityClassName`` get this class's value.
+        preemption_policy: ``PreemptLowerPriority`` (default) or ``Never``.
+    """
+
+    name: str
+    value: int
+    global_default: bool = False
+    preemption_policy: str = "PreemptLowerPriority"
+
+    @classmethod
+    def from_manifest(cls, raw: Mapping[str, Any]) -> PriorityClass:
+        """Decode and validate a PriorityClass (``ValidatePriorityClass``): ``value`` is
+        required; names starting with ``system-`` are reserved for the built-in classes;
+        a user class's value is at most 1000000000.
+
+        Raises:
+            FieldError: naming the field.
+        """
+        d.check_api_version(raw, "PriorityClass", ("scheduling.k8s.io/v1",))
+        _, name, _ = _meta(raw, "PriorityClass", False)
+        if raw.get("value") is None:
+            raise FieldError("value", "required")
+        value = d.get_int(raw, "value", "")
+        if name in SYSTEM_PRIORITY_CLASSES:
+            if value != SYSTEM_PRIORITY_CLASSES[name]:
+                raise FieldError(
+                    "value",
+                    f"invalid value {value}: the value of {name} must be "
+                    f"{SYSTEM_PRIORITY_CLASSES[name]}",
+                )
+        elif name.startswith("system-"):
+            raise FieldError(
+                "metadata.name",
+                f"invalid value {name!r}: priority class names with 'system-' prefix are "
+                "reserved for system use only",
+            )
+        elif value > HIGHEST_USER_DEFINABLE_PRIORITY:
+            raise FieldError(
+                "value",
+                f"forbidden: maximum allowed value of a user defined priority is "
+                f"{HIGHEST_USER_DEFINABLE_PRIORITY}",
+            )
+        policy = d.get_str(raw, "preemptionPolicy", "") or "PreemptLowerPriority"
+        if policy not in ("PreemptLowerPriority", "Never"):
+            raise FieldError(
+                "preemptionPolicy",
+                f'unsupported value "{policy}": supported values: "Never", "PreemptLowerPriority"',
+            )
+        return cls(
+            name=name,
+            value=value,
+            global_default=d.get_bool(raw, "globalDefault", ""),
+            preemption_policy=policy,
+        )
+
+
+def _int_or_percent(spec: Mapping[str, Any], key: str) -> int | str | None:
+    """An IntOrString that must be a non-negative integer or a percentage of at most 100%
+    (``ValidatePositiveIntOrPercent`` and ``IsNotMoreThan100Percent``)."""
+    raw = spec.get(key)
+    if raw is None:
+        return None
+    field = f"spec.{key}"
+    if isinstance(raw, bool) or not isinstance(raw, int | str):
+        raise FieldError(field, f"expected an integer or a percentage, got {d.type_name(raw)}")
+    if isinstance(raw, int):
+        if raw < 0:
+            raise FieldError(field, f"invalid value {raw}: must be greater than or equal to 0")
+        return raw
+    m = _PERCENT.fullmatch(raw)
+    if m is None:
+        raise FieldError(
+            field, f"invalid value {raw!r}: must be an integer or percentage (e.g '5%')"
+        )
+    if int(m.group(1)) > 100:
+        raise FieldError(field, f"invalid value {raw!r}: must not be greater than 100%")
+    return raw
+
+
+@attrs.frozen
+class PodDisruptionBudget:
+    """A policy/v1 PodDisruptionBudget.
+
+    Attributes:
+        selector: ``spec.selector``; None selects no pods, an empty selector every pod of the
+            namespace (policy/v1 semantics).
+        min_available: ``spec.minAvailable``: an integer, a percentage such as ``"50%"``, or
+            None.
+        max_unavailable: ``spec.maxUnavailable``, same forms; at most one of the two is set.
+        disruptions_allowed: ``status.disruptionsAllowed`` (what eviction checks).
+        current_healthy, desired_healthy, expected_pods: the other status counts.
+        unhealthy_pod_eviction_policy: ``IfHealthyBudget`` (default) or ``AlwaysAllow``.
+    """
+
+    name: str
+    namespace: str = "default"
+    uid: str = ""
+    selector: LabelSelector | None = None
+    min_available: int | str | None = None
+    max_unavailable: int | str | None = None
+    disruptions_allowed: int = 0
+    current_healthy: int = 0
+    desired_healthy: int = 0
+    expected_pods: int = 0
+    unhealthy_pod_eviction_policy: str = "IfHealthyBudget"
+
+    @property
+    def key(self) -> str:
+        """``namespace/name``."""
+        return f"{self.namespace}/{self.name}"
+
+    def selects(self, namespace: str, labels: Mapping[str, str]) -> bool:
+        """Whether a pod of ``namespace`` with ``labels`` is covered by this budget."""
+        return (
+            namespace == self.namespace
+            and self.selector is not None
+            and self.selector.matches(labels)
+        )
+
+    @classmethod
+    def from_manifest(cls, raw: Mapping[str, Any]) -> PodDisruptionBudget:
+        """Decode and validate a PodDisruptionBudget (``ValidatePodDisruptionBudgetSpec``).
+
+        Raises:
+            FieldError: both ``minAvailable`` and ``maxUnavailable`` set, a negative count,
+                a percentage above 100% or malformed, a bad selector.
+        """
+        d.check_api_version(raw, "PodDisruptionBudget", ("policy/v1",))
+        meta, name, namespace = _meta(raw, "PodDisruptionBudget", True)
+        spec = d.get_map(raw, "spec", "")
+        status = d.get_map(raw, "status", "")
+        min_available = _int_or_percent(spec, "minAvailable")
+        max_unavailable = _int_or_percent(spec, "maxUnavailable")
+        if min_available is not None and max_unavailable is not None:
+            raise FieldError("spec", "minAvailable and maxUnavailable cannot be both set")
+        selector = None
+        if spec.get("selector") is not None:
+            selector = LabelSelector.from_manifest(
+                d.get_map(spec, "selector", "spec"), "spec.selector"
+            )
+        policy = d.get_str(spec, "unhealthyPodEvictionPolicy", "spec") or "IfHealthyBudget"
+        if policy not in ("IfHealthyBudget", "AlwaysAllow"):
+            raise FieldError(
+                "spec.unhealthyPodEvictionPolicy",
+                f'unsupported value "{policy}": supported values: "AlwaysAllow", "IfHealthyBudget"',
+            )
+        return cls(
+            name=name,
+            namespace=namespace,
+            uid=d.get_str(meta, "uid", "metadata")
+            or default_uid("PodDisruptionBudget", namespace, name),
+            selector=selector,
+            min_available=min_available,
+            max_unavailable=max_unavailable,
+            disruptions_allowed=d.get_int(status, "disruptionsAllowed", "status"),
+            current_healthy=d.get_int(status, "currentHealthy", "status"),
+            desired_healthy=d.get_int(status, "desiredHealthy", "status"),
+            expected_pods=d.get_int(status, "expectedPods", "status"),
+            unhealthy_pod_eviction_policy=policy,
+        )
