@@ -34,6 +34,7 @@ from schedsim.api.core import Pod
 from schedsim.api.errors import ManifestError
 from schedsim.api.loader import load_paths, load_text
 from schedsim.dra.validation import check_cel_selectors
+from schedsim.framework.extension_points import HOOK_TITLES
 from schedsim.framework.features import FeatureGates
 from schedsim.framework.handle import Handle, PluginFactory
 from schedsim.framework.profile import default_profile, load_scheduler_config
@@ -298,16 +299,7 @@ def _plugins(args: argparse.Namespace) -> str:
 
 
 def _hooks_of(factory: object) -> list[str]:
-    names = {
-        "schedsim_pre_enqueue": "PreEnqueue",
-        "schedsim_pre_filter": "PreFilter",
-        "schedsim_filter": "Filter",
-        "schedsim_post_filter": "PostFilter",
-        "schedsim_reserve": "Reserve",
-        "schedsim_unreserve": "Unreserve",
-        "schedsim_pre_bind": "PreBind",
-    }
-    return [point for hook, point in names.items() if callable(getattr(factory, hook, None))]
+    return [title for hook, title in HOOK_TITLES.items() if callable(getattr(factory, hook, None))]
 
 
 def _timing_report(timings: PluginTimings) -> str:

@@ -2,6 +2,7 @@
 Status/Code, CycleState, profiles and the runtime that runs them."""
 
 from schedsim.framework.cycle_state import CycleState, StateKey
+from schedsim.framework.extension_points import EXTENSION_POINTS, RUN_POINTS, ExtensionPoint
 from schedsim.framework.features import DEFAULT_FEATURE_GATES, FeatureGates
 from schedsim.framework.fit_error import Diagnosis, FitError
 from schedsim.framework.handle import Handle, PluginFactory
@@ -13,9 +14,22 @@ from schedsim.framework.interface import (
     SharedLister,
     StorageInfoLister,
 )
-from schedsim.framework.plugin import FilterPlugin, Plugin, PreFilterPlugin, ReservePlugin
+from schedsim.framework.plugin import (
+    FilterPlugin,
+    Plugin,
+    PostFilterPlugin,
+    PreBindPlugin,
+    PreEnqueuePlugin,
+    PreFilterExtensions,
+    PreFilterPlugin,
+    PreScorePlugin,
+    ReservePlugin,
+    ScoreExtensions,
+    ScorePlugin,
+)
 from schedsim.framework.profile import (
     DEFAULT_PLUGINS,
+    DEFAULT_WEIGHTS,
     Profile,
     default_profile,
     load_scheduler_config,
@@ -31,6 +45,12 @@ from schedsim.framework.runtime import (
     load_plugin_spec,
     plugin_sources,
 )
+from schedsim.framework.scores import (
+    MAX_NODE_SCORE,
+    MIN_NODE_SCORE,
+    NodePluginScores,
+    PluginScore,
+)
 from schedsim.framework.status import SUCCESS, Code, Status
 from schedsim.framework.types import (
     AffinityTerm,
@@ -43,12 +63,18 @@ from schedsim.framework.volume_listers import SharedCsiManager, StorageListers
 __all__ = [
     "DEFAULT_FEATURE_GATES",
     "DEFAULT_PLUGINS",
+    "DEFAULT_WEIGHTS",
     "ENTRY_POINT_GROUP",
+    "EXTENSION_POINTS",
+    "MAX_NODE_SCORE",
+    "MIN_NODE_SCORE",
+    "RUN_POINTS",
     "SUCCESS",
     "AffinityTerm",
     "Code",
     "CycleState",
     "Diagnosis",
+    "ExtensionPoint",
     "FeatureGates",
     "FilterPlugin",
     "FitError",
@@ -58,17 +84,26 @@ __all__ = [
     "ImageStateSummary",
     "NodeInfo",
     "NodeInfoLister",
+    "NodePluginScores",
     "Plugin",
     "PluginError",
     "PluginFactory",
+    "PluginScore",
     "PluginTimings",
     "PodInfo",
     "PodResource",
+    "PostFilterPlugin",
+    "PreBindPlugin",
+    "PreEnqueuePlugin",
+    "PreFilterExtensions",
     "PreFilterPlugin",
     "PreFilterResult",
+    "PreScorePlugin",
     "Profile",
     "ReservePlugin",
     "Resource",
+    "ScoreExtensions",
+    "ScorePlugin",
     "SharedCsiManager",
     "SharedLister",
     "StateKey",

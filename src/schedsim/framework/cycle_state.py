@@ -29,15 +29,35 @@ class CycleState:
 
     Attributes:
         skip_filter_plugins: plugins whose PreFilter returned Skip; their Filter is not run.
+        skip_score_plugins: plugins whose PreScore returned Skip; their Score and
+            NormalizeScore are not run.
         skip_pre_bind_plugins: plugins whose PreBindPreFlight returned Skip.
     """
 
-    __slots__ = ("_data", "skip_filter_plugins", "skip_pre_bind_plugins")
+    __slots__ = ("_data", "skip_filter_plugins", "skip_pre_bind_plugins", "skip_score_plugins")
 
     def __init__(self) -> None:
         self._data: dict[StateKey[Any], object] = {}
         self.skip_filter_plugins: set[str] = set()
+        self.skip_score_plugins: set[str] = set()
         self.skip_pre_bind_plugins: set[str] = set()
+
+    def clone(self) -> CycleState:
+        """A copy for a dry run (preemption), mirroring ``CycleState.Clone`` upstream.
+
+        Each stored value that has a ``clone()`` method is replaced by what it returns (as
+        upstream clones every ``StateData``); other values are shared, so store immutable
+        data or give it a ``clone()``. The skip sets are copied.
+        """
+        out = CycleState()
+        data = out._data
+        for key, value in self._data.items():
+            clone = getattr(value, "clone", None)
+            data[key] = clone() if callable(clone) else value
+        out.skip_filter_plugins = set(self.skip_filter_plugins)
+        out.skip_score_plugins = set(self.skip_score_plugins)
+        out.skip_pre_bind_plugins = set(self.skip_pre_bind_plugins)
+        return out
 
     def __setitem__(self, key: StateKey[T], value: T) -> None:
         self._data[key] = value

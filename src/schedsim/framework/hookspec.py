@@ -3,8 +3,10 @@
 A plugin is a class with a ``name`` and methods named after these hooks (the ``schedsim_``
 prefix is enough; ``@hookimpl`` is optional). An implementation may accept fewer arguments
 than the spec, so specs can grow. The runtime calls the hooks of the plugins enabled in the
-active profile, in profile order. Filter runs once per (pod, node), so the runtime calls it
-through a chain of bound methods built once per profile rather than through pluggy.
+active profile, in profile order. Filter and Score run once per (pod, node), so the runtime
+calls every hook through chains of bound methods built once per profile rather than through
+pluggy. Which hooks exist and which extension point each belongs to is the table in
+`schedsim.framework.extension_points`.
 
 Return ``None`` for success: it allocates nothing.
 """
@@ -18,7 +20,8 @@ import pluggy
 
 from schedsim.api.core import Pod
 from schedsim.framework.cycle_state import CycleState
-from schedsim.framework.interface import NodeInfo
+from schedsim.framework.extension_points import hook_names
+from schedsim.framework.interface import NodeInfo, PodInfo
 from schedsim.framework.status import Status
 
 __all__ = ["PROJECT", "PreFilterResult", "hookimpl", "hookspec"]
@@ -89,6 +92,45 @@ def schedsim_pre_filter(
     """
 
 
+@hookspec
+def schedsim_pre_filter_add_pod(
+    state: CycleState, pod_to_schedule: Pod, pod_info_to_add: PodInfo, node_info: NodeInfo
+) -> Status | None:
+    """Update this plugin's PreFilter state as if ``pod_info_to_add`` ran on ``node_info``.
+
+    kube-scheduler's ``PreFilterExtensions.AddPod``: preemption's dry runs and nominated pods
+    evaluate Filter with pods added to or removed from a node without re-running PreFilter.
+    Called only for plugins enabled at PreFilter whose PreFilter did not return Skip for the
+    attempt, in profile order, until one fails.
+
+    :param state: a cycle state the caller may have cloned (`CycleState.clone`); update the
+        plugin's own data in it, never data shared with the original.
+    :param pod_to_schedule: the pod being scheduled.
+    :param pod_info_to_add: the pod to count as running on the node.
+    :param node_info: the node it is added to (a copy the caller owns, or the snapshot's).
+    :returns: ``None`` for success; any other status fails the operation and becomes
+        ``Error`` ``running AddPod on PreFilter plugin "<name>": <message>``.
+    """
+
+
+@hookspec
+def schedsim_pre_filter_remove_pod(
+    state: CycleState, pod_to_schedule: Pod, pod_info_to_remove: PodInfo, node_info: NodeInfo
+) -> Status | None:
+    """Update this plugin's PreFilter state as if ``pod_info_to_remove`` left ``node_info``.
+
+    kube-scheduler's ``PreFilterExtensions.RemovePod`` (preemption removes victims this way).
+    Called like `schedsim_pre_filter_add_pod`.
+
+    :param state: the (usually cloned) cycle state.
+    :param pod_to_schedule: the pod being scheduled.
+    :param pod_info_to_remove: the pod to count as gone from the node.
+    :param node_info: the node it is removed from.
+    :returns: ``None`` for success; any other status becomes ``Error``
+        ``running RemovePod on PreFilter plugin "<name>": <message>``.
+    """
+
+
 # -------------------------------------------------------------------------------------------
 # Filter
 # -------------------------------------------------------------------------------------------
@@ -132,6 +174,69 @@ def schedsim_post_filter(
     :returns: ``None`` / Success (the plugin made room: a later attempt may succeed), or
         ``Unschedulable`` with a message saying what it did or why it could not help (e.g.
         DynamicResources' ``deallocation of ResourceClaim completed``); ``Error`` aborts.
+    """
+
+
+# -------------------------------------------------------------------------------------------
+# PreScore
+# -------------------------------------------------------------------------------------------
+
+
+@hookspec
+def schedsim_pre_score(state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]) -> Status | None:
+    """Prepare what Score needs, once per pod, from the nodes that passed Filter.
+
+    Called once per scheduling attempt that found more than one feasible node, for each
+    enabled plugin in profile order (kube-scheduler's PreScore). Write per-pod data into
+    ``state`` under the plugin's own `StateKey`.
+
+    :param state: the attempt's cycle state.
+    :param pod: the pod being scheduled.
+    :param nodes: the feasible nodes, in the order Filter found them.
+    :returns: ``None`` for success; ``Skip`` when this plugin has nothing to score for the
+        pod (its Score and NormalizeScore are not run, as ``state.skip_score_plugins``
+        records); any other status, or an exception, becomes ``Error``
+        ``running PreScore plugin "<name>": <message>`` and aborts the attempt.
+    """
+
+
+# -------------------------------------------------------------------------------------------
+# Score
+# -------------------------------------------------------------------------------------------
+
+
+@hookspec
+def schedsim_score(state: CycleState, pod: Pod, node_info: NodeInfo) -> int | Status:
+    """Rank one feasible node for the pod.
+
+    Called once per (pod, feasible node) for each enabled plugin whose PreScore did not
+    return Skip; it is a hot path like Filter.
+
+    :param state: the attempt's cycle state (read what PreScore wrote; do not write per node).
+    :param pod: the pod being scheduled.
+    :param node_info: the snapshot's own NodeInfo: read-only.
+    :returns: the raw score, an ``int`` in any range the plugin's NormalizeScore maps into
+        [`MIN_NODE_SCORE`, `MAX_NODE_SCORE`] (without NormalizeScore it must already be in
+        that range). A `Status` means failure: the attempt aborts with ``Error``
+        ``running Score plugins: plugin "<name>" failed with: <message>``.
+    """
+    raise NotImplementedError  # a spec: never called (pluggy calls the implementations)
+
+
+@hookspec
+def schedsim_normalize_score(state: CycleState, pod: Pod, scores: dict[str, int]) -> Status | None:
+    """Map this plugin's raw scores for all feasible nodes into [0, 100], in place.
+
+    kube-scheduler's ``ScoreExtensions.NormalizeScore``: called once per attempt after the
+    plugin's Score ran on every feasible node, before its weight is applied.
+
+    :param state: the attempt's cycle state.
+    :param pod: the pod being scheduled.
+    :param scores: node name -> raw score, in feasible-node order; assign the normalized
+        values to the same keys (do not add or remove keys).
+    :returns: ``None`` for success; any other status becomes ``Error``
+        ``running Normalize on Score plugins: plugin "<name>" failed with: <message>``. A
+        normalized score outside [0, 100] is an ``Error`` too.
     """
 
 
@@ -208,16 +313,7 @@ def reference_markdown() -> str:
         'print(r(), end="")\' > docs/hooks.md`; a test keeps it in step.',
         "",
     ]
-    for name in (
-        "schedsim_pre_enqueue",
-        "schedsim_pre_filter",
-        "schedsim_filter",
-        "schedsim_post_filter",
-        "schedsim_reserve",
-        "schedsim_unreserve",
-        "schedsim_pre_bind_pre_flight",
-        "schedsim_pre_bind",
-    ):
+    for name in hook_names():
         fn = globals()[name]
         sig = str(inspect.signature(fn)).replace("'", "")
         out += [f"## `{name}{sig}`", "", inspect.cleandoc(fn.__doc__ or ""), ""]

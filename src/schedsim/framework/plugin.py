@@ -8,8 +8,16 @@ Protocols say the same thing to a type checker, so a plugin author gets an error
 
     _: FilterPlugin = MyPlugin({}, Handle())   # mypy checks name and schedsim_filter
 
-A method that takes fewer arguments than the spec is accepted by the runtime (pluggy's rule)
-but does not match these Protocols; declare the full signature to have it type-checked.
+The hook parameters are keyword-only here (``def schedsim_filter(self, *, state, pod,
+node_info)``): pluggy passes hook arguments by name, so an implementation whose parameter
+names differ from the spec's (``nodeInfo``, Go's ``p``) is an error for mypy. The
+implementation itself may declare them as ordinary or keyword-only parameters; the runtime
+handles both. A method that takes fewer arguments than the spec is accepted by the runtime
+(pluggy's rule) but does not match these Protocols; declare the full signature to have it
+type-checked.
+
+One protocol per extension point of `schedsim.framework.extension_points` that schedsim
+runs (the table's ``protocol`` column names them).
 """
 
 from __future__ import annotations
@@ -20,7 +28,7 @@ from typing import Protocol
 from schedsim.api.core import Pod
 from schedsim.framework.cycle_state import CycleState
 from schedsim.framework.hookspec import PreFilterResult
-from schedsim.framework.interface import NodeInfo
+from schedsim.framework.interface import NodeInfo, PodInfo
 from schedsim.framework.status import Status
 
 __all__ = [
@@ -29,8 +37,12 @@ __all__ = [
     "PostFilterPlugin",
     "PreBindPlugin",
     "PreEnqueuePlugin",
+    "PreFilterExtensions",
     "PreFilterPlugin",
+    "PreScorePlugin",
     "ReservePlugin",
+    "ScoreExtensions",
+    "ScorePlugin",
 ]
 
 
@@ -43,41 +55,56 @@ class Plugin(Protocol):
         ...
 
 
+class PreEnqueuePlugin(Plugin, Protocol):
+    """Implements PreEnqueue (see ``hookspec.schedsim_pre_enqueue``)."""
+
+    def schedsim_pre_enqueue(self, *, pod: Pod) -> Status | None:
+        """Admit the pod to the queue (None) or keep it out (a rejection)."""
+        ...
+
+
 class PreFilterPlugin(Plugin, Protocol):
     """Implements PreFilter (see ``hookspec.schedsim_pre_filter``)."""
 
     def schedsim_pre_filter(
-        self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
+        self, *, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
     ) -> Status | PreFilterResult | None:
         """Once per pod: precompute, narrow the nodes, skip, or reject."""
+        ...
+
+
+class PreFilterExtensions(PreFilterPlugin, Protocol):
+    """A PreFilter plugin with AddPod/RemovePod (kube-scheduler's ``PreFilterExtensions``;
+    see ``hookspec.schedsim_pre_filter_add_pod``)."""
+
+    def schedsim_pre_filter_add_pod(
+        self,
+        *,
+        state: CycleState,
+        pod_to_schedule: Pod,
+        pod_info_to_add: PodInfo,
+        node_info: NodeInfo,
+    ) -> Status | None:
+        """Update the PreFilter state as if the pod were added to the node."""
+        ...
+
+    def schedsim_pre_filter_remove_pod(
+        self,
+        *,
+        state: CycleState,
+        pod_to_schedule: Pod,
+        pod_info_to_remove: PodInfo,
+        node_info: NodeInfo,
+    ) -> Status | None:
+        """Update the PreFilter state as if the pod were removed from the node."""
         ...
 
 
 class FilterPlugin(Plugin, Protocol):
     """Implements Filter (see ``hookspec.schedsim_filter``)."""
 
-    def schedsim_filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:
+    def schedsim_filter(self, *, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:
         """Once per (pod, node): None to accept, a Status to reject."""
-        ...
-
-
-class ReservePlugin(Plugin, Protocol):
-    """Implements Reserve and Unreserve (see ``hookspec.schedsim_reserve``)."""
-
-    def schedsim_reserve(self, state: CycleState, pod: Pod, node_name: str) -> Status | None:
-        """Claim node-level resources for the chosen node."""
-        ...
-
-    def schedsim_unreserve(self, state: CycleState, pod: Pod, node_name: str) -> None:
-        """Undo Reserve; idempotent."""
-        ...
-
-
-class PreEnqueuePlugin(Plugin, Protocol):
-    """Implements PreEnqueue (see ``hookspec.schedsim_pre_enqueue``)."""
-
-    def schedsim_pre_enqueue(self, pod: Pod) -> Status | None:
-        """Admit the pod to the queue (None) or keep it out (a rejection)."""
         ...
 
 
@@ -85,9 +112,51 @@ class PostFilterPlugin(Plugin, Protocol):
     """Implements PostFilter (see ``hookspec.schedsim_post_filter``)."""
 
     def schedsim_post_filter(
-        self, state: CycleState, pod: Pod, node_to_status: Mapping[str, Status]
+        self, *, state: CycleState, pod: Pod, node_to_status: Mapping[str, Status]
     ) -> Status | None:
         """After no node passed: make room (None) or say why not (Unschedulable)."""
+        ...
+
+
+class PreScorePlugin(Plugin, Protocol):
+    """Implements PreScore (see ``hookspec.schedsim_pre_score``)."""
+
+    def schedsim_pre_score(
+        self, *, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
+    ) -> Status | None:
+        """Once per pod, over the feasible nodes: precompute for Score, or Skip it."""
+        ...
+
+
+class ScorePlugin(Plugin, Protocol):
+    """Implements Score (see ``hookspec.schedsim_score``). Without NormalizeScore its scores
+    must already be in [0, 100]."""
+
+    def schedsim_score(self, *, state: CycleState, pod: Pod, node_info: NodeInfo) -> int | Status:
+        """Once per (pod, feasible node): the raw score, or a Status for failure."""
+        ...
+
+
+class ScoreExtensions(ScorePlugin, Protocol):
+    """A Score plugin with NormalizeScore (kube-scheduler's ``ScoreExtensions``; see
+    ``hookspec.schedsim_normalize_score``)."""
+
+    def schedsim_normalize_score(
+        self, *, state: CycleState, pod: Pod, scores: dict[str, int]
+    ) -> Status | None:
+        """Once per pod: map the raw scores (node -> score) into [0, 100] in place."""
+        ...
+
+
+class ReservePlugin(Plugin, Protocol):
+    """Implements Reserve and Unreserve (see ``hookspec.schedsim_reserve``)."""
+
+    def schedsim_reserve(self, *, state: CycleState, pod: Pod, node_name: str) -> Status | None:
+        """Claim node-level resources for the chosen node."""
+        ...
+
+    def schedsim_unreserve(self, *, state: CycleState, pod: Pod, node_name: str) -> None:
+        """Undo Reserve; idempotent."""
         ...
 
 
@@ -95,11 +164,11 @@ class PreBindPlugin(Plugin, Protocol):
     """Implements PreBindPreFlight and PreBind (see ``hookspec.schedsim_pre_bind``)."""
 
     def schedsim_pre_bind_pre_flight(
-        self, state: CycleState, pod: Pod, node_name: str
+        self, *, state: CycleState, pod: Pod, node_name: str
     ) -> Status | None:
         """None if PreBind has work for the pod, Skip otherwise."""
         ...
 
-    def schedsim_pre_bind(self, state: CycleState, pod: Pod, node_name: str) -> Status | None:
+    def schedsim_pre_bind(self, *, state: CycleState, pod: Pod, node_name: str) -> Status | None:
         """Record what binding needs; None on success."""
         ...

@@ -6,9 +6,13 @@ and for each extension point the runtime builds, once, a tuple of bound methods 
 order. Filter runs through that tuple: a plain loop costs ~40 ns + ~30 ns per plugin where a
 pluggy hook call costs ~1 us + ~0.2 us per plugin.
 
-Mirrors kube-scheduler's ``frameworkruntime`` (RunPreFilterPlugins, RunFilterPlugins,
-RunReservePluginsReserve, RunReservePluginsUnreserve, RunPreEnqueuePlugins,
-RunPostFilterPlugins, RunPreBindPreFlights, RunPreBindPlugins).
+Score runs the same way: one tuple of (name, Score, NormalizeScore, weight) per profile.
+Which points exist and which hooks implement them comes from `extension_points`.
+
+Mirrors kube-scheduler's ``frameworkruntime`` (RunPreFilterPlugins,
+RunPreFilterExtensionAddPod/RemovePod, RunFilterPlugins, RunPostFilterPlugins,
+RunPreScorePlugins, RunScorePlugins, RunReservePluginsReserve, RunReservePluginsUnreserve,
+RunPreEnqueuePlugins, RunPreBindPreFlights, RunPreBindPlugins).
 """
 
 from __future__ import annotations
@@ -25,10 +29,12 @@ import pluggy
 from schedsim.api.core import Pod
 from schedsim.framework import hookspec
 from schedsim.framework.cycle_state import CycleState
+from schedsim.framework.extension_points import EXTENSION_POINTS, POINTS_BY_KEY
 from schedsim.framework.handle import Handle, PluginFactory
 from schedsim.framework.hookspec import PROJECT, PreFilterResult
-from schedsim.framework.interface import NodeInfo
+from schedsim.framework.interface import NodeInfo, PodInfo
 from schedsim.framework.profile import Profile
+from schedsim.framework.scores import MAX_NODE_SCORE, MIN_NODE_SCORE, NodePluginScores, PluginScore
 from schedsim.framework.status import SUCCESS, Code, Status
 
 __all__ = [
@@ -45,14 +51,6 @@ __all__ = [
 ENTRY_POINT_GROUP = "schedsim.plugins"
 
 _HOOK_PREFIX = PROJECT + "_"
-_HOOKS = {
-    "preEnqueue": "schedsim_pre_enqueue",
-    "preFilter": "schedsim_pre_filter",
-    "filter": "schedsim_filter",
-    "postFilter": "schedsim_post_filter",
-    "reserve": "schedsim_reserve",
-    "preBind": "schedsim_pre_bind",
-}
 
 
 class PluginError(ValueError):
@@ -189,6 +187,12 @@ PreFilterFn = Callable[[CycleState, Pod, Sequence[NodeInfo]], "Status | PreFilte
 ReserveFn = Callable[[CycleState, Pod, str], "Status | None"]
 PreEnqueueFn = Callable[[Pod], "Status | None"]
 PostFilterFn = Callable[[CycleState, Pod, Mapping[str, Status]], "Status | None"]
+PreScoreFn = Callable[[CycleState, Pod, Sequence[NodeInfo]], "Status | None"]
+ScoreFn = Callable[[CycleState, Pod, NodeInfo], "int | Status"]
+NormalizeScoreFn = Callable[[CycleState, Pod, dict[str, int]], "Status | None"]
+PreFilterExtensionFn = Callable[[CycleState, Pod, PodInfo, NodeInfo], "Status | None"]
+ScoreLink = tuple[str, ScoreFn, "NormalizeScoreFn | None", int]
+"""One Score plugin in the chain: name, Score, NormalizeScore (None if absent), weight."""
 
 
 class Framework:
@@ -273,10 +277,23 @@ class Framework:
             "preBind", "schedsim_pre_bind_pre_flight"
         )
         self._pre_bind: tuple[tuple[str, ReserveFn], ...] = self._chain("preBind")
+        self._pre_filter_add_pod: tuple[tuple[str, PreFilterExtensionFn], ...] = self._chain(
+            "preFilter", "schedsim_pre_filter_add_pod"
+        )
+        self._pre_filter_remove_pod: tuple[tuple[str, PreFilterExtensionFn], ...] = self._chain(
+            "preFilter", "schedsim_pre_filter_remove_pod"
+        )
+        self._pre_score: tuple[tuple[str, PreScoreFn], ...] = self._chain("preScore")
+        normalize = dict(self._chain("score", "schedsim_normalize_score"))
+        self._score: tuple[ScoreLink, ...] = tuple(
+            (name, fn, normalize.get(name), profile.weight(name))
+            for name, fn in self._chain("score")
+        )
 
     def _chain(self, point: str, hook_name: str | None = None) -> tuple[tuple[str, Any], ...]:
-        """Bound methods implementing the point's hook, in profile order."""
-        hook_name = hook_name or _HOOKS[point]
+        """Bound methods implementing the point's hook (default: its main hook), in profile
+        order; an implementation whose parameters differ from the spec's is adapted once."""
+        hook_name = hook_name or POINTS_BY_KEY[point].hook
         hook = getattr(self.pm.hook, hook_name)
         spec_args = tuple(inspect.signature(getattr(hookspec, hook_name)).parameters)
         impls = {impl.plugin_name: impl for impl in hook.get_hookimpls()}
@@ -285,37 +302,54 @@ class Framework:
             impl = impls.get(name)
             if impl is None:
                 continue
-            fn = impl.function
-            if tuple(impl.argnames) != spec_args:  # implementation takes fewer arguments
-                fn = _adapt(fn, spec_args, tuple(impl.argnames))
+            fn = _bind(impl.function, spec_args, name, hook_name)
             if self._timings is not None:
                 fn = self._timings.wrap(name, hook_name.removeprefix(_HOOK_PREFIX), fn)
             out.append((name, fn))
         return tuple(out)
 
-    def extension_points(self, plugin: str) -> tuple[str, ...]:
-        """The hooks ``plugin`` implements and runs in this profile, e.g.
-        ``("PreFilter", "Filter")``."""
-        names = {
-            "PreEnqueue": self._pre_enqueue,
-            "PreFilter": self._pre_filter,
-            "Filter": self._filter,
-            "PostFilter": self._post_filter,
-            "Reserve": self._reserve,
-            "PreBind": self._pre_bind,
+    def _point_chains(self) -> dict[str, tuple[str, ...]]:
+        chains: dict[str, tuple[tuple[str, Any], ...]] = {
+            "preEnqueue": self._pre_enqueue,
+            "preFilter": self._pre_filter,
+            "filter": self._filter,
+            "postFilter": self._post_filter,
+            "preScore": self._pre_score,
+            "reserve": self._reserve,
+            "preBind": self._pre_bind,
         }
-        return tuple(point for point, chain in names.items() if any(n == plugin for n, _ in chain))
+        out = {}
+        for point in EXTENSION_POINTS:
+            if point.key == "score":
+                out[point.title] = tuple(link[0] for link in self._score)
+            elif point.runs:
+                out[point.title] = tuple(n for n, _ in chains[point.key])
+        return out
+
+    def extension_points(self, plugin: str) -> tuple[str, ...]:
+        """The extension points ``plugin`` runs at in this profile, in cycle order, e.g.
+        ``("PreFilter", "Filter", "PreScore", "Score")``."""
+        return tuple(point for point, names in self._point_chains().items() if plugin in names)
 
     def order(self) -> dict[str, tuple[str, ...]]:
-        """Extension point -> plugins that run there, in order (what the profile resolved to)."""
-        return {
-            "PreEnqueue": tuple(n for n, _ in self._pre_enqueue),
-            "PreFilter": tuple(n for n, _ in self._pre_filter),
-            "Filter": tuple(n for n, _ in self._filter),
-            "PostFilter": tuple(n for n, _ in self._post_filter),
-            "Reserve": tuple(n for n, _ in self._reserve),
-            "PreBind": tuple(n for n, _ in self._pre_bind),
-        }
+        """Extension point -> plugins that run there, in order (what the profile resolved to),
+        for every point schedsim runs, in cycle order (`extension_points.RUN_POINTS`)."""
+        return self._point_chains()
+
+    @property
+    def score_weights(self) -> dict[str, int]:
+        """Score plugin -> its weight in this profile, in run order."""
+        return {link[0]: link[3] for link in self._score}
+
+    @property
+    def normalize_score_plugin_names(self) -> tuple[str, ...]:
+        """Score plugins that also implement NormalizeScore, in run order."""
+        return tuple(link[0] for link in self._score if link[2] is not None)
+
+    @property
+    def has_score_plugins(self) -> bool:
+        """Whether any enabled plugin implements Score."""
+        return bool(self._score)
 
     @property
     def filter_plugin_names(self) -> tuple[str, ...]:
@@ -475,6 +509,171 @@ class Framework:
             return None, _error(f'running PreFilter plugin "{name}": {out.message}', name), ()
         return merged, rejected or SUCCESS, tuple(narrowing)
 
+    def run_pre_filter_extension_add_pod(
+        self, state: CycleState, pod_to_schedule: Pod, pod_info_to_add: PodInfo, node_info: NodeInfo
+    ) -> Status:
+        """Run AddPod of every PreFilter plugin that has it and did not Skip, in profile order,
+        until one fails (RunPreFilterExtensionAddPod).
+
+        Returns:
+            `SUCCESS`, or ``Error`` ``running AddPod on PreFilter plugin "<name>": <message>``.
+        """
+        skip = state.skip_filter_plugins
+        for name, fn in self._pre_filter_add_pod:
+            if name in skip:
+                continue
+            try:
+                st = fn(state, pod_to_schedule, pod_info_to_add, node_info)
+            except Exception as e:
+                st = Status(Code.Error, (_describe(e),))
+            if st is not None and not st.is_success:
+                return _error(f'running AddPod on PreFilter plugin "{name}": {st.message}', name)
+        return SUCCESS
+
+    def run_pre_filter_extension_remove_pod(
+        self,
+        state: CycleState,
+        pod_to_schedule: Pod,
+        pod_info_to_remove: PodInfo,
+        node_info: NodeInfo,
+    ) -> Status:
+        """Run RemovePod of every PreFilter plugin that has it and did not Skip, in profile
+        order, until one fails (RunPreFilterExtensionRemovePod).
+
+        Returns:
+            `SUCCESS`, or ``Error`` ``running RemovePod on PreFilter plugin "<name>":
+            <message>``.
+        """
+        skip = state.skip_filter_plugins
+        for name, fn in self._pre_filter_remove_pod:
+            if name in skip:
+                continue
+            try:
+                st = fn(state, pod_to_schedule, pod_info_to_remove, node_info)
+            except Exception as e:
+                st = Status(Code.Error, (_describe(e),))
+            if st is not None and not st.is_success:
+                return _error(f'running RemovePod on PreFilter plugin "{name}": {st.message}', name)
+        return SUCCESS
+
+    def run_pre_score_plugins(
+        self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
+    ) -> Status:
+        """Run PreScore in profile order (RunPreScorePlugins).
+
+        A plugin returning ``Skip`` is added to ``state.skip_score_plugins``: its Score and
+        NormalizeScore are not run for this attempt.
+
+        Args:
+            state: the attempt's cycle state.
+            pod: the pod being scheduled.
+            nodes: the feasible nodes.
+
+        Returns:
+            `SUCCESS`, or the first failure as ``Error``
+            ``running PreScore plugin "<name>": <message>`` (any code but Success and Skip).
+        """
+        skip = state.skip_score_plugins
+        for name, fn in self._pre_score:
+            try:
+                st = fn(state, pod, nodes)
+            except Exception as e:
+                return _error(f'running PreScore plugin "{name}": {_describe(e)}', name)
+            if st is None:
+                continue
+            code = st.code
+            if code is Code.Success:
+                continue
+            if code is Code.Skip:
+                skip.add(name)
+                continue
+            return _error(f'running PreScore plugin "{name}": {st.message}', name)
+        return SUCCESS
+
+    def run_score_plugins(
+        self,
+        state: CycleState,
+        pod: Pod,
+        nodes: Sequence[NodeInfo],
+        raw: dict[str, dict[str, int]] | None = None,
+    ) -> tuple[list[NodePluginScores], Status]:
+        """Score the feasible nodes (RunScorePlugins).
+
+        For each Score plugin not in ``state.skip_score_plugins``, in profile order: Score on
+        every node, then the plugin's NormalizeScore (if it has one) over all of them, then
+        each node's score must be in [`MIN_NODE_SCORE`, `MAX_NODE_SCORE`] and is multiplied
+        by the plugin's weight.
+
+        Args:
+            state: the attempt's cycle state (after `run_pre_score_plugins`).
+            pod: the pod being scheduled.
+            nodes: the feasible nodes; the result keeps their order.
+            raw: when given (``--explain``), filled with plugin -> node -> raw score (before
+                NormalizeScore and weight); ``None`` costs nothing.
+
+        Returns:
+            ``(scores, status)``: one `NodePluginScores` per node and `SUCCESS`; or ``[]`` and
+            an ``Error`` in kube-scheduler's words: ``running Score plugins: plugin "<name>"
+            failed with: <message>`` (a Score that returned a Status or raised),
+            ``running Normalize on Score plugins: plugin "<name>" failed with: <message>``,
+            or ``applying score defaultWeights on Score plugins: plugin "<name>" returns an
+            invalid score <n>, it should in the range of [0, 100] after normalizing``.
+        """
+        skip = state.skip_score_plugins
+        links = [link for link in self._score if link[0] not in skip] if skip else self._score
+        names = [ni.node.name if ni.node is not None else "" for ni in nodes]
+        weighted: list[tuple[str, list[int]]] = []
+        for name, score, normalize, weight in links:
+            scores: dict[str, int] = {}
+            try:
+                for node_name, ni in zip(names, nodes, strict=True):
+                    s = score(state, pod, ni)
+                    if s.__class__ is not int:
+                        s = _score_value(s)
+                    scores[node_name] = s
+            except Exception as e:
+                msg = e.args[0] if isinstance(e, _ScoreFailed) else _describe(e)
+                return [], _error(
+                    f'running Score plugins: plugin "{name}" failed with: {msg}', name
+                )
+            if raw is not None:
+                raw[name] = dict(scores)
+            if normalize is not None:
+                try:
+                    st = normalize(state, pod, scores)
+                except Exception as e:
+                    st = Status(Code.Error, (_describe(e),))
+                if st is not None and not st.is_success:
+                    return [], _error(
+                        f'running Normalize on Score plugins: plugin "{name}" failed with: '
+                        f"{st.message}",
+                        name,
+                    )
+            try:
+                values = [scores[n] for n in names]
+            except KeyError as e:
+                return [], _error(
+                    f'running Normalize on Score plugins: plugin "{name}" failed with: '
+                    f"NormalizeScore removed node {e.args[0]}",
+                    name,
+                )
+            if values and (min(values) < MIN_NODE_SCORE or max(values) > MAX_NODE_SCORE):
+                bad = next(v for v in values if not MIN_NODE_SCORE <= v <= MAX_NODE_SCORE)
+                return [], _error(
+                    "applying score defaultWeights on Score plugins: "
+                    f'plugin "{name}" returns an invalid score {bad}, it should in the range '
+                    f"of [{MIN_NODE_SCORE}, {MAX_NODE_SCORE}] after normalizing",
+                    name,
+                )
+            weighted.append((name, [v * weight for v in values]))
+        out = []
+        for i, node_name in enumerate(names):
+            plugin_scores = tuple(PluginScore(name, w[i]) for name, w in weighted)
+            out.append(
+                NodePluginScores(node_name, plugin_scores, sum(p.score for p in plugin_scores))
+            )
+        return out, SUCCESS
+
     def run_filter_plugins(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status:
         """Run the Filter plugins on one node until one rejects (RunFilterPlugins).
 
@@ -544,11 +743,67 @@ def _error(message: str, plugin: str) -> Status:
     return Status(Code.Error, (message,), plugin)
 
 
-def _adapt(fn: Callable[..., Any], spec_args: tuple[str, ...], impl_args: tuple[str, ...]) -> Any:
-    """Call ``fn`` with only the arguments it declares (rare; pays one extra call)."""
-    picks = tuple(spec_args.index(a) for a in impl_args)
+def _bind(fn: Any, spec_args: tuple[str, ...], plugin: str, hook: str) -> Any:
+    """``fn`` callable with the spec's arguments, positionally, in spec order.
 
-    def call(*args: Any) -> Any:
-        return fn(*(args[i] for i in picks))
+    An implementation whose parameters are the spec's, in order, is returned as is (the
+    common case: no extra call). One that takes fewer, reorders them or takes them keyword-only
+    (as the typed protocols spell them) is wrapped once here.
 
-    return call
+    Raises:
+        PluginError: a parameter without a default is not an argument of the hook spec.
+    """
+    try:
+        params = list(inspect.signature(fn).parameters.values())
+    except (TypeError, ValueError):  # a builtin without a signature: trust pluggy's check
+        return fn
+    positional = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+    pos = tuple(p.name for p in params if p.kind in positional)
+    kw_only = [p for p in params if p.kind is inspect.Parameter.KEYWORD_ONLY]
+    if not kw_only and pos == spec_args:
+        return fn
+    unknown = [
+        p.name
+        for p in params
+        if p.name not in spec_args
+        and p.default is inspect.Parameter.empty
+        and p.kind not in (inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD)
+    ]
+    if unknown:
+        raise PluginError(
+            f"plugin {plugin!r}: {hook}: parameter(s) {', '.join(unknown)} not in the hook "
+            f"spec ({', '.join(spec_args)})"
+        )
+    if not kw_only and all(a in spec_args for a in pos):
+        picks = tuple(spec_args.index(a) for a in pos)
+
+        def call(*args: Any) -> Any:
+            return fn(*(args[i] for i in picks))
+
+        return call
+    by_name = tuple(
+        (p.name, spec_args.index(p.name))
+        for p in params
+        if p.name in spec_args and p.kind is not inspect.Parameter.POSITIONAL_ONLY
+    )
+
+    def call_by_name(*args: Any) -> Any:
+        return fn(**{a: args[i] for a, i in by_name})
+
+    return call_by_name
+
+
+class _ScoreFailed(Exception):
+    """A Score hook returned a failure Status or a non-int (message in args[0])."""
+
+
+def _score_value(s: object) -> int:
+    """A Score result that is not a plain int: an int subclass, or a Status (a Success one
+    counts as 0, like Go's ``return 0, nil``); anything else fails the plugin."""
+    if isinstance(s, Status):
+        if s.code is Code.Success:
+            return 0
+        raise _ScoreFailed(s.message)
+    if isinstance(s, int) and not isinstance(s, bool):
+        return int(s)
+    raise _ScoreFailed(f"Score returned {s!r} ({type(s).__name__}), want an int or a Status")
