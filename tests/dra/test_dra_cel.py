@@ -347,3 +347,47 @@ def test_results_are_memoized_per_expression_and_device() -> None:
     grown = sum(s.size_diff for s in after.compare_to(before, "filename"))
     assert grown < 10_000, f"memoized lookups allocated {grown} bytes"
     assert cache.evaluations == 10
+
+
+def test_find_runs_in_linear_time_like_go_regexp() -> None:
+    """Kubernetes' ``find``/``findAll`` run on Go's regexp (RE2): ``(a+)+$`` against 36 'a's
+    and a '!' is linear there, exponential on a backtracking engine (issue 15 repro 1, which
+    ran past 60 s on Python's ``re``). RE2 answers at once: no match."""
+    cache = CelCache()
+    dev = _device({"s": ("string", "a" * 36 + "!")}, {})
+    expr = 'device.attributes["dra.example.com"].s.find("^(a+)+$") == ""'
+    assert cache.matches(expr, D, dev)
+    expr_all = 'device.attributes["dra.example.com"].s.findAll("(a+)+$").size() == 0'
+    assert cache.matches(expr_all, D, dev)
+
+
+def test_find_and_find_all_results_match_go() -> None:
+    """``FindString`` / ``FindAllString(s, n)`` results as in apiserver's regex library tests
+    (``"abc 123".find('[0-9]+') == "123"``, ``findAll`` with a limit)."""
+    cache = CelCache()
+    dev = _device({"s": ("string", "abc 123 def 456")}, {})
+    a = 'device.attributes["dra.example.com"].s'
+    assert cache.matches(f"{a}.find('[0-9]+') == '123'", D, dev)
+    assert cache.matches(f"{a}.find('xyz') == ''", D, dev)
+    assert cache.matches(f"{a}.findAll('[0-9]+') == ['123', '456']", D, dev)
+    assert cache.matches(f"{a}.findAll('[a-z]+', 1) == ['abc']", D, dev)
+    # Go's \\d is ASCII-only, like RE2's; Python's re would also match Arabic-Indic digits.
+    dev2 = _device({"s": ("string", "\u0661\u0662")}, {})
+    assert cache.matches(f"{a}.find('\\\\d+') == ''", D, dev2)
+
+
+@pytest.mark.parametrize(
+    ("pattern", "problem"),
+    [
+        ("(a)\\\\1", "invalid escape sequence: `\\1`"),
+        ("(?=a)", "invalid perl operator: `(?=`"),
+    ],
+)
+def test_find_refuses_what_go_regexp_refuses(pattern: str, problem: str) -> None:
+    """Backreferences and lookarounds are not RE2: the regex library's error value
+    ``Illegal regex: error parsing regexp: ...`` (Go's wording), a CEL runtime error."""
+    cache = CelCache()
+    dev = _device({"s": ("string", "aa")}, {})
+    with pytest.raises(CelRuntimeError) as info:
+        cache.matches(f'device.attributes["dra.example.com"].s.find("{pattern}") == ""', D, dev)
+    assert f"Illegal regex: error parsing regexp: {problem}" in str(info.value)

@@ -28,6 +28,7 @@ from fractions import Fraction
 from functools import lru_cache
 from typing import Any
 
+import re2  # type: ignore[import-untyped]
 from cel_expr_python import cel  # type: ignore[import-untyped]
 
 from schedsim.api.quantity import QuantityError, parse_quantity
@@ -295,18 +296,36 @@ def _max(values: list[Any]) -> Any:
     return max(_sort_key(values, "max"))
 
 
+_RE2_OPTIONS = re2.Options()
+_RE2_OPTIONS.log_errors = False  # the error becomes a CEL error value; RE2 must not print it
+
+
 @lru_cache(maxsize=1024)
-def _regex(pattern: str) -> re.Pattern[str]:
-    return re.compile(pattern)
+def _regex(pattern: str) -> Any:
+    """The pattern compiled by RE2, as Go's ``regexp`` that cel-go uses: linear time, no
+    backreferences or lookarounds (Python's ``re`` backtracks exponentially on ``(a+)+$``).
+
+    Raises:
+        ValueError: ``Illegal regex: error parsing regexp: <problem>: `<text>```, the
+            wording of Kubernetes' regex library over Go's parser.
+    """
+    try:
+        return re2.compile(pattern, options=_RE2_OPTIONS)
+    except re2.error as e:
+        raw = e.args[0] if e.args else str(e)
+        text = raw.decode("utf-8", "replace") if isinstance(raw, bytes) else str(raw)
+        problem, sep, where = text.partition(": ")
+        detail = f"{problem}: `{where}`" if sep else text
+        raise ValueError(f"Illegal regex: error parsing regexp: {detail}") from None
 
 
 def _find(s: str, pattern: str) -> str:
     m = _regex(pattern).search(s)
-    return m.group(0) if m else ""
+    return str(m.group(0)) if m else ""
 
 
 def _find_all(s: str, pattern: str, limit: int = -1) -> list[str]:
-    out = [m.group(0) for m in _regex(pattern).finditer(s)]
+    out = [str(m.group(0)) for m in _regex(pattern).finditer(s)]
     return out if limit < 0 else out[:limit]
 
 
