@@ -9,11 +9,12 @@ Mirrors ``k8s.io/dynamic-resource-allocation/structured`` (Kubernetes 1.34): `Al
 
 from schedsim.dra.allocator import AllocatedState, Allocator
 from schedsim.dra.cel import CelCache
-from schedsim.dra.types import AllocationError, DeviceId, DraFeatures
+from schedsim.dra.types import AllocationError, AllocationTimeout, DeviceId, DraFeatures
 
 __all__ = [
     "AllocatedState",
     "AllocationError",
+    "AllocationTimeout",
     "Allocator",
     "CelCache",
     "DeviceId",

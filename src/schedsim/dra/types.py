@@ -9,7 +9,7 @@ import attrs
 if TYPE_CHECKING:  # the framework imports schedsim.dra: no import cycle at run time
     from schedsim.framework.features import FeatureGates
 
-__all__ = ["AllocationError", "DeviceId", "DraFeatures"]
+__all__ = ["AllocationError", "AllocationTimeout", "DeviceId", "DraFeatures"]
 
 
 class DeviceId(NamedTuple):
@@ -22,6 +22,12 @@ class DeviceId(NamedTuple):
 
     def __str__(self) -> str:
         return f"{self.driver}/{self.pool}/{self.device}"
+
+
+class AllocationTimeout(Exception):
+    """`Allocator.allocate` gave up: its search budget (``max_steps``, the DynamicResources
+    plugin's ``filterTimeout``) ran out before it found an allocation or proved there is
+    none (upstream: ``context.DeadlineExceeded``)."""
 
 
 class AllocationError(ValueError):
