@@ -47,6 +47,7 @@ from schedsim.api.workloads import (
     ReplicationController,
     StatefulSet,
 )
+from schedsim.api.yaml_aliases import ALIAS_TOKEN, AliasError, check_aliasing
 
 __all__ = ["Manifests", "decode_objects", "load_paths", "load_text", "read_documents"]
 
@@ -447,7 +448,13 @@ def _parse_text(text: str, source: str) -> list[Any]:
     try:
         if is_json:
             return [json.loads(text, object_pairs_hook=_json_object)]
-        return list(yaml.load_all(text, Loader=_ManifestLoader))
+        docs = list(yaml.load_all(text, Loader=_ManifestLoader))
+        if ALIAS_TOKEN.search(text):
+            for doc in docs:
+                check_aliasing(doc)
+        return docs
+    except AliasError as e:
+        problem = str(e)
     except yaml.YAMLError as e:
         problem = _yaml_problem(e, text)
     except json.JSONDecodeError as e:
