@@ -217,7 +217,7 @@ class NodeVolumeLimits:
         # volumes depend only on the (immutable) pod, the listers and whether the node has a
         # CSINode, so Filter does not redo the lookups for every pod on every node
         self._volumes_cache: dict[
-            tuple[int, bool, bool], tuple[Pod, StorageListers, dict[str, str]]
+            tuple[int, bool, bool], tuple[Pod, StorageListers | None, dict[str, str]]
         ] = {}
         # id(node_info) -> (node_info, generation, listers, migration on, attached, counts):
         # a NodeInfo's volumes change only with its generation (every mutation bumps it)
@@ -268,8 +268,9 @@ class NodeVolumeLimits:
     # ----------------------------------------------------------------- counting
 
     def _pod_volumes(self, pod: Pod, csi_node: CSINode | None, new_pod: bool) -> dict[str, str]:
-        """`_attachable_volumes` of ``pod``, cached (read-only result; errors are not cached)."""
-        listers = self._handle.storage_listers
+        """`_attachable_volumes` of ``pod``, cached (read-only result; errors are not cached)
+        per bound storage listers."""
+        listers = self._handle.storage_listers.delegate
         key = (id(pod), csi_node is not None, new_pod)
         hit = self._volumes_cache.get(key)
         if hit is not None and hit[0] is pod and hit[1] is listers:
@@ -290,7 +291,7 @@ class NodeVolumeLimits:
         Raises:
             _VolumeError: a pod on the node has a volume that cannot be counted.
         """
-        listers = self._handle.storage_listers
+        listers = self._handle.storage_listers.delegate  # the cache is per bound cluster
         migration = csi_node is not None
         hit = self._usage_cache.get(id(node_info))
         if (

@@ -21,7 +21,7 @@ import json
 import os
 import stat
 import sys
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from importlib import resources
 from typing import Any
 
@@ -32,39 +32,25 @@ from rich.table import Table
 from schedsim import cli_autoscaling
 from schedsim.api.core import Pod
 from schedsim.api.errors import ManifestError
-from schedsim.api.loader import load_paths, load_text
-from schedsim.dra.validation import check_cel_selectors
+from schedsim.engine import STORES, Cluster, Engine, EngineConfig
 from schedsim.framework.extension_points import HOOK_TITLES
 from schedsim.framework.features import FeatureGates
-from schedsim.framework.handle import Handle, PluginFactory
-from schedsim.framework.profile import default_profile, load_scheduler_config
+from schedsim.framework.handle import PluginFactory
+from schedsim.framework.profile import load_scheduler_config
 from schedsim.framework.runtime import (
-    Framework,
     PluginError,
     PluginTimings,
-    discover_plugins,
     load_plugin_spec,
     plugin_sources,
 )
-from schedsim.framework.volume_listers import StorageListers
-from schedsim.simulation.scheduling import SimulationResult, simulate
-from schedsim.snapshot.basic import BasicSnapshotStore
-from schedsim.snapshot.csi import CsiSnapshot
-from schedsim.snapshot.delta import DeltaSnapshotStore
-from schedsim.snapshot.dra import DraSnapshot, DraSnapshotError
+from schedsim.simulation.scheduling import SimulationResult
+from schedsim.snapshot.dra import DraSnapshotError
 from schedsim.snapshot.errors import SchedulingError
-from schedsim.snapshot.store import ClusterSnapshotStore
 
 __all__ = ["EXAMPLE", "main"]
 
 EXAMPLE = "demo-cluster.yaml"
 """The example cluster run when no PATH is given (in ``schedsim/examples``)."""
-
-
-_STORES: dict[str, Callable[[], ClusterSnapshotStore]] = {
-    "delta": DeltaSnapshotStore,
-    "basic": BasicSnapshotStore,
-}
 
 
 def _version() -> str:
@@ -114,7 +100,7 @@ def _parser() -> argparse.ArgumentParser:
     sim.add_argument("--output", "-o", choices=("table", "json"), default="table")
     sim.add_argument(
         "--store",
-        choices=sorted(_STORES),
+        choices=sorted(STORES),
         default="delta",
         help="snapshot store: delta (layered, default) or basic (clone-on-fork reference)",
     )
@@ -131,7 +117,7 @@ def _parser() -> argparse.ArgumentParser:
         "order in which the active profile runs them.",
     )
     _profile_args(plug)
-    cli_autoscaling.add_parsers(sub, _profile_args, sorted(_STORES))
+    cli_autoscaling.add_parsers(sub, _profile_args, sorted(STORES))
     return p
 
 
@@ -227,58 +213,66 @@ def _some(pods: Sequence[Pod]) -> str:
     return f"{len(pods)} pod(s) ({names}{more})"
 
 
-def _registry(
-    args: argparse.Namespace,
-) -> tuple[Mapping[str, PluginFactory], dict[str, str]]:
-    """Entry-point plugins plus ``--plugin`` ones (which win), and where each came from.
+def _plugin_sources(args: argparse.Namespace) -> dict[str, str]:
+    """Where each plugin comes from: entry points, then ``--plugin`` ones (which win, with a
+    warning when they replace an installed plugin).
 
     ``--plugin`` modules are imported with the current directory on the import path, as
     ``python -m`` would.
     """
     sources = plugin_sources()
-    extra: dict[str, PluginFactory] = {}
     if args.plugin and os.getcwd() not in sys.path and "" not in sys.path:
         sys.path.insert(0, os.getcwd())
     for spec in args.plugin:
-        name, factory = load_plugin_spec(spec)
+        name, _ = load_plugin_spec(spec)
         if name in sources:
             print(
                 f"warning: --plugin {spec} replaces the installed plugin {name!r} "
                 f"({sources[name]})",
                 file=sys.stderr,
             )
-        extra[name] = factory
         sources[name] = f"--plugin {spec}"
-    return discover_plugins(extra=extra), sources
+    return sources
 
 
-def _framework(
-    args: argparse.Namespace, timings: PluginTimings | None = None
-) -> tuple[Framework, Mapping[str, PluginFactory], dict[str, str]]:
-    gates = FeatureGates()
+def _engine_config(args: argparse.Namespace) -> tuple[EngineConfig, dict[str, str]]:
+    """The one place command-line options become an `EngineConfig` (and where each plugin
+    comes from, for ``schedsim plugins``)."""
     try:
-        gates = gates.with_overrides(_parse_gates(args.feature_gates))
+        gates = _parse_gates(args.feature_gates)
+        FeatureGates().with_overrides(gates)
     except KeyError as e:
         raise _UsageError(f"--feature-gates: {e.args[0]}") from None
-    registry, sources = _registry(args)
-    profile = load_scheduler_config(args.config) if args.config else default_profile()
-    try:
-        framework = Framework(profile, Handle(feature_gates=gates), registry, timings)
-    except PluginError as e:
-        if args.config:  # name the file whose plugins or pluginConfig are wrong
-            raise PluginError(f"{args.config}: {e}") from None
-        raise
-    unused = sorted(set(profile.plugin_args) - set(framework.plugins))
+    sources = _plugin_sources(args)
+    config = EngineConfig(
+        profile=load_scheduler_config(args.config) if args.config else None,
+        config_file=args.config,
+        feature_gates=gates,
+        plugins=tuple(args.plugin),
+        store=getattr(args, "store", "delta"),
+    )
+    return config, sources
+
+
+def _engine(
+    args: argparse.Namespace, timings: PluginTimings | None = None
+) -> tuple[Engine, dict[str, str]]:
+    config, sources = _engine_config(args)
+    engine = Engine(config, timings=timings)
+    framework = engine.framework
+    unused = sorted(set(framework.profile.plugin_args) - set(framework.plugins))
     if unused:
         print(
             f"warning: pluginConfig for plugin(s) not enabled in the profile: {', '.join(unused)}",
             file=sys.stderr,
         )
-    return framework, registry, sources
+    return engine, sources
 
 
 def _plugins(args: argparse.Namespace) -> str:
-    framework, registry, sources = _framework(args)
+    engine, sources = _engine(args)
+    framework = engine.framework
+    registry: Mapping[str, PluginFactory] = engine.config.registry()
     rows = [("PLUGIN", "EXTENSION POINTS", "SOURCE")]
     for name in sorted(registry):
         try:
@@ -316,53 +310,35 @@ def _timing_report(timings: PluginTimings) -> str:
 
 
 def _autoscaling(args: argparse.Namespace) -> tuple[str, int]:
-    framework, _, _ = _framework(args)
-    return cli_autoscaling.run(args, framework, _STORES[args.store]())
+    engine, _ = _engine(args)
+    return cli_autoscaling.run(args, engine)
+
+
+def _cluster(args: argparse.Namespace) -> Cluster:
+    """The input as a `Cluster`: the PATHs, or the shipped example without any."""
+    if args.paths:
+        return Cluster.from_paths(args.paths)
+    if _stdin_is_redirected():  # `... | schedsim simulate` without `-` is a likely slip
+        print(
+            f"note: no PATH given: running the example cluster shipped with schedsim "
+            f"({EXAMPLE}); use - to read manifests from stdin",
+            file=sys.stderr,
+        )
+    text = resources.files("schedsim.examples").joinpath(EXAMPLE).read_text("utf-8")
+    return Cluster.from_text(text, f"<example {EXAMPLE}>")
 
 
 def _simulate(args: argparse.Namespace) -> tuple[str, int]:
     """The output and the exit status (1 when a plugin failed for some pod)."""
     timings = PluginTimings() if args.profile_plugins else None
-    framework, _, _ = _framework(args, timings)
-    profile = framework.profile
-    if args.paths:
-        manifests = load_paths(args.paths)
-    else:
-        if _stdin_is_redirected():  # `... | schedsim simulate` without `-` is a likely slip
-            print(
-                f"note: no PATH given: running the example cluster shipped with schedsim "
-                f"({EXAMPLE}); use - to read manifests from stdin",
-                file=sys.stderr,
-            )
-        text = resources.files("schedsim.examples").joinpath(EXAMPLE).read_text("utf-8")
-        manifests = load_text(text, f"<example {EXAMPLE}>")
-    for w in manifests.warnings:
+    engine, _ = _engine(args, timings)
+    profile = engine.framework.profile
+    cluster = _cluster(args)
+    for w in cluster.warnings:
         print(f"warning: {w}", file=sys.stderr)
-    # The API server rejects selectors that do not compile; so does schedsim, at load time.
-    check_cel_selectors(
-        manifests,
-        consumable_capacity=framework.handle.feature_gates.enabled("DRAConsumableCapacity"),
-    )
     try:
-        dra = DraSnapshot.from_objects(
-            manifests.resource_claims, manifests.resource_slices, manifests.device_classes
-        )
-        result = simulate(
-            manifests.nodes,
-            manifests.pods,
-            framework,
-            _STORES[args.store](),
-            dra_snapshot=dra,
-            resource_claim_templates=manifests.resource_claim_templates,
-            # objects are unique per kind and name here: the loader rejects duplicates
-            csi_snapshot=CsiSnapshot(manifests.csi_nodes),
-            storage_listers=StorageListers.from_objects(
-                manifests.persistent_volumes,
-                manifests.persistent_volume_claims,
-                manifests.storage_classes,
-                manifests.volume_attachments,
-            ),
-        )
+        # CEL selectors that do not compile are refused first, as the API server would
+        result = engine.simulate(cluster)
     except DraSnapshotError as e:
         raise _UsageError(str(e)) from None
     for w in result.warnings:

@@ -30,10 +30,7 @@ from rich.table import Table
 
 from schedsim.api.core import Pod
 from schedsim.api.errors import ManifestError
-from schedsim.api.loader import Manifests, load_paths, load_text
-from schedsim.dra.validation import check_cel_selectors
-from schedsim.framework.runtime import Framework
-from schedsim.framework.volume_listers import StorageListers
+from schedsim.engine import Cluster, Engine
 from schedsim.simulation.equivalence import group_equivalent_pods
 from schedsim.simulation.nodegroups import (
     NodeGroup,
@@ -46,7 +43,6 @@ from schedsim.simulation.scaledown import (
     DEFAULT_GPU_UTILIZATION_THRESHOLD,
     DEFAULT_UTILIZATION_THRESHOLD,
     ScaleDownResult,
-    scale_down,
 )
 from schedsim.simulation.scaleup import (
     DEFAULT_MAX_NODES_PER_SCALE_UP,
@@ -55,11 +51,8 @@ from schedsim.simulation.scaleup import (
     LIMIT_MAX_SIZE,
     ScaleUpResult,
     UnhelpedPod,
-    scale_up,
 )
-from schedsim.snapshot.csi import CsiSnapshot
-from schedsim.snapshot.dra import DraSnapshot, DraSnapshotError
-from schedsim.snapshot.store import ClusterSnapshotStore
+from schedsim.snapshot.dra import DraSnapshotError
 
 __all__ = ["EXAMPLE_NODE_GROUPS", "PROGRESS_THRESHOLD", "add_parsers", "run"]
 
@@ -160,28 +153,26 @@ class UsageError(Exception):
     """Bad command-line use (exit status 2)."""
 
 
-def _inputs(
-    args: argparse.Namespace, need_groups: bool
-) -> tuple[Manifests, list[NodeGroup] | None]:
+def _inputs(args: argparse.Namespace, need_groups: bool) -> tuple[Cluster, list[NodeGroup] | None]:
     if args.node_groups == "-" and "-" in args.paths:
         raise UsageError(
             "--node-groups -: standard input is already read for CLUSTER (-); give one of "
             "them as a file"
         )
     if args.paths:
-        manifests = load_paths(args.paths)
+        cluster = Cluster.from_paths(args.paths)
         groups_file = args.node_groups
         if need_groups and groups_file is None:
             raise UsageError("--node-groups FILE is required with CLUSTER")
     else:
         text = resources.files("schedsim.examples").joinpath(EXAMPLE_CLUSTER).read_text("utf-8")
-        manifests = load_text(text, f"<example {EXAMPLE_CLUSTER}>")
+        cluster = Cluster.from_text(text, f"<example {EXAMPLE_CLUSTER}>")
         groups_file = args.node_groups
         if groups_file is None:
             ref = resources.files("schedsim.examples").joinpath(EXAMPLE_NODE_GROUPS)
             with resources.as_file(ref) as path:
-                return manifests, load_node_groups(str(path))
-    return manifests, None if groups_file is None else load_node_groups(groups_file)
+                return cluster, load_node_groups(str(path))
+    return cluster, None if groups_file is None else load_node_groups(groups_file)
 
 
 @contextmanager
@@ -202,33 +193,9 @@ def _progress(total: int, what: str) -> Iterator[Callable[[int, int], None] | No
         yield lambda done, _total: bar.update(task, completed=done)
 
 
-def _cluster_objects(m: Manifests) -> dict[str, Any]:
-    """The DRA, CSI and storage objects of the cluster, as `scale_up`/`scale_down` take them.
-
-    Raises:
-        UsageError: the DRA objects are inconsistent, or two storage objects share a name.
-    """
-    try:
-        return {
-            "dra_snapshot": DraSnapshot.from_objects(
-                m.resource_claims, m.resource_slices, m.device_classes
-            ),
-            "csi_snapshot": CsiSnapshot(m.csi_nodes),
-            "storage_listers": StorageListers.from_objects(
-                m.persistent_volumes,
-                m.persistent_volume_claims,
-                m.storage_classes,
-                m.volume_attachments,
-            ),
-        }
-    except (DraSnapshotError, ValueError) as e:
-        raise UsageError(str(e)) from None
-
-
-def run(
-    args: argparse.Namespace, framework: Framework, store: ClusterSnapshotStore
-) -> tuple[str, int]:
-    """Run ``scale-up`` or ``scale-down`` as ``args`` say.
+def run(args: argparse.Namespace, engine: Engine) -> tuple[str, int]:
+    """Run ``scale-up`` or ``scale-down`` as ``args`` say, with ``engine`` (built from the
+    command's ``--config``, ``--plugin``, ``--feature-gates`` and ``--store``).
 
     Returns:
         what to print, and the exit status: 1 when a pod's attempt failed with a plugin error
@@ -243,7 +210,7 @@ def run(
         SchedulingError: a plugin failed other than with a PreFilter or Filter Error status.
     """
     try:
-        return _run(args, framework, store)
+        return _run(args, engine)
     except DraSnapshotError as e:  # e.g. a bound pod's claim is missing
         raise UsageError(str(e)) from None
 
@@ -271,9 +238,7 @@ def _report_errors(errors: Sequence[PodError]) -> int:
     return 1
 
 
-def _run(
-    args: argparse.Namespace, framework: Framework, store: ClusterSnapshotStore
-) -> tuple[str, int]:
+def _run(args: argparse.Namespace, engine: Engine) -> tuple[str, int]:
     for_up = args.command == "scale-up"
     if for_up and args.max_nodes_per_scaleup < 0:
         raise UsageError(f"--max-nodes-per-scaleup: must be >= 0, got {args.max_nodes_per_scaleup}")
@@ -284,55 +249,42 @@ def _run(
         ):
             if not 0.0 <= value <= 1.0:
                 raise UsageError(f"{flag}: must be between 0 and 1, got {value}")
-    manifests, groups = _inputs(args, need_groups=for_up)
+    cluster, groups = _inputs(args, need_groups=for_up)
     source = (
         "<stdin>"
         if args.node_groups == "-"
         else args.node_groups or f"<example {EXAMPLE_NODE_GROUPS}>"
     )
-    for w in manifests.warnings:
+    for w in cluster.warnings:
         print(f"warning: {w}", file=sys.stderr)
     # The API server rejects selectors that do not compile; so does schedsim, at load time.
-    check_cel_selectors(
-        manifests,
-        consumable_capacity=framework.handle.feature_gates.enabled("DRAConsumableCapacity"),
-    )
+    engine.check(cluster)
     if groups is not None:
-        for w in unknown_member_nodes(groups, manifests.nodes):
+        for w in unknown_member_nodes(groups, cluster.nodes):
             print(f"warning: {source}: {w}", file=sys.stderr)
     try:
         if for_up:
             assert groups is not None
             with _progress(len(groups), "node groups") as progress:
-                up = scale_up(
-                    manifests.nodes,
-                    manifests.pods,
+                up = engine.scale_up(
+                    cluster,
                     groups,
-                    framework,
-                    store,
                     expander=args.expander,
-                    resource_claim_templates=manifests.resource_claim_templates,
                     progress=progress,
                     max_nodes_per_scale_up=args.max_nodes_per_scaleup,
-                    **_cluster_objects(manifests),
                 )
             for w in up.warnings:
                 print(f"warning: {w}", file=sys.stderr)
             _warn_skipped(up.skipped_pods)
             code = _report_errors(up.errors)
             return (_up_json(up) if args.output == "json" else _up_table(up)), code
-        with _progress(len(manifests.nodes), "nodes") as progress:
-            down = scale_down(
-                manifests.nodes,
-                manifests.pods,
-                framework,
-                store,
+        with _progress(len(cluster.nodes), "nodes") as progress:
+            down = engine.scale_down(
+                cluster,
                 threshold=args.utilization_threshold,
                 gpu_threshold=args.gpu_utilization_threshold,
                 node_groups=groups,
-                resource_claim_templates=manifests.resource_claim_templates,
                 progress=progress,
-                **_cluster_objects(manifests),
             )
     except NodeGroupError as e:  # a node in two groups, a template that cannot be copied
         raise ManifestError(f"{source}: {e}") from None

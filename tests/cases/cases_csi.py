@@ -47,12 +47,13 @@ def _build(case: dict[str, Any], source: str) -> tuple[PredicateSnapshot, Any, s
         plugin_args={plugin: check.get("pluginArgs") or {}},
         explicit=frozenset({plugin}),
     )
-    framework = Framework(profile, Handle(feature_gates=gates, storage_listers=listers))
+    framework = Framework(profile, Handle(feature_gates=gates))
     snap = PredicateSnapshot(framework)
     ns, name = check["pod"].split("/")
     pod = next(p for p in m.pods if p.namespace == ns and p.name == name)
     bound = [p for p in m.pods if p.node_name and p is not pod]
-    assert snap.set_cluster_state(m.nodes, bound, csi_snapshot=CsiSnapshot(m.csi_nodes)) == []
+    csi = CsiSnapshot(m.csi_nodes)
+    assert snap.set_cluster_state(m.nodes, bound, csi_snapshot=csi, storage_listers=listers) == []
     return snap, pod, check["node"]
 
 
@@ -64,19 +65,20 @@ def run(case: dict[str, Any], source: str) -> None:
     assert isinstance(plugin, NodeVolumeLimits)
     state = CycleState()
     got: dict[str, Any]
-    pre = plugin.schedsim_pre_filter(state, pod, snap.list_node_infos())
-    if pre is not None and not pre.is_success:
-        got = {
-            "fits": not pre.is_rejected and pre.code.value == "Skip",
-            "extensionPoint": "PreFilter",
-            "code": pre.code.value,
-            "reasons": list(pre.reasons),
-        }
-    else:
-        st = plugin.schedsim_filter(state, pod, snap.get_node_info(node_name))
-        got = {"fits": st is None or st.is_success, "extensionPoint": "Filter"}
-        if st is not None and not st.is_success:
-            got.update(code=st.code.value, reasons=list(st.reasons))
+    with snap.bound():  # the plugin reads the snapshot through the handle
+        pre = plugin.schedsim_pre_filter(state, pod, snap.list_node_infos())
+        if pre is not None and not pre.is_success:
+            got = {
+                "fits": not pre.is_rejected and pre.code.value == "Skip",
+                "extensionPoint": "PreFilter",
+                "code": pre.code.value,
+                "reasons": list(pre.reasons),
+            }
+        else:
+            st = plugin.schedsim_filter(state, pod, snap.get_node_info(node_name))
+            got = {"fits": st is None or st.is_success, "extensionPoint": "Filter"}
+            if st is not None and not st.is_success:
+                got.update(code=st.code.value, reasons=list(st.reasons))
     assert got["fits"] == expect["fits"], got
     for key in ("code", "reasons", "extensionPoint"):
         if key in expect:

@@ -14,7 +14,8 @@ from typing import Any
 
 import attrs
 
-from schedsim.api.loader import decode_objects
+from schedsim.api.core import Pod
+from schedsim.api.loader import Manifests, decode_objects
 from schedsim.api.resource import ResourceClaim
 from schedsim.framework import CycleState, FeatureGates, Framework, Handle, Profile, Status
 from schedsim.snapshot import PredicateSnapshot
@@ -88,7 +89,18 @@ def run(case: dict[str, Any], source: str) -> None:
     pod = next(p for p in manifests.pods if p.namespace == ns and p.name == name)
     bound = [p for p in manifests.pods if p.node_name and p is not pod]
     assert snap.set_cluster_state(manifests.nodes, bound, dra) == []
+    with snap.bound():  # the plugin reads and writes the snapshot through the handle
+        _run_points(plugin, pod, snap, manifests, check, expect)
 
+
+def _run_points(
+    plugin: Any,
+    pod: Pod,
+    snap: PredicateSnapshot,
+    manifests: Manifests,
+    check: dict[str, Any],
+    expect: dict[str, Any],
+) -> None:
     if "preEnqueue" in expect:
         st = plugin.schedsim_pre_enqueue(pod)
         _check("preEnqueue", st, expect["preEnqueue"])

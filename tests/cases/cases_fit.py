@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from schedsim.api.core import Pod
 from schedsim.api.loader import decode_objects
 from schedsim.framework import (
     Code,
@@ -50,6 +51,13 @@ def _plugin_case(case: dict[str, Any], source: str) -> dict[str, Any]:
     pod = next(p for p in manifests.pods if p.namespace == ns and p.name == name)
     bound = [p for p in manifests.pods if p.node_name and p is not pod]
     assert snap.set_cluster_state(manifests.nodes, bound) == []
+    with snap.bound():  # plugins read the snapshot through the handle
+        return _result(framework, snap, pod, check)
+
+
+def _result(
+    framework: Framework, snap: PredicateSnapshot, pod: Pod, check: dict[str, Any]
+) -> dict[str, Any]:
     state = CycleState()
     _, status, _ = framework.run_pre_filter_plugins(state, pod, snap.list_node_infos())
     got: dict[str, Any] = {}

@@ -91,14 +91,13 @@ def _run(
     """(PreFilter status, Filter status on n1) for pod ``pod_name``; Filter is None when
     PreFilter did not succeed."""
     m = decode_objects(list(yaml.safe_load_all(text)), "t.yaml")
-    handle = Handle(
-        csi_manager=CsiSnapshot(m.csi_nodes if csi_nodes else ()),
-        storage_listers=StorageListers.from_objects(
-            m.persistent_volumes,
-            m.persistent_volume_claims,
-            m.storage_classes,
-            m.volume_attachments,
-        ),
+    handle = Handle()
+    handle.csi_manager.delegate = CsiSnapshot(m.csi_nodes if csi_nodes else ())
+    handle.storage_listers.delegate = StorageListers.from_objects(
+        m.persistent_volumes,
+        m.persistent_volume_claims,
+        m.storage_classes,
+        m.volume_attachments,
     )
     plugin = NodeVolumeLimits({}, handle)
     pod: Pod = next(p for p in m.pods if p.name == pod_name)
@@ -408,7 +407,9 @@ def test_cached_counts_follow_node_changes_and_new_listers() -> None:
     text += _pod("other", _claim("v", "b"))
     m = decode_objects(list(yaml.safe_load_all(text)), "t.yaml")
     listers = StorageListers.from_objects(m.persistent_volumes, m.persistent_volume_claims)
-    handle = Handle(csi_manager=CsiSnapshot(m.csi_nodes), storage_listers=listers)
+    handle = Handle()
+    handle.csi_manager.delegate = CsiSnapshot(m.csi_nodes)
+    handle.storage_listers.delegate = listers
     plugin = NodeVolumeLimits({}, handle)
     pods = {p.name: p for p in m.pods}
     ni = NodeInfo(m.nodes[0], pods=[PodInfo(pods["old"])])
@@ -417,7 +418,7 @@ def test_cached_counts_follow_node_changes_and_new_listers() -> None:
     ni.add_pod_info(PodInfo(pods["other"]))
     assert plugin.schedsim_filter(state, pods["new"], ni) == EXCEEDED  # a, b + c = 3
     # the cluster's PVC "b" is gone: the pod using it no longer counts
-    handle.storage_listers = StorageListers.from_objects(
+    handle.storage_listers.delegate = StorageListers.from_objects(
         m.persistent_volumes, [c for c in m.persistent_volume_claims if c.name != "b"]
     )
     assert plugin.schedsim_filter(state, pods["new"], ni) is None

@@ -1,4 +1,4 @@
-"""What a plugin gets at construction: feature gates and access to the snapshot."""
+"""What a plugin gets at construction: feature gates and access to the snapshot of the run."""
 
 from __future__ import annotations
 
@@ -7,10 +7,15 @@ from typing import Any, Protocol
 
 import attrs
 
-from schedsim.framework.dra_manager import SharedDraManager
+from schedsim.framework.delegating import (
+    BindableSnapshot,
+    Binding,
+    DelegatingCsiManager,
+    DelegatingDraManager,
+    DelegatingSharedLister,
+    DelegatingStorageListers,
+)
 from schedsim.framework.features import FeatureGates
-from schedsim.framework.interface import SharedLister
-from schedsim.framework.volume_listers import SharedCsiManager, StorageListers
 
 __all__ = ["Handle", "PluginFactory"]
 
@@ -19,22 +24,42 @@ __all__ = ["Handle", "PluginFactory"]
 class Handle:
     """The framework handle (``framework.Handle`` upstream, the parts we emulate).
 
+    A Framework is built once over a handle whose listers delegate to the snapshot bound for
+    the current run (CA's delegating lister, see `schedsim.framework.delegating`): plugins keep
+    the handle and read the cluster through it during hook calls only. `bind` points the
+    delegates at a snapshot; `schedsim.snapshot.PredicateSnapshot` binds itself for every
+    operation that runs plugins, so nothing outside ever assigns these attributes.
+
     Attributes:
         feature_gates: gate values for this run.
-        shared_lister: the snapshot, set by the snapshot that owns the framework; plugins
-            read it during hook calls only.
-        dra_manager: the snapshot's DRA objects (``SharedDRAManager``), set by the snapshot.
-        csi_manager: the snapshot's CSINodes (``CSIManager``), set by the snapshot.
-        storage_listers: the cluster's PVs, PVCs, StorageClasses and VolumeAttachments (what
-            kube-scheduler's informer listers give the volume plugins); set by whoever loads
-            the cluster, empty by default.
+        shared_lister: the bound snapshot's NodeInfo and PVC listers (``SharedLister``).
+        dra_manager: the bound snapshot's DRA objects (``SharedDRAManager``).
+        csi_manager: the bound snapshot's CSINodes (``CSIManager``).
+        storage_listers: the bound cluster's PVs, PVCs, StorageClasses and VolumeAttachments
+            (what kube-scheduler's informer listers give the volume plugins).
     """
 
     feature_gates: FeatureGates = attrs.field(factory=FeatureGates)
-    shared_lister: SharedLister | None = None
-    dra_manager: SharedDraManager | None = None
-    csi_manager: SharedCsiManager | None = None
-    storage_listers: StorageListers = attrs.field(factory=StorageListers)
+    shared_lister: DelegatingSharedLister = attrs.field(
+        factory=DelegatingSharedLister, init=False, repr=False
+    )
+    dra_manager: DelegatingDraManager = attrs.field(
+        factory=DelegatingDraManager, init=False, repr=False
+    )
+    csi_manager: DelegatingCsiManager = attrs.field(
+        factory=DelegatingCsiManager, init=False, repr=False
+    )
+    storage_listers: DelegatingStorageListers = attrs.field(
+        factory=DelegatingStorageListers, init=False, repr=False
+    )
+
+    def bind(self, snapshot: BindableSnapshot) -> Binding:
+        """A context manager during which the delegates read ``snapshot``; on exit what was
+        bound before is bound again (CA ``UpdateDelegate`` / ``defer ResetDelegate``).
+
+        Time: O(1) to enter and to leave.
+        """
+        return Binding(self, snapshot)
 
 
 class PluginFactory(Protocol):

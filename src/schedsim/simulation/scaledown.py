@@ -434,8 +434,8 @@ def scale_down(
             claims pending pods need from ``resource_claim_templates`` are created in it.
         resource_claim_templates: the cluster's ResourceClaimTemplates.
         csi_snapshot: the cluster's CSINodes (used, not copied): per-driver volume limits.
-        storage_listers: PVs, PVCs, StorageClasses and VolumeAttachments; they become
-            ``framework.handle.storage_listers``.
+        storage_listers: PVs, PVCs, StorageClasses and VolumeAttachments; what the
+            volume plugins read while the run's snapshot is bound.
         progress: called with (nodes done, nodes) after each node.
 
     Returns:
@@ -454,15 +454,15 @@ def scale_down(
     bound, pending, dra, warnings = pending_pods_with_claims(
         pods, framework, dra_snapshot, resource_claim_templates
     )
-    if storage_listers is not None:
-        framework.handle.storage_listers = storage_listers
     groups_of: dict[str, NodeGroup] = {}
     sizes: dict[str, int] = {}
     if node_groups is not None:
         groups_of = group_of_nodes(node_groups, nodes)
         sizes = {g.name: g.size(nodes) for g in node_groups}
     snapshot = PredicateSnapshot(framework, store)
-    skipped = snapshot.set_cluster_state(nodes, bound, dra, csi_snapshot=csi_snapshot)
+    skipped = snapshot.set_cluster_state(
+        nodes, bound, dra, csi_snapshot=csi_snapshot, storage_listers=storage_listers
+    )
     errors: list[PodError] = []
     with aborting_plugin_errors(framework):
         # CA's RunOnce: filter-out-schedulable places pending pods in the cluster snapshot

@@ -596,8 +596,8 @@ def scale_up(
             its claims (shared claims).
         resource_claim_templates: the cluster's ResourceClaimTemplates.
         csi_snapshot: the cluster's CSINodes (used, not copied): per-driver volume limits.
-        storage_listers: PVs, PVCs, StorageClasses and VolumeAttachments; they become
-            ``framework.handle.storage_listers`` (what the volume plugins read).
+        storage_listers: PVs, PVCs, StorageClasses and VolumeAttachments; what the
+            volume plugins read while the run's snapshot is bound.
         progress: called with (groups done, groups) after each node group.
         max_nodes_per_scale_up: new nodes one group's estimate may add (CA
             ``--max-nodes-per-scaleup``, default 1000); 0: no limit, as in CA.
@@ -623,10 +623,10 @@ def scale_up(
     bound, pending, dra, warnings = pending_pods_with_claims(
         pods, framework, dra_snapshot, resource_claim_templates
     )
-    if storage_listers is not None:
-        framework.handle.storage_listers = storage_listers
     snapshot = PredicateSnapshot(framework, store)
-    skipped = snapshot.set_cluster_state(nodes, bound, dra, csi_snapshot=csi_snapshot)
+    skipped = snapshot.set_cluster_state(
+        nodes, bound, dra, csi_snapshot=csi_snapshot, storage_listers=storage_listers
+    )
     cluster_claims = dra.list_resource_claims()
     templates = [
         template_node_info(

@@ -202,6 +202,11 @@ def run_scheduling_cycle(snapshot: PredicateSnapshot, pending: Sequence[Pod]) ->
     A plugin Error status (e.g. a CEL runtime error in a claim's selector) fails that pod's
     attempt only, as in kube-scheduler: its outcome has ``error`` set and the cycle goes on.
     """
+    with snapshot.bound():  # PreEnqueue runs here, outside the snapshot's own operations
+        return _cycle(snapshot, pending)
+
+
+def _cycle(snapshot: PredicateSnapshot, pending: Sequence[Pod]) -> list[PodOutcome]:
     out = []
     framework = snapshot.framework
     for pod in pending:
@@ -306,8 +311,8 @@ def simulate(
         resource_claim_templates: the cluster's ResourceClaimTemplates.
         csi_snapshot: the cluster's CSINodes (used, not copied): their
             ``allocatable.count`` limits volume attachments per CSI driver (NodeVolumeLimits).
-        storage_listers: the cluster's PVs, PVCs, StorageClasses and VolumeAttachments; they
-            become ``framework.handle.storage_listers`` (what the volume plugins read).
+        storage_listers: the cluster's PVs, PVCs, StorageClasses and VolumeAttachments; what the
+            volume plugins read while the run's snapshot is bound.
 
     Returns:
         the outcome per pending pod, with the devices allocated to its claims.
@@ -324,10 +329,10 @@ def simulate(
         for plugin, needs in _NEEDS.items()
         if plugin in framework.not_emulated
     }
-    if storage_listers is not None:
-        framework.handle.storage_listers = storage_listers
     snapshot = PredicateSnapshot(framework, store, skip_unschedulable_nodes=False)
-    skipped = snapshot.set_cluster_state(nodes, bound, dra, csi_snapshot=csi_snapshot)
+    skipped = snapshot.set_cluster_state(
+        nodes, bound, dra, csi_snapshot=csi_snapshot, storage_listers=storage_listers
+    )
     if snapshot.dra_enabled:
         warnings.extend(_bound_claim_warnings(snapshot, bound, skipped))
     outcomes = [

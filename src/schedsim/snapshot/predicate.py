@@ -21,9 +21,11 @@ from schedsim.api.storage import CSINode
 from schedsim.dra.extended import has_extended_resource_requests
 from schedsim.dra.types import DeviceId
 from schedsim.framework.cycle_state import CycleState
+from schedsim.framework.delegating import Binding
 from schedsim.framework.fit_error import Diagnosis, FitError
 from schedsim.framework.runtime import Framework
 from schedsim.framework.status import Code, Status
+from schedsim.framework.volume_listers import StorageListers
 from schedsim.snapshot.csi import CsiSnapshot, CsiSnapshotError
 from schedsim.snapshot.delta import DeltaSnapshotStore
 from schedsim.snapshot.dra import (
@@ -58,21 +60,27 @@ class PredicateSnapshot:
     """A forkable cluster snapshot that schedules pods through a scheduler profile.
 
     Args:
-        framework: the profile's plugins; its handle's ``shared_lister`` is pointed at this
-            snapshot so plugins can read it during hook calls.
+        framework: the profile's plugins. The snapshot binds itself to the framework's
+            handle for each operation that runs plugins and unbinds afterwards (CA's
+            delegating lister), so several snapshots may share one Framework; code that calls
+            the framework's Run methods itself does it inside `bound`.
         store: where NodeInfos live; `DeltaSnapshotStore` (O(1) fork/revert) by default;
             `BasicSnapshotStore` is the simple reference.
         skip_unschedulable_nodes: any-node scheduling skips cordoned nodes (CA's behaviour,
             the default); False lets the NodeUnschedulable plugin decide (kube-scheduler's).
 
     Everything get/list return is the stored object, read-only, valid until the next
-    mutation. Implements the framework's ``SharedLister`` and ``SharedDraManager`` (the
-    DynamicResources plugin reads and writes `dra_snapshot` through it).
+    mutation. Implements the framework's ``SharedLister``, ``SharedDraManager`` (the
+    DynamicResources plugin reads and writes `dra_snapshot` through it) and
+    ``SharedCsiManager``: a `schedsim.framework.delegating.BindableSnapshot`.
 
     Attributes:
         dra_snapshot: the DRA objects; replaced by `set_cluster_state`, emptied by `clear`.
         csi_snapshot: the CSINodes (plugins read them through ``Handle.csi_manager``, which
             is this snapshot); replaced by `set_cluster_state`, emptied by `clear`.
+        storage_listers: the cluster's PVs, PVCs, StorageClasses and VolumeAttachments (what
+            the handle's ``storage_listers`` give plugins while this snapshot is bound); they
+            do not fork; replaced by `set_cluster_state`, emptied by `clear`.
 
     Mutations are transactional (CA's are not): a call that raises leaves the snapshot
     exactly as it was, in every fork state.
@@ -87,10 +95,9 @@ class PredicateSnapshot:
     ) -> None:
         self.framework = framework
         self.store: ClusterSnapshotStore = store if store is not None else DeltaSnapshotStore()
-        framework.handle.shared_lister = self
-        framework.handle.dra_manager = self
-        framework.handle.csi_manager = self
         self.csi_snapshot = CsiSnapshot()
+        self.storage_listers = StorageListers()
+        self._binding = framework.handle.bind(self)
         self.dra_snapshot = DraSnapshot()
         gates = framework.handle.feature_gates
         # Claims are tracked when DRA is on and a profile runs DynamicResources: with the
@@ -103,6 +110,13 @@ class PredicateSnapshot:
             framework, self, skip_unschedulable_nodes=skip_unschedulable_nodes
         )
         self._pod_level_resources = framework.handle.feature_gates.enabled("PodLevelResources")
+
+    def bound(self) -> Binding:
+        """A context manager during which the framework's handle reads this snapshot (CA's
+        ``UpdateDelegate`` / ``defer ResetDelegate``); bindings nest. Every method here that
+        runs plugins binds itself; use it to call the framework's Run methods directly (e.g.
+        PreEnqueue) or a plugin's hooks."""
+        return self._binding
 
     # ------------------------------------------------------------------ SharedLister
 
@@ -149,6 +163,7 @@ class PredicateSnapshot:
         scheduled_pods: Iterable[Pod],
         dra_snapshot: DraSnapshot | None = None,
         csi_snapshot: CsiSnapshot | None = None,
+        storage_listers: StorageListers | None = None,
     ) -> list[Pod]:
         """Replace everything and drop all forks (CA ``SetClusterState``).
 
@@ -164,6 +179,8 @@ class PredicateSnapshot:
                 `csi_snapshot` and is used, not copied. Each NodeInfo gets the CSINode named
                 like its node (none when absent: the node has no volume limits; CA with
                 CSI-aware scheduling on requires one per node instead).
+            storage_listers: the cluster's PVs, PVCs, StorageClasses and VolumeAttachments
+                (None: none); they become this snapshot's `storage_listers`.
 
         Returns:
             pods whose target node is not among ``nodes``: skipped (logged), as CA does.
@@ -197,6 +214,9 @@ class PredicateSnapshot:
         self.store.clear()
         self.dra_snapshot = dra
         self.csi_snapshot = csi
+        self._set_storage_listers(
+            storage_listers if storage_listers is not None else StorageListers()
+        )
         for ni in infos.values():
             self.store.store_node_info(ni)
         return skipped
@@ -362,8 +382,9 @@ class PredicateSnapshot:
         Raises:
             SchedulingError: FAILING_PREDICATE (plugin name and reasons) or INTERNAL_ERROR.
         """
-        _, state = self._runner.run_filters_on_node(pod, node_name)
-        self._store_scheduled(pod, node_name, state)
+        with self._binding:
+            _, state = self._runner.run_filters_on_node(pod, node_name)
+            self._store_scheduled(pod, node_name, state)
 
     def schedule_pod_on_any_node_matching(
         self,
@@ -381,12 +402,13 @@ class PredicateSnapshot:
             SchedulingError: NO_NODES_PASSING_PREDICATES, FAILING_PREDICATE (PreFilter) or
                 INTERNAL_ERROR.
         """
-        node_info, state = self._runner.run_filters_until_passing_node(
-            pod, is_node_acceptable, node_ordering
-        )
-        assert node_info.node is not None
-        name = node_info.node.name
-        self._store_scheduled(pod, name, state)
+        with self._binding:
+            node_info, state = self._runner.run_filters_until_passing_node(
+                pod, is_node_acceptable, node_ordering
+            )
+            assert node_info.node is not None
+            name = node_info.node.name
+            self._store_scheduled(pod, name, state)
         return name
 
     def schedule_pod_or_explain(self, pod: Pod) -> str | FitError:
@@ -402,6 +424,10 @@ class PredicateSnapshot:
         Raises:
             SchedulingError: INTERNAL_ERROR when a plugin fails with an Error status.
         """
+        with self._binding:
+            return self._schedule_or_explain(pod)
+
+    def _schedule_or_explain(self, pod: Pod) -> str | FitError:
         found = self._runner.find_node(pod)
         if isinstance(found, FitError):
             return found
@@ -444,12 +470,14 @@ class PredicateSnapshot:
         Raises:
             SchedulingError: the pod does not fit (or the node is missing).
         """
-        self._runner.run_filters_on_node(pod, node_name)
+        with self._binding:
+            self._runner.run_filters_on_node(pod, node_name)
 
     def diagnose(self, pod: Pod) -> FitError:
         """Why ``pod`` fits nowhere: a `schedsim.framework.FitError` with every node's
         first failing status (kube-scheduler's Diagnosis). Does not mutate."""
-        return self._runner.diagnose(pod)
+        with self._binding:
+            return self._runner.diagnose(pod)
 
     # ------------------------------------------------------------------ forking
 
@@ -472,10 +500,17 @@ class PredicateSnapshot:
         self.csi_snapshot.commit()
 
     def clear(self) -> None:
-        """Empty and unforked, with empty DRA and CSI states."""
+        """Empty and unforked, with empty DRA, CSI and storage states."""
         self.store.clear()
         self.dra_snapshot = DraSnapshot(clone_on_fork=self.dra_snapshot.clone_on_fork)
         self.csi_snapshot = CsiSnapshot()
+        self._set_storage_listers(StorageListers())
+
+    def _set_storage_listers(self, listers: StorageListers) -> None:
+        self.storage_listers = listers
+        handle = self.framework.handle
+        if handle.shared_lister.delegate is self:  # replaced during a binding: seen at once
+            handle.storage_listers.delegate = listers
 
     # ------------------------------------------------------------------ SharedCsiManager
 

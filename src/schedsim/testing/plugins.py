@@ -22,6 +22,7 @@ import yaml
 
 from schedsim.api.core import Node, Pod
 from schedsim.api.loader import decode_objects
+from schedsim.engine.cluster import Cluster
 from schedsim.framework import (
     Code,
     CycleState,
@@ -31,12 +32,10 @@ from schedsim.framework import (
     PluginFactory,
     Profile,
     Status,
-    StorageListers,
     default_profile,
     discover_plugins,
 )
 from schedsim.snapshot import ClusterSnapshotStore, PredicateSnapshot
-from schedsim.snapshot.csi import CsiSnapshot
 
 __all__ = ["PluginRun", "run_plugin", "snapshot_from_manifests"]
 
@@ -51,8 +50,13 @@ def snapshot_from_manifests(
 ) -> tuple[PredicateSnapshot, list[Pod]]:
     """A snapshot holding the nodes and bound pods of ``manifests``, and the pending pods.
 
-    CSINodes go into the snapshot's CSI snapshot; PVs, PVCs, StorageClasses and
-    VolumeAttachments become the handle's ``storage_listers`` (what volume plugins read).
+    Built by `schedsim.engine.Cluster` as the commands build theirs: DeviceClasses,
+    ResourceClaims and ResourceSlices go into the snapshot's DRA snapshot, CSINodes into its
+    CSI snapshot, PVs, PVCs, StorageClasses and VolumeAttachments into its storage listers;
+    plugins read them through the framework's handle while the snapshot is bound (each
+    snapshot operation binds it; to call a plugin's hooks directly, use
+    ``with snap.bound(): ...``). Claims pending pods would create from templates are not
+    created (their PreEnqueue reports them missing, as kube-scheduler's would).
 
     Args:
         manifests: YAML text (multi-document, ``kind: List``) or decoded objects.
@@ -67,23 +71,15 @@ def snapshot_from_manifests(
 
     Raises:
         ManifestError: a malformed object.
+        DraSnapshotError: inconsistent DRA objects, or a bound pod's claim is missing.
     """
     docs = yaml.safe_load_all(manifests) if isinstance(manifests, str) else manifests
-    m = decode_objects(docs, "<test manifests>")
+    cluster = Cluster.from_manifests(decode_objects(docs, "<test manifests>"))
     registry = discover_plugins(extra=plugins)
     gates = FeatureGates().with_overrides(feature_gates or {})
-    listers = StorageListers.from_objects(
-        m.persistent_volumes, m.persistent_volume_claims, m.storage_classes, m.volume_attachments
-    )
-    handle = Handle(feature_gates=gates, storage_listers=listers)
-    framework = Framework(profile or default_profile(), handle, registry)
-    snap = PredicateSnapshot(framework, store)
-    live = [p for p in m.pods if not p.is_terminal]
-    snap.set_cluster_state(
-        m.nodes,
-        [p for p in live if p.node_name or p.nominated_node_name],
-        csi_snapshot=CsiSnapshot(m.csi_nodes),
-    )
+    framework = Framework(profile or default_profile(), Handle(feature_gates=gates), registry)
+    snap, _ = cluster.snapshot(framework, store)
+    live = [p for p in cluster.pods if not p.is_terminal]
     return snap, [p for p in live if not (p.node_name or p.nominated_node_name)]
 
 
@@ -147,6 +143,18 @@ def run_plugin(
     framework = Framework(profile, Handle(feature_gates=gates), {name: factory})
     snap = PredicateSnapshot(framework)
     snap.set_cluster_state(nodes, pods)
+    with snap.bound():  # the plugin reads the snapshot through the handle
+        return _run(framework, name, snap, pod, node_name, reserve)
+
+
+def _run(
+    framework: Framework,
+    name: str,
+    snap: PredicateSnapshot,
+    pod: Pod,
+    node_name: str,
+    reserve: bool,
+) -> PluginRun:
     order = framework.order()
     state = CycleState()
     pre: Status | None = None

@@ -1,0 +1,216 @@
+"""`Cluster`: a loaded cluster, the one place where manifests become simulation state.
+
+Every command, replay and sweep starts from a Cluster: it holds the objects read from the
+inputs (immutable, picklable, so a process pool can ship it to workers once) and builds, per
+run, the fresh state a run mutates: the `DraSnapshot`, the `CsiSnapshot`, the
+`StorageListers` and the ready `PredicateSnapshot` holding the nodes and bound pods.
+Nothing else wires stores or DRA/CSI snapshots by hand.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+import attrs
+
+from schedsim.api.core import Node, Pod
+from schedsim.api.loader import Manifests, load_paths, load_text
+from schedsim.api.resource import DeviceClass, ResourceClaim, ResourceClaimTemplate, ResourceSlice
+from schedsim.api.storage import (
+    CSINode,
+    PersistentVolume,
+    PersistentVolumeClaim,
+    StorageClass,
+    VolumeAttachment,
+)
+from schedsim.dra.validation import check_cel_selectors
+from schedsim.framework.runtime import Framework
+from schedsim.framework.volume_listers import StorageListers
+from schedsim.snapshot.csi import CsiSnapshot
+from schedsim.snapshot.dra import DraSnapshot
+from schedsim.snapshot.predicate import PredicateSnapshot
+from schedsim.snapshot.store import ClusterSnapshotStore
+
+__all__ = ["Cluster"]
+
+
+def _tuple(items: Sequence[object]) -> tuple[object, ...]:
+    return tuple(items)
+
+
+@attrs.frozen
+class Cluster:
+    """The objects of a cluster, as read (frozen and picklable; runs never change it).
+
+    Build it with `from_manifests`, `from_paths` or `from_text`; or directly from objects
+    (``Cluster(nodes=[...], pods=[...], resource_claims=[...])``: sequences become tuples).
+
+    Attributes:
+        nodes: the Nodes, in input order.
+        pods: bound and pending Pods, in input order (terminal ones included; runs skip them).
+        device_classes, resource_claims, resource_claim_templates, resource_slices: the DRA
+            objects (resource.k8s.io/v1).
+        csi_nodes: the CSINodes (per-driver volume limits).
+        persistent_volumes, persistent_volume_claims, storage_classes, volume_attachments:
+            the storage objects the volume plugins read through informer-like listers.
+        warnings: what loading had to say (skipped kinds, unknown nodes), one line each.
+        origin: the `Manifests` the cluster was made from (names files in error messages),
+            or None; not compared.
+    """
+
+    nodes: tuple[Node, ...] = attrs.field(default=(), converter=_tuple)
+    pods: tuple[Pod, ...] = attrs.field(default=(), converter=_tuple)
+    device_classes: tuple[DeviceClass, ...] = attrs.field(default=(), converter=_tuple)
+    resource_claims: tuple[ResourceClaim, ...] = attrs.field(default=(), converter=_tuple)
+    resource_claim_templates: tuple[ResourceClaimTemplate, ...] = attrs.field(
+        default=(), converter=_tuple
+    )
+    resource_slices: tuple[ResourceSlice, ...] = attrs.field(default=(), converter=_tuple)
+    csi_nodes: tuple[CSINode, ...] = attrs.field(default=(), converter=_tuple)
+    persistent_volumes: tuple[PersistentVolume, ...] = attrs.field(default=(), converter=_tuple)
+    persistent_volume_claims: tuple[PersistentVolumeClaim, ...] = attrs.field(
+        default=(), converter=_tuple
+    )
+    storage_classes: tuple[StorageClass, ...] = attrs.field(default=(), converter=_tuple)
+    volume_attachments: tuple[VolumeAttachment, ...] = attrs.field(default=(), converter=_tuple)
+    warnings: tuple[str, ...] = attrs.field(default=(), converter=_tuple)
+    origin: Manifests | None = attrs.field(default=None, eq=False, repr=False)
+
+    # ------------------------------------------------------------------ named constructors
+
+    @classmethod
+    def from_manifests(cls, manifests: Manifests) -> Cluster:
+        """The cluster of objects read by `schedsim.api.load_paths` / ``decode_objects``.
+
+        Time: O(objects); the objects are shared, not copied.
+        """
+        m = manifests
+        return cls(
+            nodes=m.nodes,
+            pods=m.pods,
+            device_classes=m.device_classes,
+            resource_claims=m.resource_claims,
+            resource_claim_templates=m.resource_claim_templates,
+            resource_slices=m.resource_slices,
+            csi_nodes=m.csi_nodes,
+            persistent_volumes=m.persistent_volumes,
+            persistent_volume_claims=m.persistent_volume_claims,
+            storage_classes=m.storage_classes,
+            volume_attachments=m.volume_attachments,
+            warnings=m.warnings,
+            origin=m,
+        )
+
+    @classmethod
+    def from_paths(
+        cls, paths: Sequence[str], stdin_text: Callable[[], str] | None = None
+    ) -> Cluster:
+        """Load files, directories (their ``.yaml``/``.yml``/``.json`` files) and ``-`` (stdin).
+
+        Raises:
+            ManifestError: ``FILE: KIND NS/NAME: FIELD: problem`` (see `schedsim.api.load_paths`).
+        """
+        return cls.from_manifests(load_paths(paths, stdin_text))
+
+    @classmethod
+    def from_text(cls, text: str, source: str = "<text>") -> Cluster:
+        """Parse manifest text (YAML; JSON when ``source`` ends in ``.json``).
+
+        Raises:
+            ManifestError: as `from_paths`, naming ``source``.
+        """
+        return cls.from_manifests(load_text(text, source))
+
+    # ------------------------------------------------------------------ checks
+
+    def check(self, *, consumable_capacity: bool = False) -> None:
+        """What the API server would refuse that loading cannot check alone: CEL selectors
+        that do not compile (their environment depends on the DRAConsumableCapacity gate).
+
+        Raises:
+            ManifestError: ``FILE: KIND NS/NAME: ...selectors[k].cel.expression: problem``.
+        """
+        source = self.origin
+        if source is None:  # made from objects: no file names
+            source = Manifests(
+                device_classes=list(self.device_classes),
+                resource_claims=list(self.resource_claims),
+                resource_claim_templates=list(self.resource_claim_templates),
+            )
+        check_cel_selectors(source, consumable_capacity=consumable_capacity)
+
+    # ------------------------------------------------------------------ per-run state
+
+    def bound_pods(self) -> list[Pod]:
+        """Live pods with ``spec.nodeName``, else ``status.nominatedNodeName`` (as CA places
+        them), in input order."""
+        return [
+            p for p in self.pods if not p.is_terminal and (p.node_name or p.nominated_node_name)
+        ]
+
+    def dra_snapshot(self) -> DraSnapshot:
+        """A new DRA snapshot of the claims, slices and device classes (runs mutate it).
+
+        Raises:
+            DraSnapshotError: two claims, slices or classes share a name.
+        """
+        return DraSnapshot.from_objects(
+            self.resource_claims, self.resource_slices, self.device_classes
+        )
+
+    def csi_snapshot(self) -> CsiSnapshot:
+        """A new CSI snapshot of the CSINodes."""
+        return CsiSnapshot(self.csi_nodes)
+
+    def storage_listers(self) -> StorageListers:
+        """The PVs, PVCs, StorageClasses and VolumeAttachments, indexed.
+
+        Raises:
+            ValueError: two objects of one kind share a name.
+        """
+        return StorageListers.from_objects(
+            self.persistent_volumes,
+            self.persistent_volume_claims,
+            self.storage_classes,
+            self.volume_attachments,
+        )
+
+    def snapshot(
+        self,
+        framework: Framework,
+        store: ClusterSnapshotStore | None = None,
+        *,
+        skip_unschedulable_nodes: bool = True,
+        dra_snapshot: DraSnapshot | None = None,
+    ) -> tuple[PredicateSnapshot, list[Pod]]:
+        """A ready snapshot: the nodes with their bound pods (`bound_pods`), the DRA, CSI and
+        storage state, scheduling through ``framework`` (bound to it per operation, never
+        written into it).
+
+        Args:
+            framework: the profile to schedule with (built once, shared by many snapshots).
+            store: the store (a new delta store by default).
+            skip_unschedulable_nodes: see `PredicateSnapshot`.
+            dra_snapshot: the DRA state to use instead of a new `dra_snapshot` (e.g. one with
+                claims created from templates for pending pods).
+
+        Returns:
+            the snapshot, and the bound pods whose node is not among the nodes (skipped).
+
+        Raises:
+            DraSnapshotError: the DRA objects are inconsistent, or a bound pod's claim is
+                missing.
+            ValueError: two storage objects of one kind share a name.
+            NodeAlreadyExistsError: two nodes share a name.
+        """
+        snap = PredicateSnapshot(
+            framework, store, skip_unschedulable_nodes=skip_unschedulable_nodes
+        )
+        skipped = snap.set_cluster_state(
+            self.nodes,
+            self.bound_pods(),
+            dra_snapshot if dra_snapshot is not None else self.dra_snapshot(),
+            csi_snapshot=self.csi_snapshot(),
+            storage_listers=self.storage_listers(),
+        )
+        return snap, skipped

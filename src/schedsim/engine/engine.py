@@ -1,0 +1,183 @@
+"""`Engine`: runs the simulations on a `Cluster` with one `EngineConfig`.
+
+The library entry point the commands, replay and sweeps share (pytest's ``main`` / ``_main``
+split: the console script is a thin layer over it). The Framework is built once per Engine;
+each run builds fresh per-run state from the Cluster (store, DRA/CSI snapshots), binds it to
+the framework while plugins run and unbinds it afterwards, so runs never leak into each other
+and the Cluster is never modified.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from schedsim.api.core import Pod
+from schedsim.engine.cluster import Cluster
+from schedsim.engine.config import EngineConfig
+from schedsim.framework.runtime import Framework, PluginTimings
+from schedsim.simulation.nodegroups import NodeGroup
+from schedsim.simulation.scaledown import (
+    DEFAULT_GPU_UTILIZATION_THRESHOLD,
+    DEFAULT_UTILIZATION_THRESHOLD,
+    ScaleDownResult,
+    scale_down,
+)
+from schedsim.simulation.scaleup import (
+    DEFAULT_MAX_NODES_PER_SCALE_UP,
+    ProgressCallback,
+    ScaleUpResult,
+    scale_up,
+)
+from schedsim.simulation.scheduling import SimulationResult, simulate
+from schedsim.snapshot.predicate import PredicateSnapshot
+
+__all__ = ["Engine"]
+
+
+class Engine:
+    """Simulations of one scheduler configuration.
+
+    .. code-block:: python
+
+        engine = Engine(EngineConfig(feature_gates={"DRAPrioritizedList": True}))
+        result = engine.simulate(Cluster.from_paths(["cluster.yaml"]))
+
+    Args:
+        config: how to build the framework (default: kube-scheduler's default profile, 1.34
+            gates, delta store).
+        timings: when given, every plugin call is timed into it (``--profile-plugins``).
+
+    Raises:
+        PluginError: the profile's plugins cannot be built.
+
+    Attributes:
+        config: the config.
+        framework: the profile's plugins, built once; runs bind their snapshot to it.
+    """
+
+    def __init__(
+        self, config: EngineConfig | None = None, *, timings: PluginTimings | None = None
+    ) -> None:
+        self.config = config if config is not None else EngineConfig()
+        self.framework: Framework = self.config.framework(timings)
+        self._checked: Cluster | None = None
+
+    def check(self, cluster: Cluster) -> None:
+        """Refuse what the API server would refuse and loading alone cannot see (CEL selectors
+        that do not compile under this config's gates, see `Cluster.check`). Every run calls
+        it; a cluster checked last is not checked again.
+
+        Raises:
+            ManifestError: ``FILE: KIND NS/NAME: ...selectors[k].cel.expression: problem``.
+        """
+        if cluster is self._checked:
+            return
+        gates = self.framework.handle.feature_gates
+        cluster.check(consumable_capacity=gates.enabled("DRAConsumableCapacity"))
+        self._checked = cluster
+
+    def snapshot(
+        self, cluster: Cluster, *, skip_unschedulable_nodes: bool = True
+    ) -> tuple[PredicateSnapshot, list[Pod]]:
+        """A ready snapshot of ``cluster`` on this engine's framework and store kind (see
+        `Cluster.snapshot`), for callers that drive it themselves.
+
+        Raises:
+            ManifestError: a CEL selector does not compile.
+            DraSnapshotError, ValueError: as `Cluster.snapshot`.
+        """
+        self.check(cluster)
+        return cluster.snapshot(
+            self.framework,
+            self.config.new_store(),
+            skip_unschedulable_nodes=skip_unschedulable_nodes,
+        )
+
+    def simulate(self, cluster: Cluster) -> SimulationResult:
+        """Place the bound pods, then schedule the pending ones (see
+        `schedsim.simulation.simulate`).
+
+        Raises:
+            ManifestError: a CEL selector does not compile.
+            DraSnapshotError: the DRA objects are inconsistent or a bound pod's claim is
+                missing.
+            ValueError: two storage objects of one kind share a name.
+            SchedulingError: a plugin failed outside PreFilter/Filter.
+        """
+        self.check(cluster)
+        return simulate(
+            cluster.nodes,
+            cluster.pods,
+            self.framework,
+            self.config.new_store(),
+            dra_snapshot=cluster.dra_snapshot(),
+            resource_claim_templates=cluster.resource_claim_templates,
+            csi_snapshot=cluster.csi_snapshot(),
+            storage_listers=cluster.storage_listers(),
+        )
+
+    def scale_up(
+        self,
+        cluster: Cluster,
+        node_groups: Sequence[NodeGroup],
+        *,
+        expander: str = "least-waste",
+        max_nodes_per_scale_up: int = DEFAULT_MAX_NODES_PER_SCALE_UP,
+        progress: ProgressCallback | None = None,
+    ) -> ScaleUpResult:
+        """One Cluster Autoscaler scale-up decision (see `schedsim.simulation.scale_up`).
+
+        Raises:
+            ManifestError, DraSnapshotError, ValueError: as `simulate`; ValueError also for an
+                unknown expander or a negative ``max_nodes_per_scale_up``.
+            NodeGroupError: a node is in two groups, or a template cannot be copied.
+            SchedulingError: a plugin failed outside PreFilter/Filter.
+        """
+        self.check(cluster)
+        return scale_up(
+            cluster.nodes,
+            cluster.pods,
+            node_groups,
+            self.framework,
+            self.config.new_store(),
+            expander=expander,
+            dra_snapshot=cluster.dra_snapshot(),
+            resource_claim_templates=cluster.resource_claim_templates,
+            csi_snapshot=cluster.csi_snapshot(),
+            storage_listers=cluster.storage_listers(),
+            progress=progress,
+            max_nodes_per_scale_up=max_nodes_per_scale_up,
+        )
+
+    def scale_down(
+        self,
+        cluster: Cluster,
+        *,
+        threshold: float = DEFAULT_UTILIZATION_THRESHOLD,
+        gpu_threshold: float = DEFAULT_GPU_UTILIZATION_THRESHOLD,
+        node_groups: Sequence[NodeGroup] | None = None,
+        progress: ProgressCallback | None = None,
+    ) -> ScaleDownResult:
+        """Which nodes Cluster Autoscaler could remove (see `schedsim.simulation.scale_down`).
+
+        Raises:
+            ManifestError, DraSnapshotError: as `simulate`.
+            ValueError: a threshold outside [0, 1], or duplicate storage objects.
+            NodeGroupError: a node is in two groups.
+            SchedulingError: a plugin failed outside PreFilter/Filter.
+        """
+        self.check(cluster)
+        return scale_down(
+            cluster.nodes,
+            cluster.pods,
+            self.framework,
+            self.config.new_store(),
+            threshold=threshold,
+            gpu_threshold=gpu_threshold,
+            node_groups=node_groups,
+            dra_snapshot=cluster.dra_snapshot(),
+            resource_claim_templates=cluster.resource_claim_templates,
+            csi_snapshot=cluster.csi_snapshot(),
+            storage_listers=cluster.storage_listers(),
+            progress=progress,
+        )
