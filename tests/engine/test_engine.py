@@ -8,8 +8,10 @@ import pickle
 from concurrent.futures import ProcessPoolExecutor
 from importlib import resources
 
+import attrs
 import pytest
 
+from schedsim.api.loader import Manifests
 from schedsim.engine import Cluster, Engine, EngineConfig
 from schedsim.framework.delegating import UnboundSnapshotError
 from schedsim.simulation.scheduling import SimulationResult
@@ -212,3 +214,10 @@ def test_snapshot_from_manifests_keeps_dra_objects() -> None:
     with snap.bound():  # a plugin's hooks called directly read the same state
         manager = snap.framework.handle.dra_manager
         assert manager.get_resource_claim("default", "gpu") == claim
+
+
+def test_cluster_keeps_every_kind_manifests_keeps() -> None:
+    """One place where manifests become a Cluster: every object list of `Manifests` is a
+    Cluster field (a kind added to the loader and not to the Cluster fails here)."""
+    kept = {f.name for f in attrs.fields(Manifests) if f.init and f.name != "skipped"}
+    assert kept <= {f.name for f in attrs.fields(Cluster)}

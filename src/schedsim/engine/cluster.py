@@ -15,13 +15,24 @@ import attrs
 
 from schedsim.api.core import Node, Pod
 from schedsim.api.loader import Manifests, load_paths, load_text
+from schedsim.api.policy import Namespace, PodDisruptionBudget, PriorityClass, Service
 from schedsim.api.resource import DeviceClass, ResourceClaim, ResourceClaimTemplate, ResourceSlice
 from schedsim.api.storage import (
+    CSIDriver,
     CSINode,
+    CSIStorageCapacity,
     PersistentVolume,
     PersistentVolumeClaim,
     StorageClass,
     VolumeAttachment,
+)
+from schedsim.api.workloads import (
+    DaemonSet,
+    Deployment,
+    Job,
+    ReplicaSet,
+    ReplicationController,
+    StatefulSet,
 )
 from schedsim.dra.validation import check_cel_selectors
 from schedsim.framework.runtime import Framework
@@ -53,6 +64,11 @@ class Cluster:
         csi_nodes: the CSINodes (per-driver volume limits).
         persistent_volumes, persistent_volume_claims, storage_classes, volume_attachments:
             the storage objects the volume plugins read through informer-like listers.
+        csi_drivers, csi_storage_capacities: the other storage.k8s.io kinds.
+        namespaces, services, priority_classes, pod_disruption_budgets: what spreading,
+            affinity, preemption and drain rules read.
+        replica_sets, replication_controllers, deployments, stateful_sets, daemon_sets,
+            jobs: the workload controllers (their pods are in ``pods`` once expanded).
         warnings: what loading had to say (skipped kinds, unknown nodes), one line each.
         origin: the `Manifests` the cluster was made from (names files in error messages),
             or None; not compared.
@@ -73,6 +89,24 @@ class Cluster:
     )
     storage_classes: tuple[StorageClass, ...] = attrs.field(default=(), converter=_tuple)
     volume_attachments: tuple[VolumeAttachment, ...] = attrs.field(default=(), converter=_tuple)
+    csi_drivers: tuple[CSIDriver, ...] = attrs.field(default=(), converter=_tuple)
+    csi_storage_capacities: tuple[CSIStorageCapacity, ...] = attrs.field(
+        default=(), converter=_tuple
+    )
+    namespaces: tuple[Namespace, ...] = attrs.field(default=(), converter=_tuple)
+    services: tuple[Service, ...] = attrs.field(default=(), converter=_tuple)
+    priority_classes: tuple[PriorityClass, ...] = attrs.field(default=(), converter=_tuple)
+    pod_disruption_budgets: tuple[PodDisruptionBudget, ...] = attrs.field(
+        default=(), converter=_tuple
+    )
+    replica_sets: tuple[ReplicaSet, ...] = attrs.field(default=(), converter=_tuple)
+    replication_controllers: tuple[ReplicationController, ...] = attrs.field(
+        default=(), converter=_tuple
+    )
+    deployments: tuple[Deployment, ...] = attrs.field(default=(), converter=_tuple)
+    stateful_sets: tuple[StatefulSet, ...] = attrs.field(default=(), converter=_tuple)
+    daemon_sets: tuple[DaemonSet, ...] = attrs.field(default=(), converter=_tuple)
+    jobs: tuple[Job, ...] = attrs.field(default=(), converter=_tuple)
     warnings: tuple[str, ...] = attrs.field(default=(), converter=_tuple)
     origin: Manifests | None = attrs.field(default=None, eq=False, repr=False)
 
@@ -80,26 +114,13 @@ class Cluster:
 
     @classmethod
     def from_manifests(cls, manifests: Manifests) -> Cluster:
-        """The cluster of objects read by `schedsim.api.load_paths` / ``decode_objects``.
+        """The cluster of objects read by `schedsim.api.load_paths` / ``decode_objects``:
+        every kind `Manifests` keeps, in input order.
 
         Time: O(objects); the objects are shared, not copied.
         """
-        m = manifests
-        return cls(
-            nodes=m.nodes,
-            pods=m.pods,
-            device_classes=m.device_classes,
-            resource_claims=m.resource_claims,
-            resource_claim_templates=m.resource_claim_templates,
-            resource_slices=m.resource_slices,
-            csi_nodes=m.csi_nodes,
-            persistent_volumes=m.persistent_volumes,
-            persistent_volume_claims=m.persistent_volume_claims,
-            storage_classes=m.storage_classes,
-            volume_attachments=m.volume_attachments,
-            warnings=m.warnings,
-            origin=m,
-        )
+        kinds = {f.name: getattr(manifests, f.name) for f in _OBJECT_FIELDS}
+        return cls(**kinds, origin=manifests)
 
     @classmethod
     def from_paths(
@@ -214,3 +235,6 @@ class Cluster:
             storage_listers=self.storage_listers(),
         )
         return snap, skipped
+
+
+_OBJECT_FIELDS = tuple(f for f in attrs.fields(Cluster) if f.name != "origin")
