@@ -36,13 +36,13 @@ from schedsim.engine import STORES, Cluster, Engine, EngineConfig
 from schedsim.framework.extension_points import HOOK_TITLES
 from schedsim.framework.features import FeatureGates
 from schedsim.framework.handle import PluginFactory
-from schedsim.framework.profile import load_scheduler_config
 from schedsim.framework.runtime import (
     PluginError,
     PluginTimings,
     load_plugin_spec,
     plugin_sources,
 )
+from schedsim.framework.scheduler_config import load_scheduler_configuration
 from schedsim.simulation.scheduling import SimulationResult
 from schedsim.snapshot.dra import DraSnapshotError
 from schedsim.snapshot.errors import SchedulingError
@@ -244,8 +244,14 @@ def _engine_config(args: argparse.Namespace) -> tuple[EngineConfig, dict[str, st
     except KeyError as e:
         raise _UsageError(f"--feature-gates: {e.args[0]}") from None
     sources = _plugin_sources(args)
+    profile = None
+    if args.config:
+        loaded = load_scheduler_configuration(args.config)
+        for w in loaded.warnings:
+            print(f"warning: {args.config}: KubeSchedulerConfiguration: {w}", file=sys.stderr)
+        profile = loaded.profiles[0]
     config = EngineConfig(
-        profile=load_scheduler_config(args.config) if args.config else None,
+        profile=profile,
         config_file=args.config,
         feature_gates=gates,
         plugins=tuple(args.plugin),
@@ -260,6 +266,13 @@ def _engine(
     config, sources = _engine_config(args)
     engine = Engine(config, timings=timings)
     framework = engine.framework
+    asked = [n for n in framework.not_emulated if n in framework.profile.explicit]
+    if asked:
+        print(
+            f"warning: {args.config}: plugin(s) {', '.join(asked)} enabled but not emulated "
+            "yet: they do not run",
+            file=sys.stderr,
+        )
     unused = sorted(set(framework.profile.plugin_args) - set(framework.plugins))
     if unused:
         print(

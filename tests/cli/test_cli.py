@@ -253,33 +253,46 @@ def test_config_on_the_example(cwd: Path, capsys: pytest.CaptureFixture[str]) ->
 
 
 BAD_CONFIGS = [
-    ("kind: KubeSchedulerConfiguration\nprofiles: [\n", "not valid YAML: "),
+    (
+        "apiVersion: kubescheduler.config.k8s.io/v1\n"
+        "kind: KubeSchedulerConfiguration\nprofiles: [\n",
+        "not valid YAML: ",
+    ),
     ("kind: Pod\n", "KubeSchedulerConfiguration: kind: expected KubeSchedulerConfiguration, "),
     ("- a\n", "expected a KubeSchedulerConfiguration mapping"),
     ("", "expected one KubeSchedulerConfiguration, found 0"),
     ("kind: KubeSchedulerConfiguration\n---\nkind: KubeSchedulerConfiguration\n", "expected one "),
     (
+        "apiVersion: kubescheduler.config.k8s.io/v1\n"
         "kind: KubeSchedulerConfiguration\nprofiles: 5\n",
         "KubeSchedulerConfiguration: profiles: expected a list, got a number",
     ),
     (
+        "apiVersion: kubescheduler.config.k8s.io/v1\n"
         "kind: KubeSchedulerConfiguration\nprofiles: [{plugins: {filter: {disabled: [{}]}}}]\n",
         "KubeSchedulerConfiguration: profiles[0].plugins.filter.disabled[0].name: required",
     ),
     (
+        "apiVersion: kubescheduler.config.k8s.io/v1\n"
         "kind: KubeSchedulerConfiguration\nprofiles: [{plugins: {filter: {enabled: "
         "[{name: Bogus}]}}}]\n",
         "plugin 'Bogus' is not registered",
     ),
     (
+        "apiVersion: kubescheduler.config.k8s.io/v1\n"
         "kind: KubeSchedulerConfiguration\nprofiles: [{pluginConfig: [{name: NodeResourcesFit, "
         "args: {ignoredResources: 5}}]}]\n",
         "plugin 'NodeResourcesFit': ",
     ),
-    ("kind: KubeSchedulerConfiguration\nx: !!int abc\n", "not valid YAML: "),
     (
+        "apiVersion: kubescheduler.config.k8s.io/v1\n"
+        "kind: KubeSchedulerConfiguration\nx: !!int abc\n",
+        "not valid YAML: ",
+    ),
+    (
+        "apiVersion: kubescheduler.config.k8s.io/v1\n"
         "kind: KubeSchedulerConfiguration\nx: !!bool abc\n",
-        "not valid YAML: line 2, column 4: invalid !!bool value 'abc'",
+        "not valid YAML: line 3, column 4: invalid !!bool value 'abc'",
     ),
     ("[" * 100_000, "not valid YAML: "),
 ]

@@ -39,6 +39,7 @@ def test_unknown_plugin_in_config_lists_known_ones(
 ) -> None:
     cfg = tmp_path / "c.yaml"
     cfg.write_text(
+        "apiVersion: kubescheduler.config.k8s.io/v1\n"
         "kind: KubeSchedulerConfiguration\nprofiles:\n- plugins:\n"
         "    filter: {enabled: [{name: Nope}]}\n"
     )
@@ -137,6 +138,7 @@ def test_reserve_rejection_is_a_fit_error_and_the_run_goes_on(
     finds modules in the current directory."""
     (tmp_path / "budget.py").write_text(RESERVE_PLUGIN)
     (tmp_path / "c.yaml").write_text(
+        "apiVersion: kubescheduler.config.k8s.io/v1\n"
         "kind: KubeSchedulerConfiguration\nprofiles:\n- plugins:\n"
         "    multiPoint: {enabled: [{name: Budget}]}\n"
     )
@@ -203,14 +205,14 @@ def test_plugin_config_checks(tmp_path: Path, capsys: pytest.CaptureFixture[str]
     plugin"); config for a plugin that is not enabled is warned about."""
     cfg = tmp_path / "c.yaml"
     cfg.write_text(
+        "apiVersion: kubescheduler.config.k8s.io/v1\n"
         "kind: KubeSchedulerConfiguration\nprofiles:\n- pluginConfig:\n"
         "  - {name: NodeResourcesFit, args: {}}\n  - {name: NodeResourcesFit, args: {}}\n"
     )
     assert main(["plugins", "--config", str(cfg)]) == 2
-    assert "pluginConfig[1].name: repeated config for plugin NodeResourcesFit" in (
-        capsys.readouterr().err
-    )
+    assert 'pluginConfig[1]: Duplicate value: "NodeResourcesFit"' in (capsys.readouterr().err)
     cfg.write_text(
+        "apiVersion: kubescheduler.config.k8s.io/v1\n"
         "kind: KubeSchedulerConfiguration\nprofiles:\n- pluginConfig:\n"
         "  - {name: MaxPodz, args: {limit: 3}}\n"
     )

@@ -232,6 +232,7 @@ def test_invalid_plugin_args_are_rejected() -> None:
     """NodeResourcesFitArgs are validated at construction."""
     profile = profile_from_config(
         {
+            "apiVersion": "kubescheduler.config.k8s.io/v1",
             "kind": "KubeSchedulerConfiguration",
             "profiles": [
                 {"pluginConfig": [{"name": "NodeResourcesFit", "args": {"ignoredResources": 3}}]}
@@ -281,6 +282,7 @@ def test_framework_from_config_runs_filters_in_that_order() -> None:
     """The runtime's Filter chain follows the profile (only plugins implementing Filter)."""
     profile = profile_from_config(
         {
+            "apiVersion": "kubescheduler.config.k8s.io/v1",
             "kind": "KubeSchedulerConfiguration",
             "profiles": [
                 {
@@ -309,7 +311,10 @@ def test_framework_from_config_runs_filters_in_that_order() -> None:
 def test_load_scheduler_config_errors_name_file_and_field(tmp_path: Any) -> None:
     """Bad configuration files give `FILE: KubeSchedulerConfiguration: FIELD: problem`."""
     f = tmp_path / "sched.yaml"
-    f.write_text("kind: KubeSchedulerConfiguration\nprofiles:\n- plugins: {filter: {enabled: 3}}\n")
+    f.write_text(
+        "apiVersion: kubescheduler.config.k8s.io/v1\n"
+        "kind: KubeSchedulerConfiguration\nprofiles:\n- plugins: {filter: {enabled: 3}}\n"
+    )
     with pytest.raises(ManifestError) as e:
         load_scheduler_config(str(f))
     assert str(e.value) == (

@@ -162,6 +162,7 @@ def test_config_section_for_a_point_not_run_is_refused_by_name() -> None:
     """permit/bind/postBind/queueSort are not run yet: their section is refused, naming it."""
     for key, title in (("permit", "Permit"), ("queueSort", "QueueSort"), ("bind", "Bind")):
         cfg = {
+            "apiVersion": "kubescheduler.config.k8s.io/v1",
             "kind": "KubeSchedulerConfiguration",
             "profiles": [{"plugins": {key: {"enabled": [{"name": "X"}]}}}],
         }
@@ -272,7 +273,11 @@ def test_default_profile_weights_are_kube_scheduler_1_34s() -> None:
 
 
 def _weights(plugins: Mapping[str, Any]) -> Mapping[str, int]:
-    cfg = {"kind": "KubeSchedulerConfiguration", "profiles": [{"plugins": plugins}]}
+    cfg = {
+        "apiVersion": "kubescheduler.config.k8s.io/v1",
+        "kind": "KubeSchedulerConfiguration",
+        "profiles": [{"plugins": plugins}],
+    }
     return profile_from_config(cfg).plugin_weights
 
 
@@ -298,6 +303,7 @@ def test_percentage_of_nodes_to_score_profile_over_global_and_range() -> None:
     """The profile's percentageOfNodesToScore wins over the global one; outside [0, 100] is
     refused with validatePercentageOfNodesToScore's words."""
     cfg: dict[str, Any] = {
+        "apiVersion": "kubescheduler.config.k8s.io/v1",
         "kind": "KubeSchedulerConfiguration",
         "percentageOfNodesToScore": 30,
         "profiles": [{"schedulerName": "a"}],

@@ -45,6 +45,11 @@ from schedsim.framework.runtime import (
     load_plugin_spec,
     plugin_sources,
 )
+from schedsim.framework.scheduler_config import (
+    SchedulerConfiguration,
+    load_scheduler_configuration,
+    scheduler_configuration_from_mapping,
+)
 from schedsim.framework.scores import (
     MAX_NODE_SCORE,
     MIN_NODE_SCORE,
@@ -102,6 +107,7 @@ __all__ = [
     "Profile",
     "ReservePlugin",
     "Resource",
+    "SchedulerConfiguration",
     "ScoreExtensions",
     "ScorePlugin",
     "SharedCsiManager",
@@ -116,6 +122,8 @@ __all__ = [
     "hookimpl",
     "load_plugin_spec",
     "load_scheduler_config",
+    "load_scheduler_configuration",
     "plugin_sources",
     "profile_from_config",
+    "scheduler_configuration_from_mapping",
 ]

@@ -33,7 +33,7 @@ from schedsim.framework.extension_points import EXTENSION_POINTS, POINTS_BY_KEY
 from schedsim.framework.handle import Handle, PluginFactory
 from schedsim.framework.hookspec import PROJECT, PreFilterResult
 from schedsim.framework.interface import NodeInfo, PodInfo
-from schedsim.framework.profile import Profile
+from schedsim.framework.profile import IN_TREE_PLUGINS, Profile
 from schedsim.framework.scores import MAX_NODE_SCORE, MIN_NODE_SCORE, NodePluginScores, PluginScore
 from schedsim.framework.status import SUCCESS, Code, Status
 
@@ -211,7 +211,8 @@ class Framework:
         pm: the pluggy PluginManager holding the plugin instances (for cold hooks, docs and
             validation; the hot path does not use it).
         plugins: instantiated plugins by name.
-        not_emulated: default plugins of the profile that schedsim has no implementation for.
+        not_emulated: in-tree plugins of the profile (default or enabled explicitly) that
+            schedsim has no implementation for; they do not run.
     """
 
     def __init__(
@@ -235,17 +236,17 @@ class Framework:
                     continue
                 factory = registry.get(name)
                 if factory is None:
-                    if name in profile.explicit:
+                    if name in profile.explicit and name not in IN_TREE_PLUGINS:
                         known = ", ".join(sorted(registry)) or "none"
                         raise PluginError(
                             f"plugin {name!r} is not registered (known plugins: {known})"
                         )
-                    missing.append(name)
+                    missing.append(name)  # an in-tree plugin schedsim does not emulate yet
                     continue
                 try:
                     plugin = factory(profile.plugin_args.get(name, {}), self.handle)
                 except (ValueError, TypeError, KeyError) as e:  # bad args
-                    raise PluginError(f"plugin {name!r}: {e}") from e
+                    raise PluginError(_args_problem(profile, name, e)) from e
                 except Exception as e:  # a bug in the plugin's constructor
                     raise PluginError(f"plugin {name!r}: {_describe(e)}") from e
                 unknown = sorted(
@@ -732,6 +733,22 @@ class Framework:
                 failed.append(f'running Unreserve plugin "{name}": {_describe(e)}')
         if failed:
             raise PluginError("; ".join(failed))
+
+
+def _args_problem(profile: Profile, name: str, e: Exception) -> str:
+    """A factory's args error, naming the config field when both are known: an error with
+    ``field`` and ``problem`` (``framework.args.ArgsError``) from args read from
+    ``profiles[i].pluginConfig[j]`` becomes ``KubeSchedulerConfiguration:
+    profiles[i].pluginConfig[j].args.<field>: <problem>``."""
+    field = getattr(e, "field", None)
+    problem = getattr(e, "problem", None)
+    j = profile.plugin_config_index.get(name)
+    if isinstance(field, str) and isinstance(problem, str) and profile.config_path:
+        args = f"{profile.config_path}.pluginConfig[{j}].args" if j is not None else ""
+        if args:
+            where = f"{args}.{field}" if field else args
+            return f"KubeSchedulerConfiguration: {where}: {problem}"
+    return f"plugin {name!r}: {e}"
 
 
 def _describe(e: Exception) -> str:

@@ -1,0 +1,263 @@
+"""KubeSchedulerConfiguration v1 decoded strictly, nothing lost silently: unknown fields and
+other apiVersions refused (kube-scheduler's strict codec), ValidateKubeSchedulerConfiguration's
+checks (duplicate schedulerName, percentageOfNodesToScore range, parallelism, backoff,
+resourceLock, plugins invalid in v1, duplicate pluginConfig), fields without effect warned
+about by name, extenders refused, multiple profiles, and plugin args errors naming
+``profiles[i].pluginConfig[j].args.<field>``."""
+
+from __future__ import annotations
+
+import pickle
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any, ClassVar
+
+import pytest
+
+from schedsim.api.errors import FieldError
+from schedsim.cli import main
+from schedsim.framework import (
+    Framework,
+    Handle,
+    PluginError,
+    SchedulerConfiguration,
+    load_scheduler_configuration,
+    scheduler_configuration_from_mapping,
+)
+
+V1 = "kubescheduler.config.k8s.io/v1"
+
+
+def _cfg(**fields: Any) -> dict[str, Any]:
+    return {"apiVersion": V1, "kind": "KubeSchedulerConfiguration", **fields}
+
+
+def _refused(raw: Mapping[str, Any]) -> str:
+    with pytest.raises(FieldError) as e:
+        scheduler_configuration_from_mapping(raw)
+    return str(e.value)
+
+
+def test_unknown_fields_are_refused_at_every_level() -> None:
+    """The v1 types have no such fields: the strict decoder says `unknown field`."""
+    assert _refused(_cfg(profile=[])) == 'profile: unknown field "profile"'
+    assert _refused(_cfg(profiles=[{"name": "x"}])) == 'profiles[0].name: unknown field "name"'
+    assert (
+        _refused(_cfg(profiles=[{"plugins": {"scores": {}}}]))
+        == 'profiles[0].plugins.scores: unknown field "scores"'
+    )
+    raw = _cfg(profiles=[{"plugins": {"score": {"enabled": [{"name": "A", "wieght": 2}]}}}])
+    assert _refused(raw) == 'profiles[0].plugins.score.enabled[0].wieght: unknown field "wieght"'
+    raw = _cfg(profiles=[{"plugins": {"filter": {"enable": []}}}])
+    assert _refused(raw) == 'profiles[0].plugins.filter.enable: unknown field "enable"'
+    raw = _cfg(profiles=[{"pluginConfig": [{"name": "A", "arg": {}}]}])
+    assert _refused(raw) == 'profiles[0].pluginConfig[0].arg: unknown field "arg"'
+    assert (
+        _refused(_cfg(leaderElection={"leaderElection": True}))
+        == 'leaderElection.leaderElection: unknown field "leaderElection"'
+    )
+
+
+def test_api_version_must_be_v1() -> None:
+    """kube-scheduler 1.34 serves only kubescheduler.config.k8s.io/v1 (v1beta3 was removed
+    in 1.29); a file without apiVersion is refused too, as the codec does."""
+    raw = _cfg()
+    raw["apiVersion"] = "kubescheduler.config.k8s.io/v1beta3"
+    assert _refused(raw) == (
+        "apiVersion: unsupported version 'kubescheduler.config.k8s.io/v1beta3': "
+        "kube-scheduler 1.34 reads only kubescheduler.config.k8s.io/v1"
+    )
+    del raw["apiVersion"]
+    assert _refused(raw) == "apiVersion: required: use kubescheduler.config.k8s.io/v1"
+
+
+def test_fields_without_effect_are_accepted_with_a_warning_naming_them() -> None:
+    """leaderElection, clientConnection, parallelism, ... cannot change a simulation."""
+    cfg = scheduler_configuration_from_mapping(
+        _cfg(
+            parallelism=16,
+            leaderElection={"leaderElect": False},
+            clientConnection={"qps": 50.0, "burst": 100},
+            podInitialBackoffSeconds=1,
+            podMaxBackoffSeconds=10,
+        )
+    )
+    assert cfg.warnings == (
+        "parallelism, leaderElection, clientConnection, podInitialBackoffSeconds, "
+        "podMaxBackoffSeconds: accepted, no effect on a simulation",
+    )
+    assert scheduler_configuration_from_mapping(_cfg()).warnings == ()
+
+
+def test_fields_without_effect_are_still_validated_as_upstream() -> None:
+    """ValidateKubeSchedulerConfiguration's wording for parallelism, backoff and
+    resourceLock; wrong types are refused."""
+    assert _refused(_cfg(parallelism=0)) == (
+        "parallelism: Invalid value: 0: should be an integer value greater than zero"
+    )
+    assert _refused(_cfg(podInitialBackoffSeconds=5, podMaxBackoffSeconds=2)) == (
+        "podMaxBackoffSeconds: Invalid value: 2: must be greater than or equal to "
+        "PodInitialBackoffSeconds"
+    )
+    assert _refused(_cfg(leaderElection={"resourceLock": "endpoints"})) == (
+        'leaderElection.resourceLock: Invalid value: "endpoints": resourceLock value must be '
+        '"leases"'
+    )
+    assert _refused(_cfg(clientConnection={"burst": "many"})) == (
+        "clientConnection.burst: expected an integer, got a string"
+    )
+
+
+def test_extenders_are_refused() -> None:
+    """Scheduler extenders are HTTP webhooks schedsim does not emulate."""
+    raw = _cfg(extenders=[{"urlPrefix": "http://x", "filterVerb": "filter"}])
+    assert _refused(raw) == (
+        "extenders: not supported: schedsim does not emulate scheduler extenders"
+    )
+    assert scheduler_configuration_from_mapping(_cfg(extenders=[])).warnings == ()
+
+
+def test_multiple_profiles_are_kept_and_found_by_scheduler_name() -> None:
+    """Every profile is loaded; an empty schedulerName defaults to default-scheduler (v1
+    SetDefaults); a duplicate name is refused (field.Duplicate); the global
+    percentageOfNodesToScore applies to profiles without their own."""
+    cfg = scheduler_configuration_from_mapping(
+        _cfg(
+            percentageOfNodesToScore=40,
+            profiles=[
+                {},
+                {
+                    "schedulerName": "bin-packing",
+                    "percentageOfNodesToScore": 100,
+                    "plugins": {"score": {"enabled": [{"name": "NodeResourcesFit", "weight": 5}]}},
+                },
+            ],
+        )
+    )
+    assert [p.scheduler_name for p in cfg.profiles] == ["default-scheduler", "bin-packing"]
+    assert cfg.percentage_of_nodes_to_score == 40
+    assert cfg.profiles[0].percentage_of_nodes_to_score == 40
+    packing = cfg.profile_for("bin-packing")
+    assert packing is cfg.profiles[1] and packing.percentage_of_nodes_to_score == 100
+    assert (
+        packing.weight("NodeResourcesFit") == 5 and cfg.profiles[0].weight("NodeResourcesFit") == 1
+    )
+    assert cfg.profile_for("other") is None
+    assert pickle.loads(pickle.dumps(cfg)) == cfg
+    raw = _cfg(profiles=[{"schedulerName": "a"}, {"schedulerName": "a"}])
+    assert _refused(raw) == (
+        'profiles[1].schedulerName: Duplicate value: "a" (also profiles[0].schedulerName)'
+    )
+    assert SchedulerConfiguration().profiles[0].scheduler_name == "default-scheduler"
+
+
+def test_plugins_removed_in_v1_and_duplicate_plugin_config_are_refused() -> None:
+    """validatePluginConfig: EBSLimits & co. were invalid in v1; a plugin configured twice
+    is a Duplicate value."""
+    raw = _cfg(profiles=[{"plugins": {"filter": {"enabled": [{"name": "EBSLimits"}]}}}])
+    assert _refused(raw) == (
+        'profiles[0].plugins.filter.enabled[0]: Invalid value: "EBSLimits": was invalid in '
+        'version "kubescheduler.config.k8s.io/v1" (KubeSchedulerConfiguration is version '
+        '"kubescheduler.config.k8s.io/v1")'
+    )
+    raw = _cfg(profiles=[{"pluginConfig": [{"name": "A"}, {"name": "A"}]}])
+    assert _refused(raw) == 'profiles[0].pluginConfig[1]: Duplicate value: "A"'
+
+
+def test_weights_outside_score_and_zero_weights_are_named_in_warnings() -> None:
+    """Weights apply only at score and multiPoint (getScoreWeights); weight 0 counts as 1
+    (getScoreWeights: "a weight of zero is not permitted" -> 1)."""
+    cfg = scheduler_configuration_from_mapping(
+        _cfg(
+            profiles=[
+                {
+                    "plugins": {
+                        "filter": {"enabled": [{"name": "NodePorts", "weight": 3}]},
+                        "score": {"enabled": [{"name": "ImageLocality", "weight": 0}]},
+                    }
+                }
+            ]
+        )
+    )
+    assert cfg.warnings == (
+        "profiles[0].plugins.filter.enabled[0].weight: ignored: weights apply at score and "
+        "multiPoint",
+        "profiles[0].plugins.score.enabled[0].weight: 0 counts as 1, as in kube-scheduler",
+    )
+    assert cfg.profiles[0].weight("ImageLocality") == 1
+
+
+def test_in_tree_plugin_not_emulated_is_recognised_not_unregistered() -> None:
+    """VolumeRestrictions is an in-tree 1.34 plugin: enabling it explicitly is not an
+    unknown plugin; the framework lists it as not emulated."""
+    cfg = scheduler_configuration_from_mapping(
+        _cfg(
+            profiles=[
+                {"plugins": {"filter": {"enabled": [{"name": "VolumeRestrictions"}]}}},
+            ]
+        )
+    )
+    fw = Framework(cfg.profiles[0], Handle())
+    assert "VolumeRestrictions" in fw.not_emulated
+
+
+class _Picky:
+    name: ClassVar[str] = "Picky"
+
+    def __init__(self, args: Mapping[str, Any], handle: Handle) -> None:
+        if args.get("limit", 0) < 0:
+            raise FieldError("limit", "Invalid value: -1: must be non-negative")
+
+    def schedsim_filter(self, state: Any, pod: Any, node_info: Any) -> None:
+        return None
+
+
+def test_plugin_args_errors_name_their_config_field() -> None:
+    """A factory raising an error with field/problem (framework.args.ArgsError) is reported
+    at profiles[i].pluginConfig[j].args.<field>."""
+    cfg = scheduler_configuration_from_mapping(
+        _cfg(
+            profiles=[
+                {},
+                {
+                    "schedulerName": "second",
+                    "plugins": {"filter": {"enabled": [{"name": "Picky"}]}},
+                    "pluginConfig": [{"name": "Other"}, {"name": "Picky", "args": {"limit": -1}}],
+                },
+            ]
+        )
+    )
+    with pytest.raises(PluginError) as e:
+        Framework(cfg.profiles[1], Handle(), {"Picky": _Picky})  # type: ignore[dict-item]
+    assert str(e.value) == (
+        "KubeSchedulerConfiguration: profiles[1].pluginConfig[1].args.limit: "
+        "Invalid value: -1: must be non-negative"
+    )
+
+
+def test_cli_refuses_unknown_field_with_exit_2_and_prints_warnings(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`FILE: KubeSchedulerConfiguration: FIELD: unknown field "x"`, exit 2; warnings go to
+    stderr with the file name."""
+    bad = tmp_path / "bad.yaml"
+    bad.write_text(f"apiVersion: {V1}\nkind: KubeSchedulerConfiguration\nx: 1\n")
+    assert main(["plugins", "--config", str(bad)]) == 2
+    err = capsys.readouterr().err
+    assert err == f'schedsim: error: {bad}: KubeSchedulerConfiguration: x: unknown field "x"\n'
+    ok = tmp_path / "ok.yaml"
+    ok.write_text(
+        f"apiVersion: {V1}\nkind: KubeSchedulerConfiguration\nparallelism: 4\n"
+        "profiles:\n- plugins:\n    filter:\n      enabled: [{name: VolumeRestrictions}]\n"
+    )
+    assert main(["plugins", "--config", str(ok)]) == 0
+    err = capsys.readouterr().err
+    assert (
+        f"warning: {ok}: KubeSchedulerConfiguration: parallelism: accepted, no effect on a "
+        "simulation\n" in err
+    )
+    assert (
+        f"warning: {ok}: plugin(s) VolumeRestrictions enabled but not emulated yet: they do "
+        "not run\n" in err
+    )
+    assert load_scheduler_configuration(str(ok)).profiles[0].config_path == "profiles[0]"
