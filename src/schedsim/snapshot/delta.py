@@ -14,24 +14,26 @@ operation                        time
 ===============================  =========================================================
 fork                             O(1)
 revert                           O(1)
-commit                           O(c)
+commit                           O(c) (+ O(n) once if it removes a node of the base)
 get                              O(d)
-list (cached, unchanged layer)   O(1), no allocation
-list (first call after a write)  O(1) for a fork without writes (shares the parent's list);
-                                 O(n) to build the layer's own list once, then O(1) updates
-                                 for later writes in that layer (the first copy-on-write after
-                                 the build also indexes the list once, O(n))
+list                             O(1), no allocation: the base layer's list, the parent's
+                                 sequence for a layer without writes, else the layer's view
+                                 (`_View`, made once per layer; reading it costs O(d + k)
+                                 per index for k deletions in the layer, O(n) to iterate)
 store/remove pod                 O(d) + O(pods on the node) for its first write in a layer
                                  (copy-on-write)
-store node                       O(d) (O(1) append to an owned cached list)
-remove node                      O(d); the layer's cached list is dropped
+store node                       O(d)
+remove node                      O(d + log k); in the base layer the list is rebuilt on the
+                                 next list, O(n)
 is_pvc_used_by_pods              O(d) (per-layer reference-count deltas)
 ===============================  =========================================================
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import bisect
+from collections.abc import Iterator, Sequence
+from typing import overload
 
 from schedsim.snapshot.errors import NodeAlreadyExistsError, NodeNotFoundError, PodNotFoundError
 from schedsim.snapshot.infos import NodeInfo, PodInfo
@@ -40,19 +42,27 @@ __all__ = ["DeltaSnapshotStore"]
 
 
 class _Layer:
-    """Changes relative to ``parent`` (the base layer has no parent and only ``added``)."""
+    """Changes relative to ``parent`` (the base layer has no parent and only ``added``).
+
+    The base layer keeps its node list as a real list (and a name -> position index, built
+    on first use). A layer above it never copies the list: its view (`_View`) reads the
+    parent's sequence through this layer's changes, so forking and writing cost what changed,
+    not the cluster size.
+    """
 
     __slots__ = (
         "added",
+        "added_list",
         "affinity_cache",
         "anti_affinity_cache",
+        "dead",
         "deleted",
         "index",
         "list_cache",
-        "list_owned",
         "modified",
         "parent",
         "pvc_delta",
+        "view",
     )
 
     def __init__(self, parent: _Layer | None) -> None:
@@ -61,10 +71,13 @@ class _Layer:
         self.modified: dict[str, NodeInfo] = {}
         self.deleted: set[str] = set()
         self.pvc_delta: dict[str, int] = {}  # "ns/claim" -> change in the number of users
-        # Node list cache: shared with the parent until this layer writes (list_owned False).
+        # above the base: positions (in the parent's sequence) of the nodes deleted here
+        self.dead: list[int] = []
+        self.added_list: list[NodeInfo] | None = None  # added.values(), for the view
+        self.view: _View | None = None
+        # base layer: the node list and name -> position (None until built / after a drop)
         self.list_cache: list[NodeInfo] | None = None
-        self.index: dict[str, int] | None = None  # name -> position in an owned list, lazily
-        self.list_owned = False
+        self.index: dict[str, int] | None = None
         self.affinity_cache: list[NodeInfo] | None = None
         self.anti_affinity_cache: list[NodeInfo] | None = None
 
@@ -85,38 +98,46 @@ class _Layer:
             layer = layer.parent
         return None
 
-    def node_list(self) -> list[NodeInfo]:
-        cached = self.list_cache
-        if cached is not None:
-            return cached
+    def node_list(self) -> Sequence[NodeInfo]:
+        """The visible nodes in order: the base list, or a view over the parent's sequence
+        (the parent's own object when this layer changed nothing). Time: O(1) except the
+        base layer's first call after a node removal, O(n)."""
         parent = self.parent
         if parent is None:
-            built = list(self.added.values())
-            self._own(built)
-            return built
-        base = parent.node_list()
-        if not (self.added or self.modified or self.deleted):
-            self.list_cache = base  # nothing changed here: share the parent's list
-            self.list_owned = False
-            return base
-        deleted, modified = self.deleted, self.modified
-        if deleted or modified:
-            built = []
-            for ni in base:
-                name = ni.node.name  # type: ignore[union-attr]  # stored NodeInfos have a Node
-                if name in deleted:
-                    continue
-                built.append(modified.get(name, ni))
-        else:
-            built = list(base)
-        built.extend(self.added.values())
-        self._own(built)
-        return built
+            cached = self.list_cache
+            if cached is None:
+                cached = self.list_cache = list(self.added.values())
+            return cached
+        if not (self.added or self.deleted or self.modified):
+            return parent.node_list()
+        view = self.view
+        if view is None:
+            view = self.view = _View(self)
+        return view
 
-    def _own(self, built: list[NodeInfo]) -> None:
-        self.list_cache = built
-        self.index = None  # built on the first copy-on-write that needs it
-        self.list_owned = True
+    def tail(self) -> list[NodeInfo]:
+        """The nodes added in this layer, in order (above the base)."""
+        out = self.added_list
+        if out is None:
+            out = self.added_list = list(self.added.values())
+        return out
+
+    def position(self, name: str) -> int:
+        """Where the visible node ``name`` sits in `node_list`. Time: O(d log k) (O(n) once
+        for the base index)."""
+        parent = self.parent
+        if parent is None:
+            index = self.index
+            if index is None:
+                index = self.index = {
+                    ni.node.name: i  # type: ignore[union-attr]  # stored NodeInfos have a Node
+                    for i, ni in enumerate(self.node_list())
+                }
+            return index[name]
+        if name in self.added:
+            return len(parent.node_list()) - len(self.dead) + self.tail().index(self.added[name])
+        p = parent.position(name)
+        return p - bisect.bisect_left(self.dead, p)
 
     def pvc_users(self, key: str) -> int:
         n = 0
@@ -128,39 +149,38 @@ class _Layer:
 
     # ------------------------------------------------------------------ cache upkeep
 
-    def drop_list(self) -> None:
-        self.list_cache = None
-        self.index = None
-        self.list_owned = False
+    def nodes_changed(self) -> None:
+        """Forget what a change of the node set invalidates (the affinity lists; the base
+        list and index after a removal are dropped by the caller)."""
         self.affinity_cache = None
         self.anti_affinity_cache = None
 
-    def replace_in_list(self, name: str, ni: NodeInfo) -> None:
-        """A NodeInfo was copied into this layer: swap it into the cached list."""
-        cached = self.list_cache
-        if cached is None:
-            return
-        if not self.list_owned:
-            self.drop_list()
-            return
-        if self.index is None:
-            self.index = {n.node.name: i for i, n in enumerate(cached)}  # type: ignore[union-attr]
-        cached[self.index[name]] = ni
-        self.affinity_cache = None
-        self.anti_affinity_cache = None
+    def add(self, name: str, ni: NodeInfo) -> None:
+        """Make ``ni`` visible here, after every node below (appended)."""
+        self.added[name] = ni
+        if self.parent is None:
+            if self.list_cache is not None:
+                if self.index is not None:
+                    self.index[name] = len(self.list_cache)
+                self.list_cache.append(ni)
+        else:
+            self.added_list = None
+        self.nodes_changed()
 
-    def append_to_list(self, ni: NodeInfo) -> None:
-        cached = self.list_cache
-        if cached is None:
-            return
-        if not self.list_owned:
-            self.drop_list()
-            return
-        if self.index is not None:
-            self.index[ni.node.name] = len(cached)  # type: ignore[union-attr]
-        cached.append(ni)
-        self.affinity_cache = None
-        self.anti_affinity_cache = None
+    def hide(self, name: str) -> None:
+        """Hide the visible node ``name`` from this layer up."""
+        if self.added.pop(name, None) is not None:
+            if self.parent is None:
+                self.list_cache = None
+                self.index = None
+            else:
+                self.added_list = None
+        else:
+            assert self.parent is not None  # the base layer only has `added`
+            self.modified.pop(name, None)
+            bisect.insort(self.dead, self.parent.position(name))
+            self.deleted.add(name)
+        self.nodes_changed()
 
     def count_pvcs(self, pod_info: PodInfo, sign: int) -> None:
         for key in pod_info.pvc_keys:
@@ -169,6 +189,78 @@ class _Layer:
                 self.pvc_delta[key] = n
             else:
                 del self.pvc_delta[key]
+
+
+class _View(Sequence[NodeInfo]):
+    """A layer's node list without copying it: the parent's sequence minus the nodes deleted
+    in the layer, with its modified copies in place, then the nodes added in it.
+
+    ``len`` O(1); indexing O(d + k) for k deletions in the layer; iteration O(n) with one
+    generator per layer. Reflects later writes to the layer (it is valid until the next
+    mutation, like every list a lister returns).
+    """
+
+    __slots__ = ("_layer",)
+
+    def __init__(self, layer: _Layer) -> None:
+        self._layer = layer
+
+    def __len__(self) -> int:
+        layer = self._layer
+        assert layer.parent is not None
+        return len(layer.parent.node_list()) - len(layer.dead) + len(layer.added)
+
+    @overload
+    def __getitem__(self, i: int) -> NodeInfo: ...
+
+    @overload
+    def __getitem__(self, i: slice) -> Sequence[NodeInfo]: ...
+
+    def __getitem__(self, i: int | slice) -> NodeInfo | Sequence[NodeInfo]:
+        if isinstance(i, slice):
+            return list(self)[i]
+        n = len(self)
+        if i < 0:
+            i += n
+        if not 0 <= i < n:
+            raise IndexError("node list index out of range")
+        layer = self._layer
+        assert layer.parent is not None
+        below = layer.parent.node_list()
+        dead = layer.dead
+        visible = len(below) - len(dead)
+        if i >= visible:
+            return layer.tail()[i - visible]
+        # the i-th surviving position: the fixpoint of p = i + (deleted positions <= p)
+        p = i
+        while True:
+            q = i + bisect.bisect_right(dead, p)
+            if q == p:
+                break
+            p = q
+        ni = below[p]
+        modified = layer.modified
+        if modified:
+            ni = modified.get(ni.node.name, ni)  # type: ignore[union-attr]
+        return ni
+
+    def __iter__(self) -> Iterator[NodeInfo]:
+        layer = self._layer
+        assert layer.parent is not None
+        below = layer.parent.node_list()
+        modified, dead = layer.modified, layer.dead
+        if not modified and not dead:
+            yield from below
+        elif not dead:
+            for ni in below:
+                yield modified.get(ni.node.name, ni)  # type: ignore[union-attr]
+        else:
+            skip = set(dead)
+            for p, ni in enumerate(below):
+                if p in skip:
+                    continue
+                yield modified.get(ni.node.name, ni)  # type: ignore[union-attr]
+        yield from layer.tail()
 
 
 class _NodeLister:
@@ -257,8 +349,8 @@ class DeltaSnapshotStore:
         if below is None:
             raise NodeNotFoundError(name)
         copy = below.snapshot()
-        top.modified[name] = copy
-        top.replace_in_list(name, copy)
+        top.modified[name] = copy  # the layer's view shows it in place from now on
+        top.nodes_changed()
         return copy
 
     def store_node_info(self, node_info: NodeInfo) -> None:
@@ -275,8 +367,7 @@ class DeltaSnapshotStore:
         name = node.name
         if (name in top.added) if top.parent is None else (top.find(name) is not None):
             raise NodeAlreadyExistsError(name)
-        top.added[name] = node_info
-        top.append_to_list(node_info)
+        top.add(name, node_info)
         for p in node_info.pods:
             top.count_pvcs(p, 1)
 
@@ -290,13 +381,9 @@ class DeltaSnapshotStore:
         ni = top.find(node_name)
         if ni is None:
             raise NodeNotFoundError(node_name)
-        if top.added.pop(node_name, None) is None:
-            top.modified.pop(node_name, None)
-            if top.parent is not None:
-                top.deleted.add(node_name)
+        top.hide(node_name)
         for p in ni.pods:
             top.count_pvcs(p, -1)
-        top.drop_list()
 
     def store_pod_info(self, pod_info: PodInfo, node_name: str) -> None:
         """Add a pod to a node (copy-on-write). Raises NodeNotFoundError."""
@@ -345,37 +432,35 @@ class DeltaSnapshotStore:
             self._depth -= 1
 
     def commit(self) -> None:
-        """Fold the top layer into its parent (no-op when not forked). Time: O(changes)."""
+        """Fold the top layer into its parent (no-op when not forked). Time: O(changes),
+        plus O(n) for the base list when the commit removes a node from the base."""
         top = self._top
         parent = top.parent
         if parent is None:
             return
+        changed = bool(top.added or top.modified or top.deleted)
         for name in top.deleted:
-            if parent.added.pop(name, None) is None:
-                parent.modified.pop(name, None)
-                if parent.parent is not None:
-                    parent.deleted.add(name)
+            parent.hide(name)  # it is visible in the parent: hidden in the top layer only
         for name, ni in top.modified.items():
-            if name in parent.added or parent.parent is None:
+            if name in parent.added:
                 parent.added[name] = ni  # keeps its place
+                if parent.parent is None:
+                    if parent.list_cache is not None:
+                        parent.list_cache[parent.position(name)] = ni
+                else:
+                    parent.added_list = None
             else:
                 parent.modified[name] = ni
         for name, ni in top.added.items():
-            parent.added[name] = ni
+            parent.add(name, ni)
         for key, n in top.pvc_delta.items():
             m = parent.pvc_delta.get(key, 0) + n
             if m:
                 parent.pvc_delta[key] = m
             else:
                 parent.pvc_delta.pop(key, None)
-        if top.list_owned:  # the top layer's view is now the parent's view
-            parent.list_cache = top.list_cache
-            parent.index = top.index
-            parent.list_owned = True
-            parent.affinity_cache = top.affinity_cache
-            parent.anti_affinity_cache = top.anti_affinity_cache
-        elif top.added or top.modified or top.deleted:
-            parent.drop_list()
+        if changed:
+            parent.nodes_changed()
         self._top = parent
         self._depth -= 1
 
