@@ -97,6 +97,7 @@ def _parser() -> argparse.ArgumentParser:
         help="manifest file (YAML, JSON, kind: List), directory of them, or - for stdin",
     )
     _profile_args(sim)
+    cli_autoscaling.add_input_args(sim)
     sim.add_argument("--output", "-o", choices=("table", "json"), default="table")
     sim.add_argument(
         "--store",
@@ -329,8 +330,9 @@ def _autoscaling(args: argparse.Namespace) -> tuple[str, int]:
 
 def _cluster(args: argparse.Namespace) -> Cluster:
     """The input as a `Cluster`: the PATHs, or the shipped example without any."""
+    expand = not args.no_expand_workloads
     if args.paths:
-        return Cluster.from_paths(args.paths)
+        return Cluster.from_paths(args.paths, expand_workloads=expand)
     if _stdin_is_redirected():  # `... | schedsim simulate` without `-` is a likely slip
         print(
             f"note: no PATH given: running the example cluster shipped with schedsim "
@@ -338,7 +340,7 @@ def _cluster(args: argparse.Namespace) -> Cluster:
             file=sys.stderr,
         )
     text = resources.files("schedsim.examples").joinpath(EXAMPLE).read_text("utf-8")
-    return Cluster.from_text(text, f"<example {EXAMPLE}>")
+    return Cluster.from_text(text, f"<example {EXAMPLE}>", expand_workloads=expand)
 
 
 def _simulate(args: argparse.Namespace) -> tuple[str, int]:

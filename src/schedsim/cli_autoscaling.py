@@ -140,6 +140,7 @@ def add_parsers(
     )
     for p in (up, down):
         profile_args(p)
+        add_input_args(p)
         p.add_argument("--output", "-o", choices=("table", "json"), default="table")
         p.add_argument(
             "--store",
@@ -147,6 +148,16 @@ def add_parsers(
             default="delta",
             help="snapshot store: delta (layered, default) or basic (clone-on-fork reference)",
         )
+
+
+def add_input_args(p: argparse.ArgumentParser) -> None:
+    """Options of every command that reads manifests: ``--no-expand-workloads``."""
+    p.add_argument(
+        "--no-expand-workloads",
+        action="store_true",
+        help="do not create the pods of Deployments, ReplicaSets, StatefulSets, DaemonSets, "
+        "Jobs and ReplicationControllers (for inputs that already list every pod)",
+    )
 
 
 class UsageError(Exception):
@@ -160,13 +171,15 @@ def _inputs(args: argparse.Namespace, need_groups: bool) -> tuple[Cluster, list[
             "them as a file"
         )
     if args.paths:
-        cluster = Cluster.from_paths(args.paths)
+        cluster = Cluster.from_paths(args.paths, expand_workloads=not args.no_expand_workloads)
         groups_file = args.node_groups
         if need_groups and groups_file is None:
             raise UsageError("--node-groups FILE is required with CLUSTER")
     else:
         text = resources.files("schedsim.examples").joinpath(EXAMPLE_CLUSTER).read_text("utf-8")
-        cluster = Cluster.from_text(text, f"<example {EXAMPLE_CLUSTER}>")
+        cluster = Cluster.from_text(
+            text, f"<example {EXAMPLE_CLUSTER}>", expand_workloads=not args.no_expand_workloads
+        )
         groups_file = args.node_groups
         if groups_file is None:
             ref = resources.files("schedsim.examples").joinpath(EXAMPLE_NODE_GROUPS)

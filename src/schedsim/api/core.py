@@ -561,7 +561,8 @@ class Node:
     """A core/v1 Node as the scheduler sees it.
 
     Attributes:
-        allocatable: status.allocatable (what scheduling checks against), exact quantities.
+        allocatable: status.allocatable (what scheduling checks against), exact quantities;
+            the capacity when absent, as the API server defaults it.
         capacity: status.capacity (informational; kube-scheduler's Filter does not use it).
     """
 
@@ -586,6 +587,13 @@ class Node:
         spec = d.get_map(raw, "spec", "")
         status = d.get_map(raw, "status", "")
         taints_raw = d.get_list(spec, "taints", "spec")
+        capacity = d.get_resource_list(status, "capacity", "status")
+        # SetDefaults_NodeStatus: an absent allocatable is the capacity
+        allocatable = (
+            capacity
+            if status.get("allocatable") is None
+            else d.get_resource_list(status, "allocatable", "status")
+        )
         return cls(
             name=name,
             uid=d.get_str(meta, "uid", "metadata") or _default_uid("Node", "", name),
@@ -598,8 +606,8 @@ class Node:
                 for i in range(len(taints_raw))
             ),
             unschedulable=d.get_bool(spec, "unschedulable", "spec"),
-            allocatable=d.get_resource_list(status, "allocatable", "status"),
-            capacity=d.get_resource_list(status, "capacity", "status"),
+            allocatable=allocatable,
+            capacity=capacity,
         )
 
 

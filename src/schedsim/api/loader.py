@@ -25,8 +25,10 @@ from typing import Any
 import attrs
 import yaml
 
+from schedsim.api import controllers, defaults
 from schedsim.api._decode import type_name
 from schedsim.api.core import Node, Pod
+from schedsim.api.defaults import generate_name
 from schedsim.api.errors import FieldError, ManifestError
 from schedsim.api.policy import Namespace, PodDisruptionBudget, PriorityClass, Service
 from schedsim.api.resource import DeviceClass, ResourceClaim, ResourceClaimTemplate, ResourceSlice
@@ -409,6 +411,10 @@ def _decode_objects(docs: Iterable[Any], source: str) -> Manifests:
             continue
         decoder, _, namespaced = entry
         ns = (ns or "default") if namespaced else ""
+        if not raw_name and isinstance(meta.get("generateName"), str) and meta["generateName"]:
+            # the API server names the object: generateName + 5 characters (deterministic)
+            name = generate_name(meta["generateName"], f"{source}:{where}")
+            obj = {**obj, "metadata": {**meta, "name": name}}
         label = _describe(kind, ns, name) if name else f"{kind} ({where}, no name)"
         try:
             value = decoder(obj)
@@ -501,46 +507,51 @@ def _read_stdin() -> str:
         raise ManifestError(f"<stdin>: cannot read: {e.strerror or e}") from None
 
 
-def load_text(text: str, source: str) -> Manifests:
-    """Parse and decode manifest text (YAML, or JSON when ``source`` ends in ``.json``).
+def load_text(text: str, source: str, *, expand_workloads: bool = True) -> Manifests:
+    """Parse and decode manifest text (YAML, or JSON when ``source`` ends in ``.json``),
+    then expand workload controllers and apply the API server's defaults (see
+    `load_paths`).
 
     Raises:
         ManifestError: the text is not YAML/JSON or an object is malformed.
     """
     out = _decode_objects(_parse_text(text, source), source)
-    _finish(out)
+    _finish(out, expand_workloads)
     return out
 
 
-def _finish(m: Manifests) -> None:
-    """The steps after every input is read: aggregated warnings."""
+def _finish(m: Manifests, expand: bool) -> None:
+    """The steps after every input is read: controllers' pods, pod defaults, warnings."""
+    if expand:
+        controllers.expand_workloads(m)
+    m.pods[:] = [defaults.default_pod(p) for p in m.pods]
+    for node in m.nodes:
+        m.warnings.extend(
+            f"{m.source_of(node)}: Node {node.name}: {w}" for w in defaults.node_warnings(node)
+        )
     m.warnings.extend(m.summary_warnings())
-    m.warnings.extend(_unexpanded_warnings(m))
 
 
-def _unexpanded_warnings(m: Manifests) -> list[str]:
-    kinds = (
-        ("Deployment", m.deployments),
-        ("ReplicaSet", m.replica_sets),
-        ("ReplicationController", m.replication_controllers),
-        ("StatefulSet", m.stateful_sets),
-        ("DaemonSet", m.daemon_sets),
-        ("Job", m.jobs),
-    )
-    counts = ", ".join(f"{len(objs)} {kind}" for kind, objs in kinds if objs)
-    if not counts:
-        return []
-    return [f"workload controllers read but not expanded into pods (not implemented yet): {counts}"]
-
-
-def load_paths(paths: Sequence[str], stdin_text: Callable[[], str] | None = None) -> Manifests:
+def load_paths(
+    paths: Sequence[str],
+    stdin_text: Callable[[], str] | None = None,
+    *,
+    expand_workloads: bool = True,
+) -> Manifests:
     """Load manifests from files, directories and ``-`` (stdin).
+
+    After reading every input, workload controllers are expanded into the pods they would
+    create (`schedsim.api.controllers.expand_workloads`) and the API server's pod defaults
+    are applied (`schedsim.api.defaults.default_pod`); objects given with only
+    ``generateName`` get a deterministic name.
 
     Args:
         paths: file paths, directory paths (their ``.yaml``/``.yml``/``.json`` files, sorted)
             and ``-`` for standard input.
         stdin_text: reads standard input (tests inject it); defaults to reading
             ``sys.stdin`` as UTF-8.
+        expand_workloads: False keeps controllers as objects without creating their pods
+            (for inputs that already list every pod).
 
     Returns:
         all objects, in input order.
@@ -572,7 +583,7 @@ def load_paths(paths: Sequence[str], stdin_text: Callable[[], str] | None = None
             files = [path]
         for f in files:
             out.extend(_decode_objects(_parse_text(_read(f), str(f)), str(f)))
-    _finish(out)
+    _finish(out, expand_workloads)
     out.warnings.extend(_unknown_node_warnings(out))
     return out
 

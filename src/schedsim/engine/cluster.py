@@ -124,23 +124,32 @@ class Cluster:
 
     @classmethod
     def from_paths(
-        cls, paths: Sequence[str], stdin_text: Callable[[], str] | None = None
+        cls,
+        paths: Sequence[str],
+        stdin_text: Callable[[], str] | None = None,
+        *,
+        expand_workloads: bool = True,
     ) -> Cluster:
         """Load files, directories (their ``.yaml``/``.yml``/``.json`` files) and ``-`` (stdin).
+
+        With ``expand_workloads`` (the default) the workload controllers' pods are created
+        (`schedsim.api.controllers.expand_workloads`).
 
         Raises:
             ManifestError: ``FILE: KIND NS/NAME: FIELD: problem`` (see `schedsim.api.load_paths`).
         """
-        return cls.from_manifests(load_paths(paths, stdin_text))
+        return cls.from_manifests(load_paths(paths, stdin_text, expand_workloads=expand_workloads))
 
     @classmethod
-    def from_text(cls, text: str, source: str = "<text>") -> Cluster:
+    def from_text(
+        cls, text: str, source: str = "<text>", *, expand_workloads: bool = True
+    ) -> Cluster:
         """Parse manifest text (YAML; JSON when ``source`` ends in ``.json``).
 
         Raises:
             ManifestError: as `from_paths`, naming ``source``.
         """
-        return cls.from_manifests(load_text(text, source))
+        return cls.from_manifests(load_text(text, source, expand_workloads=expand_workloads))
 
     # ------------------------------------------------------------------ checks
 

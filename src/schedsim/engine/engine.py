@@ -147,6 +147,7 @@ class Engine:
             storage_listers=cluster.storage_listers(),
             progress=progress,
             max_nodes_per_scale_up=max_nodes_per_scale_up,
+            daemon_sets=cluster.daemon_sets,
         )
 
     def scale_down(

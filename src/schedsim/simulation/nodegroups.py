@@ -23,6 +23,7 @@ from typing import Any
 import attrs
 
 from schedsim.api import _decode as d
+from schedsim.api.controllers import daemon_set_pod, daemon_set_should_run
 from schedsim.api.core import (
     Node,
     NodeSelectorRequirement,
@@ -38,6 +39,7 @@ from schedsim.api.resource import (
     ResourceSlice,
 )
 from schedsim.api.storage import CSINode
+from schedsim.api.workloads import DaemonSet
 from schedsim.snapshot.dra import claim_is_for_pod
 from schedsim.snapshot.infos import NodeInfo, PodInfo
 
@@ -418,9 +420,13 @@ def template_node_info(
     pod_level_resources: bool = True,
     path: str = "template",
     group: str = "",
+    daemon_sets: Sequence[DaemonSet] = (),
 ) -> NodeInfo:
     """The template as a NodeInfo: its node, slices, CSINode and pods, each pod with the
-    claims it needs (CA's ``TemplateNodeInfo`` of a node group).
+    claims it needs (CA's ``TemplateNodeInfo`` of a node group), plus the pods of the
+    cluster's DaemonSets that would run on the node and have none among the template's pods
+    (CA ``TemplateNodeInfoFromNodeGroupTemplate`` with ``forceDaemonSets``: its
+    ``GetDaemonSetPodsForNode``), bound to the template node.
 
     Args:
         template: the group's template.
@@ -429,6 +435,8 @@ def template_node_info(
         path: where the template is in the node-groups file (``nodeGroups[i].template``),
             for the field of errors.
         group: the group's name, for messages.
+        daemon_sets: the cluster's DaemonSets (DaemonSets whose pods need ResourceClaims are
+            left to the template's own pods).
 
     Raises:
         SanitizationError: with the field that is wrong: a template pod references a claim
@@ -458,7 +466,20 @@ def template_node_info(
                 _check_owned_claim(claim, template, field, group)
             claims.append(claim)
         pods.append(PodInfo(pod, claims, pod_level_resources=pod_level_resources))
-    return NodeInfo(template.node, template.resource_slices, template.csi_node, pods)
+    node = template.node
+    have = {
+        (p.namespace, r.name)
+        for p in template.pods
+        for r in p.owner_references
+        if r.controller and r.kind == "DaemonSet"
+    }
+    for ds in daemon_sets:
+        if (ds.namespace, ds.name) in have or ds.template.pod.resource_claims:
+            continue
+        if daemon_set_should_run(ds, node):
+            pod = attrs.evolve(daemon_set_pod(ds, node.name), node_name=node.name)
+            pods.append(PodInfo(pod, [], pod_level_resources=pod_level_resources))
+    return NodeInfo(node, template.resource_slices, template.csi_node, pods)
 
 
 def group_of_nodes(groups: Sequence[NodeGroup], nodes: Iterable[Node]) -> dict[str, NodeGroup]:

@@ -42,6 +42,7 @@ import attrs
 from schedsim.api.core import Node, Pod
 from schedsim.api.resource import ResourceClaimTemplate
 from schedsim.api.resources import pod_requests
+from schedsim.api.workloads import DaemonSet
 from schedsim.dra.claim_controller import create_template_claims
 from schedsim.framework.resource import Resource
 from schedsim.framework.runtime import Framework
@@ -578,6 +579,7 @@ def scale_up(
     storage_listers: StorageListers | None = None,
     progress: ProgressCallback | None = None,
     max_nodes_per_scale_up: int = DEFAULT_MAX_NODES_PER_SCALE_UP,
+    daemon_sets: Sequence[DaemonSet] = (),
 ) -> ScaleUpResult:
     """One Cluster Autoscaler scale-up decision, offline (see the module docstring).
 
@@ -601,6 +603,8 @@ def scale_up(
         progress: called with (groups done, groups) after each node group.
         max_nodes_per_scale_up: new nodes one group's estimate may add (CA
             ``--max-nodes-per-scaleup``, default 1000); 0: no limit, as in CA.
+        daemon_sets: the cluster's DaemonSets: each template node also runs the pods of those
+            that target it (CA adds DaemonSet pods to template nodes).
 
     Returns:
         the `ScaleUpResult`; nothing given is modified.
@@ -635,6 +639,7 @@ def scale_up(
             pod_level_resources=plr,
             path=f"nodeGroups[{i}].template",
             group=g.name,
+            daemon_sets=daemon_sets,
         )
         for i, g in enumerate(node_groups)
     ]

@@ -1,0 +1,523 @@
+"""Workload controllers to pods, as the controllers and the API server would create them.
+
+`expand_workloads` adds to a `Manifests` the pods its Deployments, ReplicaSets,
+ReplicationControllers, StatefulSets, DaemonSets and Jobs would run, and the pending
+PersistentVolumeClaims of StatefulSet ``volumeClaimTemplates``:
+
+- Deployment: its ReplicaSet ``<deployment>-<pod-template-hash>`` (the hash is
+  ``controller.ComputeHash``'s: fnv32a of the template, then ``rand.SafeEncodeString``), whose
+  pods carry the ``pod-template-hash`` label. When the input already holds ReplicaSets the
+  Deployment controls, new pods go to the newest one (highest
+  ``deployment.kubernetes.io/revision``) and no ReplicaSet is made.
+- ReplicaSet, ReplicationController: ``replicas`` pods named ``<owner>-<5 characters>``
+  (``SimpleNameGenerator``: the base cut to 58 characters, a suffix from
+  ``rand.String``'s alphabet), made deterministic: the suffix is derived from the owner's
+  UID and the pod's index.
+- StatefulSet: pods ``<set>-<ordinal>`` from ``spec.ordinals.start``, labelled
+  ``statefulset.kubernetes.io/pod-name`` and ``apps.kubernetes.io/pod-index``; each
+  ``volumeClaimTemplates`` entry becomes a volume of the pod backed by the pending claim
+  ``<template>-<set>-<ordinal>`` (created unless the input has it).
+- DaemonSet: one pod per node the controller targets (`daemon_set_should_run`:
+  ``NodeShouldRunDaemonPod``), built by `daemon_set_pod`.
+- Job: ``min(parallelism, completions - succeeded)`` pods (``Job.wanted_active``); Indexed
+  Jobs name them ``<job>-<index>-<suffix>`` with the completion-index annotation and label.
+
+Every pod has an ownerReference to its controller with ``controller: true`` (so scale-down's
+drain rules see it) and the API server's pod defaults (`schedsim.api.defaults`). Pods the
+input already has that a controller owns (ownerReference with ``controller: true``, same kind
+and name) and that are not terminal count against its replicas:
+nothing is duplicated. Controllers create every pod at once (the settled state; OrderedReady
+StatefulSets wait for readiness in a real cluster, which does not change where pods fit).
+
+Differences from Kubernetes, all deliberate: names and hashes are deterministic (the same
+input gives the same pods), and ComputeHash hashes the template's canonical JSON where Go
+hashes the typed struct's ``spew`` dump, so hash values differ from a real cluster's.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Final
+
+import attrs
+
+from schedsim.api.core import (
+    Affinity,
+    Node,
+    NodeAffinity,
+    NodeSelectorRequirement,
+    NodeSelectorTerm,
+    OwnerReference,
+    Pod,
+    Toleration,
+    Volume,
+)
+from schedsim.api.defaults import default_pod, generate_name, safe_encode_string
+from schedsim.api.nodeaffinity import OBJECT_NAME_FIELD, required_node_affinity
+from schedsim.api.storage import PersistentVolumeClaim
+
+if TYPE_CHECKING:
+    from schedsim.api.loader import Manifests
+from schedsim.api.workloads import (
+    DaemonSet,
+    Deployment,
+    Job,
+    ReplicaSet,
+    ReplicationController,
+    StatefulSet,
+    Workload,
+    default_uid,
+)
+
+__all__ = [
+    "DAEMON_SET_TOLERATIONS",
+    "POD_TEMPLATE_HASH_LABEL",
+    "compute_hash",
+    "daemon_set_pod",
+    "daemon_set_should_run",
+    "expand_workloads",
+    "fnv32a",
+]
+
+POD_TEMPLATE_HASH_LABEL: Final = "pod-template-hash"
+"""``apps.DefaultDeploymentUniqueLabelKey``."""
+
+REVISION_ANNOTATION: Final = "deployment.kubernetes.io/revision"
+STATEFUL_SET_POD_NAME_LABEL: Final = "statefulset.kubernetes.io/pod-name"
+POD_INDEX_LABEL: Final = "apps.kubernetes.io/pod-index"
+CONTROLLER_REVISION_HASH_LABEL: Final = "controller-revision-hash"
+JOB_COMPLETION_INDEX: Final = "batch.kubernetes.io/job-completion-index"
+
+_NOT_READY = "node.kubernetes.io/not-ready"
+_UNREACHABLE = "node.kubernetes.io/unreachable"
+
+DAEMON_SET_TOLERATIONS: Final = (
+    Toleration(key=_NOT_READY, operator="Exists", effect="NoExecute"),
+    Toleration(key=_UNREACHABLE, operator="Exists", effect="NoExecute"),
+    Toleration(key="node.kubernetes.io/disk-pressure", operator="Exists", effect="NoSchedule"),
+    Toleration(key="node.kubernetes.io/memory-pressure", operator="Exists", effect="NoSchedule"),
+    Toleration(key="node.kubernetes.io/pid-pressure", operator="Exists", effect="NoSchedule"),
+    Toleration(key="node.kubernetes.io/unschedulable", operator="Exists", effect="NoSchedule"),
+)
+"""Tolerations the DaemonSet controller adds to every pod it creates
+(``daemon/util.AddOrUpdateDaemonPodTolerations``), in its order."""
+
+_NETWORK_UNAVAILABLE = Toleration(
+    key="node.kubernetes.io/network-unavailable", operator="Exists", effect="NoSchedule"
+)
+"""Added too for ``hostNetwork`` pods."""
+
+
+# --------------------------------------------------------------------------- names and hashes
+
+
+def fnv32a(data: bytes) -> int:
+    """The 32-bit FNV-1a hash (Go ``hash/fnv.New32a``) of ``data``."""
+    h = 0x811C9DC5
+    for b in data:
+        h = ((h ^ b) * 0x01000193) & 0xFFFFFFFF
+    return h
+
+
+def compute_hash(template: Mapping[str, Any], collision_count: int | None = None) -> str:
+    """A pod template's hash, as ``controller.ComputeHash`` builds it: fnv32a over the
+    template (here its canonical JSON; Go hashes the typed struct), plus the collision count
+    when given, decimal-printed and passed through `safe_encode_string`.
+
+    Args:
+        template: the pod template as written (metadata and spec).
+        collision_count: ``status.collisionCount``, or None.
+
+    Returns:
+        the hash, e.g. ``"5d8f7c9b4"`` (up to 10 characters).
+    """
+    data = json.dumps(template, sort_keys=True, separators=(",", ":"), default=str).encode()
+    h = fnv32a(data)
+    if collision_count is not None:
+        h = fnv32a(data + collision_count.to_bytes(4, "little"))
+    return safe_encode_string(str(h))
+
+
+def _pods_prefix(controller_name: str) -> str:
+    """``getPodsPrefix``: ``<name>-`` (the generateName of a controller's pods)."""
+    return f"{controller_name}-"
+
+
+# --------------------------------------------------------------------------- DaemonSet
+
+
+def _add_or_update(
+    tolerations: Sequence[Toleration], add: Iterable[Toleration]
+) -> tuple[Toleration, ...]:
+    """``v1helper.AddOrUpdateTolerationInPodSpec`` for each of ``add``: a toleration with the
+    same key, operator, value and effect is replaced, otherwise it is appended."""
+    out = list(tolerations)
+    for t in add:
+        for i, have in enumerate(out):
+            if (have.key, have.operator, have.value, have.effect) == (
+                t.key,
+                t.operator,
+                t.value,
+                t.effect,
+            ):
+                out[i] = t
+                break
+        else:
+            out.append(t)
+    return tuple(out)
+
+
+def _daemon_tolerations(pod: Pod, host_network: bool) -> tuple[Toleration, ...]:
+    extra = (
+        (*DAEMON_SET_TOLERATIONS, _NETWORK_UNAVAILABLE) if host_network else DAEMON_SET_TOLERATIONS
+    )
+    return _add_or_update(pod.tolerations, extra)
+
+
+def _node_name_affinity(affinity: Affinity | None, node_name: str) -> Affinity:
+    """``daemon/util.ReplaceDaemonSetPodNodeNameNodeAffinity``: the required node affinity
+    becomes the single term ``matchFields metadata.name In [node]``; preferred terms and pod
+    (anti-)affinity are kept."""
+    term = NodeSelectorTerm(
+        match_fields=(NodeSelectorRequirement(OBJECT_NAME_FIELD, "In", (node_name,)),)
+    )
+    if affinity is None:
+        return Affinity(node_affinity=NodeAffinity(required=(term,)))
+    preferred = affinity.node_affinity.preferred if affinity.node_affinity else ()
+    return attrs.evolve(affinity, node_affinity=NodeAffinity(required=(term,), preferred=preferred))
+
+
+def _host_network(ds: DaemonSet) -> bool:
+    return bool(ds.template.raw.get("spec", {}).get("hostNetwork"))
+
+
+def daemon_set_should_run(ds: DaemonSet, node: Node) -> bool:
+    """Whether the DaemonSet controller runs a pod of ``ds`` on ``node``
+    (``NodeShouldRunDaemonPod``'s ``shouldRun``): the template's ``nodeName`` (if any) is the
+    node, its nodeSelector and required node affinity match the node, and the template's
+    tolerations plus the controller's (`DAEMON_SET_TOLERATIONS`) tolerate every NoSchedule
+    and NoExecute taint of the node. ``spec.unschedulable`` does not stop it (the
+    controller's pods tolerate ``node.kubernetes.io/unschedulable``)."""
+    template = ds.template.pod
+    if template.node_name and template.node_name != node.name:
+        return False
+    if not required_node_affinity(template)(node.labels, node.name):
+        return False
+    tolerations = _daemon_tolerations(template, _host_network(ds))
+    for taint in node.taints:
+        if taint.effect not in ("NoSchedule", "NoExecute"):
+            continue
+        if not any(t.tolerates(taint) for t in tolerations):
+            return False
+    return True
+
+
+def daemon_set_pod(ds: DaemonSet, node_name: str, name: str | None = None) -> Pod:
+    """The pod the DaemonSet controller creates for ``node_name`` (``syncNodes`` with
+    ``CreatePodTemplate`` and ``ReplaceDaemonSetPodNodeNameNodeAffinity``).
+
+    The template's pod with: the controller's tolerations added (`DAEMON_SET_TOLERATIONS`,
+    plus ``network-unavailable`` for hostNetwork pods), the required node affinity replaced by
+    ``matchFields metadata.name In [node_name]``, an ownerReference to ``ds`` with
+    ``controller: true``, the ``controller-revision-hash`` label, and the API server's pod
+    defaults. It is pending (no ``nodeName``): the scheduler places it, as for a real
+    DaemonSet.
+
+    Args:
+        ds: the DaemonSet.
+        node_name: the node the pod is for.
+        name: the pod's name; by default ``<ds>-<5 characters>`` derived from the DaemonSet's
+            UID and ``node_name``.
+
+    Returns:
+        the pod.
+    """
+    template = ds.template.pod
+    pod_name = name or generate_name(_pods_prefix(ds.name), f"{ds.uid}/{node_name}")
+    labels = {**ds.template.labels, CONTROLLER_REVISION_HASH_LABEL: compute_hash(ds.template.raw)}
+    pod = attrs.evolve(
+        template,
+        name=pod_name,
+        uid=default_uid("Pod", ds.namespace, pod_name),
+        labels=labels,
+        owner_references=(ds.controller_ref(),),
+        tolerations=_daemon_tolerations(template, _host_network(ds)),
+        affinity=_node_name_affinity(template.affinity, node_name),
+    )
+    return default_pod(pod)
+
+
+# --------------------------------------------------------------------------- expansion
+
+
+@attrs.define
+class _Owned:
+    """Pods of the input indexed by their controller."""
+
+    active: dict[tuple[str, str, str], list[Pod]] = attrs.field(factory=dict)
+    names: set[tuple[str, str]] = attrs.field(factory=set)
+    succeeded: dict[tuple[str, str, str], int] = attrs.field(factory=dict)
+
+    @classmethod
+    def of(cls, pods: Iterable[Pod]) -> _Owned:
+        out = cls()
+        for pod in pods:
+            out.names.add((pod.namespace, pod.name))
+            ref = next((r for r in pod.owner_references if r.controller), None)
+            if ref is None:
+                continue
+            key = (ref.kind, pod.namespace, ref.name)
+            if pod.phase == "Succeeded":
+                out.succeeded[key] = out.succeeded.get(key, 0) + 1
+            if not pod.is_terminal:
+                out.active.setdefault(key, []).append(pod)
+        return out
+
+    def of_controller(self, w: Workload) -> list[Pod]:
+        """Active pods ``w`` controls (by kind, namespace and name: UIDs of hand-written
+        inputs are made up, so they are not compared)."""
+        return self.active.get((w.kind, w.namespace, w.name), [])
+
+
+@attrs.define
+class _Expander:
+    m: Manifests
+    owned: _Owned
+    pods: list[tuple[Pod, str]] = attrs.field(factory=list)
+    claims: list[tuple[PersistentVolumeClaim, str]] = attrs.field(factory=list)
+    replica_sets: list[tuple[ReplicaSet, str]] = attrs.field(factory=list)
+    warnings: list[str] = attrs.field(factory=list)
+
+    def name_for(self, namespace: str, base: str, seed: str) -> str:
+        """A generated name not taken in ``namespace`` (a taken one is hashed again)."""
+        for attempt in range(100):
+            name = generate_name(base, f"{seed}#{attempt}" if attempt else seed)
+            if (namespace, name) not in self.owned.names:
+                self.owned.names.add((namespace, name))
+                return name
+        raise AssertionError("no free generated name after 100 attempts")  # pragma: no cover
+
+    def new_pod(
+        self,
+        owner: Workload,
+        name: str,
+        source: str,
+        labels: Mapping[str, str] | None = None,
+        annotations: Mapping[str, str] | None = None,
+        **changes: Any,
+    ) -> Pod:
+        template = owner.template
+        pod = attrs.evolve(
+            template.pod,
+            name=name,
+            uid=default_uid("Pod", owner.namespace, name),
+            labels=dict(labels if labels is not None else template.labels),
+            annotations=dict(annotations if annotations is not None else template.annotations),
+            owner_references=(owner.controller_ref(),),
+            **changes,
+        )
+        pod = default_pod(pod)
+        self.pods.append((pod, source))
+        return pod
+
+    def replicas(self, owner: ReplicaSet | ReplicationController, want: int, have: int) -> None:
+        source = self.m.source_of(owner)
+        for i in range(have, want):
+            name = self.name_for(owner.namespace, _pods_prefix(owner.name), f"{owner.uid}/{i}")
+            self.new_pod(owner, name, source)
+
+    # ------------------------------------------------------------------ per kind
+
+    def deployment(self, d: Deployment, managed: list[ReplicaSet]) -> None:
+        if not managed:
+            managed = [_replica_set_for(d)]
+            self.replica_sets.append((managed[0], self.m.source_of(d)))
+        have = sum(len(self.owned.of_controller(rs)) for rs in managed)
+        if have < d.replicas:
+            self.replicas_into(max(managed, key=_revision), d, d.replicas - have)
+
+    def replicas_into(self, rs: ReplicaSet, d: Deployment, count: int) -> None:
+        have = len(self.owned.of_controller(rs))
+        source = self.m.source_of(d)
+        for i in range(have, have + count):
+            name = self.name_for(rs.namespace, _pods_prefix(rs.name), f"{rs.uid}/{i}")
+            self.new_pod(rs, name, source)
+
+    def stateful_set(self, ss: StatefulSet) -> None:
+        source = self.m.source_of(ss)
+        existing_claims = {(c.namespace, c.name) for c in self.m.persistent_volume_claims}
+        revision = f"{ss.name}-{compute_hash(ss.template.raw)}"
+        for ordinal in range(ss.ordinals_start, ss.ordinals_start + ss.replicas):
+            name = f"{ss.name}-{ordinal}"
+            volumes = list(ss.template.pod.volumes)
+            for tname, claim, _ in ss.volume_claim_templates:
+                claim_name = f"{tname}-{ss.name}-{ordinal}"
+                volumes = [v for v in volumes if v.name != tname]
+                volumes.append(
+                    Volume(
+                        name=tname,
+                        persistent_volume_claim=claim_name,
+                        source={"persistentVolumeClaim": {"claimName": claim_name}},
+                    )
+                )
+                if (ss.namespace, claim_name) not in existing_claims:
+                    existing_claims.add((ss.namespace, claim_name))
+                    self.claims.append((_claim_for(ss, claim, claim_name), source))
+            if (ss.namespace, name) in self.owned.names:
+                if not any(p.name == name for p in self.owned.of_controller(ss)):
+                    self.warnings.append(
+                        f"{source}: StatefulSet {ss.key}: pod {ss.namespace}/{name} exists and "
+                        "is not controlled by the StatefulSet; not created again"
+                    )
+                continue
+            self.owned.names.add((ss.namespace, name))
+            labels = {
+                **ss.template.labels,
+                STATEFUL_SET_POD_NAME_LABEL: name,
+                POD_INDEX_LABEL: str(ordinal),
+                CONTROLLER_REVISION_HASH_LABEL: revision,
+            }
+            self.new_pod(ss, name, source, labels=labels, volumes=tuple(volumes))
+
+    def daemon_set(self, ds: DaemonSet) -> None:
+        source = self.m.source_of(ds)
+        covered = {_daemon_node(p) for p in self.owned.of_controller(ds)}
+        for node in self.m.nodes:
+            if node.name in covered or not daemon_set_should_run(ds, node):
+                continue
+            name = self.name_for(ds.namespace, _pods_prefix(ds.name), f"{ds.uid}/{node.name}")
+            pod = daemon_set_pod(ds, node.name, name)
+            self.pods.append((pod, source))
+
+    def job(self, job: Job) -> None:
+        source = self.m.source_of(job)
+        active = self.owned.of_controller(job)
+        done = max(job.succeeded, self.owned.succeeded.get(("Job", job.namespace, job.name), 0))
+        job = attrs.evolve(job, succeeded=done)
+        want = job.wanted_active - len(active)
+        if want <= 0:
+            return
+        if job.completion_mode != "Indexed":
+            for i in range(len(active), len(active) + want):
+                name = self.name_for(job.namespace, _pods_prefix(job.name), f"{job.uid}/{i}")
+                self.new_pod(job, name, source)
+            return
+        assert job.completions is not None  # decoding requires it for Indexed
+        taken = {p.annotations.get(JOB_COMPLETION_INDEX) for p in active}
+        indexes = [i for i in range(job.completions) if str(i) not in taken][:want]
+        for index in indexes:
+            base = f"{job.name}-{index}-"
+            name = self.name_for(job.namespace, base, f"{job.uid}/{index}")
+            labels = {**job.template.labels, JOB_COMPLETION_INDEX: str(index)}
+            annotations = {**job.template.annotations, JOB_COMPLETION_INDEX: str(index)}
+            self.new_pod(job, name, source, labels=labels, annotations=annotations)
+
+
+def _revision(rs: ReplicaSet) -> int:
+    try:
+        return int(rs.annotations.get(REVISION_ANNOTATION, "0"))
+    except ValueError:
+        return 0
+
+
+def _replica_set_for(d: Deployment) -> ReplicaSet:
+    """The ReplicaSet the Deployment controller creates (``getNewReplicaSet``): named
+    ``<deployment>-<hash>``, template and selector labelled with the pod-template-hash,
+    controlled by the Deployment."""
+    h = compute_hash(d.template.raw)
+    name = f"{d.name}-{h}"
+    labels = {**d.template.labels, POD_TEMPLATE_HASH_LABEL: h}
+    template = attrs.evolve(
+        d.template, labels=labels, pod=attrs.evolve(d.template.pod, labels=labels)
+    )
+    selector = attrs.evolve(
+        d.selector, match_labels={**d.selector.match_labels, POD_TEMPLATE_HASH_LABEL: h}
+    )
+    return ReplicaSet(
+        name=name,
+        namespace=d.namespace,
+        uid=default_uid("ReplicaSet", d.namespace, name),
+        labels=labels,
+        annotations={REVISION_ANNOTATION: "1"},
+        owner_references=(d.controller_ref(),),
+        selector=selector,
+        template=template,
+        replicas=d.replicas,
+    )
+
+
+def _claim_for(ss: StatefulSet, claim: PersistentVolumeClaim, name: str) -> PersistentVolumeClaim:
+    """The claim the StatefulSet controller creates for one ordinal (``getPersistentVolumeClaims``):
+    pending (no volume), owned by the set only when ``whenDeleted`` is ``Delete``."""
+    owners: tuple[OwnerReference, ...] = ()
+    if ss.retention[0] == "Delete":
+        ref = ss.controller_ref()
+        owners = (attrs.evolve(ref, controller=False),)
+    return attrs.evolve(
+        claim,
+        name=name,
+        namespace=ss.namespace,
+        uid=default_uid("PersistentVolumeClaim", ss.namespace, name),
+        owner_references=owners,
+        volume_name="",
+    )
+
+
+def _daemon_node(pod: Pod) -> str:
+    """The node a DaemonSet pod is for: its nodeName, else its matchFields node affinity."""
+    if pod.node_name:
+        return pod.node_name
+    na = pod.affinity.node_affinity if pod.affinity else None
+    for term in (na.required or ()) if na else ():
+        for req in term.match_fields:
+            if req.key == OBJECT_NAME_FIELD and req.operator == "In" and len(req.values) == 1:
+                return req.values[0]
+    return pod.nominated_node_name
+
+
+def expand_workloads(m: Manifests) -> None:
+    """Add the pods (and StatefulSet claims, and Deployments' ReplicaSets) the input's
+    workload controllers would create to ``m`` (see the module docstring).
+
+    Each object is recorded as coming from its controller's file (`Manifests.source_of`).
+    Objects are appended after the input's own, controllers in kind order (Deployments,
+    ReplicaSets, ReplicationControllers, StatefulSets, DaemonSets, Jobs), each in input
+    order. A pod or claim whose name the input already uses is not made again.
+
+    Args:
+        m: loaded manifests; modified in place (pods, persistent_volume_claims,
+            replica_sets, warnings).
+
+    Raises:
+        ManifestError: never for valid decoded objects (names are checked for duplicates).
+    """
+    x = _Expander(m, _Owned.of(m.pods))
+    deployments = {(d.namespace, d.name): d for d in m.deployments}
+    managed: dict[tuple[str, str], list[ReplicaSet]] = {}
+    standalone: list[ReplicaSet] = []
+    for rs in m.replica_sets:
+        ref = rs.controller
+        if ref is not None and ref.kind == "Deployment" and (rs.namespace, ref.name) in deployments:
+            managed.setdefault((rs.namespace, ref.name), []).append(rs)
+        else:
+            standalone.append(rs)
+    for d in m.deployments:
+        x.deployment(d, managed.get((d.namespace, d.name), []))
+    for rs in standalone:
+        x.replicas(rs, rs.replicas, len(x.owned.of_controller(rs)))
+    for rc in m.replication_controllers:
+        x.replicas(rc, rc.replicas, len(x.owned.of_controller(rc)))
+    for ss in m.stateful_sets:
+        x.stateful_set(ss)
+    for ds in m.daemon_sets:
+        x.daemon_set(ds)
+    for job in m.jobs:
+        x.job(job)
+    for rs, source in x.replica_sets:
+        m.add(rs, source)
+    for claim, source in x.claims:
+        m.add(claim, source)
+    for pod, source in x.pods:
+        m.add(pod, source)
+    m.warnings.extend(x.warnings)
