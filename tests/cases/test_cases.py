@@ -27,6 +27,7 @@ GROUPS = {
     "csi-": ("cases_csi", "NodeVolumeLimits arrives with issue #6 (CSI volume limits)"),
     "dra-alloc-": ("cases_dra_alloc", "the structured DRA allocator arrives with issues #4/#5"),
     "dra-plugin-": ("cases_dra_plugin", "the DynamicResources plugin arrives with issue #4"),
+    "vol-": ("cases_vol", "VolumeBinding, VolumeZone and VolumeRestrictions (issue #13)"),
 }
 
 

@@ -96,8 +96,9 @@ def test_three_nodes_of_five_volumes_take_fifteen_of_twenty_pods(store: Any) -> 
         framework,
         store(),
         csi_snapshot=CsiSnapshot(m.csi_nodes),
+        # hand-written pre-bound claims, settled as the PV controller would
         storage_listers=StorageListers.from_objects(
-            m.persistent_volumes, m.persistent_volume_claims
+            m.persistent_volumes, m.persistent_volume_claims, pv_controller=True
         ),
     )
     assert (result.scheduled, result.unschedulable) == (15, 5)

@@ -29,8 +29,9 @@ def test_plugins_lists_in_tree_plugins_and_profile_order(
     assert "schedsim 0.1.0 (schedsim_plugins.noderesources:NodeResourcesFit)" in out
     assert (
         "  Filter: NodeUnschedulable, NodeName, TaintToleration, NodeAffinity, NodePorts, "
-        "NodeResourcesFit, NodeVolumeLimits" in out
+        "NodeResourcesFit, VolumeRestrictions, NodeVolumeLimits, VolumeBinding, VolumeZone" in out
     )
+    assert "  Reserve: VolumeBinding, DynamicResources" in out
     assert "schedsim 0.1.0 (schedsim_plugins.nodevolumelimits:NodeVolumeLimits)" in out
 
 
@@ -96,7 +97,7 @@ def test_installed_example_plugin_is_discovered(tmp_path: Path) -> None:
     assert "GpuGuard" in listing
     assert "PreFilter, Filter, Reserve, Unreserve" in listing
     assert "schedsim-gpu-guard 0.1.0 (schedsim_gpu_guard:GpuGuard)" in listing
-    assert "  Reserve: DynamicResources, GpuGuard" in listing
+    assert "  Reserve: VolumeBinding, DynamicResources, GpuGuard" in listing
     placed = cli(
         "simulate",
         str(EXAMPLE / "cluster.yaml"),

@@ -193,7 +193,11 @@ class Cluster:
         return CsiSnapshot(self.csi_nodes)
 
     def storage_listers(self) -> StorageListers:
-        """The PVs, PVCs, StorageClasses and VolumeAttachments, indexed.
+        """The PVs, PVCs, StorageClasses, VolumeAttachments, CSIDrivers and
+        CSIStorageCapacities, indexed; pre-bound claims and PV phases settled as the PV
+        controller would (`schedsim.api.pvcontroller.complete_bindings`: hand-written
+        manifests rarely carry the bind-completed annotation and PV phase that VolumeBinding
+        reads).
 
         Raises:
             ValueError: two objects of one kind share a name.
@@ -203,6 +207,9 @@ class Cluster:
             self.persistent_volume_claims,
             self.storage_classes,
             self.volume_attachments,
+            csi_drivers=self.csi_drivers,
+            csi_storage_capacities=self.csi_storage_capacities,
+            pv_controller=True,
         )
 
     def snapshot(

@@ -63,7 +63,12 @@ from schedsim.framework.types import (
     ImageStateSummary,
     WeightedAffinityTerm,
 )
-from schedsim.framework.volume_listers import SharedCsiManager, StorageListers
+from schedsim.framework.volume_listers import (
+    SharedCsiManager,
+    SharedVolumeManager,
+    StorageListers,
+    VolumeState,
+)
 
 __all__ = [
     "DEFAULT_FEATURE_GATES",
@@ -112,10 +117,12 @@ __all__ = [
     "ScorePlugin",
     "SharedCsiManager",
     "SharedLister",
+    "SharedVolumeManager",
     "StateKey",
     "Status",
     "StorageInfoLister",
     "StorageListers",
+    "VolumeState",
     "WeightedAffinityTerm",
     "default_profile",
     "discover_plugins",

@@ -25,7 +25,9 @@ from typing import Protocol
 
 from schedsim.api.resource import DeviceClass, ResourceClaim, ResourceSlice
 from schedsim.api.storage import (
+    CSIDriver,
     CSINode,
+    CSIStorageCapacity,
     PersistentVolume,
     PersistentVolumeClaim,
     StorageClass,
@@ -34,7 +36,11 @@ from schedsim.api.storage import (
 from schedsim.dra.types import DeviceId
 from schedsim.framework.dra_manager import SharedDraManager
 from schedsim.framework.interface import NodeInfoLister, SharedLister, StorageInfoLister
-from schedsim.framework.volume_listers import SharedCsiManager, StorageListers
+from schedsim.framework.volume_listers import (
+    SharedCsiManager,
+    SharedVolumeManager,
+    StorageListers,
+)
 
 __all__ = [
     "BindableSnapshot",
@@ -43,6 +49,7 @@ __all__ = [
     "DelegatingDraManager",
     "DelegatingSharedLister",
     "DelegatingStorageListers",
+    "DelegatingVolumeManager",
     "UnboundSnapshotError",
 ]
 
@@ -63,8 +70,10 @@ def _unbound(what: str) -> UnboundSnapshotError:
     )
 
 
-class BindableSnapshot(SharedLister, SharedDraManager, SharedCsiManager, Protocol):
-    """What a run binds to a Handle: the lister, DRA manager and CSI manager in one object,
+class BindableSnapshot(
+    SharedLister, SharedDraManager, SharedCsiManager, SharedVolumeManager, Protocol
+):
+    """What a run binds to a Handle: the lister, DRA, CSI and volume managers in one object,
     plus the cluster's storage listers (`schedsim.snapshot.PredicateSnapshot` is one).
 
     This is a Protocol: implementations don't inherit from it.
@@ -228,6 +237,57 @@ class DelegatingStorageListers:
         """VolumeAttachments with ``spec.nodeName == node_name``."""
         return self._get("volume_attachments_on").volume_attachments_on(node_name)
 
+    def csi_driver(self, name: str) -> CSIDriver | None:
+        """The CSIDriver ``name``, or None."""
+        return self._get("csi_driver").csi_driver(name)
+
+    @property
+    def csi_storage_capacities(self) -> tuple[CSIStorageCapacity, ...]:
+        """Every CSIStorageCapacity."""
+        return self._get("csi_storage_capacities").csi_storage_capacities
+
+
+class DelegatingVolumeManager:
+    """A `SharedVolumeManager` forwarding to the bound snapshot's PVs and PVCs (what
+    VolumeBinding's assume caches hold: bindings it made are seen, and undone by a revert).
+
+    Attributes:
+        delegate: the bound manager, or None outside a binding.
+    """
+
+    __slots__ = ("delegate",)
+
+    def __init__(self) -> None:
+        self.delegate: SharedVolumeManager | None = None
+
+    def _get(self, what: str) -> SharedVolumeManager:
+        d = self.delegate
+        if d is None:
+            raise _unbound(what)
+        return d
+
+    def get_persistent_volume(self, name: str) -> PersistentVolume | None:
+        """The PV ``name`` now, or None."""
+        return self._get("get_persistent_volume").get_persistent_volume(name)
+
+    def get_persistent_volume_claim(
+        self, namespace: str, name: str
+    ) -> PersistentVolumeClaim | None:
+        """The PVC ``namespace/name`` now, or None."""
+        return self._get("get_persistent_volume_claim").get_persistent_volume_claim(namespace, name)
+
+    def list_persistent_volumes(self, storage_class: str) -> Sequence[PersistentVolume]:
+        """The PVs of class ``storage_class`` now."""
+        return self._get("list_persistent_volumes").list_persistent_volumes(storage_class)
+
+    def assume_persistent_volume(self, pv: PersistentVolume) -> None:
+        """Replace a PV (VolumeBinding's Reserve/PreBind)."""
+        self._get("assume_persistent_volume").assume_persistent_volume(pv)
+
+    def assume_persistent_volume_claim(self, pvc: PersistentVolumeClaim) -> None:
+        """Replace a PVC (VolumeBinding's Reserve/PreBind)."""
+        self._get("assume_persistent_volume_claim").assume_persistent_volume_claim(pvc)
+
 
 class _Delegates(Protocol):
     """The parts of a Handle a binding points (`schedsim.framework.Handle`)."""
@@ -243,6 +303,9 @@ class _Delegates(Protocol):
 
     @property
     def storage_listers(self) -> DelegatingStorageListers: ...
+
+    @property
+    def volume_manager(self) -> DelegatingVolumeManager: ...
 
 
 class Binding:
@@ -266,6 +329,7 @@ class Binding:
                 SharedDraManager | None,
                 SharedCsiManager | None,
                 StorageListers | None,
+                SharedVolumeManager | None,
             ]
         ] = []
 
@@ -278,6 +342,7 @@ class Binding:
                 h.dra_manager.delegate,
                 h.csi_manager.delegate,
                 h.storage_listers.delegate,
+                h.volume_manager.delegate,
             )
         )
         s = self._snapshot
@@ -285,6 +350,7 @@ class Binding:
         h.dra_manager.delegate = s
         h.csi_manager.delegate = s
         h.storage_listers.delegate = s.storage_listers
+        h.volume_manager.delegate = s
 
     def __exit__(
         self,
@@ -298,4 +364,5 @@ class Binding:
             h.dra_manager.delegate,
             h.csi_manager.delegate,
             h.storage_listers.delegate,
+            h.volume_manager.delegate,
         ) = self._saved.pop()

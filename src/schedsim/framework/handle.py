@@ -14,6 +14,7 @@ from schedsim.framework.delegating import (
     DelegatingDraManager,
     DelegatingSharedLister,
     DelegatingStorageListers,
+    DelegatingVolumeManager,
 )
 from schedsim.framework.features import FeatureGates
 
@@ -35,8 +36,11 @@ class Handle:
         shared_lister: the bound snapshot's NodeInfo and PVC listers (``SharedLister``).
         dra_manager: the bound snapshot's DRA objects (``SharedDRAManager``).
         csi_manager: the bound snapshot's CSINodes (``CSIManager``).
-        storage_listers: the bound cluster's PVs, PVCs, StorageClasses and VolumeAttachments
-            (what kube-scheduler's informer listers give the volume plugins).
+        storage_listers: the bound cluster's PVs, PVCs, StorageClasses, VolumeAttachments,
+            CSIDrivers and CSIStorageCapacities (what kube-scheduler's informer listers give
+            the volume plugins).
+        volume_manager: the bound snapshot's PVs and PVCs with the bindings VolumeBinding made
+            (kube-scheduler's PV and PVC assume caches).
     """
 
     feature_gates: FeatureGates = attrs.field(factory=FeatureGates)
@@ -51,6 +55,9 @@ class Handle:
     )
     storage_listers: DelegatingStorageListers = attrs.field(
         factory=DelegatingStorageListers, init=False, repr=False
+    )
+    volume_manager: DelegatingVolumeManager = attrs.field(
+        factory=DelegatingVolumeManager, init=False, repr=False
     )
 
     def bind(self, snapshot: BindableSnapshot) -> Binding:

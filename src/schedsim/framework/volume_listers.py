@@ -1,6 +1,12 @@
 """What the volume plugins read besides NodeInfos: CSINodes from the snapshot, and the cluster's
 PersistentVolumes, PersistentVolumeClaims, StorageClasses and VolumeAttachments.
 
+PVs and PVCs change during a simulation: VolumeBinding's Reserve binds a WaitForFirstConsumer
+claim to a PV or selects a node for its provisioning, as kube-scheduler's assume caches do.
+The snapshot keeps them (`SharedVolumeManager`, ``Handle.volume_manager``) so forks and
+reverts undo bindings; `VolumeState` is the unforked stand-in plugins use when no snapshot
+owns the handle.
+
 kube-scheduler's NodeVolumeLimits plugin reads PVs, PVCs, StorageClasses and VolumeAttachments
 through informer listers (the live cluster), and CSINodes through the shared ``CSIManager``
 (which CA points at its CSI snapshot, so CSINodes of nodes added in a fork are seen). schedsim
@@ -16,15 +22,18 @@ from typing import Protocol
 
 import attrs
 
+from schedsim.api.pvcontroller import complete_bindings
 from schedsim.api.storage import (
+    CSIDriver,
     CSINode,
+    CSIStorageCapacity,
     PersistentVolume,
     PersistentVolumeClaim,
     StorageClass,
     VolumeAttachment,
 )
 
-__all__ = ["SharedCsiManager", "StorageListers"]
+__all__ = ["SharedCsiManager", "SharedVolumeManager", "StorageListers", "VolumeState"]
 
 
 class SharedCsiManager(Protocol):
@@ -56,6 +65,9 @@ class StorageListers:
         storage_classes: class name -> StorageClass.
         volume_attachments: node name -> VolumeAttachments whose ``spec.nodeName`` is it, in
             input order.
+        csi_drivers: CSIDriver name -> CSIDriver (VolumeBinding's capacity check).
+        csi_storage_capacities: every CSIStorageCapacity, in input order (VolumeBinding lists
+            them all, in every namespace, as upstream does).
     """
 
     persistent_volumes: Mapping[str, PersistentVolume] = attrs.field(factory=dict)
@@ -64,6 +76,8 @@ class StorageListers:
     )
     storage_classes: Mapping[str, StorageClass] = attrs.field(factory=dict)
     volume_attachments: Mapping[str, tuple[VolumeAttachment, ...]] = attrs.field(factory=dict)
+    csi_drivers: Mapping[str, CSIDriver] = attrs.field(factory=dict)
+    csi_storage_capacities: tuple[CSIStorageCapacity, ...] = ()
 
     @classmethod
     def from_objects(
@@ -72,14 +86,27 @@ class StorageListers:
         persistent_volume_claims: Iterable[PersistentVolumeClaim] = (),
         storage_classes: Iterable[StorageClass] = (),
         volume_attachments: Iterable[VolumeAttachment] = (),
+        *,
+        csi_drivers: Iterable[CSIDriver] = (),
+        csi_storage_capacities: Iterable[CSIStorageCapacity] = (),
+        pv_controller: bool = False,
     ) -> StorageListers:
         """Index the given objects.
+
+        Args:
+            pv_controller: first settle pre-bound claims and PV phases as the PV controller
+                would (`schedsim.api.pvcontroller.complete_bindings`): for clusters read from
+                hand-written manifests. False: the objects as stored (Kubernetes' test cases).
 
         Raises:
             ValueError: two objects of one kind share a name (within a namespace for PVCs).
 
         Time: O(objects).
         """
+        if pv_controller:
+            persistent_volumes, persistent_volume_claims = complete_bindings(
+                list(persistent_volumes), list(persistent_volume_claims)
+            )
         pvs: dict[str, PersistentVolume] = {}
         for pv in persistent_volumes:
             if pv.name in pvs:
@@ -103,7 +130,19 @@ class StorageListers:
                 raise ValueError(f"VolumeAttachment {va.name} given twice")
             names.add(va.name)
             by_node.setdefault(va.node_name, []).append(va)
-        return cls(pvs, pvcs, classes, {k: tuple(v) for k, v in by_node.items()})
+        drivers: dict[str, CSIDriver] = {}
+        for drv in csi_drivers:
+            if drv.name in drivers:
+                raise ValueError(f"CSIDriver {drv.name} given twice")
+            drivers[drv.name] = drv
+        return cls(
+            pvs,
+            pvcs,
+            classes,
+            {k: tuple(v) for k, v in by_node.items()},
+            drivers,
+            tuple(csi_storage_capacities),
+        )
 
     def persistent_volume(self, name: str) -> PersistentVolume | None:
         """The PV ``name``, or None."""
@@ -120,3 +159,100 @@ class StorageListers:
     def volume_attachments_on(self, node_name: str) -> tuple[VolumeAttachment, ...]:
         """VolumeAttachments with ``spec.nodeName == node_name``."""
         return self.volume_attachments.get(node_name, ())
+
+    def csi_driver(self, name: str) -> CSIDriver | None:
+        """The CSIDriver ``name``, or None."""
+        return self.csi_drivers.get(name)
+
+
+class SharedVolumeManager(Protocol):
+    """PersistentVolumes and PersistentVolumeClaims as the scheduler sees them now, bindings
+    assumed by VolumeBinding included (kube-scheduler's PV and PVC assume caches).
+
+    This is a Protocol: implementations don't inherit from it. ``PredicateSnapshot`` is one
+    (its writes fork, commit and revert with the rest of the snapshot); `VolumeState` is the
+    unforked one.
+    """
+
+    def get_persistent_volume(self, name: str) -> PersistentVolume | None:
+        """The PV ``name``, or None."""
+        ...
+
+    def get_persistent_volume_claim(
+        self, namespace: str, name: str
+    ) -> PersistentVolumeClaim | None:
+        """The PVC ``namespace/name``, or None."""
+        ...
+
+    def list_persistent_volumes(self, storage_class: str) -> Sequence[PersistentVolume]:
+        """The PVs of class ``storage_class`` (``""``: PVs without a class), in input order
+        (the assume cache's ``ListPVs``)."""
+        ...
+
+    def assume_persistent_volume(self, pv: PersistentVolume) -> None:
+        """Replace the PV of the same name (``pvCache.Assume``); raises KeyError if absent."""
+        ...
+
+    def assume_persistent_volume_claim(self, pvc: PersistentVolumeClaim) -> None:
+        """Replace the PVC of the same namespace and name (``pvcCache.Assume``); raises
+        KeyError if absent."""
+        ...
+
+
+class VolumeState:
+    """PVs and PVCs in plain dicts over a `StorageListers`, without forks: the
+    `SharedVolumeManager` a plugin uses when no snapshot set ``Handle.volume_manager``.
+
+    Args:
+        listers: the loaded objects; never modified (assumed objects go into this state's
+            own dicts).
+
+    Time: construction O(PVs + PVCs); lookups and assumes O(1); listing a class O(its PVs).
+    """
+
+    __slots__ = ("_by_class", "_pvcs", "_pvs")
+
+    def __init__(self, listers: StorageListers) -> None:
+        self._pvs: dict[str, PersistentVolume] = dict(listers.persistent_volumes)
+        self._pvcs: dict[tuple[str, str], PersistentVolumeClaim] = dict(
+            listers.persistent_volume_claims
+        )
+        self._by_class = pvs_by_class(self._pvs.values())
+
+    def get_persistent_volume(self, name: str) -> PersistentVolume | None:
+        """The PV ``name``, or None."""
+        return self._pvs.get(name)
+
+    def get_persistent_volume_claim(
+        self, namespace: str, name: str
+    ) -> PersistentVolumeClaim | None:
+        """The PVC ``namespace/name``, or None."""
+        return self._pvcs.get((namespace, name))
+
+    def list_persistent_volumes(self, storage_class: str) -> Sequence[PersistentVolume]:
+        """The PVs of class ``storage_class``."""
+        return [self._pvs[n] for n in self._by_class.get(storage_class, ())]
+
+    def assume_persistent_volume(self, pv: PersistentVolume) -> None:
+        """Replace the PV of the same name; raises KeyError if absent."""
+        if pv.name not in self._pvs:
+            raise KeyError(f"persistentvolume {pv.name!r} not found")
+        self._pvs[pv.name] = pv
+
+    def assume_persistent_volume_claim(self, pvc: PersistentVolumeClaim) -> None:
+        """Replace the PVC of the same namespace and name; raises KeyError if absent."""
+        key = (pvc.namespace, pvc.name)
+        if key not in self._pvcs:
+            raise KeyError(f"persistentvolumeclaim {pvc.key!r} not found")
+        self._pvcs[key] = pvc
+
+
+def pvs_by_class(pvs: Iterable[PersistentVolume]) -> dict[str, tuple[str, ...]]:
+    """Class name -> names of its PVs, in the given order (the PV assume cache's class index).
+
+    A PV's class never changes when it is bound, so the index is built once per load.
+    """
+    out: dict[str, list[str]] = {}
+    for pv in pvs:
+        out.setdefault(pv.storage_class, []).append(pv.name)
+    return {k: tuple(v) for k, v in out.items()}

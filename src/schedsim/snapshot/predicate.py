@@ -17,7 +17,7 @@ from contextlib import contextmanager
 
 from schedsim.api.core import Node, Pod
 from schedsim.api.resource import DeviceClass, ResourceClaim, ResourceSlice
-from schedsim.api.storage import CSINode
+from schedsim.api.storage import CSINode, PersistentVolume, PersistentVolumeClaim
 from schedsim.dra.extended import has_extended_resource_requests
 from schedsim.dra.types import DeviceId
 from schedsim.framework.cycle_state import CycleState
@@ -50,6 +50,7 @@ from schedsim.snapshot.store import (
     StoreNodeInfoLister,
     StoreStorageInfoLister,
 )
+from schedsim.snapshot.volumes import VolumeSnapshot
 
 __all__ = ["PredicateSnapshot"]
 
@@ -81,6 +82,10 @@ class PredicateSnapshot:
         storage_listers: the cluster's PVs, PVCs, StorageClasses and VolumeAttachments (what
             the handle's ``storage_listers`` give plugins while this snapshot is bound); they
             do not fork; replaced by `set_cluster_state`, emptied by `clear`.
+        volume_snapshot: the PVs and PVCs of `storage_listers` with the bindings
+            VolumeBinding made (plugins read and write them through ``Handle.volume_manager``
+            while this snapshot is bound); forks, commits and reverts with the rest; replaced
+            by `set_cluster_state`, emptied by `clear`.
 
     Mutations are transactional (CA's are not): a call that raises leaves the snapshot
     exactly as it was, in every fork state.
@@ -97,6 +102,7 @@ class PredicateSnapshot:
         self.store: ClusterSnapshotStore = store if store is not None else DeltaSnapshotStore()
         self.csi_snapshot = CsiSnapshot()
         self.storage_listers = StorageListers()
+        self.volume_snapshot = VolumeSnapshot()
         self._binding = framework.handle.bind(self)
         self.dra_snapshot = DraSnapshot()
         gates = framework.handle.feature_gates
@@ -164,6 +170,7 @@ class PredicateSnapshot:
         dra_snapshot: DraSnapshot | None = None,
         csi_snapshot: CsiSnapshot | None = None,
         storage_listers: StorageListers | None = None,
+        volume_snapshot: VolumeSnapshot | None = None,
     ) -> list[Pod]:
         """Replace everything and drop all forks (CA ``SetClusterState``).
 
@@ -181,6 +188,8 @@ class PredicateSnapshot:
                 CSI-aware scheduling on requires one per node instead).
             storage_listers: the cluster's PVs, PVCs, StorageClasses and VolumeAttachments
                 (None: none); they become this snapshot's `storage_listers`.
+            volume_snapshot: the PVs and PVCs with their current bindings (None: those of
+                ``storage_listers``); used, not copied (a forked one is flattened first).
 
         Returns:
             pods whose target node is not among ``nodes``: skipped (logged), as CA does.
@@ -196,6 +205,12 @@ class PredicateSnapshot:
         csi = csi_snapshot if csi_snapshot is not None else CsiSnapshot()
         if csi.depth:  # a forked snapshot: take its current state, flattened, as the base
             csi = CsiSnapshot(csi.list())
+        if volume_snapshot is None:
+            volumes = VolumeSnapshot.from_listers(
+                storage_listers if storage_listers is not None else StorageListers()
+            )
+        else:
+            volumes = volume_snapshot.flattened() if volume_snapshot.depth else volume_snapshot
         infos: dict[str, NodeInfo] = {}
         for node in nodes:
             if node.name in infos:
@@ -217,6 +232,7 @@ class PredicateSnapshot:
         self._set_storage_listers(
             storage_listers if storage_listers is not None else StorageListers()
         )
+        self.volume_snapshot = volumes
         for ni in infos.values():
             self.store.store_node_info(ni)
         return skipped
@@ -482,29 +498,34 @@ class PredicateSnapshot:
     # ------------------------------------------------------------------ forking
 
     def fork(self) -> None:
-        """Start a layer of changes that `revert` can undo (store, DRA and CSI state)."""
+        """Start a layer of changes that `revert` can undo (store, DRA, CSI and volume
+        state)."""
         self.store.fork()
         self.dra_snapshot.fork()
         self.csi_snapshot.fork()
+        self.volume_snapshot.fork()
 
     def revert(self) -> None:
         """Undo the changes since the last `fork` (no-op when not forked)."""
         self.store.revert()
         self.dra_snapshot.revert()
         self.csi_snapshot.revert()
+        self.volume_snapshot.revert()
 
     def commit(self) -> None:
         """Keep the changes of the top layer in the layer below (no-op when not forked)."""
         self.store.commit()
         self.dra_snapshot.commit()
         self.csi_snapshot.commit()
+        self.volume_snapshot.commit()
 
     def clear(self) -> None:
-        """Empty and unforked, with empty DRA, CSI and storage states."""
+        """Empty and unforked, with empty DRA, CSI, storage and volume states."""
         self.store.clear()
         self.dra_snapshot = DraSnapshot(clone_on_fork=self.dra_snapshot.clone_on_fork)
         self.csi_snapshot = CsiSnapshot()
         self._set_storage_listers(StorageListers())
+        self.volume_snapshot = VolumeSnapshot()
 
     def _set_storage_listers(self, listers: StorageListers) -> None:
         self.storage_listers = listers
@@ -521,6 +542,32 @@ class PredicateSnapshot:
     def list_csi_nodes(self) -> Sequence[CSINode]:
         """Every CSINode now."""
         return self.csi_snapshot.list()
+
+    # ------------------------------------------------------------------ SharedVolumeManager
+
+    def get_persistent_volume(self, name: str) -> PersistentVolume | None:
+        """The PV ``name`` now (bindings made in the snapshot included), or None."""
+        return self.volume_snapshot.get_persistent_volume(name)
+
+    def get_persistent_volume_claim(
+        self, namespace: str, name: str
+    ) -> PersistentVolumeClaim | None:
+        """The PVC ``namespace/name`` now, or None."""
+        return self.volume_snapshot.get_persistent_volume_claim(namespace, name)
+
+    def list_persistent_volumes(self, storage_class: str) -> Sequence[PersistentVolume]:
+        """The PVs of class ``storage_class`` now, in input order."""
+        return self.volume_snapshot.list_persistent_volumes(storage_class)
+
+    def assume_persistent_volume(self, pv: PersistentVolume) -> None:
+        """Replace a PV (VolumeBinding's Reserve/PreBind); undone by `revert`. Raises
+        KeyError for an unknown PV."""
+        self.volume_snapshot.assume_persistent_volume(pv)
+
+    def assume_persistent_volume_claim(self, pvc: PersistentVolumeClaim) -> None:
+        """Replace a PVC (VolumeBinding's Reserve/PreBind); undone by `revert`. Raises
+        KeyError for an unknown PVC."""
+        self.volume_snapshot.assume_persistent_volume_claim(pvc)
 
     # ------------------------------------------------------------------ SharedDraManager
 

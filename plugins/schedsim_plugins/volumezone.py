@@ -1,0 +1,190 @@
+"""VolumeZone: mirrors kube-scheduler 1.34's ``VolumeZone`` plugin
+(pkg/scheduler/framework/plugins/volumezone/volume_zone.go).
+
+A PersistentVolume labelled with a zone or region (``topology.kubernetes.io/zone``,
+``topology.kubernetes.io/region`` or their ``failure-domain.beta.kubernetes.io`` forms) can only
+be used from nodes in that zone or region. PVCs and PVs come from the snapshot
+(``Handle.volume_manager``: bindings VolumeBinding made earlier in the run are seen),
+StorageClasses from ``Handle.storage_listers``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any, ClassVar, Final
+
+from schedsim.api.core import Pod
+from schedsim.api.storage import PersistentVolume
+from schedsim.framework import (
+    Code,
+    CycleState,
+    Handle,
+    NodeInfo,
+    SharedVolumeManager,
+    StateKey,
+    Status,
+)
+
+__all__ = [
+    "ERR_REASON_CONFLICT",
+    "PRE_FILTER_STATE_KEY",
+    "TOPOLOGY_LABELS",
+    "PVTopology",
+    "VolumeZone",
+    "label_zones_to_set",
+    "pv_topologies",
+]
+
+NAME = "VolumeZone"
+
+ERR_REASON_CONFLICT: Final = "node(s) had no available volume zone"
+"""Reason when a PV's zone or region label does not match the node (``ErrReasonConflict``)."""
+
+_BETA_ZONE = "failure-domain.beta.kubernetes.io/zone"
+_BETA_REGION = "failure-domain.beta.kubernetes.io/region"
+_ZONE = "topology.kubernetes.io/zone"
+_REGION = "topology.kubernetes.io/region"
+
+TOPOLOGY_LABELS: Final = (_BETA_ZONE, _BETA_REGION, _ZONE, _REGION)
+"""The labels compared, in upstream's order (``topologyLabels``)."""
+
+_TO_GA: Mapping[str, str] = {_BETA_ZONE: _ZONE, _BETA_REGION: _REGION}
+
+PVTopology = tuple[str, frozenset[str]]
+"""``(label key, allowed values)`` of one zone/region label of a PV (``pvTopology``)."""
+
+PRE_FILTER_STATE_KEY: StateKey[tuple[PVTopology, ...]] = StateKey("PreFilter" + NAME)
+"""Where PreFilter leaves the pod's PV topologies (``preFilterStateKey`` upstream)."""
+
+_SKIP = Status(Code.Skip, (), NAME)
+_CONFLICT = Status(Code.UnschedulableAndUnresolvable, (ERR_REASON_CONFLICT,), NAME)
+
+
+def label_zones_to_set(value: str) -> frozenset[str] | None:
+    """The zones of a zone label value: ``__``-separated, each trimmed
+    (``volumehelpers.LabelZonesToSet``); None when an element is empty (upstream's error:
+    the label is then ignored)."""
+    zones = set()
+    for zone in value.split("__"):
+        zone = zone.strip()
+        if not zone:
+            return None
+        zones.add(zone)
+    return frozenset(zones)
+
+
+def pv_topologies(pv: PersistentVolume) -> tuple[PVTopology, ...]:
+    """The zone/region labels of ``pv`` with their value sets (``getPVTopologies``); labels
+    whose value does not parse are skipped."""
+    out = []
+    for key in TOPOLOGY_LABELS:
+        value = pv.labels.get(key)
+        if value is None:
+            continue
+        zones = label_zones_to_set(value)
+        if zones is not None:
+            out.append((key, zones))
+    return tuple(out)
+
+
+def _unresolvable(message: str) -> Status:
+    return Status(Code.UnschedulableAndUnresolvable, (message,), NAME)
+
+
+class VolumeZone:
+    """Mirrors kube-scheduler's ``VolumeZone`` plugin.
+
+    PreFilter walks the pod's PVC volumes (``persistentVolumeClaim`` and generic ephemeral
+    ones): a missing PVC, PV or StorageClass gives UnschedulableAndUnresolvable with the
+    lister's message (``persistentvolumeclaim "x" not found``); an unbound claim of a
+    WaitForFirstConsumer class is skipped (VolumeBinding picks its PV); an unbound claim of
+    another class gives ``PersistentVolume had no name`` (no class at all: ``PersistentVolumeClaim
+    had no pv name and storageClass name``). It collects the zone/region labels of the bound
+    PVs and returns Skip when there are none.
+
+    Filter passes nodes without any of the four zone/region labels (a single-zone cluster);
+    otherwise every PV label must be on the node (a beta key is also looked up under its GA
+    key) with a value in the PV's ``__``-separated set, else UnschedulableAndUnresolvable
+    ``node(s) had no available volume zone``. Takes no args.
+    """
+
+    name: ClassVar[str] = NAME
+
+    def __init__(self, args: Mapping[str, Any], handle: Handle) -> None:
+        unknown = sorted(k for k in args if k not in ("apiVersion", "kind"))
+        if unknown:
+            raise ValueError(f"{NAME} takes no args, got {', '.join(unknown)}")
+        self._handle = handle
+
+    def _volumes(self) -> SharedVolumeManager:
+        return self._handle.volume_manager
+
+    def _pv_topologies(self, pod: Pod) -> tuple[PVTopology, ...] | Status:
+        """``getPVbyPod``: the pod's PV topologies, or the failing status."""
+        volumes = self._volumes()
+        classes = self._handle.storage_listers
+        out: list[PVTopology] = []
+        for vol in pod.volumes:
+            if vol.persistent_volume_claim is not None:
+                pvc_name = vol.persistent_volume_claim
+            elif vol.ephemeral:
+                pvc_name = f"{pod.name}-{vol.name}"  # ephemeral.VolumeClaimName
+            else:
+                continue
+            pvc = volumes.get_persistent_volume_claim(pod.namespace, pvc_name)
+            if pvc is None:
+                return _unresolvable(f'persistentvolumeclaim "{pvc_name}" not found')
+            pv_name = pvc.volume_name
+            if not pv_name:
+                class_name = pvc.storage_class
+                if not class_name:
+                    return _unresolvable(
+                        "PersistentVolumeClaim had no pv name and storageClass name"
+                    )
+                sc = classes.storage_class(class_name)
+                if sc is None:
+                    return _unresolvable(f'storageclass.storage.k8s.io "{class_name}" not found')
+                if sc.volume_binding_mode == "WaitForFirstConsumer":
+                    continue  # skip unbound volumes
+                return _unresolvable("PersistentVolume had no name")
+            pv = volumes.get_persistent_volume(pv_name)
+            if pv is None:
+                return _unresolvable(f'persistentvolume "{pv_name}" not found')
+            out.extend(pv_topologies(pv))
+        return tuple(out)
+
+    def schedsim_pre_filter(
+        self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
+    ) -> Status | None:
+        """PreFilter of upstream VolumeZone (see the class docstring)."""
+        found = self._pv_topologies(pod)
+        if isinstance(found, Status):
+            return found
+        if not found:
+            return _SKIP
+        state[PRE_FILTER_STATE_KEY] = found
+        return None
+
+    def schedsim_filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:
+        """Filter of upstream VolumeZone (see the class docstring)."""
+        if not pod.volumes:
+            return None
+        topologies = state.get(PRE_FILTER_STATE_KEY)
+        if topologies is None:  # upstream recomputes without PreFilter state
+            found = self._pv_topologies(pod)
+            if isinstance(found, Status):
+                return found
+            topologies = found
+        node = node_info.node
+        if node is None:
+            return None
+        labels = node.labels
+        if not any(key in labels for key in TOPOLOGY_LABELS):
+            return None  # a node without topology labels: a single-zone cluster
+        for key, values in topologies:
+            value = labels.get(key)
+            if value is None:
+                value = labels.get(_TO_GA.get(key, key))
+            if value is None or value not in values:
+                return _CONFLICT
+        return None
