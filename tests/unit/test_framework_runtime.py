@@ -66,13 +66,16 @@ def test_default_profile_order_is_kube_scheduler_1_34_multipoint_order() -> None
         "NodeAffinity",
         "NodePorts",
         "NodeResourcesFit",
+        "VolumeRestrictions",
         "NodeVolumeLimits",
+        "VolumeBinding",
+        "VolumeZone",
         "DynamicResources",
     )
     assert [n for n in DEFAULT_PLUGINS if n in fw.filter_plugin_names] == list(
         fw.filter_plugin_names
     )
-    assert "VolumeBinding" in fw.not_emulated
+    assert "VolumeBinding" not in fw.not_emulated
 
 
 def test_in_tree_plugins_are_registered_through_the_entry_point_group() -> None:
@@ -303,7 +306,10 @@ def test_framework_from_config_runs_filters_in_that_order() -> None:
         "NodeName",
         "NodeAffinity",
         "NodePorts",
+        "VolumeRestrictions",
         "NodeVolumeLimits",
+        "VolumeBinding",
+        "VolumeZone",
         "DynamicResources",
     )
 
