@@ -349,8 +349,7 @@ def _simulate(args: argparse.Namespace) -> tuple[str, int]:
     engine, _ = _engine(args, timings)
     profile = engine.framework.profile
     cluster = _cluster(args)
-    for w in cluster.warnings:
-        print(f"warning: {w}", file=sys.stderr)
+    cli_autoscaling.warn_input(cluster, engine)
     try:
         # CEL selectors that do not compile are refused first, as the API server would
         result = engine.simulate(cluster)

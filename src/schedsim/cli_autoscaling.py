@@ -30,6 +30,7 @@ from rich.table import Table
 
 from schedsim.api.core import Pod
 from schedsim.api.errors import ManifestError
+from schedsim.api.gate_hints import feature_gate_hints
 from schedsim.engine import Cluster, Engine
 from schedsim.simulation.equivalence import group_equivalent_pods
 from schedsim.simulation.nodegroups import (
@@ -160,6 +161,19 @@ def add_input_args(p: argparse.ArgumentParser) -> None:
     )
 
 
+def warn_input(cluster: Cluster, engine: Engine) -> None:
+    """Print the input's warnings and the feature-gate hints for it (stderr)."""
+    hints = feature_gate_hints(
+        engine.framework.handle.feature_gates.enabled,
+        device_classes=cluster.device_classes,
+        resource_slices=cluster.resource_slices,
+        resource_claims=cluster.resource_claims,
+        resource_claim_templates=cluster.resource_claim_templates,
+    )
+    for w in (*cluster.warnings, *hints):
+        print(f"warning: {w}", file=sys.stderr)
+
+
 class UsageError(Exception):
     """Bad command-line use (exit status 2)."""
 
@@ -268,8 +282,7 @@ def _run(args: argparse.Namespace, engine: Engine) -> tuple[str, int]:
         if args.node_groups == "-"
         else args.node_groups or f"<example {EXAMPLE_NODE_GROUPS}>"
     )
-    for w in cluster.warnings:
-        print(f"warning: {w}", file=sys.stderr)
+    warn_input(cluster, engine)
     # The API server rejects selectors that do not compile; so does schedsim, at load time.
     engine.check(cluster)
     if groups is not None:

@@ -288,6 +288,9 @@ class _Expander:
     claims: list[tuple[PersistentVolumeClaim, str]] = attrs.field(factory=list)
     replica_sets: list[tuple[ReplicaSet, str]] = attrs.field(factory=list)
     warnings: list[str] = attrs.field(factory=list)
+    # id(controller) -> (defaulted template pod, owner references, the controller itself,
+    # kept so the id stays its own)
+    protos: dict[int, tuple[Pod, tuple[OwnerReference, ...], Workload]] = attrs.field(factory=dict)
 
     def name_for(self, namespace: str, base: str, seed: str) -> str:
         """A generated name not taken in ``namespace`` (a taken one is hashed again)."""
@@ -308,16 +311,22 @@ class _Expander:
         **changes: Any,
     ) -> Pod:
         template = owner.template
+        proto = self.protos.get(id(owner))
+        if proto is None:  # once per controller: defaults and owner reference
+            proto = self.protos[id(owner)] = (
+                default_pod(template.pod),
+                (owner.controller_ref(),),
+                owner,
+            )
         pod = attrs.evolve(
-            template.pod,
+            proto[0],
             name=name,
             uid=default_uid("Pod", owner.namespace, name),
-            labels=dict(labels if labels is not None else template.labels),
-            annotations=dict(annotations if annotations is not None else template.annotations),
-            owner_references=(owner.controller_ref(),),
+            labels=labels if labels is not None else template.labels,
+            annotations=annotations if annotations is not None else template.annotations,
+            owner_references=proto[1],
             **changes,
         )
-        pod = default_pod(pod)
         self.pods.append((pod, source))
         return pod
 
