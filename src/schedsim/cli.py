@@ -299,7 +299,14 @@ def _plugins(args: argparse.Namespace) -> str:
     lines = [f"{a:<{w0}}{b:<{w1}}{c}".rstrip() for a, b, c in rows]
     lines.append("")
     lines.append(f"profile {framework.profile.scheduler_name!r}:")
+    weights = framework.score_weights
     for point, names in framework.order().items():
+        if point == "Score":  # each Score plugin with its weight, then which normalize
+            shown = [f"{n} (weight {weights[n]})" for n in names]
+            lines.append(f"  {point}: {', '.join(shown) or '-'}")
+            normalize = framework.normalize_score_plugin_names
+            lines.append(f"  NormalizeScore: {', '.join(normalize) or '-'}")
+            continue
         lines.append(f"  {point}: {', '.join(names) or '-'}")
     if framework.not_emulated:
         lines.append(f"  not emulated (skipped): {', '.join(framework.not_emulated)}")

@@ -221,3 +221,25 @@ def test_plugin_config_checks(tmp_path: Path, capsys: pytest.CaptureFixture[str]
     assert "warning: pluginConfig for plugin(s) not enabled in the profile: MaxPodz" in (
         capsys.readouterr().err
     )
+
+
+def test_plugins_shows_score_points_and_weights(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`schedsim plugins` lists PreScore/Score/NormalizeScore among a plugin's extension
+    points and each Score plugin's weight in the profile (a weight at multiPoint applies,
+    getScoreWeights)."""
+    monkeypatch.chdir(ROOT / "examples" / "zone-preference-plugin" / "src")
+    cfg = tmp_path / "c.yaml"
+    cfg.write_text(
+        "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n"
+        "profiles:\n- plugins:\n    multiPoint: {enabled: [{name: ZonePreference, weight: 5}]}\n"
+    )
+    plugin = "schedsim_zone_preference:ZonePreference"
+    assert main(["plugins", "--plugin", plugin, "--config", str(cfg)]) == 0
+    out = capsys.readouterr().out
+    row = next(line for line in out.splitlines() if line.startswith("ZonePreference "))
+    assert "PreScore, Score, NormalizeScore" in row
+    assert "  PreScore: ZonePreference\n" in out
+    assert "ZonePreference (weight 5)" in out
+    assert "  NormalizeScore: ZonePreference\n" in out

@@ -27,6 +27,7 @@ def test_mypy_strict_is_clean_on_src_plugins_and_typing_conformance() -> None:
         str(ROOT / "src"),
         str(ROOT / "plugins"),
         str(ROOT / "examples/gpu-guard-plugin/src"),
+        str(ROOT / "examples/zone-preference-plugin/src"),
         str(ROOT / "tests/typing/conformance.py"),
         str(ROOT / "tests/typing/example_plugin_conforms.py"),
     )
@@ -52,3 +53,16 @@ def test_mypy_rejects_a_plugin_whose_filter_has_the_wrong_signature() -> None:
     )
     got = "def schedsim_filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> bool"
     assert got in out
+
+
+def test_mypy_rejects_a_score_hook_with_go_style_parameter_names() -> None:
+    """The protocols' parameters are keyword-only, so a Score hook named like Go's
+    (``p``, ``nodeInfo``) is not a ScorePlugin; mypy names the member."""
+    out, status = _mypy(str(ROOT / "tests/typing/reject_go_style_score.py"))
+    assert status == 1, out
+    assert (
+        'Incompatible types in assignment (expression has type "GoStyleScore", variable has '
+        'type "ScorePlugin")' in out
+    )
+    assert "schedsim_score" in out
+    assert "def schedsim_score(self, *, state: CycleState, pod: Pod, node_info: NodeInfo)" in out

@@ -1,6 +1,6 @@
 """Test helpers that ship with schedsim, for schedsim's own tests, for plugin authors
-(`run_plugin`, `snapshot_from_manifests`, `make_node`, `make_pod`) and for anyone writing a
-`schedsim.snapshot.ClusterSnapshotStore` (the conformance suite).
+(`run_plugin`, `run_plugin_on_nodes`, `snapshot_from_manifests`, `make_node`, `make_pod`)
+and for anyone writing a `schedsim.snapshot.ClusterSnapshotStore` (the conformance suite).
 
 `schedsim.testing.snapshot_conformance` is the store conformance suite: every store must
 behave like `schedsim.snapshot.BasicSnapshotStore` under every scenario, through every
@@ -17,7 +17,13 @@ from schedsim.testing.dra_conformance import (
     dump_dra_state,
     run_dra_conformance,
 )
-from schedsim.testing.plugins import PluginRun, run_plugin, snapshot_from_manifests
+from schedsim.testing.plugins import (
+    PluginNodesRun,
+    PluginRun,
+    run_plugin,
+    run_plugin_on_nodes,
+    snapshot_from_manifests,
+)
 from schedsim.testing.snapshot_conformance import (
     CONFORMANCE_CASES,
     FORK_MODES,
@@ -45,6 +51,7 @@ __all__ = [
     "ForkMode",
     "ModificationScenario",
     "NodeState",
+    "PluginNodesRun",
     "PluginRun",
     "StoreFactory",
     "check_dra_consistency",
@@ -56,6 +63,7 @@ __all__ = [
     "new_snapshot",
     "run_dra_conformance",
     "run_plugin",
+    "run_plugin_on_nodes",
     "run_store_conformance",
     "snapshot_from_manifests",
 ]

@@ -1,12 +1,15 @@
 """A test kit for plugin authors: build a snapshot from manifests, run one plugin's extension
-points for a pod on a node, and look at the Status it returned.
+points for a pod, and look at the Statuses and scores it returned.
 
 .. code-block:: python
 
-    from schedsim.testing import make_node, make_pod, run_plugin
+    from schedsim.testing import make_node, make_pod, run_plugin, run_plugin_on_nodes
 
     run = run_plugin(MyPlugin, make_pod("p"), "n1", nodes=[make_node("n1")])
     assert run.filter == Status(Code.Unschedulable, ("my reason",), "MyPlugin")
+
+    every = run_plugin_on_nodes(MyScorer, make_pod("p"), nodes=[make_node("a"), make_node("b")])
+    assert every.normalized_scores == {"a": 100, "b": 0}
 
 The plugin runs through the real runtime (pluggy validation, profile, CycleState), exactly as
 ``schedsim simulate`` would run it.
@@ -24,12 +27,15 @@ from schedsim.api.core import Node, Pod
 from schedsim.api.loader import decode_objects
 from schedsim.engine.cluster import Cluster
 from schedsim.framework import (
+    SUCCESS,
     Code,
     CycleState,
     FeatureGates,
     Framework,
     Handle,
+    NodeInfo,
     PluginFactory,
+    PreFilterResult,
     Profile,
     Status,
     default_profile,
@@ -37,7 +43,13 @@ from schedsim.framework import (
 )
 from schedsim.snapshot import ClusterSnapshotStore, PredicateSnapshot
 
-__all__ = ["PluginRun", "run_plugin", "snapshot_from_manifests"]
+__all__ = [
+    "PluginNodesRun",
+    "PluginRun",
+    "run_plugin",
+    "run_plugin_on_nodes",
+    "snapshot_from_manifests",
+]
 
 
 def snapshot_from_manifests(
@@ -91,10 +103,20 @@ class PluginRun:
         pre_filter: the PreFilter status (SUCCESS, Skip, or a rejection); None if the plugin
             has no PreFilter.
         filter: the Filter status for the node (SUCCESS or the rejection); None when
-            PreFilter rejected or skipped, or the plugin has no Filter.
+            PreFilter rejected or skipped, PreFilter's result excludes the node, or the
+            plugin has no Filter.
         reserve: the Reserve status when ``reserve=True`` and Filter passed.
         state: the CycleState the calls shared.
         plugin: the plugin instance (to inspect what it recorded).
+        pre_filter_result: the `PreFilterResult` PreFilter returned (None: all nodes).
+        pre_score: the PreScore status (SUCCESS, Skip or the Error); None if the plugin has
+            no PreScore or scoring did not run.
+        scores: node -> raw Score, over every node this plugin finds feasible (its
+            PreFilter result and Filter), as kube-scheduler would score them.
+        normalized_scores: node -> score after NormalizeScore (the raw score when the
+            plugin has none).
+        score_status: SUCCESS, or the Error ``run_score_plugins`` returned; None when the
+            plugin has no Score or scoring did not run.
     """
 
     pre_filter: Status | None
@@ -102,6 +124,148 @@ class PluginRun:
     reserve: Status | None
     state: CycleState
     plugin: Any
+    pre_filter_result: PreFilterResult | None = None
+    pre_score: Status | None = None
+    scores: Mapping[str, int] = attrs.field(factory=dict)
+    normalized_scores: Mapping[str, int] = attrs.field(factory=dict)
+    score_status: Status | None = None
+
+    @property
+    def score(self) -> int | None:
+        """The raw Score of the node ``run_plugin`` was asked about (None: not scored)."""
+        return self.scores.get(self._node)
+
+    @property
+    def normalized_score(self) -> int | None:
+        """Its score after NormalizeScore (None: not scored)."""
+        return self.normalized_scores.get(self._node)
+
+    _node: str = ""
+
+
+@attrs.frozen
+class PluginNodesRun:
+    """What one plugin returned for one pod over every node (`run_plugin_on_nodes`).
+
+    Attributes:
+        pre_filter: as `PluginRun.pre_filter`.
+        pre_filter_result: as `PluginRun.pre_filter_result`.
+        filter: node -> Filter status (SUCCESS or the rejection), for every node Filter ran
+            on (none when PreFilter rejected or skipped, or the plugin has no Filter; nodes
+            outside the PreFilter result are absent).
+        feasible: the nodes this plugin lets through, in node order.
+        pre_score, scores, normalized_scores, score_status: as in `PluginRun`.
+        state: the CycleState the calls shared.
+        plugin: the plugin instance.
+    """
+
+    pre_filter: Status | None
+    pre_filter_result: PreFilterResult | None
+    filter: Mapping[str, Status]
+    feasible: tuple[str, ...]
+    pre_score: Status | None
+    scores: Mapping[str, int]
+    normalized_scores: Mapping[str, int]
+    score_status: Status | None
+    state: CycleState
+    plugin: Any
+
+
+def _framework(
+    factory: PluginFactory, args: Mapping[str, Any] | None, feature_gates: Mapping[str, bool] | None
+) -> tuple[Framework, str]:
+    name = getattr(factory, "name", None)
+    if not isinstance(name, str):
+        raise TypeError("the plugin factory needs a string `name`")
+    points = ("preFilter", "filter", "preScore", "score", "reserve")
+    profile = Profile(
+        plugins={p: (name,) for p in points},
+        plugin_args={name: args or {}},
+        explicit=frozenset({name}),
+        plugin_weights={name: 1},
+    )
+    gates = FeatureGates().with_overrides(feature_gates or {})
+    return Framework(profile, Handle(feature_gates=gates), {name: factory}), name
+
+
+def run_plugin_on_nodes(
+    factory: PluginFactory,
+    pod: Pod,
+    *,
+    nodes: Sequence[Node],
+    pods: Sequence[Pod] = (),
+    args: Mapping[str, Any] | None = None,
+    feature_gates: Mapping[str, bool] | None = None,
+) -> PluginNodesRun:
+    """Run one plugin's PreFilter, Filter on every node, then PreScore, Score and
+    NormalizeScore over the nodes it finds feasible (what kube-scheduler's schedulePod does,
+    with this plugin alone in the profile, weight 1).
+
+    Args:
+        factory: the plugin class (anything with a ``name`` that builds the plugin).
+        pod: the pod being scheduled.
+        nodes: the cluster's nodes.
+        pods: pods already bound (``spec.nodeName`` set).
+        args: the plugin's ``pluginConfig`` args.
+        feature_gates: gate overrides.
+
+    Raises:
+        PluginError: the plugin is invalid or rejects its args.
+    """
+    framework, name = _framework(factory, args, feature_gates)
+    snap = PredicateSnapshot(framework)
+    snap.set_cluster_state(nodes, pods)
+    with snap.bound():  # the plugin reads the snapshot through the handle
+        return _evaluate(framework, name, snap, pod)
+
+
+def _evaluate(framework: Framework, name: str, snap: PredicateSnapshot, pod: Pod) -> PluginNodesRun:
+    order = framework.order()
+    plugin = framework.plugins[name]
+    state = CycleState()
+    infos = snap.list_node_infos()
+    pre: Status | None = None
+    result: PreFilterResult | None = None
+    if order["PreFilter"]:
+        result, pre, _ = framework.run_pre_filter_plugins(state, pod, infos)
+        if name in state.skip_filter_plugins:
+            pre = Status(Code.Skip, (), name)
+        elif not pre.is_success:
+            return PluginNodesRun(pre, result, {}, (), None, {}, {}, None, state, plugin)
+    allowed = result.node_names if result is not None else None
+    candidates = [ni for ni in infos if allowed is None or _name(ni) in allowed]
+    filters: dict[str, Status] = {}
+    if order["Filter"] and name not in state.skip_filter_plugins:
+        for ni in candidates:
+            filters[_name(ni)] = framework.run_filter_plugins(state, pod, ni)
+    feasible = [ni for ni in candidates if filters.get(_name(ni), SUCCESS).is_success]
+    names = tuple(_name(ni) for ni in feasible)
+    if not order["Score"] or not feasible:
+        return PluginNodesRun(pre, result, filters, names, None, {}, {}, None, state, plugin)
+    pre_score = framework.run_pre_score_plugins(state, pod, feasible) if order["PreScore"] else None
+    if name in state.skip_score_plugins:
+        pre_score = Status(Code.Skip, (), name)
+    if pre_score is not None and not pre_score.is_success:
+        return PluginNodesRun(pre, result, filters, names, pre_score, {}, {}, None, state, plugin)
+    raw: dict[str, dict[str, int]] = {}
+    scored, score_status = framework.run_score_plugins(state, pod, feasible, raw)
+    normalized = {s.name: s.total_score for s in scored}  # weight 1: normalized score
+    return PluginNodesRun(
+        pre,
+        result,
+        filters,
+        names,
+        pre_score,
+        raw.get(name, {}),
+        normalized,
+        score_status,
+        state,
+        plugin,
+    )
+
+
+def _name(ni: NodeInfo) -> str:
+    return ni.node.name if ni.node is not None else ""
 
 
 def run_plugin(
@@ -115,64 +279,51 @@ def run_plugin(
     feature_gates: Mapping[str, bool] | None = None,
     reserve: bool = False,
 ) -> PluginRun:
-    """Run one plugin's PreFilter, Filter (on ``node_name``) and optionally Reserve.
+    """Run one plugin's extension points for a pod and report them for ``node_name``.
+
+    PreFilter, Filter on every node (see `run_plugin_on_nodes`), PreScore, Score and
+    NormalizeScore over the nodes the plugin finds feasible, and optionally Reserve on
+    ``node_name``.
 
     Args:
         factory: the plugin class (anything with a ``name`` that builds the plugin).
         pod: the pod being scheduled.
-        node_name: the node to run Filter (and Reserve) for.
+        node_name: the node to report Filter and the scores for (and to run Reserve on).
         nodes: the cluster's nodes.
         pods: pods already bound (``spec.nodeName`` set).
         args: the plugin's ``pluginConfig`` args.
         feature_gates: gate overrides.
-        reserve: also run Reserve when Filter passes.
+        reserve: also run Reserve when Filter passes on ``node_name``.
 
     Raises:
         PluginError: the plugin is invalid or rejects its args.
         NodeNotFoundError: ``node_name`` is not among ``nodes``.
     """
-    name = getattr(factory, "name", None)
-    if not isinstance(name, str):
-        raise TypeError("the plugin factory needs a string `name`")
-    profile = Profile(
-        plugins={"preFilter": (name,), "filter": (name,), "reserve": (name,)},
-        plugin_args={name: args or {}},
-        explicit=frozenset({name}),
-    )
-    gates = FeatureGates().with_overrides(feature_gates or {})
-    framework = Framework(profile, Handle(feature_gates=gates), {name: factory})
+    framework, name = _framework(factory, args, feature_gates)
     snap = PredicateSnapshot(framework)
     snap.set_cluster_state(nodes, pods)
     with snap.bound():  # the plugin reads the snapshot through the handle
-        return _run(framework, name, snap, pod, node_name, reserve)
-
-
-def _run(
-    framework: Framework,
-    name: str,
-    snap: PredicateSnapshot,
-    pod: Pod,
-    node_name: str,
-    reserve: bool,
-) -> PluginRun:
-    order = framework.order()
-    state = CycleState()
-    pre: Status | None = None
-    if order["PreFilter"]:
-        result, pre, _ = framework.run_pre_filter_plugins(state, pod, snap.list_node_infos())
-        if name in state.skip_filter_plugins:
-            pre = Status(Code.Skip, (), name)
-        if not pre.is_success:
-            return PluginRun(pre, None, None, state, framework.plugins[name])
+        snap.get_node_info(node_name)  # NodeNotFoundError for an unknown node
+        run = _evaluate(framework, name, snap, pod)
+        filt = run.filter.get(node_name)
+        res = None
         if (
-            result is not None
-            and result.node_names is not None
-            and node_name not in (result.node_names)
+            reserve
+            and framework.order()["Reserve"]
+            and (filt is None or filt.is_success)
+            and (run.pre_filter is None or run.pre_filter.code in (Code.Success, Code.Skip))
         ):
-            return PluginRun(pre, None, None, state, framework.plugins[name])
-    node_info = snap.get_node_info(node_name)
-    filt = framework.run_filter_plugins(state, pod, node_info) if order["Filter"] else None
-    res = None
-    if reserve and order["Reserve"] and (filt is None or filt.is_success):
-        res = framework.run_reserve_plugins_reserve(state, pod, node_name)
-    return PluginRun(pre, filt, res, state, framework.plugins[name])
+            res = framework.run_reserve_plugins_reserve(run.state, pod, node_name)
+    return PluginRun(
+        run.pre_filter,
+        filt,
+        res,
+        run.state,
+        run.plugin,
+        run.pre_filter_result,
+        run.pre_score,
+        run.scores,
+        run.normalized_scores,
+        run.score_status,
+        node_name,
+    )

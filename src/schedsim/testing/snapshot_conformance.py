@@ -305,13 +305,25 @@ def make_node(
     unschedulable: bool = False,
     taints: Sequence[Mapping[str, str]] = (),
     labels: Mapping[str, str] | None = None,
+    allocatable: Mapping[str, str] | None = None,
+    images: Mapping[str, int] | None = None,
 ) -> Node:
-    """A Node with ``status.allocatable`` cpu, memory and pods (CA's ``BuildTestNode``)."""
+    """A Node with ``status.allocatable`` cpu, memory and pods (CA's ``BuildTestNode``).
+
+    Args:
+        allocatable: further allocatable resources (e.g. ``{"example.com/gpu": "2"}``).
+        images: ``status.images``: image name -> size in bytes (ImageLocality reads them).
+    """
+    status: dict[str, Any] = {
+        "allocatable": {"cpu": cpu, "memory": memory, "pods": str(pods), **(allocatable or {})}
+    }
+    if images:
+        status["images"] = [{"names": [n], "sizeBytes": size} for n, size in images.items()]
     return Node.from_manifest(
         {
             "metadata": {"name": name, "labels": dict(labels or {})},
             "spec": {"unschedulable": unschedulable, "taints": [dict(t) for t in taints]},
-            "status": {"allocatable": {"cpu": cpu, "memory": memory, "pods": str(pods)}},
+            "status": status,
         }
     )
 
@@ -328,6 +340,13 @@ def make_pod(
     ephemeral_volumes: Sequence[str] = (),
     other_volumes: Sequence[Mapping[str, Any]] = (),
     spec: Mapping[str, Any] | None = None,
+    labels: Mapping[str, str] | None = None,
+    annotations: Mapping[str, str] | None = None,
+    tolerations: Sequence[Mapping[str, str]] = (),
+    node_selector: Mapping[str, str] | None = None,
+    image: str = "",
+    priority: int | None = None,
+    scheduler_name: str = "",
 ) -> Pod:
     """A one-container Pod (CA's ``BuildTestPod``).
 
@@ -336,7 +355,13 @@ def make_pod(
         pvcs: claim names, mounted as volumes ``pvc-<i>``.
         ephemeral_volumes: names of generic ephemeral volumes (claim ``<pod>-<volume>``).
         other_volumes: further raw volume entries.
-        spec: further raw spec fields (e.g. ``affinity``).
+        spec: further raw spec fields (e.g. ``affinity``); they win over the arguments.
+        labels, annotations: ``metadata.labels`` / ``metadata.annotations``.
+        tolerations: ``spec.tolerations`` (raw entries, as for make_node's ``taints``).
+        node_selector: ``spec.nodeSelector``.
+        image: the container's image.
+        priority: ``spec.priority``.
+        scheduler_name: ``spec.schedulerName`` (empty: default-scheduler).
     """
     requests = {}
     if cpu is not None:
@@ -348,13 +373,31 @@ def make_pod(
     ]
     volumes += [{"name": v, "ephemeral": {"volumeClaimTemplate": {}}} for v in ephemeral_volumes]
     volumes += list(other_volumes)
+    container: dict[str, Any] = {"name": "c", "resources": {"requests": requests}}
+    if image:
+        container["image"] = image
+    extra: dict[str, Any] = {}
+    if tolerations:
+        extra["tolerations"] = [dict(t) for t in tolerations]
+    if node_selector:
+        extra["nodeSelector"] = dict(node_selector)
+    if priority is not None:
+        extra["priority"] = priority
+    if scheduler_name:
+        extra["schedulerName"] = scheduler_name
+    metadata: dict[str, Any] = {"name": name, "namespace": namespace}
+    if labels:
+        metadata["labels"] = dict(labels)
+    if annotations:
+        metadata["annotations"] = dict(annotations)
     return Pod.from_manifest(
         {
-            "metadata": {"name": name, "namespace": namespace},
+            "metadata": metadata,
             "spec": {
                 "nodeName": node_name,
-                "containers": [{"name": "c", "resources": {"requests": requests}}],
+                "containers": [container],
                 "volumes": volumes,
+                **extra,
                 **(spec or {}),
             },
             "status": {"nominatedNodeName": nominated_node_name},

@@ -1,0 +1,34 @@
+"""ZonePreference's own tests: the model for testing a Score plugin with schedsim.testing."""
+
+from __future__ import annotations
+
+from schedsim.framework import Code
+from schedsim.testing import make_node, make_pod, run_plugin, run_plugin_on_nodes
+from schedsim_zone_preference import ZONE_LABEL, ZonePreference
+
+NODES = [make_node(f"n-{z}", labels={ZONE_LABEL: f"zone-{z}"}) for z in "abc"]
+POD = make_pod("web", annotations={"zone-preference.example.com/zones": "zone-b, zone-a"})
+
+
+def test_first_listed_zone_scores_highest() -> None:
+    run = run_plugin_on_nodes(ZonePreference, POD, nodes=NODES)
+    assert run.pre_score is not None and run.pre_score.is_success
+    assert run.scores == {"n-a": 1, "n-b": 2, "n-c": 0}  # raw: zone-b 2, zone-a 1
+    assert run.normalized_scores == {"n-a": 50, "n-b": 100, "n-c": 0}
+
+
+def test_pod_without_preference_is_not_scored() -> None:
+    run = run_plugin_on_nodes(ZonePreference, make_pod("batch"), nodes=NODES)
+    assert run.pre_score is not None and run.pre_score.code is Code.Skip
+    assert run.scores == {} and run.normalized_scores == {}
+
+
+def test_one_node_view() -> None:
+    run = run_plugin(ZonePreference, POD, "n-a", nodes=NODES)
+    assert (run.score, run.normalized_score) == (1, 50)
+
+
+def test_custom_annotation() -> None:
+    pod = make_pod("api", annotations={"zones": "zone-c"})
+    run = run_plugin_on_nodes(ZonePreference, pod, nodes=NODES, args={"annotation": "zones"})
+    assert run.normalized_scores == {"n-a": 0, "n-b": 0, "n-c": 100}
