@@ -51,7 +51,7 @@ from schedsim.api.resource import (
     ResourceClaimSpec,
     ResourceClaimStatus,
 )
-from schedsim.dra.allocator import AllocatedState, Allocator
+from schedsim.dra.allocator import Allocator
 from schedsim.dra.cel import CelCache
 from schedsim.dra.claims import claim_is_for_pod, claim_reserved_for_pod
 from schedsim.dra.extended import (
@@ -63,6 +63,8 @@ from schedsim.dra.extended import (
     is_dra_extended_resource_name,
     request_mappings,
 )
+from schedsim.dra.pools import PoolCache
+from schedsim.dra.tracker import AllocatedStateTracker
 from schedsim.dra.types import AllocationError, AllocationTimeout, DraFeatures
 from schedsim.framework import Code, CycleState, Handle, NodeInfo, StateKey, Status
 from schedsim.framework.dra_manager import SharedDraManager
@@ -247,6 +249,8 @@ class DynamicResources:
         self.enabled = gates.enabled("DynamicResourceAllocation")
         self.features = DraFeatures.from_gates(gates)
         self.cel_cache = CelCache()
+        self.pool_cache = PoolCache()
+        self.allocated = AllocatedStateTracker(self.features)
         micros = self.filter_timeout // timedelta(microseconds=1)
         self.max_steps: int | None = (
             micros // MICROSECONDS_PER_DEVICE_TRIED
@@ -310,11 +314,12 @@ class DynamicResources:
             all_claims = manager.list_resource_claims()
             allocator = Allocator(
                 self.features,
-                AllocatedState.from_claims(all_claims, self.features),
+                self.allocated.state(all_claims),
                 {c.name: c for c in manager.list_device_classes()},
                 manager.list_resource_slices(),
                 self.cel_cache,
                 max_steps=self.max_steps,
+                pool_cache=self.pool_cache,
             )
         state[STATE_KEY] = _State(
             claims,

@@ -30,6 +30,7 @@ from __future__ import annotations
 import sys
 import uuid
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Set as AbstractSet
 from fractions import Fraction
 
 import attrs
@@ -52,7 +53,7 @@ from schedsim.api.resource import (
 )
 from schedsim.dra.capacity import consumed_capacity, fits
 from schedsim.dra.cel import CelCache, CelCompileError, CelRuntimeError
-from schedsim.dra.pools import Pool, gather_pools, node_selection_matches
+from schedsim.dra.pools import Pool, PoolCache, gather_pools, node_selection_matches
 from schedsim.dra.types import AllocationError, AllocationTimeout, DeviceId, DraFeatures
 
 __all__ = ["MAX_DEVICES_PER_CLAIM", "AllocatedState", "Allocator", "CelCache"]
@@ -69,7 +70,8 @@ class AllocatedState:
     """What is already in use cluster-wide (``structured.AllocatedState``).
 
     Attributes:
-        devices: exclusively allocated devices.
+        devices: exclusively allocated devices (a frozenset, or the live view an
+            `schedsim.dra.tracker.AllocatedStateTracker` keeps current).
         shared_device_ids: ``(device, shareID)`` of allocations of devices that allow
             multiple allocations (consumable capacity).
         consumed_capacity: per device, the capacity consumed by its shared allocations,
@@ -77,7 +79,7 @@ class AllocatedState:
             names).
     """
 
-    devices: frozenset[DeviceId] = frozenset()
+    devices: AbstractSet[DeviceId] = frozenset()
     shared_device_ids: frozenset[tuple[DeviceId, str]] = frozenset()
     consumed_capacity: Mapping[DeviceId, Mapping[str, Fraction]] = attrs.field(factory=dict)
 
@@ -260,6 +262,9 @@ class Allocator:
             DynamicResources plugin turns the timeout into this count instead.
         prune: skip the branches described below (False: upstream's exact search, the
             reference the pruned one is tested against).
+        pool_cache: pools per node kept across allocators while the slices stay the same
+            (the DynamicResources plugin keeps one); without it every `allocate` gathers
+            the node's pools afresh.
 
     The search explores what upstream's does, in the same order, and returns the same first
     solution, but it skips two kinds of branches that cannot change the outcome:
@@ -287,10 +292,14 @@ class Allocator:
         cel_cache: CelCache | None = None,
         max_steps: int | None = None,
         prune: bool = True,
+        pool_cache: PoolCache | None = None,
     ) -> None:
         self._features = features
         self.max_steps = max_steps
         self.prune = prune
+        self._pool_cache = pool_cache
+        if pool_cache is not None:
+            pool_cache.bind(slices, features)
         self._allocated = allocated
         self._classes = device_classes
         self._slices = slices
@@ -416,7 +425,12 @@ class _Run:
         return f"{claim.namespace}/{claim.name}" if claim.namespace else claim.name
 
     def allocate(self) -> list[AllocationResult] | None:
-        self.pools = gather_pools(self.a._slices, self.node, self.f)
+        cache = self.a._pool_cache
+        self.pools = (
+            cache.pools(self.node)
+            if cache is not None
+            else gather_pools(self.a._slices, self.node, self.f)
+        )
         total = 0
         for ci, claim in enumerate(self.claims):
             ref = self._claim_ref(ci)
@@ -800,32 +814,36 @@ class _Run:
             if not (self.f.consumable_capacity and prev.device.allow_multiple_allocations):
                 start += 1
         failed: set[object] = set()  # looks of devices that failed at this position
-        ordinal = -1
+        # Hot loop (every device of every pool the node sees, per device position): the
+        # common "already allocated to another claim" case is tested inline.
+        taken = self.a._allocated.devices if not rd.admin_access else ()
+        offset = 0  # ordinal of the pool's first device
         for pool in self.pools:
             if pool.invalid_reason:
                 raise AllocationError(f"pool {pool.name} is invalid: {pool.invalid_reason}")
-            for slice_ in pool.slices:
-                for device in slice_.devices:
-                    ordinal += 1
-                    if ordinal < start:
-                        continue
-                    did = DeviceId(slice_.driver, slice_.pool.name, device.name)
-                    if self._in_use(ci, rd, did):
-                        continue
-                    if not self._selectable(ci, ri, si, rd, did, device, slice_):
-                        continue
-                    look = self._look_now(did, slice_, device)
-                    if look is not None and look in failed:
-                        continue
-                    self._tick()
-                    undo = self._take(ci, rd, did, device, slice_, must=False)
-                    if undo is None:
-                        continue
-                    self.results[ci][-1].ordinal = ordinal
-                    if self._descend(undo, ci, ri, si, di, in_sub):
-                        return True
-                    if look is not None:
-                        failed.add(look)
+            entries = pool.entries
+            if offset + len(entries) <= start:
+                offset += len(entries)
+                continue
+            for i in range(max(start - offset, 0), len(entries)):
+                did, device, slice_ = entries[i]
+                if did in taken or self._in_use(ci, rd, did):
+                    continue
+                if not self._selectable(ci, ri, si, rd, did, device, slice_):
+                    continue
+                look = self._look_now(did, slice_, device)
+                if look is not None and look in failed:
+                    continue
+                self._tick()
+                undo = self._take(ci, rd, did, device, slice_, must=False)
+                if undo is None:
+                    continue
+                self.results[ci][-1].ordinal = offset + i
+                if self._descend(undo, ci, ri, si, di, in_sub):
+                    return True
+                if look is not None:
+                    failed.add(look)
+            offset += len(entries)
         return False
 
     def _look_now(self, did: DeviceId, slice_: ResourceSlice, device: Device) -> object:

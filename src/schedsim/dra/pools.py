@@ -7,6 +7,7 @@ allocator, Kubernetes 1.34).
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Sequence
 
 import attrs
@@ -14,9 +15,9 @@ import attrs
 from schedsim.api.core import Node, NodeSelectorTerm
 from schedsim.api.nodeaffinity import Matcher, compile_node_selector
 from schedsim.api.resource import Device, ResourceSlice
-from schedsim.dra.types import DraFeatures
+from schedsim.dra.types import DeviceId, DraFeatures
 
-__all__ = ["Pool", "PoolId", "gather_pools", "node_selection_matches"]
+__all__ = ["Pool", "PoolCache", "PoolId", "gather_pools", "node_selection_matches"]
 
 PoolId = tuple[str, str]
 """``(driver, pool name)``."""
@@ -35,6 +36,8 @@ class Pool:
         incomplete: fewer slices of that generation than ``resourceSliceCount`` are
             relevant (allocation from it is allowed, but not ``allocationMode: All``).
         invalid_reason: why the pool cannot be used (a device name repeats); empty if valid.
+        entries: every device of ``slices`` in order, with its id and slice (what the
+            allocator's search walks; built once per pool).
     """
 
     driver: str
@@ -42,6 +45,7 @@ class Pool:
     slices: tuple[ResourceSlice, ...]
     incomplete: bool = False
     invalid_reason: str = ""
+    entries: tuple[tuple[DeviceId, Device, ResourceSlice], ...] = ()
 
     def __str__(self) -> str:
         return f"{self.driver}/{self.name}"
@@ -107,15 +111,7 @@ def gather_pools(slices: Sequence[ResourceSlice], node: Node, features: DraFeatu
     """
     by_pool: dict[PoolId, list[ResourceSlice]] = {}
     for s in slices:
-        if s.per_device_node_selection:
-            if not features.partitionable_devices:
-                continue
-            relevant = any(_device_matches(node, dev) for dev in s.devices)
-        elif s.node_name or s.all_nodes or s.node_selector is not None:
-            relevant = node_selection_matches(node, s.node_name, s.all_nodes, s.node_selector)
-        else:
-            continue
-        if not relevant:
+        if not _slice_relevant(s, node, features):
             continue
         key = (s.driver, s.pool.name)
         current = by_pool.get(key)
@@ -133,6 +129,11 @@ def gather_pools(slices: Sequence[ResourceSlice], node: Node, features: DraFeatu
             slices=tuple(pool_slices),
             incomplete=len(pool_slices) != pool_slices[0].pool.resource_slice_count,
             invalid_reason=_invalid_reason(pool_slices),
+            entries=tuple(
+                (DeviceId(s.driver, s.pool.name, dev.name), dev, s)
+                for s in pool_slices
+                for dev in s.devices
+            ),
         )
         (with_conditions if _has_binding_conditions(pool) else plain).append(pool)
     return plain + with_conditions
@@ -146,3 +147,96 @@ def _invalid_reason(pool_slices: Sequence[ResourceSlice]) -> str:
                 return f"duplicate device name {dev.name}"
             seen.add(dev.name)
     return ""
+
+
+class PoolCache:
+    """`gather_pools` results per node, kept while the set of slices stays the same.
+
+    A scheduling cycle asks for the pools of every candidate node, pod after pod, while the
+    ResourceSlices rarely change. `bind` (once per pod, O(S) identity check) sorts the
+    slices into the ones every node sees (``allNodes``), node-local ones (``nodeName``,
+    indexed by node) and the ones whose node selection must be evaluated per node; the pools
+    of the ``allNodes`` slices are gathered once. `pools` for a node then costs the slices
+    that concern that node plus merging in the shared pools (O(P) for P pools it sees), not a
+    pass over every slice and device; its result is kept per Node object.
+
+    The result equals `gather_pools` over the bound slices (checked by a hypothesis test).
+    Not thread-safe; one per plugin instance.
+    """
+
+    __slots__ = (
+        "_by_node",
+        "_by_node_name",
+        "_features",
+        "_selective",
+        "_shared",
+        "_shared_by_pool",
+        "_slices",
+    )
+
+    def __init__(self) -> None:
+        self._slices: tuple[ResourceSlice, ...] = ()
+        self._features: DraFeatures | None = None
+        self._by_node: dict[str, tuple[Node, list[Pool]]] = {}
+        self._by_node_name: dict[str, list[ResourceSlice]] = {}
+        self._selective: list[ResourceSlice] = []
+        self._shared: list[Pool] = []
+        self._shared_by_pool: dict[PoolId, list[ResourceSlice]] = {}
+
+    def bind(self, slices: Sequence[ResourceSlice], features: DraFeatures) -> None:
+        """Use ``slices`` from now on; keep what was computed unless they are other slice
+        objects than last time (the snapshot hands out the objects it stores)."""
+        if (
+            features == self._features
+            and len(slices) == len(self._slices)
+            and all(map(operator.is_, slices, self._slices))
+        ):
+            return
+        self._slices = tuple(slices)
+        self._features = features
+        self._by_node = {}
+        self._by_node_name = {}
+        self._selective = []
+        self._shared_by_pool = {}
+        shared: list[ResourceSlice] = []
+        for s in slices:
+            if s.per_device_node_selection or s.node_selector is not None:
+                self._selective.append(s)
+            elif s.node_name:
+                self._by_node_name.setdefault(s.node_name, []).append(s)
+            elif s.all_nodes:
+                shared.append(s)
+                self._shared_by_pool.setdefault((s.driver, s.pool.name), []).append(s)
+        self._shared = gather_pools(shared, _ANY_NODE, features)
+
+    def pools(self, node: Node) -> list[Pool]:
+        """`gather_pools` for ``node`` over the bound slices (the same Node object hits the
+        cache). Read-only: do not modify the list."""
+        hit = self._by_node.get(node.name)
+        if hit is not None and hit[0] is node:
+            return hit[1]
+        features = self._features
+        assert features is not None, "bind() first"
+        local = list(self._by_node_name.get(node.name, ()))
+        local += (s for s in self._selective if _slice_relevant(s, node, features))
+        if not local:
+            pools = self._shared
+        else:
+            ids = {(s.driver, s.pool.name) for s in local}
+            for pid in ids:
+                local += self._shared_by_pool.get(pid, ())
+            mine = gather_pools(local, node, features)
+            pools = [p for p in self._shared if (p.driver, p.name) not in ids] + mine
+            pools.sort(key=lambda p: (_has_binding_conditions(p), p.driver, p.name))
+        self._by_node[node.name] = (node, pools)
+        return pools
+
+
+_ANY_NODE = Node(name="")
+"""Stands for every node when gathering ``allNodes`` slices (their relevance ignores it)."""
+
+
+def _slice_relevant(s: ResourceSlice, node: Node, features: DraFeatures) -> bool:
+    if s.per_device_node_selection:
+        return features.partitionable_devices and any(_device_matches(node, d) for d in s.devices)
+    return node_selection_matches(node, s.node_name, s.all_nodes, s.node_selector)

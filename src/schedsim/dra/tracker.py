@@ -1,0 +1,93 @@
+"""`AllocatedStateTracker`: the devices in use, kept up to date from one call to the next.
+
+kube-scheduler keeps its allocated-device set current from informer events, so a pod's
+PreFilter does not rebuild it. The DynamicResources plugin here used to rebuild it from
+every claim for every pod (`AllocatedState.from_claims`), which made a cycle quadratic in
+the claims. The tracker remembers each claim object it has seen and what it contributed;
+a call walks the current claims comparing object identity (claims are immutable here: a
+changed claim is a new object) and updates only what changed, so forks, reverts and
+commits of the snapshot are all just "other objects".
+
+Cost per call: O(C) identity checks (~0.1 us each) plus O(results) of the claims that
+changed; `AllocatedState.from_claims` costs O(C x results) of attribute work.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from schedsim.api.resource import ResourceClaim
+from schedsim.dra.allocator import AllocatedState
+from schedsim.dra.types import DeviceId, DraFeatures
+
+__all__ = ["AllocatedStateTracker"]
+
+
+class AllocatedStateTracker:
+    """The `AllocatedState` of a changing set of claims, updated incrementally.
+
+    With DRAConsumableCapacity on, shared allocations need capacity sums, and `state`
+    falls back to `AllocatedState.from_claims` (the alpha feature's inputs are small).
+
+    Args:
+        features: the DRA feature gates.
+    """
+
+    __slots__ = ("_calls", "_devices", "_features", "_seen")
+
+    def __init__(self, features: DraFeatures) -> None:
+        self._features = features
+        # id(claim) -> [the claim (keeps the id unique), its exclusive devices, last call
+        # that saw it]
+        self._seen: dict[int, list[object]] = {}
+        self._devices: dict[DeviceId, int] = {}
+        self._calls = 0
+
+    def state(self, claims: Iterable[ResourceClaim]) -> AllocatedState:
+        """What ``claims`` (all claims of the cluster) use.
+
+        Returns:
+            an `AllocatedState` whose ``devices`` is a live view: valid until the next call
+            (the DynamicResources plugin uses it within one pod's attempt).
+        """
+        if self._features.consumable_capacity:
+            return AllocatedState.from_claims(claims, self._features)
+        self._calls += 1
+        call = self._calls
+        seen, devices = self._seen, self._devices
+        visited = 0
+        for claim in claims:
+            visited += 1
+            entry = seen.get(id(claim))
+            if entry is not None:
+                entry[2] = call
+                continue
+            mine = _exclusive_devices(claim)
+            for did in mine:
+                devices[did] = devices.get(did, 0) + 1
+            seen[id(claim)] = [claim, mine, call]
+        if visited != len(seen):  # some claims are gone
+            for key in [k for k, e in seen.items() if e[2] != call]:
+                self._drop(seen.pop(key))
+        return AllocatedState(devices=devices.keys())
+
+    def _drop(self, entry: list[object]) -> None:
+        devices = self._devices
+        mine = entry[1]
+        assert isinstance(mine, tuple)
+        for did in mine:
+            n = devices[did] - 1
+            if n:
+                devices[did] = n
+            else:
+                del devices[did]
+
+
+def _exclusive_devices(claim: ResourceClaim) -> tuple[DeviceId, ...]:
+    """The devices an allocated claim takes (admin-access results take none)."""
+    allocation = claim.status.allocation
+    if allocation is None:
+        return ()
+    return tuple(
+        DeviceId(r.driver, r.pool, r.device) for r in allocation.results if not r.admin_access
+    )

@@ -1,0 +1,120 @@
+"""The DynamicResources plugin's per-cycle caches give exactly what they replace.
+
+`PoolCache.pools(node)` must equal `gather_pools(slices, node)` for any mix of node-local,
+``allNodes``, ``nodeSelector`` and per-device slices, across generations and re-binds; and
+`AllocatedStateTracker.state(claims)` must equal `AllocatedState.from_claims(claims)` while
+claims are allocated, deallocated, replaced and removed in any order (as forks and reverts
+of the snapshot do).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from dra_builders import claim, request
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from schedsim.api.core import Node
+from schedsim.api.resource import ResourceClaim, ResourceSlice
+from schedsim.dra import AllocatedState, DraFeatures
+from schedsim.dra.pools import PoolCache, gather_pools
+from schedsim.dra.tracker import AllocatedStateTracker
+
+FEATURES = DraFeatures(partitionable_devices=True)
+NODES = [Node(name=f"n{i}", labels={"zone": "a" if i % 2 else "b"}) for i in range(3)]
+
+# (kind, pool index, generation, target node index); kind 0 node-local, 1 allNodes,
+# 2 nodeSelector on zone a, 3 per-device node names
+slice_st = st.tuples(st.integers(0, 3), st.integers(0, 3), st.integers(1, 2), st.integers(0, 2))
+
+
+def _slice(i: int, kind: int, pool: int, generation: int, node: int) -> ResourceSlice:
+    spec: dict[str, Any] = {
+        "driver": "driver-a",
+        "pool": {"name": f"pool-{pool}", "generation": generation, "resourceSliceCount": 2},
+        "devices": [{"name": f"d{i}-{j}"} for j in range(2)],
+    }
+    if kind == 0:
+        spec["nodeName"] = f"n{node}"
+    elif kind == 1:
+        spec["allNodes"] = True
+    elif kind == 2:
+        spec["nodeSelector"] = {
+            "nodeSelectorTerms": [
+                {"matchExpressions": [{"key": "zone", "operator": "In", "values": ["a"]}]}
+            ]
+        }
+    else:
+        spec["perDeviceNodeSelection"] = True
+        for j, dev in enumerate(spec["devices"]):
+            dev["nodeName"] = f"n{(node + j) % 3}"
+    return ResourceSlice.from_manifest(
+        {
+            "apiVersion": "resource.k8s.io/v1",
+            "kind": "ResourceSlice",
+            "metadata": {"name": f"s{i}"},
+            "spec": spec,
+        }
+    )
+
+
+@settings(max_examples=150, deadline=None)
+@given(first=st.lists(slice_st, max_size=8), second=st.lists(slice_st, max_size=8))
+def test_pool_cache_equals_gather_pools(
+    first: list[tuple[int, int, int, int]], second: list[tuple[int, int, int, int]]
+) -> None:
+    """Same pools, same order, for every node, before and after the slices change."""
+    cache = PoolCache()
+    for spec in (first, second, first):
+        slices = [_slice(i, *s) for i, s in enumerate(spec)]
+        for _ in range(2):  # the second round is served from the cache
+            cache.bind(list(slices), FEATURES)
+            for node in NODES:
+                assert cache.pools(node) == gather_pools(slices, node, FEATURES)
+
+
+def _allocated(name: str, devices: list[int], admin: bool = False) -> ResourceClaim:
+    results = [
+        {
+            "request": "r",
+            "driver": "driver-a",
+            "pool": "pool-1",
+            "device": f"dev-{d}",
+            **({"adminAccess": True} if admin else {}),
+        }
+        for d in devices
+    ]
+    return claim(
+        name,
+        [request("r")],
+        status={"allocation": {"devices": {"results": results}}} if results else None,
+    )
+
+
+op_st = st.tuples(st.integers(0, 4), st.lists(st.integers(0, 5), max_size=3), st.booleans())
+
+
+@settings(max_examples=150, deadline=None)
+@given(ops=st.lists(op_st, min_size=1, max_size=25))
+def test_tracker_equals_from_claims(ops: list[tuple[int, list[int], bool]]) -> None:
+    """After every change (a claim allocated, re-allocated, deallocated, removed when its
+    device list is empty and the flag is set), the tracked devices equal a full rebuild."""
+    tracker = AllocatedStateTracker(DraFeatures())
+    claims: dict[int, ResourceClaim] = {}
+    history: list[dict[int, ResourceClaim]] = []
+    for key, devices, flag in ops:
+        if not devices and flag:
+            claims.pop(key, None)
+        else:
+            claims[key] = _allocated(f"c{key}", devices, admin=flag and len(devices) == 1)
+        history.append(dict(claims))
+        got = tracker.state(list(claims.values()))
+        want = AllocatedState.from_claims(claims.values(), DraFeatures())
+        assert set(got.devices) == set(want.devices)
+    # a revert hands back objects seen before
+    for earlier in reversed(history):
+        got = tracker.state(list(earlier.values()))
+        assert set(got.devices) == set(
+            AllocatedState.from_claims(earlier.values(), DraFeatures()).devices
+        )
