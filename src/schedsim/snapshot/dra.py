@@ -621,7 +621,8 @@ class DraSnapshot:
         """
         # Every result as dedicated, as CA's tracker does: consumable capacity off.
         features = DraFeatures(consumable_capacity=False)
-        return AllocatedState.from_claims(self._claims.as_map().values(), features).devices
+        state = AllocatedState.from_claims(self._claims.as_map().values(), features)
+        return frozenset(state.devices)  # already a frozenset: not copied
 
     def signal_claim_pending_allocation(
         self, claim_uid: str, allocated_claim: ResourceClaim
