@@ -17,6 +17,7 @@ read, are warned about too. A malformed object (one the API server would reject)
 from __future__ import annotations
 
 import json
+import re
 import sys
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
@@ -60,22 +61,46 @@ _MERGE_TAG = "tag:yaml.org,2002:merge"
 
 
 def _construct_mapping(loader: Any, node: Any, deep: bool = False) -> Any:
-    """Reject duplicate keys, as kubectl does (``key "kind" already set in map``)."""
-    if isinstance(node, yaml.MappingNode):
-        seen: set[tuple[str, str]] = set()
-        for key_node, _ in node.value:
-            if not isinstance(key_node, yaml.ScalarNode) or key_node.tag == _MERGE_TAG:
-                continue
-            key = (key_node.tag, key_node.value)
-            if key in seen:
-                raise yaml.constructor.ConstructorError(
-                    "while constructing a mapping",
-                    node.start_mark,
-                    f"found duplicate key {key_node.value!r}",
-                    key_node.start_mark,
-                )
-            seen.add(key)
-    return yaml.constructor.SafeConstructor.construct_mapping(loader, node, deep)
+    """Reject duplicate keys, as kubectl does (``key "kind" already set in map``), and spell
+    keys as kubectl's YAML-to-JSON conversion (sigs.k8s.io/yaml) does: YAML 1.1 booleans
+    (``yes``, ``on``, ``true``) become ``"true"``/``"false"``, numbers their decimal text; a
+    null or collection key is refused ("unsupported map key")."""
+    if not isinstance(node, yaml.MappingNode):
+        return yaml.constructor.SafeConstructor.construct_mapping(loader, node, deep)
+    seen: set[tuple[str, str]] = set()
+    for key_node, _ in node.value:
+        if not isinstance(key_node, yaml.ScalarNode) or key_node.tag == _MERGE_TAG:
+            continue
+        key = (key_node.tag, key_node.value)
+        if key in seen:
+            raise yaml.constructor.ConstructorError(
+                "while constructing a mapping",
+                node.start_mark,
+                f"found duplicate key {key_node.value!r}",
+                key_node.start_mark,
+            )
+        seen.add(key)
+    loader.flatten_mapping(node)  # merge keys (``<<: *base``), as SafeConstructor does
+    out: dict[str, Any] = {}
+    for key_node, value_node in node.value:
+        name = _json_key(loader.construct_object(key_node, deep=deep), key_node)
+        out[name] = loader.construct_object(value_node, deep=deep)
+    return out
+
+
+def _json_key(key: Any, key_node: Any) -> str:
+    if isinstance(key, str):
+        return key
+    if isinstance(key, bool):
+        return "true" if key else "false"
+    if isinstance(key, int):
+        return str(key)
+    if isinstance(key, float):
+        return repr(key).removesuffix(".0")
+    what = "null" if key is None else type(key).__name__
+    raise yaml.constructor.ConstructorError(
+        None, None, f"unsupported map key: {what}", key_node.start_mark
+    )
 
 
 def _checked_scalar(tag: str) -> Callable[[Any, Any], Any]:
@@ -439,6 +464,29 @@ def _yaml_problem(e: yaml.YAMLError, text: str) -> str:
     return f"line {mark.line + 1}, column {mark.column + 1}: {what}"
 
 
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+
+
+def _check_surrogates(value: Any) -> None:
+    """Refuse a lone UTF-16 surrogate (``"\\ud800"``) in any JSON string: such a string has no
+    UTF-8 form (Go's decoder turns it into U+FFFD, and the name or label then fails the API
+    server's validation). Only called when the text has a surrogate escape."""
+    stack = [value]
+    while stack:
+        v = stack.pop()
+        if isinstance(v, str):
+            try:
+                v.encode("utf-8")
+            except UnicodeEncodeError as e:
+                bad = v[e.start]
+                raise ValueError(f"lone surrogate \\u{ord(bad):04x} in string {v[:40]!r}") from None
+        elif isinstance(v, dict):
+            stack.extend(v.keys())
+            stack.extend(v.values())
+        elif isinstance(v, list):
+            stack.extend(v)
+
+
 def _json_object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     """A JSON object; duplicate keys are an error, as in YAML."""
     out: dict[str, Any] = {}
@@ -453,7 +501,10 @@ def _parse_text(text: str, source: str) -> list[Any]:
     is_json = source.endswith(".json")
     try:
         if is_json:
-            return [json.loads(text, object_pairs_hook=_json_object)]
+            doc = json.loads(text, object_pairs_hook=_json_object)
+            if _SURROGATE_ESCAPE.search(text):
+                _check_surrogates(doc)
+            return [doc]
         docs = list(yaml.load_all(text, Loader=_ManifestLoader))
         if ALIAS_TOKEN.search(text):
             for doc in docs:
