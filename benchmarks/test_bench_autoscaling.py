@@ -20,7 +20,7 @@ import functools
 import sys
 import time
 import tracemalloc
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import pytest
@@ -28,6 +28,7 @@ import pytest
 from schedsim.api.core import Node, Pod
 from schedsim.api.resource import DeviceClass, ResourceClaimTemplate, ResourceSlice
 from schedsim.dra.claim_controller import create_template_claims
+from schedsim.engine import Cluster
 from schedsim.framework import Framework, Handle, default_profile
 from schedsim.simulation.equivalence import group_equivalent_pods
 from schedsim.simulation.hinting import HintingSimulator
@@ -47,6 +48,19 @@ STORES: dict[str, Callable[[], ClusterSnapshotStore]] = {
     "delta": DeltaSnapshotStore,
 }
 DRIVER = "gpu.example.com"
+
+
+def loaded(
+    nodes: Sequence[Node],
+    pods: Sequence[Pod],
+    framework: Framework,
+    store: ClusterSnapshotStore | None = None,
+    **state: Any,
+) -> tuple[PredicateSnapshot, Sequence[Pod]]:
+    """The simulations' first two arguments, built through `Cluster` (``state``: per-run
+    state a caller made, as `Cluster.snapshot` takes it)."""
+    cluster = Cluster(nodes=nodes, pods=pods)
+    return cluster.snapshot(framework, store, **state)[0], cluster.pods
 
 
 def _node(name: str, cpu: str, labels: dict[str, str] | None = None) -> Node:
@@ -135,9 +149,16 @@ def run_scale_up(store: str, nodes: int, groups: int, pending: int, pods_per_nod
     existing, pods, ngs = _scale_up_inputs(nodes, groups, pending, pods_per_node, claims)
     dra = DraSnapshot.from_objects([], [], [GPU_CLASS]) if claims else None
     r = scale_up(
-        existing, pods, ngs, Framework(default_profile(), Handle()), STORES[store](),
-        dra_snapshot=dra, resource_claim_templates=[ONE_GPU],
-    )  # fmt: skip
+        *loaded(
+            existing,
+            pods,
+            Framework(default_profile(), Handle()),
+            STORES[store](),
+            dra_snapshot=dra,
+        ),
+        ngs,
+        resource_claim_templates=[ONE_GPU],
+    )
     assert r.chosen_option is not None
     return r.chosen_option.node_count
 

@@ -9,16 +9,33 @@ Run: ``pytest benchmarks/test_bench_volume_limits.py --benchmark-enable``.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import pytest
 
+from schedsim.api.core import Node, Pod
 from schedsim.api.loader import Manifests, decode_objects
+from schedsim.engine import Cluster
 from schedsim.framework import Framework, Handle, StorageListers, default_profile
 from schedsim.simulation.scheduling import simulate
+from schedsim.snapshot import ClusterSnapshotStore, PredicateSnapshot
 from schedsim.snapshot.csi import CsiSnapshot
 
 NODES, BOUND_PER_NODE, PENDING, LIMIT = 100, 20, 1000, 25
+
+
+def loaded(
+    nodes: Sequence[Node],
+    pods: Sequence[Pod],
+    framework: Framework,
+    store: ClusterSnapshotStore | None = None,
+    **state: Any,
+) -> tuple[PredicateSnapshot, Sequence[Pod]]:
+    """The simulations' first two arguments, built through `Cluster` (``state``: per-run
+    state a caller made, as `Cluster.snapshot` takes it)."""
+    cluster = Cluster(nodes=nodes, pods=pods)
+    return cluster.snapshot(framework, store, **state)[0], cluster.pods
 
 
 def _cluster() -> Manifests:
@@ -73,11 +90,14 @@ def test_cycle_with_volume_limits(benchmark: Any, csinodes: bool) -> None:
     def run() -> int:
         framework = Framework(default_profile(), Handle())
         result = simulate(
-            m.nodes,
-            m.pods,
-            framework,
-            csi_snapshot=CsiSnapshot(m.csi_nodes if csinodes else ()),
-            storage_listers=listers,
+            *loaded(
+                m.nodes,
+                m.pods,
+                framework,
+                csi_snapshot=CsiSnapshot(m.csi_nodes if csinodes else ()),
+                storage_listers=listers,
+                skip_unschedulable_nodes=False,
+            )
         )
         return result.scheduled
 

@@ -5,6 +5,7 @@ file, the object and the field)."""
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -12,15 +13,31 @@ from typing import Any
 import pytest
 import yaml
 
+from schedsim.api.core import Node, Pod
 from schedsim.api.loader import decode_objects
 from schedsim.cli import main
+from schedsim.engine import Cluster
 from schedsim.framework import Framework, Handle, StorageListers, default_profile
 from schedsim.simulation.scheduling import simulate
+from schedsim.snapshot import ClusterSnapshotStore, PredicateSnapshot
 from schedsim.snapshot.basic import BasicSnapshotStore
 from schedsim.snapshot.csi import CsiSnapshot
 from schedsim.snapshot.delta import DeltaSnapshotStore
 
 EXCEEDED_3 = "0/3 nodes are available: 3 node(s) exceed max volume count."
+
+
+def loaded(
+    nodes: Sequence[Node],
+    pods: Sequence[Pod],
+    framework: Framework,
+    store: ClusterSnapshotStore | None = None,
+    **state: Any,
+) -> tuple[PredicateSnapshot, Sequence[Pod]]:
+    """The simulations' first two arguments, built through `Cluster` (``state``: per-run
+    state a caller made, as `Cluster.snapshot` takes it)."""
+    cluster = Cluster(nodes=nodes, pods=pods)
+    return cluster.snapshot(framework, store, **state)[0], cluster.pods
 
 
 def _three_nodes_limit_five(pods: int = 20) -> list[dict[str, Any]]:
@@ -91,15 +108,18 @@ def test_three_nodes_of_five_volumes_take_fifteen_of_twenty_pods(store: Any) -> 
     m = decode_objects(_three_nodes_limit_five(), "cluster.yaml")
     framework = Framework(default_profile(), Handle())
     result = simulate(
-        m.nodes,
-        m.pods,
-        framework,
-        store(),
-        csi_snapshot=CsiSnapshot(m.csi_nodes),
-        # hand-written pre-bound claims, settled as the PV controller would
-        storage_listers=StorageListers.from_objects(
-            m.persistent_volumes, m.persistent_volume_claims, pv_controller=True
-        ),
+        *loaded(
+            m.nodes,
+            m.pods,
+            framework,
+            store(),
+            csi_snapshot=CsiSnapshot(m.csi_nodes),
+            # hand-written pre-bound claims, settled as the PV controller would
+            storage_listers=StorageListers.from_objects(
+                m.persistent_volumes, m.persistent_volume_claims, pv_controller=True
+            ),
+            skip_unschedulable_nodes=False,
+        )
     )
     assert (result.scheduled, result.unschedulable) == (15, 5)
     assert result.pods_per_node() == {"node-0": 5, "node-1": 5, "node-2": 5}

@@ -11,6 +11,7 @@ from collections.abc import Callable, Mapping
 from typing import Any, ClassVar
 
 import pytest
+from sim_loaded import loaded
 
 from schedsim.api.core import Node, Pod
 from schedsim.framework import Framework, Handle
@@ -142,11 +143,13 @@ def test_scale_up_error_on_existing_nodes(store: Callable[[], ClusterSnapshotSto
     """kube-scheduler fails the attempt, so the pod is neither placed nor considered for any
     group (although the group would take it); the others are."""
     r = scale_up(
-        [node("n1"), node("n2", cpu="100m")],
-        [pod("bad", boom="n1"), pod("big", cpu="2")],
+        *loaded(
+            [node("n1"), node("n2", cpu="100m")],
+            [pod("bad", boom="n1"), pod("big", cpu="2")],
+            fw(),
+            store(),
+        ),
         [group("large", "4")],
-        fw(),
-        store(),
     )
     assert [(e.pod.name, e.node_group, e.message) for e in r.errors] == [("bad", "", BOOM + " n1")]
     assert not r.scheduled and not r.unhelped
@@ -158,8 +161,10 @@ def test_scale_up_error_on_a_template_is_not_a_fit_reason(
 ) -> None:
     """An Error on group t's template copy: reported for group t, and t's reason for the
     pod is `PLUGIN_ERROR`, never "wouldn't fit"; group u is judged as usual."""
-    r = scale_up([], [pod("p", cpu="2", boom="t-")], [group("t", "4"), group("u", "1")],
-                 fw(), store())  # fmt: skip
+    r = scale_up(
+        *loaded([], [pod("p", cpu="2", boom="t-")], fw(), store()),
+        [group("t", "4"), group("u", "1")],
+    )
     assert [(e.pod.name, e.node_group) for e in r.errors] == [("p", "t")]
     assert r.errors[0].message == BOOM + " t-template-e-0"
     [u] = r.unhelped
@@ -175,7 +180,7 @@ def test_scale_down_error_while_moving_pods_is_never_removable(
     nodes = [node("n1"), node("n2"), node("n3", cpu="100m")]
     pods = [pod("p", cpu="300m", node_name="n1", boom="n2"),
             pod("pinned", cpu="100m", node_name="n2", rs=False)]  # fmt: skip
-    r = scale_down(nodes, pods, fw(), store())
+    r = scale_down(*loaded(nodes, pods, fw(), store()))
     v = r.verdicts[0]
     assert (v.node, v.removable, v.reason) == ("n1", False, UnremovableReason.UNEXPECTED_ERROR)
     assert v.pod is not None and v.pod.name == "p"

@@ -11,6 +11,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 import pytest
+from sim_loaded import loaded
 
 from schedsim.api.core import Node, Pod
 from schedsim.framework import Framework, Handle, default_profile
@@ -119,7 +120,7 @@ def test_empty_single_device_nodes(store: Callable[[], ClusterSnapshotStore]) ->
     node 1 not underutilized."""
     nodes = [node(f"node1Gpu-{i}", {GPU: "1"}) for i in range(3)]
     pods = [pod("scheduled-0", "node1Gpu-1", cpu="600m", extra={GPU: "1"})]
-    r = scale_down(nodes, pods, fw(), store())
+    r = scale_down(*loaded(nodes, pods, fw(), store()))
     assert r.removable == ("node1Gpu-0", "node1Gpu-2")
     assert reasons(r)["node1Gpu-1"] is NOT_UNDERUTILIZED
     v1 = r.verdicts[1]
@@ -137,7 +138,7 @@ def test_single_device_nodes_with_drain(store: Callable[[], ClusterSnapshotStore
         pod("scheduled-2", "node3Gpu-2", extra={GPU: "1"}),
         pod("scheduled-3", "node3Gpu-2", extra={GPU: "1"}),
     ]
-    r = scale_down(nodes, pods, fw(), store(), threshold=0.7)
+    r = scale_down(*loaded(nodes, pods, fw(), store()), threshold=0.7)
     assert reasons(r) == {"node3Gpu-0": NO_PLACE, "node3Gpu-1": NO_PLACE, "node3Gpu-2": None}
     assert sorted(p.node_name for p in r.verdicts[2].moved) == ["node3Gpu-0", "node3Gpu-1"]
     assert r.verdicts[0].pod is not None and r.verdicts[0].pod.name == "scheduled-0"
@@ -153,7 +154,7 @@ def test_no_place_to_reschedule(store: Callable[[], ClusterSnapshotStore]) -> No
         pod("scheduled-3", "node3Gpu-2", extra={GPU: "1"}),
         pod("scheduled-4", "node3Gpu-2", extra={GPU: "1"}),
     ]
-    r = scale_down(nodes, pods, fw(), store(), threshold=0.7)
+    r = scale_down(*loaded(nodes, pods, fw(), store()), threshold=0.7)
     assert reasons(r) == {
         "node3Gpu-0": NO_PLACE,
         "node3Gpu-1": NOT_UNDERUTILIZED,
@@ -166,7 +167,7 @@ def test_single_pod_left_with_volumes(store: Callable[[], ClusterSnapshotStore])
     empty nodes go first and are removable; the pod then has nowhere to go."""
     nodes = [node(f"node1CSINode-{i}", {ATTACH: "10"}) for i in range(3)]
     pods = [pod("scheduled-0", "node1CSINode-0", cpu="6m", extra={ATTACH: "6"})]
-    r = scale_down(nodes, pods, fw(), store(), threshold=0.7)
+    r = scale_down(*loaded(nodes, pods, fw(), store()), threshold=0.7)
     assert r.removable == ("node1CSINode-1", "node1CSINode-2")
     assert reasons(r)["node1CSINode-0"] is NO_PLACE
 
@@ -185,7 +186,7 @@ def test_daemonset_and_mirror_pods_stay_and_blocking_pods(
         pod("pinned", "n-4", annotations={SAFE: "false"}),
         pod("ok-local", "n-5", volumes=[{"name": "v", "emptyDir": {}}], annotations={SAFE: "true"}),
     ]  # fmt: skip
-    r = scale_down(nodes, pods, fw(), store())
+    r = scale_down(*loaded(nodes, pods, fw(), store()))
     got = {v.node: (v.reason, v.detail) for v in r.verdicts}
     assert got["n-0"] == (None, "")
     blocked = UnremovableReason.BLOCKED_BY_POD
@@ -211,7 +212,7 @@ def test_node_groups_min_size_and_not_autoscaled(
             "cluster-autoscaler.kubernetes.io/scale-down-disabled": "true"}),
     ]  # fmt: skip
     group = NodeGroup("a", 2, 5, NodeTemplate(node("t")), {"group": "a"})
-    r = scale_down(nodes, [], fw(), store(), node_groups=[group])
+    r = scale_down(*loaded(nodes, [], fw(), store()), node_groups=[group])
     assert reasons(r) == {
         "a-0": None,
         "a-1": UnremovableReason.NODE_GROUP_MIN_SIZE_REACHED,
@@ -229,7 +230,7 @@ def test_utilization_is_computed_before_any_removal(
     place (n1 is gone), and its reported utilization is the one it was judged by."""
     nodes = [node("n1"), node("n2")]
     pods = [pod("a", "n1", cpu="500m"), pod("b", "n2", cpu="500m")]
-    r = scale_down(nodes, pods, fw(), store(), threshold=0.6)
+    r = scale_down(*loaded(nodes, pods, fw(), store()), threshold=0.6)
     assert reasons(r) == {"n1": None, "n2": NO_PLACE}
     assert [v.utilization.cpu if v.utilization else None for v in r.verdicts] == [0.5, 0.5]
     assert [(m.pod.name, m.node_name) for m in r.verdicts[0].moved] == [("a", "n2")]
@@ -239,13 +240,13 @@ def test_pods_bound_to_unknown_nodes_are_reported(
     store: Callable[[], ClusterSnapshotStore],
 ) -> None:
     ghost = pod("b", "ghost")
-    r = scale_down([node("n1")], [ghost], fw(), store())
+    r = scale_down(*loaded([node("n1")], [ghost], fw(), store()))
     assert r.skipped_pods == (ghost,) and reasons(r) == {"n1": None}
 
 
 def test_threshold_is_checked() -> None:
     with pytest.raises(ValueError, match="between 0 and 1"):
-        scale_down([], [], fw(), threshold=1.5)
+        scale_down(*loaded([], [], fw()), threshold=1.5)
 
 
 def test_removal_in_fork_uses_tainted_ghost(store: Callable[[], ClusterSnapshotStore]) -> None:
@@ -308,7 +309,7 @@ def test_pending_pods_are_placed_before_planning(
         unbound("bare", "200m", kind=None),
         unbound("huge", "2000m"),
     ]
-    r = scale_down(nodes, pods, fw(), store())
+    r = scale_down(*loaded(nodes, pods, fw(), store()))
     assert [(p.pod.name, p.node_name) for p in r.pending_placed] == [
         ("a", "n-1"), ("b", "n-2"), ("bare", "n-0")
     ]  # fmt: skip
@@ -337,15 +338,15 @@ def test_gpu_nodes_use_gpu_utilization_and_threshold(
         pod("p0", "g-0", cpu="900m", extra={nvidia: "1"}),
         pod("p1", "g-1", cpu="100m", extra={nvidia: "3"}),
     ]
-    r = scale_down(nodes, pods, fw(), store())
+    r = scale_down(*loaded(nodes, pods, fw(), store()))
     u0, u1 = (v.utilization for v in r.verdicts[:2])
     assert u0 is not None and (u0.basis, u0.resource, u0.value) == ("gpu", nvidia, 0.25)
     assert u0.cpu == pytest.approx(0.9)
     assert reasons(r)["g-1"] is NOT_UNDERUTILIZED
     assert r.verdicts[1].detail == f"{nvidia} utilization 0.75 >= GPU threshold 0.5"
     assert u1 is not None and u1.value == 0.75
-    r = scale_down(nodes, pods, fw(), store(), threshold=0.0, gpu_threshold=0.8)
+    r = scale_down(*loaded(nodes, pods, fw(), store()), threshold=0.0, gpu_threshold=0.8)
     assert reasons(r)["g-1"] is not NOT_UNDERUTILIZED
     assert reasons(r)["c"] is NOT_UNDERUTILIZED  # 0 >= 0
     with pytest.raises(ValueError, match="GPU utilization threshold"):
-        scale_down(nodes, pods, fw(), gpu_threshold=2)
+        scale_down(*loaded(nodes, pods, fw()), gpu_threshold=2)

@@ -13,6 +13,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import pytest
+from sim_loaded import loaded
 
 from schedsim.api.core import Node, Pod
 from schedsim.framework import Framework, Handle, default_profile
@@ -259,7 +260,7 @@ def test_one_pod_per_node_one_device_per_node(store: Callable[[], ClusterSnapsho
         pod("scheduled-0", node_name="node1Gpu-0", extra={GPU: "1"}, controller="s0"),
         *[pod(f"unschedulable-{i}", extra={GPU: "1"}, controller="u") for i in range(3)],
     ]
-    r = scale_up(nodes, pods, [group("gpu", template)], framework(), store())
+    r = scale_up(*loaded(nodes, pods, framework(), store()), [group("gpu", template)])
     assert r.chosen == "gpu"
     assert r.chosen_option is not None and r.chosen_option.node_count == 3
     assert not r.scheduled and not r.unhelped
@@ -276,7 +277,7 @@ def test_multiple_pods_per_node_one_device_each(store: Callable[[], ClusterSnaps
         pod("scheduled-1", node_name="node3Gpu-0", extra={GPU: "1"}, controller="s1"),
         *[pod(f"unschedulable-{i}", extra={GPU: "1"}, controller="u") for i in range(10)],
     ]
-    r = scale_up(nodes, pods, [group("gpu", template)], framework(), store())
+    r = scale_up(*loaded(nodes, pods, framework(), store()), [group("gpu", template)])
     assert [p.node_name for p in r.scheduled] == ["node3Gpu-0"]
     assert r.chosen_option is not None and r.chosen_option.node_count == 3
     assert len(r.chosen_option.pods) == 9
@@ -297,7 +298,9 @@ def test_pods_requesting_different_devices(
     pending = [
         pod(f"unschedulable-{i}", extra={GPU: "1", NIC: "1"}, controller="u") for i in range(3)
     ]
-    r = scale_up(nodes, [*scheduled, *pending], [group("gpu", template)], framework(), store())
+    r = scale_up(
+        *loaded(nodes, [*scheduled, *pending], framework(), store()), [group("gpu", template)]
+    )
     assert r.chosen_option is not None and r.chosen_option.node_count == 3
     assert r.chosen_option.current_size == existing
 
@@ -311,7 +314,9 @@ def test_no_scale_up_when_devices_are_on_different_groups(
     gpu_t = node("gpu-template", extra={GPU: "1"})
     nic_t = node("nic-template", extra={NIC: "1"})
     pods = [pod(f"unschedulable-{i}", extra={GPU: "1", NIC: "1"}, controller="u") for i in range(3)]
-    r = scale_up([], pods, [group("gpu", gpu_t), group("nic", nic_t)], framework(), store())
+    r = scale_up(
+        *loaded([], pods, framework(), store()), [group("gpu", gpu_t), group("nic", nic_t)]
+    )
     assert r.chosen is None
     assert len(r.unhelped) == 3
     assert r.unhelped[0].reasons == {
@@ -361,7 +366,7 @@ def test_volume_limit_blocks_packing(
     use 6 each, so a node holds one pending pod."""
     nodes, running, ng = _attach_group(existing)
     pods = [pod(f"pending-{i}", extra={ATTACH: "6"}, controller="p") for i in range(pending)]
-    r = scale_up(nodes, [*running, *pods], [ng], framework(), store())
+    r = scale_up(*loaded(nodes, [*running, *pods], framework(), store()), [ng])
     if expected:
         assert r.chosen_option is not None and r.chosen_option.node_count == expected
     else:
@@ -385,7 +390,7 @@ def test_max_size_reached(store: Callable[[], ClusterSnapshotStore]) -> None:
         pod("on-full", node_name="full-0", extra={GPU: "1"}, controller="x"),
         *[pod(f"p-{i}", extra={GPU: "1"}, controller="u") for i in range(3)],
     ]
-    r = scale_up(nodes, pods, [full, small], framework(), store())
+    r = scale_up(*loaded(nodes, pods, framework(), store()), [full, small])
     by_name = {o.name: o for o in r.options}
     assert by_name["full"].skipped == at_max_size(1) == "already at max size 1"
     assert by_name["small"].node_count == 2 and by_name["small"].limit_reached
@@ -403,21 +408,23 @@ def test_max_nodes_per_scale_up(store: Callable[[], ClusterSnapshotStore]) -> No
     whatever the group's max size; the smaller of the two limits applies; 0 is no limit."""
     g = group("g", node("g-t", extra={GPU: "1"}), max_size=100_000)
     pods = [pod(f"p-{i}", extra={GPU: "1"}, controller="u") for i in range(30)]
-    r = scale_up([], pods, [g], framework(), store(), max_nodes_per_scale_up=10)
+    r = scale_up(*loaded([], pods, framework(), store()), [g], max_nodes_per_scale_up=10)
     [o] = r.options
     assert (o.node_count, len(o.pods), o.limit_reached) == (10, 10, True)
     assert o.limit == max_nodes_per_scale_up_reached(10)
     assert r.unhelped == () and len(r.later) == 20  # they fit g's template: a later loop's
     assert r.later[0].reasons == {"g": max_nodes_per_scale_up_reached(10)}
     assert r.max_nodes_per_scale_up == 10
-    assert scale_up([], pods, [g], framework(), store()).options[0].node_count == 30
+    assert scale_up(*loaded([], pods, framework(), store()), [g]).options[0].node_count == 30
     small = group("g", node("g-t", extra={GPU: "1"}), max_size=5)
-    [o] = scale_up([], pods, [small], framework(), store(), max_nodes_per_scale_up=10).options
+    [o] = scale_up(
+        *loaded([], pods, framework(), store()), [small], max_nodes_per_scale_up=10
+    ).options
     assert (o.node_count, o.limit) == (5, max_size_reached(5))
-    [o] = scale_up([], pods, [g], framework(), store(), max_nodes_per_scale_up=0).options
+    [o] = scale_up(*loaded([], pods, framework(), store()), [g], max_nodes_per_scale_up=0).options
     assert (o.node_count, o.limit_reached) == (30, False)
     with pytest.raises(ValueError, match="must be >= 0"):
-        scale_up([], pods, [g], framework(), store(), max_nodes_per_scale_up=-1)
+        scale_up(*loaded([], pods, framework(), store()), [g], max_nodes_per_scale_up=-1)
 
 
 def test_pods_bound_to_unknown_nodes_are_reported(
@@ -426,7 +433,7 @@ def test_pods_bound_to_unknown_nodes_are_reported(
     """CA's snapshot skips a pod whose node is not among the nodes; the result lists it, so
     the command can warn as ``simulate`` does."""
     ghost = pod("b", node_name="ghost")
-    r = scale_up([node("n")], [ghost], [group("g", node("t"))], framework(), store())
+    r = scale_up(*loaded([node("n")], [ghost], framework(), store()), [group("g", node("t"))])
     assert r.skipped_pods == (ghost,)
 
 
@@ -436,11 +443,11 @@ def test_expanders(store: Callable[[], ClusterSnapshotStore]) -> None:
     big = group("big", node("big-t", cpu="4", memory="4000"))
     tight = group("tight", node("tight-t", cpu="1", memory="1000", pods=2))
     pods = [pod(f"p-{i}", cpu="400m", memory="400", controller="u") for i in range(4)]
-    lw = scale_up([], pods, [big, tight], framework(), store())
+    lw = scale_up(*loaded([], pods, framework(), store()), [big, tight])
     assert {o.name: o.node_count for o in lw.options} == {"big": 1, "tight": 2}
     # big: 1.6 of 4 cpu and memory used -> waste 0.6 + 0.6; tight: 1.6 of 2 -> 0.2 + 0.2
     assert lw.chosen == "tight"
-    mp = scale_up([], pods, [big, tight], framework(), store(), expander="most-pods")
+    mp = scale_up(*loaded([], pods, framework(), store()), [big, tight], expander="most-pods")
     assert mp.chosen == "big"  # both help 4 pods: the first wins the tie
 
 
@@ -459,7 +466,9 @@ def test_pending_pods_that_fit_existing_nodes_first(
     nodes = [node("n-0", cpu="1", labels={"group": "g"})]
     low = [pod(f"low-{i}", cpu="400m", controller="low") for i in range(2)]
     high = [pod(f"high-{i}", cpu="400m", controller="high", priority=10) for i in range(2)]
-    r = scale_up(nodes, [*low, *high], [group("g", node("t", cpu="1"))], framework(), store())
+    r = scale_up(
+        *loaded(nodes, [*low, *high], framework(), store()), [group("g", node("t", cpu="1"))]
+    )
     assert sorted(p.pod.name for p in r.scheduled) == ["high-0", "high-1"]
     assert r.chosen_option is not None
     assert sorted(p.name for p in r.chosen_option.pods) == ["low-0", "low-1"]

@@ -17,6 +17,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 import pytest
+from sim_loaded import loaded
 
 from schedsim.api.core import Node, Pod
 from schedsim.api.resource import (
@@ -247,12 +248,8 @@ def _dra_scale_up(
     all_slices = [s for n in nodes for s in slices(n.name, devs)]
     dra = DraSnapshot.from_objects([c for _, c in running], all_slices, [DEFAULT_CLASS])
     return scale_up(
-        nodes,
-        [*(p for p, _ in running), *pending],
+        *loaded(nodes, [*(p for p, _ in running), *pending], fw(), store(), dra_snapshot=dra),
         [group],
-        fw(),
-        store(),
-        dra_snapshot=dra,
         resource_claim_templates=templates,
     )
 
@@ -327,9 +324,10 @@ def test_dra_no_scale_up_when_devices_are_on_different_nodes(
     templates = [claim_template("t2", [GPU_A, NIC_A])]
     pending = unscheduled("unschedulable", 3, "t2")
     r = scale_up(
-        nodes, pending, [gpu, nic], fw(), store(), dra_snapshot=dra,
+        *loaded(nodes, pending, fw(), store(), dra_snapshot=dra),
+        [gpu, nic],
         resource_claim_templates=templates,
-    )  # fmt: skip
+    )
     assert r.chosen is None and not r.scheduled and not r.unhelped
     assert [(e.pod.name, e.node_group) for e in r.errors] == [
         (f"unschedulable-{i}", "") for i in range(3)
@@ -353,9 +351,17 @@ def test_dra_template_pods_consuming_devices(store: Callable[[], ClusterSnapshot
         resource_claims=tuple(c for _, c in ds),
     )
     g = NodeGroup("node3GpuA1slice", 0, 10, template, {"group": "node3GpuA1slice"})
-    r = scale_up([], unscheduled("unschedulable", 3, "t1"), [g], fw(), store(),
-                 dra_snapshot=DraSnapshot.from_objects([], [], [DEFAULT_CLASS]),
-                 resource_claim_templates=[claim_template("t1", [GPU_A])])  # fmt: skip
+    r = scale_up(
+        *loaded(
+            [],
+            unscheduled("unschedulable", 3, "t1"),
+            fw(),
+            store(),
+            dra_snapshot=DraSnapshot.from_objects([], [], [DEFAULT_CLASS]),
+        ),
+        [g],
+        resource_claim_templates=[claim_template("t1", [GPU_A])],
+    )
     assert r.chosen_option is not None and r.chosen_option.node_count == 3
     assert dict(r.chosen_option.pods_per_node) == {f"{t}-e-{i}": 1 for i in range(3)}
 
@@ -371,7 +377,7 @@ def test_dra_scale_down_empty_single_device_nodes(
     dra = DraSnapshot.from_objects(
         [claim], [s for n in nodes for s in slices(n.name, gpus(1))], [DEFAULT_CLASS]
     )
-    r = scale_down(nodes, [big], fw(), store(), threshold=0.7, dra_snapshot=dra)
+    r = scale_down(*loaded(nodes, [big], fw(), store(), dra_snapshot=dra), threshold=0.7)
     assert r.removable == ("node1GpuA1slice-0", "node1GpuA1slice-2")
     v = r.verdicts[1]
     assert v.reason is UnremovableReason.NOT_UNDERUTILIZED
@@ -396,7 +402,9 @@ def test_dra_scale_down_single_device_nodes_with_drain(
         [c for _, c in running], [s for n in nodes for s in slices(n.name, gpus(3))],
         [DEFAULT_CLASS],
     )  # fmt: skip
-    r = scale_down(nodes, [p for p, _ in running], fw(), store(), threshold=0.7, dra_snapshot=dra)
+    r = scale_down(
+        *loaded(nodes, [p for p, _ in running], fw(), store(), dra_snapshot=dra), threshold=0.7
+    )
     no_place = UnremovableReason.NO_PLACE_TO_MOVE_PODS
     assert [v.reason for v in r.verdicts] == [no_place, no_place, None]
     assert sorted(p.node_name for p in r.verdicts[2].moved) == [nodes[0].name, nodes[1].name]
@@ -480,10 +488,16 @@ def test_csi_volume_limit_blocks_packing(
     running = [csi_pod(f"ds-{i}", 2, n.name, ds=True) for i, n in enumerate(nodes)]
     pods = [csi_pod(f"pending-{i}", 6) for i in range(pending)]
     r = scale_up(
-        nodes, [*running, *pods], [group], fw(), store(),
-        csi_snapshot=CsiSnapshot(csi_node(n.name) for n in nodes),
-        storage_listers=storage([*running, *pods, *template.pods]),
-    )  # fmt: skip
+        *loaded(
+            nodes,
+            [*running, *pods],
+            fw(),
+            store(),
+            csi_snapshot=CsiSnapshot(csi_node(n.name) for n in nodes),
+            storage_listers=storage([*running, *pods, *template.pods]),
+        ),
+        [group],
+    )
     if expected:
         assert r.chosen_option is not None and r.chosen_option.node_count == expected
         assert set(r.chosen_option.pods_per_node.values()) == {1}
@@ -499,8 +513,10 @@ def test_csi_limit_reason(store: Callable[[], ClusterSnapshotStore]) -> None:
     template = NodeTemplate(node(t, "csi"), pods=(csi_pod("template-ds", 2, t, ds=True),),
                             csi_node=csi_node(t))  # fmt: skip
     pods = [csi_pod("huge", 9)]
-    r = scale_up([], pods, [NodeGroup("csi", 0, 3, template)], fw(), store(),
-                 storage_listers=storage([*pods, *template.pods]))  # fmt: skip
+    r = scale_up(
+        *loaded([], pods, fw(), store(), storage_listers=storage([*pods, *template.pods])),
+        [NodeGroup("csi", 0, 3, template)],
+    )
     [u] = r.unhelped
     assert u.reasons == {"csi": "wouldn't fit: node(s) exceed max volume count"}
 
@@ -509,9 +525,17 @@ def test_csi_scale_down_single_pod_left(store: Callable[[], ClusterSnapshotStore
     """CA "scale-down: single pod left with 6 volumes": the empty nodes go first."""
     nodes = [node(f"node1CSINode-{i}", "csi") for i in range(3)]
     pods = [csi_pod("scheduled-0", 6, nodes[0].name)]
-    r = scale_down(nodes, pods, fw(), store(), threshold=0.7,
-                   csi_snapshot=CsiSnapshot(csi_node(n.name) for n in nodes),
-                   storage_listers=storage(pods))  # fmt: skip
+    r = scale_down(
+        *loaded(
+            nodes,
+            pods,
+            fw(),
+            store(),
+            csi_snapshot=CsiSnapshot(csi_node(n.name) for n in nodes),
+            storage_listers=storage(pods),
+        ),
+        threshold=0.7,
+    )
     assert r.removable == ("node1CSINode-1", "node1CSINode-2")
     assert r.verdicts[0].reason is UnremovableReason.NO_PLACE_TO_MOVE_PODS
 
@@ -530,7 +554,7 @@ def test_dra_node_utilization_is_devices_only(store: Callable[[], ClusterSnapsho
             [claim], [s for n in nodes for s in slices(n.name, gpus(4))], [DEFAULT_CLASS]
         )
 
-    r = scale_down(nodes, [busy], fw(), store(), dra_snapshot=dra())
+    r = scale_down(*loaded(nodes, [busy], fw(), store(), dra_snapshot=dra()))
     v = r.verdicts[0]
     # a candidate; the empty n-1 went first (CA's empty-candidates sorting), so its pod has
     # no place left
@@ -540,7 +564,7 @@ def test_dra_node_utilization_is_devices_only(store: Callable[[], ClusterSnapsho
     assert v.utilization.cpu == pytest.approx(0.9)
     gates = FeatureGates().with_overrides({"DynamicResourceAllocation": False}, enforce_locks=False)
     no_dra = Framework(default_profile(), Handle(feature_gates=gates))
-    r = scale_down(nodes, [busy], no_dra, store(), dra_snapshot=dra())
+    r = scale_down(*loaded(nodes, [busy], no_dra, store(), dra_snapshot=dra()))
     v = r.verdicts[0]
     assert v.reason is UnremovableReason.NOT_UNDERUTILIZED and v.utilization is not None
     assert (v.utilization.basis, v.utilization.resource) == ("cpu/memory", "cpu")

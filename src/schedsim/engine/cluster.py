@@ -219,6 +219,8 @@ class Cluster:
         *,
         skip_unschedulable_nodes: bool = True,
         dra_snapshot: DraSnapshot | None = None,
+        csi_snapshot: CsiSnapshot | None = None,
+        storage_listers: StorageListers | None = None,
     ) -> tuple[PredicateSnapshot, list[Pod]]:
         """A ready snapshot: the nodes with their bound pods (`bound_pods`), the DRA, CSI and
         storage state, scheduling through ``framework`` (bound to it per operation, never
@@ -228,8 +230,9 @@ class Cluster:
             framework: the profile to schedule with (built once, shared by many snapshots).
             store: the store (a new delta store by default).
             skip_unschedulable_nodes: see `PredicateSnapshot`.
-            dra_snapshot: the DRA state to use instead of a new `dra_snapshot` (e.g. one with
-                claims created from templates for pending pods).
+            dra_snapshot, csi_snapshot, storage_listers: per-run state to use (not copied)
+                instead of new ones built from the cluster's objects (`dra_snapshot`,
+                `csi_snapshot`, `storage_listers`), e.g. state a test built by hand.
 
         Returns:
             the snapshot, and the bound pods whose node is not among the nodes (skipped).
@@ -247,8 +250,10 @@ class Cluster:
             self.nodes,
             self.bound_pods(),
             dra_snapshot if dra_snapshot is not None else self.dra_snapshot(),
-            csi_snapshot=self.csi_snapshot(),
-            storage_listers=self.storage_listers(),
+            csi_snapshot=csi_snapshot if csi_snapshot is not None else self.csi_snapshot(),
+            storage_listers=storage_listers
+            if storage_listers is not None
+            else self.storage_listers(),
         )
         return snap, skipped
 

@@ -104,16 +104,10 @@ class Engine:
             ValueError: two storage objects of one kind share a name.
             SchedulingError: a plugin failed outside PreFilter/Filter.
         """
-        self.check(cluster)
+        # kube-scheduler leaves cordoned nodes to the NodeUnschedulable plugin
+        snapshot, _ = self.snapshot(cluster, skip_unschedulable_nodes=False)
         return simulate(
-            cluster.nodes,
-            cluster.pods,
-            self.framework,
-            self.config.new_store(),
-            dra_snapshot=cluster.dra_snapshot(),
-            resource_claim_templates=cluster.resource_claim_templates,
-            csi_snapshot=cluster.csi_snapshot(),
-            storage_listers=cluster.storage_listers(),
+            snapshot, cluster.pods, resource_claim_templates=cluster.resource_claim_templates
         )
 
     def scale_up(
@@ -133,18 +127,13 @@ class Engine:
             NodeGroupError: a node is in two groups, or a template cannot be copied.
             SchedulingError: a plugin failed outside PreFilter/Filter.
         """
-        self.check(cluster)
+        snapshot, _ = self.snapshot(cluster)  # CA skips cordoned nodes
         return scale_up(
-            cluster.nodes,
+            snapshot,
             cluster.pods,
             node_groups,
-            self.framework,
-            self.config.new_store(),
             expander=expander,
-            dra_snapshot=cluster.dra_snapshot(),
             resource_claim_templates=cluster.resource_claim_templates,
-            csi_snapshot=cluster.csi_snapshot(),
-            storage_listers=cluster.storage_listers(),
             progress=progress,
             max_nodes_per_scale_up=max_nodes_per_scale_up,
             daemon_sets=cluster.daemon_sets,
@@ -167,18 +156,13 @@ class Engine:
             NodeGroupError: a node is in two groups.
             SchedulingError: a plugin failed outside PreFilter/Filter.
         """
-        self.check(cluster)
+        snapshot, _ = self.snapshot(cluster)  # CA skips cordoned nodes
         return scale_down(
-            cluster.nodes,
+            snapshot,
             cluster.pods,
-            self.framework,
-            self.config.new_store(),
             threshold=threshold,
             gpu_threshold=gpu_threshold,
             node_groups=node_groups,
-            dra_snapshot=cluster.dra_snapshot(),
             resource_claim_templates=cluster.resource_claim_templates,
-            csi_snapshot=cluster.csi_snapshot(),
-            storage_listers=cluster.storage_listers(),
             progress=progress,
         )

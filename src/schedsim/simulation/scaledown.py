@@ -54,18 +54,14 @@ import attrs
 
 from schedsim.api.core import Node, Pod, Taint
 from schedsim.api.resource import ResourceClaimTemplate
-from schedsim.framework.runtime import Framework
-from schedsim.framework.volume_listers import StorageListers
 from schedsim.simulation.equivalence import controller_uid, is_daemonset_pod, is_mirror_pod
 from schedsim.simulation.hinting import HintingSimulator, PodPlacement
 from schedsim.simulation.nodegroups import NodeGroup, group_of_nodes
 from schedsim.simulation.plugin_errors import PluginStatusError, PodError, aborting_plugin_errors
 from schedsim.simulation.scaleup import pending_pods_with_claims
-from schedsim.snapshot.csi import CsiSnapshot
-from schedsim.snapshot.dra import DraSnapshot
+from schedsim.simulation.scheduling import pods_on_missing_nodes
 from schedsim.snapshot.infos import NodeInfo
 from schedsim.snapshot.predicate import PredicateSnapshot
-from schedsim.snapshot.store import ClusterSnapshotStore
 
 __all__ = [
     "DEFAULT_GPU_UTILIZATION_THRESHOLD",
@@ -403,66 +399,55 @@ def simulate_node_removal(
 
 
 def scale_down(
-    nodes: Sequence[Node],
+    snapshot: PredicateSnapshot,
     pods: Sequence[Pod],
-    framework: Framework,
-    store: ClusterSnapshotStore | None = None,
     *,
     threshold: float = DEFAULT_UTILIZATION_THRESHOLD,
     gpu_threshold: float = DEFAULT_GPU_UTILIZATION_THRESHOLD,
     node_groups: Sequence[NodeGroup] | None = None,
-    dra_snapshot: DraSnapshot | None = None,
     resource_claim_templates: Sequence[ResourceClaimTemplate] = (),
-    csi_snapshot: CsiSnapshot | None = None,
-    storage_listers: StorageListers | None = None,
     progress: ProgressCallback | None = None,
 ) -> ScaleDownResult:
     """Which nodes Cluster Autoscaler could remove (see the module docstring).
 
     Args:
-        nodes: the cluster's nodes, considered in this order.
-        pods: bound and pending pods; pending pods (as `scale_up` reads them) that fit on
-            existing nodes are placed there first, as CA's filter-out-schedulable does.
-        framework: the scheduler profile the pods are rescheduled with.
-        store: snapshot store (DeltaSnapshotStore by default).
+        snapshot: the cluster, ready (`schedsim.engine.Cluster.snapshot`): its nodes
+            (considered in their order) with the bound pods, its DRA state (moved pods get
+            new allocations, devices count in utilization), CSI and storage state; pods are
+            rescheduled with its framework's profile. Claims pending pods need from
+            ``resource_claim_templates`` are created in its DRA snapshot. Removals that
+            succeed are committed in it.
+        pods: the cluster's pods, bound and pending; pending pods (as `scale_up` reads them)
+            that fit on existing nodes are placed there first, as CA's filter-out-schedulable
+            does.
         threshold: a node is a candidate when its utilization is below this (0..1).
         gpu_threshold: the same for GPU nodes (CA ``--scale-down-gpu-utilization-threshold``).
         node_groups: when given, nodes outside every group are NotAutoscaled and no group
             goes below its min size; None: every node is a candidate, without min sizes.
-        dra_snapshot: the cluster's ResourceClaims, ResourceSlices and DeviceClasses (used,
-            not copied): moved pods get new allocations, devices count in utilization;
-            claims pending pods need from ``resource_claim_templates`` are created in it.
         resource_claim_templates: the cluster's ResourceClaimTemplates.
-        csi_snapshot: the cluster's CSINodes (used, not copied): per-driver volume limits.
-        storage_listers: PVs, PVCs, StorageClasses and VolumeAttachments; what the
-            volume plugins read while the run's snapshot is bound.
         progress: called with (nodes done, nodes) after each node.
 
     Returns:
-        a verdict per node; nothing given is modified.
+        a verdict per node; ``pods`` and ``node_groups`` are not modified.
 
     Raises:
         ValueError: ``threshold`` or ``gpu_threshold`` outside [0, 1].
         NodeGroupError: a node is in two groups.
         SchedulingError: INTERNAL_ERROR when a plugin fails other than with an Error status
             from PreFilter or Filter (e.g. in Reserve).
-        DraSnapshotError: a bound pod's claim is missing.
     """
     for what, t in (("utilization", threshold), ("GPU utilization", gpu_threshold)):
         if not 0.0 <= t <= 1.0:
             raise ValueError(f"{what} threshold must be between 0 and 1, got {t}")
-    bound, pending, dra, warnings = pending_pods_with_claims(
-        pods, framework, dra_snapshot, resource_claim_templates
-    )
+    framework = snapshot.framework
+    nodes = [ni.node for ni in snapshot.list_node_infos() if ni.node is not None]
+    bound, pending, warnings = pending_pods_with_claims(snapshot, pods, resource_claim_templates)
     groups_of: dict[str, NodeGroup] = {}
     sizes: dict[str, int] = {}
     if node_groups is not None:
         groups_of = group_of_nodes(node_groups, nodes)
         sizes = {g.name: g.size(nodes) for g in node_groups}
-    snapshot = PredicateSnapshot(framework, store)
-    skipped = snapshot.set_cluster_state(
-        nodes, bound, dra, csi_snapshot=csi_snapshot, storage_listers=storage_listers
-    )
+    skipped = pods_on_missing_nodes(snapshot, bound)
     errors: list[PodError] = []
     with aborting_plugin_errors(framework):
         # CA's RunOnce: filter-out-schedulable places pending pods in the cluster snapshot

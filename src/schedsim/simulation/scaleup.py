@@ -45,8 +45,6 @@ from schedsim.api.resources import pod_requests
 from schedsim.api.workloads import DaemonSet
 from schedsim.dra.claim_controller import create_template_claims
 from schedsim.framework.resource import Resource
-from schedsim.framework.runtime import Framework
-from schedsim.framework.volume_listers import StorageListers
 from schedsim.simulation.equivalence import group_equivalent_pods
 from schedsim.simulation.hinting import HintingSimulator, PodPlacement
 from schedsim.simulation.nodegroups import (
@@ -56,13 +54,10 @@ from schedsim.simulation.nodegroups import (
     template_node_info,
 )
 from schedsim.simulation.plugin_errors import PluginStatusError, PodError, aborting_plugin_errors
-from schedsim.simulation.scheduling import partition_pods
-from schedsim.snapshot.csi import CsiSnapshot
-from schedsim.snapshot.dra import DraSnapshot
+from schedsim.simulation.scheduling import partition_pods, pods_on_missing_nodes
 from schedsim.snapshot.errors import NodeNotFoundError, SchedulingError, SchedulingErrorType
 from schedsim.snapshot.infos import NodeInfo
 from schedsim.snapshot.predicate import PredicateSnapshot
-from schedsim.snapshot.store import ClusterSnapshotStore
 
 __all__ = [
     "DEFAULT_MAX_NODES_PER_SCALE_UP",
@@ -335,28 +330,28 @@ def estimate(
 
 
 def pending_pods_with_claims(
+    snapshot: PredicateSnapshot,
     pods: Sequence[Pod],
-    framework: Framework,
-    dra_snapshot: DraSnapshot | None,
     resource_claim_templates: Sequence[ResourceClaimTemplate],
-) -> tuple[list[Pod], list[Pod], DraSnapshot, list[str]]:
+) -> tuple[list[Pod], list[Pod], list[str]]:
     """Split ``pods`` into bound and pending (no nodeName/nominatedNodeName, not terminal,
-    for this profile's scheduler, without scheduling gates) and create the claims pending
-    pods need from their templates in ``dra_snapshot`` (a new one when None), as the
+    for the snapshot's profile's scheduler, without scheduling gates) and create the claims
+    pending pods need from their templates in the snapshot's DRA snapshot, as the
     resource-claim controller would.
 
     Returns:
-        ``(bound, pending, dra snapshot, warnings)``.
+        ``(bound, pending, warnings)``.
     """
-    bound, pending, _ = partition_pods(pods, framework.profile.scheduler_name)
+    scheduler_name = snapshot.framework.profile.scheduler_name
+    bound, pending, _ = partition_pods(pods, scheduler_name)
     pending = [p for p in pending if not p.scheduling_gates]
-    dra = dra_snapshot if dra_snapshot is not None else DraSnapshot()
+    dra = snapshot.dra_snapshot
     warnings: list[str] = []
     if any(p.resource_claims for p in pending):
         made = create_template_claims(pending, resource_claim_templates, dra.list_resource_claims())
         pending, warnings = list(made.pods), list(made.warnings)
         dra.add_claims(made.claims)
-    return bound, pending, dra, warnings
+    return bound, pending, warnings
 
 
 @attrs.frozen
@@ -566,17 +561,12 @@ def _rejections(
 
 
 def scale_up(
-    nodes: Sequence[Node],
+    snapshot: PredicateSnapshot,
     pods: Sequence[Pod],
     node_groups: Sequence[NodeGroup],
-    framework: Framework,
-    store: ClusterSnapshotStore | None = None,
     *,
     expander: str = "least-waste",
-    dra_snapshot: DraSnapshot | None = None,
     resource_claim_templates: Sequence[ResourceClaimTemplate] = (),
-    csi_snapshot: CsiSnapshot | None = None,
-    storage_listers: StorageListers | None = None,
     progress: ProgressCallback | None = None,
     max_nodes_per_scale_up: int = DEFAULT_MAX_NODES_PER_SCALE_UP,
     daemon_sets: Sequence[DaemonSet] = (),
@@ -584,22 +574,18 @@ def scale_up(
     """One Cluster Autoscaler scale-up decision, offline (see the module docstring).
 
     Args:
-        nodes: the cluster's nodes.
-        pods: bound and pending pods (pending: no nodeName/nominatedNodeName, not terminal,
-            for this profile's scheduler, without scheduling gates).
+        snapshot: the cluster, ready (`schedsim.engine.Cluster.snapshot`): its nodes with the
+            bound pods, its DRA, CSI and storage state; the scheduler profile is its
+            framework's. Claims pending pods need from ``resource_claim_templates`` are
+            created in its DRA snapshot first, as the resource-claim controller would;
+            template pods may reference its claims (shared claims). Pending pods that fit
+            existing nodes stay placed in it; the estimates are reverted.
+        pods: the cluster's pods, bound and pending (pending: no nodeName/nominatedNodeName,
+            not terminal, for this profile's scheduler, without scheduling gates).
         node_groups: the node groups that can grow (in file order: errors name
             ``nodeGroups[i]``).
-        framework: the scheduler profile.
-        store: snapshot store (DeltaSnapshotStore by default).
         expander: ``least-waste`` (default) or ``most-pods``.
-        dra_snapshot: the cluster's ResourceClaims, ResourceSlices and DeviceClasses (used,
-            not copied); claims pending pods need from ``resource_claim_templates`` are created
-            in it first, as the resource-claim controller would. Template pods may reference
-            its claims (shared claims).
         resource_claim_templates: the cluster's ResourceClaimTemplates.
-        csi_snapshot: the cluster's CSINodes (used, not copied): per-driver volume limits.
-        storage_listers: PVs, PVCs, StorageClasses and VolumeAttachments; what the
-            volume plugins read while the run's snapshot is bound.
         progress: called with (groups done, groups) after each node group.
         max_nodes_per_scale_up: new nodes one group's estimate may add (CA
             ``--max-nodes-per-scaleup``, default 1000); 0: no limit, as in CA.
@@ -607,7 +593,7 @@ def scale_up(
             that target it (CA adds DaemonSet pods to template nodes).
 
     Returns:
-        the `ScaleUpResult`; nothing given is modified.
+        the `ScaleUpResult`; ``pods`` and ``node_groups`` are not modified.
 
     Raises:
         ValueError: unknown expander, or a negative ``max_nodes_per_scale_up``.
@@ -616,22 +602,18 @@ def scale_up(
             error's ``field`` is ``nodeGroups[i].template...``).
         SchedulingError: INTERNAL_ERROR when a plugin fails other than with an Error status
             from PreFilter or Filter (e.g. in Reserve).
-        DraSnapshotError: a bound pod's claim is missing.
     """
     if expander not in EXPANDERS:
         raise ValueError(f"unknown expander {expander!r} (expected one of {', '.join(EXPANDERS)})")
     if max_nodes_per_scale_up < 0:
         raise ValueError(f"max nodes per scale-up must be >= 0, got {max_nodes_per_scale_up}")
+    framework = snapshot.framework
+    nodes = [ni.node for ni in snapshot.list_node_infos() if ni.node is not None]
     group_of_nodes(node_groups, nodes)  # a node in two groups is an error
     plr = framework.handle.feature_gates.enabled("PodLevelResources")
-    bound, pending, dra, warnings = pending_pods_with_claims(
-        pods, framework, dra_snapshot, resource_claim_templates
-    )
-    snapshot = PredicateSnapshot(framework, store)
-    skipped = snapshot.set_cluster_state(
-        nodes, bound, dra, csi_snapshot=csi_snapshot, storage_listers=storage_listers
-    )
-    cluster_claims = dra.list_resource_claims()
+    bound, pending, warnings = pending_pods_with_claims(snapshot, pods, resource_claim_templates)
+    skipped = pods_on_missing_nodes(snapshot, bound)
+    cluster_claims = snapshot.dra_snapshot.list_resource_claims()
     templates = [
         template_node_info(
             g.template,

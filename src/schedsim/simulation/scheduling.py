@@ -14,25 +14,22 @@ from datetime import UTC, datetime
 
 import attrs
 
-from schedsim.api.core import Node, Pod
+from schedsim.api.core import Pod
 from schedsim.api.resource import ResourceClaimTemplate
 from schedsim.dra.claim_controller import create_template_claims
 from schedsim.dra.extended import has_extended_resource_requests
 from schedsim.framework.fit_error import FitError
-from schedsim.framework.runtime import Framework
 from schedsim.framework.status import Code
-from schedsim.framework.volume_listers import StorageListers
-from schedsim.snapshot.csi import CsiSnapshot
-from schedsim.snapshot.dra import DraSnapshot, claim_available_on_node, claim_reserved_for_pod
+from schedsim.snapshot.dra import claim_available_on_node, claim_reserved_for_pod
 from schedsim.snapshot.errors import SchedulingError
 from schedsim.snapshot.predicate import PredicateSnapshot
-from schedsim.snapshot.store import ClusterSnapshotStore
 
 __all__ = [
     "DeviceAllocation",
     "PodOutcome",
     "SimulationResult",
     "partition_pods",
+    "pods_on_missing_nodes",
     "queue_order",
     "run_scheduling_cycle",
     "simulate",
@@ -193,6 +190,16 @@ def partition_pods(
     return bound, pending, others
 
 
+def pods_on_missing_nodes(snapshot: PredicateSnapshot, bound: Iterable[Pod]) -> list[Pod]:
+    """The bound pods whose node (``spec.nodeName``, else ``status.nominatedNodeName``) is not
+    in ``snapshot``: `PredicateSnapshot.set_cluster_state` skipped them, as CA does.
+
+    Time: O(nodes + pods).
+    """
+    names = {ni.node.name for ni in snapshot.list_node_infos() if ni.node is not None}
+    return [p for p in bound if (p.node_name or p.nominated_node_name) not in names]
+
+
 def run_scheduling_cycle(snapshot: PredicateSnapshot, pending: Sequence[Pod]) -> list[PodOutcome]:
     """Schedule ``pending`` (in the given order) into ``snapshot``, which keeps the result.
 
@@ -282,43 +289,34 @@ def _bound_claim_warnings(
 
 
 def simulate(
-    nodes: Sequence[Node],
+    snapshot: PredicateSnapshot,
     pods: Sequence[Pod],
-    framework: Framework,
-    store: ClusterSnapshotStore | None = None,
     *,
-    dra_snapshot: DraSnapshot | None = None,
     resource_claim_templates: Sequence[ResourceClaimTemplate] = (),
-    csi_snapshot: CsiSnapshot | None = None,
-    storage_listers: StorageListers | None = None,
 ) -> SimulationResult:
-    """Load the cluster and schedule every pending pod.
+    """Schedule every pending pod of a loaded cluster.
 
-    Bound pods (``spec.nodeName``, else ``status.nominatedNodeName``, as CA does) are placed
-    first; Succeeded/Failed pods are ignored; pending pods for this profile's schedulerName
-    are scheduled in queue order, each on the first node that passes the Filter plugins,
-    round robin after the node chosen last. Cordoned nodes are left to the
-    NodeUnschedulable plugin, as in kube-scheduler.
+    Pending pods for the snapshot's profile (its schedulerName) are scheduled in queue order,
+    each on the first node that passes the Filter plugins, round robin after the node chosen
+    last; Succeeded/Failed pods are ignored. A snapshot built with
+    ``skip_unschedulable_nodes=False`` leaves cordoned nodes to the NodeUnschedulable plugin,
+    as kube-scheduler does (what `schedsim.engine.Engine.simulate` builds).
 
     Args:
-        nodes: the cluster's nodes.
-        pods: bound and pending pods.
-        framework: the scheduler profile to run.
-        store: snapshot store (DeltaSnapshotStore by default).
-        dra_snapshot: the cluster's ResourceClaims, ResourceSlices and DeviceClasses (used,
-            not copied); claims that pending pods need from ``resource_claim_templates`` are
-            created in it first, as the resource-claim controller would.
+        snapshot: the cluster, ready (`schedsim.engine.Cluster.snapshot`): its nodes with the
+            bound pods (``spec.nodeName``, else ``status.nominatedNodeName``, as CA places
+            them), its DRA, CSI and storage state; it keeps the result. Claims that pending
+            pods need from ``resource_claim_templates`` are created in its DRA snapshot
+            first, as the resource-claim controller would.
+        pods: the cluster's pods, bound and pending (the bound ones are in the snapshot).
         resource_claim_templates: the cluster's ResourceClaimTemplates.
-        csi_snapshot: the cluster's CSINodes (used, not copied): their
-            ``allocatable.count`` limits volume attachments per CSI driver (NodeVolumeLimits).
-        storage_listers: the cluster's PVs, PVCs, StorageClasses and VolumeAttachments; what the
-            volume plugins read while the run's snapshot is bound.
 
     Returns:
         the outcome per pending pod, with the devices allocated to its claims.
     """
+    framework = snapshot.framework
     bound, pending, others = partition_pods(pods, framework.profile.scheduler_name)
-    dra = dra_snapshot if dra_snapshot is not None else DraSnapshot()
+    dra = snapshot.dra_snapshot
     warnings: list[str] = []
     if any(p.resource_claims for p in pending):
         made = create_template_claims(pending, resource_claim_templates, dra.list_resource_claims())
@@ -329,10 +327,7 @@ def simulate(
         for plugin, needs in _NEEDS.items()
         if plugin in framework.not_emulated
     }
-    snapshot = PredicateSnapshot(framework, store, skip_unschedulable_nodes=False)
-    skipped = snapshot.set_cluster_state(
-        nodes, bound, dra, csi_snapshot=csi_snapshot, storage_listers=storage_listers
-    )
+    skipped = pods_on_missing_nodes(snapshot, bound)
     if snapshot.dra_enabled:
         warnings.extend(_bound_claim_warnings(snapshot, bound, skipped))
     outcomes = [
