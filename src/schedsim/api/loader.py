@@ -52,7 +52,15 @@ from schedsim.api.workloads import (
 )
 from schedsim.api.yaml_aliases import ALIAS_TOKEN, AliasError, check_aliasing
 
-__all__ = ["Manifests", "decode_objects", "load_paths", "load_text", "read_documents"]
+__all__ = [
+    "Manifests",
+    "decode_objects",
+    "load_paths",
+    "load_text",
+    "parse_text",
+    "read_documents",
+    "read_stdin",
+]
 
 # the C loader is ~10x faster on large `kubectl get -o yaml` dumps
 _Loader: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
@@ -497,7 +505,13 @@ def _json_object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return out
 
 
-def _parse_text(text: str, source: str) -> list[Any]:
+def parse_text(text: str, source: str) -> list[Any]:
+    """Parse YAML (JSON when ``source`` ends in ``.json``) into its documents with the
+    manifest rules (duplicate keys are errors, timestamps stay strings, alias limits).
+
+    Raises:
+        ManifestError: ``SOURCE: not valid YAML|JSON: problem``.
+    """
     is_json = source.endswith(".json")
     try:
         if is_json:
@@ -541,11 +555,15 @@ def read_documents(path: str) -> list[Any]:
     Raises:
         ManifestError: ``FILE: problem`` for a missing/unreadable file or invalid YAML/JSON.
     """
-    return _parse_text(_read(Path(path)), path)
+    return parse_text(_read(Path(path)), path)
 
 
-def _read_stdin() -> str:
-    """Standard input as UTF-8 text (its bytes, whatever the locale's encoding)."""
+def read_stdin() -> str:
+    """Standard input as UTF-8 text (its bytes, whatever the locale's encoding).
+
+    Raises:
+        ManifestError: ``<stdin>: problem`` (closed, not UTF-8, unreadable).
+    """
     stream = sys.stdin
     if stream is None:  # started with stdin closed
         raise ManifestError("<stdin>: standard input is closed")
@@ -566,7 +584,7 @@ def load_text(text: str, source: str, *, expand_workloads: bool = True) -> Manif
     Raises:
         ManifestError: the text is not YAML/JSON or an object is malformed.
     """
-    out = _decode_objects(_parse_text(text, source), source)
+    out = _decode_objects(parse_text(text, source), source)
     _finish(out, expand_workloads)
     return out
 
@@ -615,7 +633,7 @@ def load_paths(
     for p in paths:
         if p == "-":
             out.extend(
-                _decode_objects(_parse_text((stdin_text or _read_stdin)(), "<stdin>"), "<stdin>")
+                _decode_objects(parse_text((stdin_text or read_stdin)(), "<stdin>"), "<stdin>")
             )
             continue
         if not p:  # Path("") would be the current directory
@@ -633,7 +651,7 @@ def load_paths(
         else:
             files = [path]
         for f in files:
-            out.extend(_decode_objects(_parse_text(_read(f), str(f)), str(f)))
+            out.extend(_decode_objects(parse_text(_read(f), str(f)), str(f)))
     _finish(out, expand_workloads)
     out.warnings.extend(_unknown_node_warnings(out))
     return out

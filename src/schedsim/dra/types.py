@@ -2,12 +2,9 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, NamedTuple
+from typing import NamedTuple, Protocol
 
 import attrs
-
-if TYPE_CHECKING:  # the framework imports schedsim.dra: no import cycle at run time
-    from schedsim.framework.features import FeatureGates
 
 __all__ = ["AllocationError", "AllocationTimeout", "DeviceId", "DraFeatures"]
 
@@ -37,6 +34,13 @@ class AllocationError(ValueError):
     status. "No allocation exists on this node" is not an error (``allocate`` returns None)."""
 
 
+class _Gates(Protocol):
+    """What `DraFeatures.from_gates` reads (`schedsim.framework.FeatureGates` is one; dra sits
+    below framework, so it names only the method it needs)."""
+
+    def enabled(self, name: str) -> bool: ...
+
+
 @attrs.frozen
 class DraFeatures:
     """The DRA feature gates the allocator and the plugin look at (``structured.Features``).
@@ -54,7 +58,7 @@ class DraFeatures:
     extended_resource: bool = False
 
     @classmethod
-    def from_gates(cls, gates: FeatureGates) -> DraFeatures:
+    def from_gates(cls, gates: _Gates) -> DraFeatures:
         """The DRA features of a scheduler's feature gates."""
         return cls(
             admin_access=gates.enabled("DRAAdminAccess"),

@@ -32,7 +32,7 @@ from schedsim.api.core import (
     Pod,
 )
 from schedsim.api.errors import FieldError, ManifestError
-from schedsim.api.loader import _parse_text, _read_stdin, read_documents
+from schedsim.api.loader import parse_text, read_documents, read_stdin
 from schedsim.api.resource import (
     ResourceClaim,
     ResourceClaimConsumerReference,
@@ -339,7 +339,7 @@ def load_node_groups(path: str, stdin_text: Callable[[], str] | None = None) -> 
     if path == "-":
         source = "<stdin>"
         # the manifest loader's own stdin reader and parser (duplicate keys are errors)
-        raw = _parse_text((stdin_text or _read_stdin)(), source)
+        raw = parse_text((stdin_text or read_stdin)(), source)
     else:
         source = path
         raw = read_documents(path)
