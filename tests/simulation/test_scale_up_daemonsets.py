@@ -4,6 +4,8 @@ pods for every DaemonSet the template's pods do not already run)."""
 
 from __future__ import annotations
 
+from sim_loaded import loaded
+
 from schedsim.api.loader import load_text
 from schedsim.framework import Framework, Handle, default_profile
 from schedsim.simulation.nodegroups import NodeGroup, NodeTemplate, template_node_info
@@ -69,7 +71,7 @@ def test_daemonset_pods_take_room_on_every_new_node() -> None:
     infos that include DaemonSet pods)."""
     m = load_text(CLUSTER, "c.yaml")
     fw = Framework(default_profile(), Handle())
-    without = scale_up([], m.pods, [_group()], fw)
+    without = scale_up(*loaded([], m.pods, fw), [_group()])
     assert [o.node_count for o in without.options] == [1]
-    with_ds = scale_up([], m.pods, [_group()], fw, daemon_sets=m.daemon_sets)
+    with_ds = scale_up(*loaded([], m.pods, fw), [_group()], daemon_sets=m.daemon_sets)
     assert [o.node_count for o in with_ds.options] == [3]
