@@ -40,7 +40,14 @@ def loaded(
 
 def _cluster() -> Manifests:
     objs: list[dict[str, Any]] = [
-        {"kind": "StorageClass", "metadata": {"name": "ebs"}, "provisioner": "ebs.csi.aws.com"}
+        # WaitForFirstConsumer: VolumeBinding provisions the claims on the chosen node (an
+        # Immediate class would leave them unbound: "pod has unbound immediate ...")
+        {
+            "kind": "StorageClass",
+            "metadata": {"name": "ebs"},
+            "provisioner": "ebs.csi.aws.com",
+            "volumeBindingMode": "WaitForFirstConsumer",
+        }
     ]
     for n in range(NODES):
         name = f"node-{n:03d}"
