@@ -15,7 +15,6 @@ from schedsim.api.core import (
     NodeAffinity as NodeAffinitySpec,
 )
 from schedsim.api.core import (
-    NodeSelectorTerm,
     Pod,
     PreferredSchedulingTerm,
 )
@@ -23,12 +22,12 @@ from schedsim.api.nodeaffinity import (
     OBJECT_NAME_FIELD,
     Matcher,
     compile_node_selector,
-    compile_term,
     match_all,
     required_node_affinity,
     required_terms,
 )
 from schedsim.framework import Code, CycleState, Handle, NodeInfo, PreFilterResult, StateKey, Status
+from schedsim.framework.args import NodeAffinityArgs
 
 __all__ = [
     "ERR_REASON_CONFLICT",
@@ -38,7 +37,6 @@ __all__ = [
     "Matcher",
     "NodeAffinity",
     "compile_node_selector",
-    "decode_added_affinity",
     "required_node_affinity",
 ]
 
@@ -61,80 +59,6 @@ _CONFLICT = Status(Code.UnschedulableAndUnresolvable, (ERR_REASON_CONFLICT,), NA
 _NODE_NOT_FOUND = Status(Code.Error, ("node not found",), NAME)
 
 
-# ------------------------------------------------------------------------------ args
-
-_ARGS_KEYS = frozenset({"apiVersion", "kind", "addedAffinity"})
-_ADDED_KEYS = frozenset(
-    {
-        "requiredDuringSchedulingIgnoredDuringExecution",
-        "preferredDuringSchedulingIgnoredDuringExecution",
-    }
-)
-
-
-def _mapping(raw: Any, path: str) -> Mapping[str, Any]:
-    if not isinstance(raw, Mapping):
-        raise ValueError(f"{path}: expected a mapping, got {type(raw).__name__}")
-    return raw
-
-
-def _list(raw: Any, path: str) -> list[Any]:
-    if raw is None:
-        return []
-    if not isinstance(raw, list):
-        raise ValueError(f"{path}: expected a list, got {type(raw).__name__}")
-    return raw
-
-
-def _no_unknown(raw: Mapping[str, Any], allowed: frozenset[str], path: str) -> None:
-    unknown = sorted(str(k) for k in raw if k not in allowed)
-    if unknown:
-        raise ValueError(f"{path}: unknown field(s) {', '.join(unknown)}")
-
-
-def decode_added_affinity(raw: Any, path: str = "addedAffinity") -> NodeAffinitySpec:
-    """Decode NodeAffinityArgs' ``addedAffinity`` (a v1 NodeAffinity in manifest form) and
-    validate it like ``ValidateNodeAffinityArgs``; raises ValueError naming the field."""
-    raw = _mapping(raw, path)
-    _no_unknown(raw, _ADDED_KEYS, path)
-    required: tuple[NodeSelectorTerm, ...] | None = None
-    rp = f"{path}.requiredDuringSchedulingIgnoredDuringExecution"
-    req_raw = raw.get("requiredDuringSchedulingIgnoredDuringExecution")
-    if req_raw is not None:
-        req_map = _mapping(req_raw, rp)
-        _no_unknown(req_map, frozenset({"nodeSelectorTerms"}), rp)
-        items = _list(req_map.get("nodeSelectorTerms"), f"{rp}.nodeSelectorTerms")
-        required = tuple(
-            NodeSelectorTerm.from_manifest(
-                _mapping(item, f"{rp}.nodeSelectorTerms[{i}]"), f"{rp}.nodeSelectorTerms[{i}]"
-            )
-            for i, item in enumerate(items)
-        )
-        errs = compile_node_selector(required, rp)[1]
-        if errs:
-            raise ValueError("; ".join(errs))
-    pp = f"{path}.preferredDuringSchedulingIgnoredDuringExecution"
-    preferred: list[PreferredSchedulingTerm] = []
-    for i, item in enumerate(_list(raw.get("preferredDuringSchedulingIgnoredDuringExecution"), pp)):
-        ip = f"{pp}[{i}]"
-        item = _mapping(item, ip)
-        _no_unknown(item, frozenset({"weight", "preference"}), ip)
-        weight = item.get("weight", 0)
-        if isinstance(weight, bool) or not isinstance(weight, int):
-            raise ValueError(f"{ip}.weight: expected an integer, got {type(weight).__name__}")
-        pref = item.get("preference")
-        term = NodeSelectorTerm.from_manifest(
-            _mapping({} if pref is None else pref, f"{ip}.preference"), f"{ip}.preference"
-        )
-        # NewPreferredSchedulingTerms skips weight-0 and empty terms without parsing them.
-        if weight != 0:
-            errs = compile_term(term, ip)[1]
-            if errs:
-                raise ValueError("; ".join(errs))
-        preferred.append(PreferredSchedulingTerm(weight=weight, preference=term))
-    return NodeAffinitySpec(required=required, preferred=tuple(preferred))
-
-
 # ------------------------------------------------------------------------------ plugin
 
 
@@ -153,23 +77,21 @@ class NodeAffinity:
     those node names (intersected within a term) as a PreFilterResult, or
     UnschedulableAndUnresolvable ``pod affinity terms conflict`` when that union is empty.
 
-    Args (NodeAffinityArgs): ``addedAffinity``, a v1 NodeAffinity every pod must also satisfy
-    (its preferred terms are validated and kept in `added_preferred` for scoring).
+    Args (`NodeAffinityArgs`): ``addedAffinity``, a v1 NodeAffinity every pod must also
+    satisfy (its preferred terms are validated and kept in `added_preferred` for scoring).
+
+    Raises:
+        ArgsError: invalid args (see `NodeAffinityArgs.from_mapping`).
     """
 
     name: ClassVar[str] = NAME
 
     def __init__(self, args: Mapping[str, Any], handle: Handle) -> None:
-        _no_unknown(args, _ARGS_KEYS, "args")
-        kind = args.get("kind")
-        if kind is not None and kind != "NodeAffinityArgs":
-            raise ValueError(f"args.kind: expected NodeAffinityArgs, got {kind!r}")
-        self.added_affinity: NodeAffinitySpec | None = None
+        self.args = NodeAffinityArgs.from_mapping(args)
+        self.added_affinity: NodeAffinitySpec | None = self.args.added_affinity
         self._added_required: Matcher | None = None
-        if args.get("addedAffinity") is not None:
-            self.added_affinity = decode_added_affinity(args["addedAffinity"])
-            if self.added_affinity.required is not None:
-                self._added_required = compile_node_selector(self.added_affinity.required)[0]
+        if self.added_affinity is not None and self.added_affinity.required is not None:
+            self._added_required = compile_node_selector(self.added_affinity.required)[0]
         # Filter without PreFilter: the last pod's compiled selector, reused by identity.
         self._last_pod: Pod | None = None
         self._last_matcher: Matcher = match_all

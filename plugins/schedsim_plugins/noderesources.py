@@ -27,6 +27,7 @@ from schedsim.framework import (
     StateKey,
     Status,
 )
+from schedsim.framework.args import NodeResourcesFitArgs
 
 __all__ = ["InsufficientResource", "NodeResourcesFit", "fits_request"]
 
@@ -38,8 +39,6 @@ _SIDECAR_DISABLED = Status(
 )
 _STATE_KEY: StateKey[Resource] = StateKey("PreFilter" + NAME)
 _DRA_KEY: StateKey[frozenset[str]] = StateKey("PreFilter" + NAME + "/DRAExtendedResources")
-_ARGS = {"apiVersion", "kind", "ignoredResources", "ignoredResourceGroups", "scoringStrategy"}
-_SCORING_TYPES = {"LeastAllocated", "MostAllocated", "RequestedToCapacityRatio"}
 
 
 @attrs.frozen
@@ -135,40 +134,25 @@ def fits_request(
     return out
 
 
-def _string_set(args: Mapping[str, Any], key: str) -> frozenset[str]:
-    raw = args.get(key) or []
-    if not isinstance(raw, list) or not all(isinstance(x, str) for x in raw):
-        raise ValueError(f"args.{key}: expected a list of strings")
-    return frozenset(raw)
-
-
 class NodeResourcesFit:
     """The NodeResourcesFit plugin (PreFilter, Filter).
 
     Args:
-        args: NodeResourcesFitArgs: ``ignoredResources``, ``ignoredResourceGroups`` (lists of
-            strings), ``scoringStrategy`` (validated; used once Score exists).
+        args: NodeResourcesFitArgs (`NodeResourcesFitArgs.from_mapping`):
+            ``ignoredResources``, ``ignoredResourceGroups``, ``scoringStrategy``.
         handle: reads the ``SidecarContainers``, ``PodLevelResources`` and
             ``DRAExtendedResource`` gates, and the DeviceClasses through ``dra_manager``.
 
     Raises:
-        ValueError: unknown or malformed args.
+        ArgsError: invalid args.
     """
 
     name: ClassVar[str] = NAME
 
     def __init__(self, args: Mapping[str, Any], handle: Handle) -> None:
-        unknown = set(args) - _ARGS
-        if unknown:
-            raise ValueError(f"unknown NodeResourcesFit args: {sorted(unknown)}")
-        self.ignored_resources = _string_set(args, "ignoredResources")
-        self.ignored_resource_groups = _string_set(args, "ignoredResourceGroups")
-        strategy = args.get("scoringStrategy") or {}
-        if not isinstance(strategy, Mapping):
-            raise ValueError("args.scoringStrategy: expected a mapping")
-        stype = strategy.get("type", "LeastAllocated")
-        if stype not in _SCORING_TYPES:
-            raise ValueError(f"args.scoringStrategy.type: unsupported value {stype!r}")
+        self.args = NodeResourcesFitArgs.from_mapping(args)
+        self.ignored_resources = self.args.ignored_resources
+        self.ignored_resource_groups = self.args.ignored_resource_groups
         gates = handle.feature_gates
         self._sidecars = gates.enabled("SidecarContainers")
         self._pod_level = gates.enabled("PodLevelResources")

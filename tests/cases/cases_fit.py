@@ -1,4 +1,5 @@
-"""Runner for the ``fit-*`` cases (NodeResourcesFit through PreFilter and Filter).
+"""Runner for the ``fit-*`` cases (NodeResourcesFit through PreFilter and Filter; the
+Score cases go to the generic plugin-case checker, ``cases_plugin``).
 
 Called by ``test_cases.py``; each function asserts what the case's ``expect`` gives.
 """
@@ -6,6 +7,8 @@ Called by ``test_cases.py``; each function asserts what the case's ``expect`` gi
 from __future__ import annotations
 
 from typing import Any
+
+import cases_plugin
 
 from schedsim.api.core import Pod
 from schedsim.api.loader import decode_objects
@@ -24,7 +27,7 @@ from schedsim_plugins.noderesources import NodeResourcesFit, fits_request
 def expected_failure(case: dict[str, Any]) -> str | None:
     """Why this case is expected to fail (None: it must pass)."""
     if "Score" in case["check"].get("extensionPoints", []):
-        return "Score extension point not implemented yet"
+        return cases_plugin.expected_failure(case)
     return None
 
 
@@ -33,9 +36,6 @@ def _plugin_case(case: dict[str, Any], source: str) -> dict[str, Any]:
     happened in the case file's vocabulary."""
     check = case["check"]
     plugin = check["plugin"]
-    points = check.get("extensionPoints", [])
-    if "Score" in points:
-        raise NotImplementedError("Score extension point")
     manifests = decode_objects(case["objects"], source)
     # upstream sets feature.Features fields directly, so a locked gate (SidecarContainers)
     # may take its other value there
@@ -93,6 +93,9 @@ def _result(
 
 def run(case: dict[str, Any], source: str) -> None:
     """Run one fit case and compare every field its ``expect`` gives."""
+    if "Score" in case["check"].get("extensionPoints", []):
+        cases_plugin.run(case, source)
+        return
     expect = case["expect"]
     got = _plugin_case(case, source)
     assert got["fits"] == expect["fits"], got

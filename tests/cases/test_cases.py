@@ -28,6 +28,7 @@ GROUPS = {
     "dra-alloc-": ("cases_dra_alloc", "the structured DRA allocator arrives with issues #4/#5"),
     "dra-plugin-": ("cases_dra_plugin", "the DynamicResources plugin arrives with issue #4"),
     "vol-": ("cases_vol", "VolumeBinding, VolumeZone and VolumeRestrictions (issue #13)"),
+    "score-": ("cases_plugin", "the score plugins arrive with issue #12"),
 }
 
 

@@ -19,6 +19,7 @@ __all__ = [
     "compile_term",
     "match_all",
     "node_matches",
+    "qualified_name_problem",
     "required_node_affinity",
     "required_terms",
 ]
@@ -81,6 +82,12 @@ def _label_key_problem(key: str) -> str | None:
             "start and end with an alphanumeric character"
         )
     return None
+
+
+def qualified_name_problem(name: str) -> str | None:
+    """What ``validation.IsQualifiedName`` finds wrong with ``name`` (``[prefix/]name``, as
+    label keys and resource names are checked), or None when it is valid."""
+    return _label_key_problem(name)
 
 
 def _label_value_ok(value: str) -> bool:
