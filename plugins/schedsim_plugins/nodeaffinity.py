@@ -1,6 +1,6 @@
-"""NodeAffinity: mirrors the PreFilter/Filter of kube-scheduler's ``NodeAffinity`` plugin
-(pkg/scheduler/framework/plugins/nodeaffinity) and the matching rules of
-k8s.io/component-helpers/scheduling/corev1/nodeaffinity.
+"""NodeAffinity: mirrors kube-scheduler's ``NodeAffinity`` plugin
+(pkg/scheduler/framework/plugins/nodeaffinity: PreFilter, Filter, PreScore, Score,
+NormalizeScore) and the matching rules of k8s.io/component-helpers/scheduling/corev1/nodeaffinity.
 
 Selectors are compiled once (per pod in PreFilter, per profile for ``addedAffinity``) into
 plain closures over ``(node labels, node name)``, so Filter only calls them.
@@ -22,21 +22,36 @@ from schedsim.api.nodeaffinity import (
     OBJECT_NAME_FIELD,
     Matcher,
     compile_node_selector,
+    compile_term,
     match_all,
     required_node_affinity,
     required_terms,
 )
-from schedsim.framework import Code, CycleState, Handle, NodeInfo, PreFilterResult, StateKey, Status
+from schedsim.framework import (
+    MAX_NODE_SCORE,
+    Code,
+    CycleState,
+    Handle,
+    NodeInfo,
+    PreFilterResult,
+    StateKey,
+    Status,
+)
 from schedsim.framework.args import NodeAffinityArgs
+from schedsim_plugins.normalize import default_normalize_score
 
 __all__ = [
     "ERR_REASON_CONFLICT",
     "ERR_REASON_ENFORCED",
     "ERR_REASON_POD",
     "PRE_FILTER_STATE_KEY",
+    "PRE_SCORE_STATE_KEY",
     "Matcher",
     "NodeAffinity",
+    "PreferredTerms",
     "compile_node_selector",
+    "compile_preferred_terms",
+    "preferred_score",
     "required_node_affinity",
 ]
 
@@ -52,11 +67,59 @@ ERR_REASON_CONFLICT = "pod affinity terms conflict"
 PRE_FILTER_STATE_KEY: StateKey[Matcher] = StateKey("PreFilter" + NAME)
 """The pod's compiled nodeSelector + required node affinity (``preFilterStateKey``)."""
 
+PreferredTerms = tuple[tuple[int, Matcher], ...]
+"""Compiled preferred terms: ``(weight, matcher)`` for each term that counts."""
+
+PRE_SCORE_STATE_KEY: StateKey[PreferredTerms] = StateKey("PreScore" + NAME)
+"""The pod's compiled preferred node affinity terms (``preScoreStateKey``)."""
+
 _SKIP = Status(Code.Skip, (), NAME)
 _POD_MISMATCH = Status(Code.UnschedulableAndUnresolvable, (ERR_REASON_POD,), NAME)
 _ENFORCED_MISMATCH = Status(Code.UnschedulableAndUnresolvable, (ERR_REASON_ENFORCED,), NAME)
 _CONFLICT = Status(Code.UnschedulableAndUnresolvable, (ERR_REASON_CONFLICT,), NAME)
 _NODE_NOT_FOUND = Status(Code.Error, ("node not found",), NAME)
+
+
+# ------------------------------------------------------------------------------ scoring
+
+
+def compile_preferred_terms(
+    terms: Sequence[PreferredSchedulingTerm], path: str = ""
+) -> tuple[PreferredTerms, list[str]]:
+    """Compile preferred terms like ``nodeaffinity.NewPreferredSchedulingTerms``: terms with
+    weight 0 or without requirements are left out; returns the terms and the parse errors
+    (field paths under ``path``)."""
+    out: list[tuple[int, Matcher]] = []
+    errs: list[str] = []
+    for i, t in enumerate(terms):
+        if t.weight == 0:
+            continue
+        m, e = compile_term(t.preference, f"{path}[{i}]")
+        errs += e
+        if m is not None:
+            out.append((t.weight, m))
+    return tuple(out), errs
+
+
+def preferred_score(terms: PreferredTerms, labels: Mapping[str, str], name: str) -> int:
+    """The sum of the weights of the terms the node matches (``PreferredSchedulingTerms.Score``)."""
+    score = 0
+    for weight, matches in terms:
+        if matches(labels, name):
+            score += weight
+    return score
+
+
+def _pod_preferred(pod: Pod) -> tuple[PreferredTerms, list[str]]:
+    """The pod's preferred node affinity, compiled once per (immutable) pod object."""
+    affinity = pod.affinity
+    na = None if affinity is None else affinity.node_affinity
+    if na is None or not na.preferred:
+        return (), []
+    return pod.memo(
+        (NAME, "preferred"),
+        lambda: compile_preferred_terms(na.preferred),
+    )
 
 
 # ------------------------------------------------------------------------------ plugin
@@ -77,6 +140,12 @@ class NodeAffinity:
     those node names (intersected within a term) as a PreFilterResult, or
     UnschedulableAndUnresolvable ``pod affinity terms conflict`` when that union is empty.
 
+    PreScore: Skip when neither the pod nor ``addedAffinity`` has preferred terms (a pod
+    whose list of preferred terms is empty counts as having none); else compile the pod's
+    preferred terms into the cycle state (an invalid one is an Error). Score: the sum of the
+    weights of the matching preferred terms, the pod's and ``addedAffinity``'s.
+    NormalizeScore: ``DefaultNormalizeScore(100)``, ``100 * score / max``.
+
     Args (`NodeAffinityArgs`): ``addedAffinity``, a v1 NodeAffinity every pod must also
     satisfy (its preferred terms are validated and kept in `added_preferred` for scoring).
 
@@ -92,6 +161,7 @@ class NodeAffinity:
         self._added_required: Matcher | None = None
         if self.added_affinity is not None and self.added_affinity.required is not None:
             self._added_required = compile_node_selector(self.added_affinity.required)[0]
+        self._added_preferred_terms = compile_preferred_terms(self.added_preferred)[0]
         # Filter without PreFilter: the last pod's compiled selector, reused by identity.
         self._last_pod: Pod | None = None
         self._last_matcher: Matcher = match_all
@@ -142,3 +212,47 @@ class NodeAffinity:
                 self._last_pod = pod
             matcher = self._last_matcher
         return None if matcher(labels, name) else _POD_MISMATCH
+
+    def schedsim_pre_score(
+        self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
+    ) -> Status | None:
+        """PreScore of upstream NodeAffinity."""
+        if not nodes:
+            return None
+        terms, errs = _pod_preferred(pod)
+        if errs:
+            return Status(Code.Error, ("; ".join(errs),), NAME)
+        if not terms and not self.added_preferred and not _has_preferred(pod):
+            return _SKIP
+        state[PRE_SCORE_STATE_KEY] = terms
+        return None
+
+    def schedsim_score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> int | Status:
+        """Score of upstream NodeAffinity (without PreScore the pod's terms are compiled
+        here)."""
+        node = node_info.node
+        if node is None:
+            return _NODE_NOT_FOUND
+        terms = state.get(PRE_SCORE_STATE_KEY)
+        if terms is None:
+            terms, errs = _pod_preferred(pod)
+            if errs:
+                return Status(Code.Error, ("; ".join(errs),), NAME)
+        labels = node.labels
+        score = preferred_score(terms, labels, node.name) if terms else 0
+        if self._added_preferred_terms:
+            score += preferred_score(self._added_preferred_terms, labels, node.name)
+        return score
+
+    def schedsim_normalize_score(
+        self, state: CycleState, pod: Pod, scores: dict[str, int]
+    ) -> Status | None:
+        """NormalizeScore of upstream NodeAffinity: ``DefaultNormalizeScore(100, false)``."""
+        default_normalize_score(MAX_NODE_SCORE, False, scores)
+        return None
+
+
+def _has_preferred(pod: Pod) -> bool:
+    affinity = pod.affinity
+    na = None if affinity is None else affinity.node_affinity
+    return na is not None and bool(na.preferred)

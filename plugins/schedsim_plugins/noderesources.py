@@ -6,6 +6,10 @@ Filter compares it with ``allocatable - requested`` of the node, reporting every
 kube-scheduler's order and words ("Too many pods", "Insufficient cpu", ...). A shortage
 larger than the node's whole allocatable makes the status UnschedulableAndUnresolvable
 (preemption cannot help); otherwise Unschedulable.
+
+PreScore/Score rank the nodes by the args' ``scoringStrategy`` (``least_allocated.go``,
+``most_allocated.go``, ``requested_to_capacity_ratio.go`` over the shared
+``resource_allocation.go`` scorer, in `schedsim_plugins.resource_allocation`).
 """
 
 from __future__ import annotations
@@ -27,9 +31,22 @@ from schedsim.framework import (
     StateKey,
     Status,
 )
-from schedsim.framework.args import NodeResourcesFitArgs
+from schedsim.framework.args import (
+    LEAST_ALLOCATED,
+    MOST_ALLOCATED,
+    NodeResourcesFitArgs,
+    ScoringStrategy,
+)
+from schedsim_plugins.resource_allocation import (
+    NodeUsage,
+    Scorer,
+    least_resource_scorer,
+    most_resource_scorer,
+    pod_resource_requests,
+    requested_to_capacity_ratio_scorer,
+)
 
-__all__ = ["InsufficientResource", "NodeResourcesFit", "fits_request"]
+__all__ = ["PRE_SCORE_STATE_KEY", "InsufficientResource", "NodeResourcesFit", "fits_request"]
 
 NAME = "NodeResourcesFit"
 _SIDECAR_DISABLED = Status(
@@ -39,6 +56,17 @@ _SIDECAR_DISABLED = Status(
 )
 _STATE_KEY: StateKey[Resource] = StateKey("PreFilter" + NAME)
 _DRA_KEY: StateKey[frozenset[str]] = StateKey("PreFilter" + NAME + "/DRAExtendedResources")
+PRE_SCORE_STATE_KEY: StateKey[tuple[int, ...]] = StateKey("PreScore" + NAME)
+"""The pod's request per scored resource (``preScoreStateKey``)."""
+
+
+def _scorer(strategy: ScoringStrategy) -> Scorer:
+    """``nodeResourceStrategyTypeMap``."""
+    if strategy.type == LEAST_ALLOCATED:
+        return least_resource_scorer(strategy.resources)
+    if strategy.type == MOST_ALLOCATED:
+        return most_resource_scorer(strategy.resources)
+    return requested_to_capacity_ratio_scorer(strategy.resources, strategy.shape)
 
 
 @attrs.frozen
@@ -135,7 +163,17 @@ def fits_request(
 
 
 class NodeResourcesFit:
-    """The NodeResourcesFit plugin (PreFilter, Filter).
+    """The NodeResourcesFit plugin (PreFilter, Filter, PreScore, Score).
+
+    Score follows ``scoringStrategy`` over its ``resources`` (cpu and memory, weight 1, by
+    default): LeastAllocated ``(allocatable - requested) * 100 / allocatable``, MostAllocated
+    ``requested * 100 / allocatable``, or RequestedToCapacityRatio (the shape applied to the
+    utilization percent), each resource's score averaged by weight. ``requested`` is the
+    node's requests plus the pod's, with 100m cpu / 200Mi memory assumed for containers that
+    request none (NonZeroRequested); scalar resources count only when the pod requests them
+    and the node has them, a resource with allocatable 0 does not count. As upstream's,
+    the pod's scored requests ignore pod-level ``spec.resources`` (NewFit builds the scorer
+    without the PodLevelResources flag). No NormalizeScore.
 
     Args:
         args: NodeResourcesFitArgs (`NodeResourcesFitArgs.from_mapping`):
@@ -153,6 +191,10 @@ class NodeResourcesFit:
         self.args = NodeResourcesFitArgs.from_mapping(args)
         self.ignored_resources = self.args.ignored_resources
         self.ignored_resource_groups = self.args.ignored_resource_groups
+        strategy = self.args.scoring_strategy
+        self._score_resources = strategy.resources
+        self._scorer = _scorer(strategy)
+        self._usage = NodeUsage(strategy.resources, use_requested=False)
         gates = handle.feature_gates
         self._sidecars = gates.enabled("SidecarContainers")
         self._pod_level = gates.enabled("PodLevelResources")
@@ -222,3 +264,24 @@ class NodeResourcesFit:
             code = Code.UnschedulableAndUnresolvable if unresolvable else Code.Unschedulable
             st = self._statuses[key] = Status(code, reasons, NAME)
         return st
+
+    def _score_requests(self, pod: Pod) -> tuple[int, ...]:
+        return pod_resource_requests(
+            pod, self._score_resources, use_requested=False, pod_level=False
+        )
+
+    def schedsim_pre_score(
+        self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
+    ) -> Status | None:
+        """PreScore of upstream NodeResourcesFit: the pod's request per scored resource."""
+        state[PRE_SCORE_STATE_KEY] = self._score_requests(pod)
+        return None
+
+    def schedsim_score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> int | Status:
+        """Score of upstream NodeResourcesFit (the pod's requests computed here when PreScore
+        did not run)."""
+        requests = state.get(PRE_SCORE_STATE_KEY)
+        if requests is None:
+            requests = self._score_requests(pod)
+        requested, allocatable = self._usage(node_info, requests)
+        return self._scorer(requested, allocatable)

@@ -1,15 +1,28 @@
-"""TaintToleration: mirrors the Filter of kube-scheduler's ``TaintToleration`` plugin
-(pkg/scheduler/framework/plugins/tainttoleration)."""
+"""TaintToleration: mirrors kube-scheduler's ``TaintToleration`` plugin
+(pkg/scheduler/framework/plugins/tainttoleration): Filter, PreScore, Score, NormalizeScore."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
-from schedsim.api.core import Pod, Taint
-from schedsim.framework import Code, CycleState, Handle, NodeInfo, Status
+from schedsim.api.core import Pod, Taint, Toleration
+from schedsim.framework import (
+    MAX_NODE_SCORE,
+    Code,
+    CycleState,
+    Handle,
+    NodeInfo,
+    StateKey,
+    Status,
+)
+from schedsim_plugins.normalize import default_normalize_score
 
-__all__ = ["TaintToleration", "untolerated_taint_reason"]
+__all__ = [
+    "PRE_SCORE_STATE_KEY",
+    "TaintToleration",
+    "untolerated_taint_reason",
+]
 
 NAME = "TaintToleration"
 
@@ -17,6 +30,13 @@ _DO_NOT_SCHEDULE_EFFECTS = frozenset({"NoSchedule", "NoExecute"})
 """helper.DoNotScheduleTaintsFilterFunc: the effects Filter looks at."""
 
 _NODE_NOT_FOUND = Status(Code.Error, ("node not found",), NAME)
+
+PRE_SCORE_STATE_KEY: StateKey[tuple[Toleration, ...]] = StateKey("PreScore" + NAME)
+"""The pod's tolerations that can tolerate a PreferNoSchedule taint (``preScoreStateKey``)."""
+
+_NO_PRE_SCORE_STATE = Status(
+    Code.Error, (f'reading "{PRE_SCORE_STATE_KEY.name}" from cycleState: not found',), NAME
+)
 
 # One Status per distinct (key, value), built on first use, so a rejection allocates nothing
 # after the first node carrying that taint. Bounded by the taints present in the cluster.
@@ -39,13 +59,18 @@ def _untolerated(taint: Taint) -> Status:
 
 
 class TaintToleration:
-    """Mirrors kube-scheduler's ``TaintToleration`` plugin (Filter only).
+    """Mirrors kube-scheduler's ``TaintToleration`` plugin.
 
     Filter (``v1helper.FindMatchingUntoleratedTaint`` with ``DoNotScheduleTaintsFilterFunc``):
     the first taint of the node, in ``spec.taints`` order, whose effect is NoSchedule or
     NoExecute and that no toleration of the pod tolerates makes the node
     UnschedulableAndUnresolvable with ``node(s) had untolerated taint {key: value}``.
-    PreferNoSchedule taints are ignored by Filter. Takes no args.
+    PreferNoSchedule taints are ignored by Filter.
+
+    PreScore keeps the pod's tolerations whose effect is PreferNoSchedule or empty (all
+    effects); Score counts the node's PreferNoSchedule taints that none of them tolerates;
+    NormalizeScore (``DefaultNormalizeScore`` reversed) gives 100 to the nodes with the
+    fewest such taints relative to the most: ``100 - 100 * count / max``. Takes no args.
     """
 
     name: ClassVar[str] = NAME
@@ -72,4 +97,39 @@ class TaintToleration:
                     break
             else:
                 return _untolerated(taint)
+        return None
+
+    def schedsim_pre_score(
+        self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
+    ) -> Status | None:
+        """PreScore of upstream TaintToleration (``getAllTolerationPreferNoSchedule``)."""
+        if not nodes:
+            return None
+        state[PRE_SCORE_STATE_KEY] = tuple(
+            t for t in pod.tolerations if t.effect in ("", "PreferNoSchedule")
+        )
+        return None
+
+    def schedsim_score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> int | Status:
+        """Score of upstream TaintToleration: the number of intolerable PreferNoSchedule
+        taints (``countIntolerableTaintsPreferNoSchedule``)."""
+        tolerations = state.get(PRE_SCORE_STATE_KEY)
+        if tolerations is None:
+            return _NO_PRE_SCORE_STATE
+        node = node_info.node
+        if node is None:
+            return _NODE_NOT_FOUND
+        count = 0
+        for taint in node.taints:
+            if taint.effect != "PreferNoSchedule":
+                continue
+            if not any(t.tolerates(taint) for t in tolerations):
+                count += 1
+        return count
+
+    def schedsim_normalize_score(
+        self, state: CycleState, pod: Pod, scores: dict[str, int]
+    ) -> Status | None:
+        """NormalizeScore of upstream TaintToleration: ``DefaultNormalizeScore(100, reverse)``."""
+        default_normalize_score(MAX_NODE_SCORE, True, scores)
         return None

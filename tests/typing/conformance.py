@@ -64,3 +64,30 @@ def in_tree_plugins_conform() -> None:
     limits = NodeVolumeLimits({}, Handle())
     _limits_pre: PreFilterPlugin = limits
     _limits: FilterPlugin = limits
+
+
+# The in-tree score plugins satisfy the score protocols (keyword-only parameters: the names
+# must be the specs').
+def in_tree_score_plugins_conform() -> None:
+    from schedsim.framework import PreScorePlugin, ScoreExtensions, ScorePlugin
+    from schedsim_plugins.balancedallocation import NodeResourcesBalancedAllocation
+    from schedsim_plugins.imagelocality import ImageLocality
+    from schedsim_plugins.nodeaffinity import NodeAffinity
+    from schedsim_plugins.noderesources import NodeResourcesFit
+    from schedsim_plugins.tainttoleration import TaintToleration
+
+    fit = NodeResourcesFit({}, Handle())
+    _fit_pre: PreScorePlugin = fit
+    _fit: ScorePlugin = fit
+    balanced = NodeResourcesBalancedAllocation({}, Handle())
+    _balanced_pre: PreScorePlugin = balanced
+    _balanced: ScorePlugin = balanced
+    images = ImageLocality({}, Handle())
+    _images_pre: PreScorePlugin = images
+    _images: ScorePlugin = images
+    taints = TaintToleration({}, Handle())
+    _taints_pre: PreScorePlugin = taints
+    _taints: ScoreExtensions = taints
+    affinity = NodeAffinity({}, Handle())
+    _affinity_pre: PreScorePlugin = affinity
+    _affinity: ScoreExtensions = affinity

@@ -416,7 +416,7 @@ class ContainerPort:
 
 @attrs.frozen
 class Container:
-    """A container or init container: its resource requests and host ports.
+    """A container or init container: its image, resource requests and host ports.
 
     ``restart_policy == "Always"`` on an init container makes it a sidecar (restartable init
     container).
@@ -427,6 +427,7 @@ class Container:
     limits: ResourceList = attrs.field(factory=dict)
     ports: tuple[ContainerPort, ...] = ()
     restart_policy: str | None = None
+    image: str = ""
 
     @property
     def is_restartable_init(self) -> bool:
@@ -465,6 +466,7 @@ class Container:
             limits=limits,
             ports=tuple(ports),
             restart_policy=None if policy is None else d.get_str(raw, "restartPolicy", path),
+            image=d.get_str(raw, "image", path),
         )
 
 
@@ -564,6 +566,8 @@ class Node:
         allocatable: status.allocatable (what scheduling checks against), exact quantities;
             the capacity when absent, as the API server defaults it.
         capacity: status.capacity (informational; kube-scheduler's Filter does not use it).
+        images: status.images: each name of each image the node has -> the image's size in
+            bytes (``sizeBytes``; ImageLocality scores with it).
     """
 
     name: str
@@ -574,6 +578,7 @@ class Node:
     unschedulable: bool = False
     allocatable: ResourceList = attrs.field(factory=dict)
     capacity: ResourceList = attrs.field(factory=dict)
+    images: Mapping[str, int] = attrs.field(factory=dict)
 
     @classmethod
     def from_manifest(cls, raw: Mapping[str, Any]) -> Node:
@@ -608,7 +613,21 @@ class Node:
             unschedulable=d.get_bool(spec, "unschedulable", "spec"),
             allocatable=allocatable,
             capacity=capacity,
+            images=_node_images(status),
         )
+
+
+def _node_images(status: Mapping[str, Any]) -> dict[str, int]:
+    """status.images as name -> sizeBytes (every name of every image)."""
+    items = d.get_list(status, "images", "status")
+    out: dict[str, int] = {}
+    for i in range(len(items)):
+        path = f"status.images[{i}]"
+        item = d.get_mapping_item(items, i, "status.images")
+        size = d.get_int(item, "sizeBytes", path)
+        for name in d.get_str_list(item, "names", path):
+            out[name] = size
+    return out
 
 
 # --------------------------------------------------------------------------- Pod

@@ -1,0 +1,135 @@
+"""ImageLocality: favour nodes that already have the pod's container images.
+
+Mirrors kube-scheduler 1.34 ``imagelocality/image_locality.go`` (Score; no NormalizeScore).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any, ClassVar
+
+from schedsim.api.core import Pod
+from schedsim.framework import MAX_NODE_SCORE, Code, CycleState, Handle, NodeInfo, StateKey, Status
+
+__all__ = [
+    "MAX_CONTAINER_THRESHOLD",
+    "MIN_THRESHOLD",
+    "PRE_SCORE_STATE_KEY",
+    "ImageLocality",
+    "calculate_priority",
+    "normalized_image_name",
+]
+
+NAME = "ImageLocality"
+
+_MB = 1024 * 1024
+MIN_THRESHOLD = 23 * _MB
+"""Bytes below which image presence does not count (``minThreshold``)."""
+MAX_CONTAINER_THRESHOLD = 1000 * _MB
+"""Bytes per container above which more image does not count (``maxContainerThreshold``)."""
+
+PRE_SCORE_STATE_KEY: StateKey[_PodImages] = StateKey("PreScore" + NAME)
+"""The pod's images with their spread over the cluster (schedsim's PreScore)."""
+
+_NO_SNAPSHOT = Status(Code.Error, ("ImageLocality: no snapshot to list the nodes of",), NAME)
+
+
+def normalized_image_name(name: str) -> str:
+    """``normalizedImageName``: add ``:latest`` when the name has no tag (no ``:`` after the
+    last ``/``); a digest (``@sha256:...``) counts as a tag."""
+    if name.rfind(":") <= name.rfind("/"):
+        return name + ":latest"
+    return name
+
+
+def calculate_priority(sum_scores: int, num_containers: int) -> int:
+    """``calculatePriority``: clamp the summed image score to
+    [`MIN_THRESHOLD`, `MAX_CONTAINER_THRESHOLD` * containers] and scale it to [0, 100]."""
+    max_threshold = MAX_CONTAINER_THRESHOLD * num_containers
+    sum_scores = min(max(sum_scores, MIN_THRESHOLD), max_threshold)
+    return MAX_NODE_SCORE * (sum_scores - MIN_THRESHOLD) // (max_threshold - MIN_THRESHOLD)
+
+
+class _PodImages:
+    """Per pod: the normalized name of each container image (init containers first, as
+    written, duplicates kept) and, for each distinct name, the fraction of the cluster's
+    nodes that have it."""
+
+    __slots__ = ("names", "num_containers", "spread")
+
+    def __init__(self, pod: Pod, nodes: Sequence[NodeInfo]) -> None:
+        containers = (*pod.init_containers, *pod.containers)
+        self.names = tuple(normalized_image_name(c.image) for c in containers)
+        self.num_containers = len(containers)
+        counts = dict.fromkeys(self.names, 0)
+        for ni in nodes:
+            node = ni.node
+            if node is None or not node.images:
+                continue
+            images = node.images
+            for name in counts:
+                if name in images:
+                    counts[name] += 1
+        total = len(nodes)
+        self.spread = {n: c / total for n, c in counts.items() if c} if total else {}
+
+
+class ImageLocality:
+    """Mirrors kube-scheduler's ``ImageLocality`` plugin.
+
+    Score: for each container and init container of the pod whose image (normalized with
+    `normalized_image_name`) the node lists in ``status.images``, add
+    ``int(size * nodes having the image / all nodes)``; the sum goes through
+    `calculate_priority`. Images spread over few nodes count less, so pods do not pile onto
+    the one node that happens to have an image.
+
+    Upstream reads each image's node count from the scheduler cache (``ImageStateSummary``).
+    schedsim counts it per pod instead, over every node of the snapshot, in a PreScore of its
+    own (upstream's plugin has none), so Score stays O(pod's images); Score without PreScore
+    counts it itself. The size is the one the node reports for the image (upstream: the one
+    the cache saw first; they agree unless nodes report different sizes for one name).
+
+    Takes no args.
+    """
+
+    name: ClassVar[str] = NAME
+
+    def __init__(self, args: Mapping[str, Any], handle: Handle) -> None:
+        unknown = sorted(k for k in args if k not in ("apiVersion", "kind"))
+        if unknown:
+            raise ValueError(f"{NAME} takes no args, got {', '.join(unknown)}")
+        self._handle = handle
+
+    def _pod_images(self, pod: Pod) -> _PodImages | None:
+        lister = self._handle.shared_lister
+        if lister is None:
+            return None
+        return _PodImages(pod, lister.node_infos().list())
+
+    def schedsim_pre_score(
+        self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
+    ) -> Status | None:
+        """Count, once per pod, how many nodes of the cluster have each of its images."""
+        images = self._pod_images(pod)
+        if images is None:
+            return _NO_SNAPSHOT
+        state[PRE_SCORE_STATE_KEY] = images
+        return None
+
+    def schedsim_score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> int | Status:
+        """Score of upstream ImageLocality."""
+        images = state.get(PRE_SCORE_STATE_KEY)
+        if images is None:
+            images = self._pod_images(pod)
+            if images is None:
+                return _NO_SNAPSHOT
+        node = node_info.node
+        total = 0
+        if node is not None and node.images:
+            sizes = node.images
+            spread = images.spread
+            for name in images.names:
+                size = sizes.get(name)
+                if size is not None:
+                    total += int(size * spread.get(name, 0.0))
+        return calculate_priority(total, images.num_containers)
