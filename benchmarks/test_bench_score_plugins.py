@@ -9,6 +9,7 @@ score-<plugin> / filter-only is what docs/performance.md records.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -83,7 +84,7 @@ POD = Pod.from_manifest(
 
 
 @pytest.fixture(scope="module")
-def setup() -> Any:
+def setup() -> Iterator[Any]:
     handle = Handle()
     fw = Framework(default_profile(), handle)
     snap = PredicateSnapshot(fw)
@@ -91,7 +92,8 @@ def setup() -> Any:
     nodes = snap.list_node_infos()
     registry = discover_plugins()
     plugins = {name: registry[name]({}, handle) for name in SCORE_PLUGINS}
-    return fw, nodes, plugins
+    with snap.bound():  # plugins read the snapshot through the handle
+        yield fw, nodes, plugins
 
 
 @pytest.mark.benchmark(group="score-per-node")

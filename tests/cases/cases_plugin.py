@@ -21,8 +21,9 @@ module in ``test_cases.py`` GROUPS::
     run(case, source)                                        # asserts every `expect` field
     run(case, source, configure=add_my_listers)              # extra cluster wiring
 
-``configure(handle, manifests)`` is called before the plugin is constructed: set what the
-plugin needs on the `Handle` that kube-scheduler's informers would give it (listers).
+``configure(handle, manifests)`` is called before the plugin is constructed, for what the
+plugin needs that kube-scheduler's informers would give it and this module does not wire
+(PVs, PVCs, StorageClasses, VolumeAttachments and CSINodes are wired).
 `build` returns the `PluginCase` for checks this module does not make.
 
 `expected_failure` marks a case xfail (strict) while its plugin is not registered or does
@@ -76,7 +77,8 @@ class PluginCase:
         plugin: the plugin instance (built by its registered factory).
         pod: the pod being scheduled.
         nodes: the listed nodes' NodeInfos, in the case's order.
-        snapshot: the cluster: every Node, and every pod with ``spec.nodeName`` on its node.
+        snapshot: the cluster: every Node, and every pod with ``spec.nodeName`` on its node;
+            call the plugin within ``snapshot.bound()`` (the handle reads it then).
         points: the extension points to run.
         manifests: the decoded objects.
     """
@@ -114,21 +116,18 @@ def build(case: dict[str, Any], source: str, configure: Configure | None = None)
     m = decode_objects(case["objects"], source)
     # upstream sets feature.Features fields directly, so a locked gate may take its other value
     gates = FeatureGates().with_overrides(check.get("featureGates") or {}, enforce_locks=False)
-    handle = Handle(
-        feature_gates=gates,
-        storage_listers=StorageListers.from_objects(
-            m.persistent_volumes,
-            m.persistent_volume_claims,
-            m.storage_classes,
-            m.volume_attachments,
-        ),
+    listers = StorageListers.from_objects(
+        m.persistent_volumes, m.persistent_volume_claims, m.storage_classes, m.volume_attachments
     )
-    # a framework without plugins binds the snapshot to the handle (shared_lister, ...)
+    handle = Handle(feature_gates=gates)
+    # a framework without plugins: the snapshot binds itself to the handle (shared_lister,
+    # ...) within `PredicateSnapshot.bound`
     snap = PredicateSnapshot(Framework(Profile(plugins={}), handle))
     ns, pod_name = check["pod"].split("/")
     pod = next(p for p in m.pods if p.namespace == ns and p.name == pod_name)
     bound = [p for p in m.pods if p.node_name and p is not pod]
-    assert snap.set_cluster_state(m.nodes, bound, csi_snapshot=CsiSnapshot(m.csi_nodes)) == []
+    csi = CsiSnapshot(m.csi_nodes)
+    assert snap.set_cluster_state(m.nodes, bound, csi_snapshot=csi, storage_listers=listers) == []
     if configure is not None:
         configure(handle, m)
     plugin = discover_plugins()[name](check.get("pluginArgs") or {}, handle)
@@ -157,7 +156,11 @@ def _node_name(ni: NodeInfo) -> str:
 def run(case: dict[str, Any], source: str, configure: Configure | None = None) -> None:
     """Run one case and assert every field its ``expect`` gives (see the module docstring)."""
     c = build(case, source, configure)
-    expect = case["expect"]
+    with c.snapshot.bound():  # the plugin reads the snapshot through its handle
+        _run(c, case["expect"])
+
+
+def _run(c: PluginCase, expect: dict[str, Any]) -> None:
     plugin, pod, points = c.plugin, c.pod, c.points
     state = CycleState()
     feasible: Sequence[NodeInfo] = c.nodes

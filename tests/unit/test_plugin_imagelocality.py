@@ -112,13 +112,14 @@ def run(
     plugin = ImageLocality({}, handle)
     state = CycleState()
     infos = [snap.get_node_info(n.name) for n in nodes]
-    if pre_score:
-        assert plugin.schedsim_pre_score(state, pod, infos) is None
     out = []
-    for ni in infos:
-        got = plugin.schedsim_score(state, pod, ni)
-        assert isinstance(got, int)
-        out.append(got)
+    with snap.bound():  # the plugin lists the nodes through its handle
+        if pre_score:
+            assert plugin.schedsim_pre_score(state, pod, infos) is None
+        for ni in infos:
+            got = plugin.schedsim_score(state, pod, ni)
+            assert isinstance(got, int)
+            out.append(got)
     return out
 
 
