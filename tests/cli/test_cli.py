@@ -282,7 +282,8 @@ BAD_CONFIGS = [
         "apiVersion: kubescheduler.config.k8s.io/v1\n"
         "kind: KubeSchedulerConfiguration\nprofiles: [{pluginConfig: [{name: NodeResourcesFit, "
         "args: {ignoredResources: 5}}]}]\n",
-        "plugin 'NodeResourcesFit': ",
+        "KubeSchedulerConfiguration: profiles[0].pluginConfig[0].args.ignoredResources: "
+        "expected a list, got int",
     ),
     (
         "apiVersion: kubescheduler.config.k8s.io/v1\n"
