@@ -29,6 +29,8 @@ GROUPS = {
     "dra-plugin-": ("cases_dra_plugin", "the DynamicResources plugin arrives with issue #4"),
     "vol-": ("cases_vol", "VolumeBinding, VolumeZone and VolumeRestrictions (issue #13)"),
     "score-": ("cases_plugin", "the score plugins arrive with issue #12"),
+    "spread-": ("cases_spreadipa", "PodTopologySpread (issue #13)"),
+    "ipa-": ("cases_spreadipa", "InterPodAffinity (issue #13)"),
 }
 
 

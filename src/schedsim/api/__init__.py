@@ -45,6 +45,7 @@ from schedsim.api.resource import (
     ResourceSlice,
     qualified_name,
 )
+from schedsim.api.spread import TopologySpreadConstraint
 from schedsim.api.storage import (
     CSIDriver,
     CSINode,
@@ -124,6 +125,7 @@ __all__ = [
     "StorageClass",
     "Taint",
     "Toleration",
+    "TopologySpreadConstraint",
     "Volume",
     "VolumeAttachment",
     "decode_objects",

@@ -22,7 +22,13 @@ import attrs
 
 from schedsim.api import _decode as d
 from schedsim.api.errors import FieldError
-from schedsim.api.labels import LabelSelector
+from schedsim.api.labels import LabelSelector, check_label_key
+from schedsim.api.spread import (
+    DO_NOT_SCHEDULE,
+    TopologySpreadConstraint,
+    decode_topology_spread_constraints,
+    label_key_requirements,
+)
 from schedsim.api.volumes import (
     IN_TREE_SOURCES,
     CSIVolumeSource,
@@ -273,12 +279,19 @@ class NodeAffinity:
 @attrs.frozen
 class PodAffinityTerm:
     """A pod (anti-)affinity term: pods matching ``label_selector`` in ``namespaces`` (or
-    namespaces matching ``namespace_selector``) within the same ``topology_key`` domain."""
+    namespaces matching ``namespace_selector``) within the same ``topology_key`` domain.
+
+    ``match_label_keys`` / ``mismatch_label_keys`` are kept as given; when the pod is decoded
+    their ``key In/NotIn [pod's value]`` requirements are already merged into
+    ``label_selector``, as the API server does at pod creation (MatchLabelKeysInPodAffinity,
+    GA and locked on in 1.34; merging a stored pod again selects the same pods)."""
 
     label_selector: LabelSelector | None
     topology_key: str
     namespaces: tuple[str, ...] = ()
     namespace_selector: LabelSelector | None = None
+    match_label_keys: tuple[str, ...] = ()
+    mismatch_label_keys: tuple[str, ...] = ()
 
 
 @attrs.frozen
@@ -310,8 +323,12 @@ class Affinity:
         )
 
     @classmethod
-    def from_manifest(cls, raw: Mapping[str, Any], path: str) -> Affinity:
-        """Decode spec.affinity; raises FieldError."""
+    def from_manifest(
+        cls, raw: Mapping[str, Any], path: str, pod_labels: Mapping[str, str] | None = None
+    ) -> Affinity:
+        """Decode spec.affinity; raises FieldError. With ``pod_labels`` the pod (anti-)affinity
+        terms' matchLabelKeys/mismatchLabelKeys are merged into their label selectors."""
+        labels = pod_labels or {}
         na_raw = d.get_map(raw, "nodeAffinity", path)
         node_affinity = None
         if na_raw:
@@ -352,7 +369,7 @@ class Affinity:
             req = d.get_list(sect, "requiredDuringSchedulingIgnoredDuringExecution", sp)
             rp = d.join(sp, "requiredDuringSchedulingIgnoredDuringExecution")
             required = tuple(
-                _pod_affinity_term(d.get_mapping_item(req, i, rp), f"{rp}[{i}]")
+                _pod_affinity_term(d.get_mapping_item(req, i, rp), f"{rp}[{i}]", labels)
                 for i in range(len(req))
             )
             pref = d.get_list(sect, "preferredDuringSchedulingIgnoredDuringExecution", sp)
@@ -361,11 +378,16 @@ class Affinity:
             for i in range(len(pref)):
                 item = d.get_mapping_item(pref, i, pp)
                 ip = f"{pp}[{i}]"
+                weight = d.get_int(item, "weight", ip)
+                if not 1 <= weight <= 100:
+                    raise FieldError(d.join(ip, "weight"), f"{weight}: must be in the range 1-100")
                 preferred.append(
                     WeightedPodAffinityTerm(
-                        weight=d.get_int(item, "weight", ip),
+                        weight=weight,
                         term=_pod_affinity_term(
-                            d.get_map(item, "podAffinityTerm", ip), d.join(ip, "podAffinityTerm")
+                            d.get_map(item, "podAffinityTerm", ip),
+                            d.join(ip, "podAffinityTerm"),
+                            labels,
                         ),
                     )
                 )
@@ -382,22 +404,61 @@ class Affinity:
         )
 
 
-def _pod_affinity_term(raw: Mapping[str, Any], path: str) -> PodAffinityTerm:
+def _pod_affinity_term(
+    raw: Mapping[str, Any], path: str, pod_labels: Mapping[str, str]
+) -> PodAffinityTerm:
+    """Decode and validate one pod affinity term (``validatePodAffinityTerm``: a non-empty
+    qualified topologyKey, namespaces that are DNS labels, valid selectors, valid and disjoint
+    matchLabelKeys/mismatchLabelKeys that need a labelSelector), merging the label keys."""
     sel = raw.get("labelSelector")
     ns_sel = raw.get("namespaceSelector")
-    return PodAffinityTerm(
-        label_selector=None
+    selector = (
+        None
         if sel is None
         else LabelSelector.from_manifest(
             d.get_map(raw, "labelSelector", path), path + ".labelSelector"
-        ),
-        topology_key=d.get_str(raw, "topologyKey", path),
-        namespaces=d.get_str_list(raw, "namespaces", path),
+        )
+    )
+    topology_key = d.get_str(raw, "topologyKey", path)
+    if not topology_key:
+        raise FieldError(d.join(path, "topologyKey"), "can not be empty")
+    check_label_key(topology_key, d.join(path, "topologyKey"))
+    namespaces = d.get_str_list(raw, "namespaces", path)
+    for i, ns in enumerate(namespaces):
+        d.check_dns1123_label(ns, f"{d.join(path, 'namespaces')}[{i}]")
+    match_keys = d.get_str_list(raw, "matchLabelKeys", path)
+    mismatch_keys = d.get_str_list(raw, "mismatchLabelKeys", path)
+    for field, keys in (("matchLabelKeys", match_keys), ("mismatchLabelKeys", mismatch_keys)):
+        fp = d.join(path, field)
+        if keys and selector is None:
+            raise FieldError(fp, "must not be specified when labelSelector is not set")
+        for i, key in enumerate(keys):
+            check_label_key(key, f"{fp}[{i}]")
+            if selector is not None and key in selector.match_labels:
+                raise FieldError(f"{fp}[{i}]", f"{key!r}: exists in both {field} and labelSelector")
+    both = set(match_keys) & set(mismatch_keys)
+    if both:
+        key = sorted(both)[0]
+        raise FieldError(
+            d.join(path, "matchLabelKeys"),
+            f"{key!r}: exists in both matchLabelKeys and mismatchLabelKeys",
+        )
+    if selector is not None and (match_keys or mismatch_keys):
+        selector = selector.with_requirements(
+            label_key_requirements(match_keys, pod_labels, "In")
+            + label_key_requirements(mismatch_keys, pod_labels, "NotIn")
+        )
+    return PodAffinityTerm(
+        label_selector=selector,
+        topology_key=topology_key,
+        namespaces=namespaces,
         namespace_selector=None
         if ns_sel is None
         else LabelSelector.from_manifest(
             d.get_map(raw, "namespaceSelector", path), path + ".namespaceSelector"
         ),
+        match_label_keys=match_keys,
+        mismatch_label_keys=mismatch_keys,
     )
 
 
@@ -646,8 +707,11 @@ class Pod:
         resources: spec.resources.requests (pod-level resources).
         phase: status.phase; Succeeded/Failed pods hold no resources.
         scheduling_gates: spec.schedulingGates names; a gated pod is not scheduled.
+        deletion_timestamp: metadata.deletionTimestamp (a terminating pod; PodTopologySpread
+            does not count it).
+        topology_spread_constraints: spec.topologySpreadConstraints, validated.
         hard_topology_spread_constraints: how many topologySpreadConstraints are
-            ``DoNotSchedule`` (PodTopologySpread is not emulated yet; this lets tools warn).
+            ``DoNotSchedule``.
         containers: with ``spec.hostNetwork``, ports' hostPort defaults to containerPort.
     """
 
@@ -658,6 +722,7 @@ class Pod:
     annotations: Mapping[str, str] = attrs.field(factory=dict)
     owner_references: tuple[OwnerReference, ...] = ()
     creation_timestamp: datetime | None = None
+    deletion_timestamp: datetime | None = None
     priority: int = 0
     scheduler_name: str = "default-scheduler"
     node_name: str = ""
@@ -674,6 +739,7 @@ class Pod:
     nominated_node_name: str = ""
     phase: str = ""
     scheduling_gates: tuple[str, ...] = ()
+    topology_spread_constraints: tuple[TopologySpreadConstraint, ...] = ()
     hard_topology_spread_constraints: int = 0
     # Values derived from this immutable pod (request sums), computed once: simulations
     # schedule the same pod object many times (forks, what-if loops). Not part of equality;
@@ -734,17 +800,9 @@ class Pod:
             )
             for i in range(len(gates_raw))
         )
-        spread_raw = d.get_list(spec, "topologySpreadConstraints", "spec")
-        hard_spread = sum(
-            1
-            for i in range(len(spread_raw))
-            if d.get_str(
-                d.get_mapping_item(spread_raw, i, "spec.topologySpreadConstraints"),
-                "whenUnsatisfiable",
-                f"spec.topologySpreadConstraints[{i}]",
-            )
-            == "DoNotSchedule"
-        )
+        spread = decode_topology_spread_constraints(spec)
+        hard_spread = sum(1 for c in spread if c.when_unsatisfiable == DO_NOT_SCHEDULE)
+        labels = d.get_str_map(meta, "labels", "metadata")
 
         tol = d.get_list(spec, "tolerations", "spec")
         vols = d.get_list(spec, "volumes", "spec")
@@ -767,17 +825,20 @@ class Pod:
             name=name,
             namespace=namespace,
             uid=d.get_str(meta, "uid", "metadata") or _default_uid("Pod", namespace, name),
-            labels=d.get_str_map(meta, "labels", "metadata"),
+            labels=labels,
             annotations=d.get_str_map(meta, "annotations", "metadata"),
             owner_references=decode_owner_references(meta),
             creation_timestamp=parse_timestamp(
                 meta.get("creationTimestamp"), "metadata.creationTimestamp"
             ),
+            deletion_timestamp=parse_timestamp(
+                meta.get("deletionTimestamp"), "metadata.deletionTimestamp"
+            ),
             priority=d.get_int(spec, "priority", "spec"),
             scheduler_name=d.get_str(spec, "schedulerName", "spec", "default-scheduler"),
             node_name=d.get_str(spec, "nodeName", "spec"),
             node_selector=d.get_str_map(spec, "nodeSelector", "spec"),
-            affinity=Affinity.from_manifest(affinity_raw, "spec.affinity")
+            affinity=Affinity.from_manifest(affinity_raw, "spec.affinity", labels)
             if affinity_raw
             else None,
             tolerations=tuple(
@@ -807,6 +868,7 @@ class Pod:
             resource_claim_statuses=statuses,
             nominated_node_name=d.get_str(status, "nominatedNodeName", "status"),
             scheduling_gates=gates,
+            topology_spread_constraints=spread,
             hard_topology_spread_constraints=hard_spread,
             phase=d.get_str(status, "phase", "status"),
         )

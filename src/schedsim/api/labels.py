@@ -1,8 +1,10 @@
-"""Label selectors (metav1.LabelSelector) and their matching rules."""
+"""Label selectors (metav1.LabelSelector), their matching rules and apimachinery's label key
+and value validation."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import re
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 import attrs
@@ -10,9 +12,59 @@ import attrs
 from schedsim.api import _decode as d
 from schedsim.api.errors import FieldError
 
-__all__ = ["LabelSelector", "LabelSelectorRequirement"]
+__all__ = [
+    "LabelSelector",
+    "LabelSelectorRequirement",
+    "check_label_key",
+    "label_value_ok",
+    "qualified_name_problem",
+]
 
 _OPERATORS = frozenset({"In", "NotIn", "Exists", "DoesNotExist"})
+
+_NAME_RE = re.compile(r"(?:[A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]")
+_DNS1123_SUBDOMAIN_RE = re.compile(
+    r"[a-z0-9](?:[-a-z0-9]*[a-z0-9])?(?:\.[a-z0-9](?:[-a-z0-9]*[a-z0-9])?)*"
+)
+
+
+def qualified_name_problem(key: str) -> str | None:
+    """What is wrong with a label key (``validation.IsQualifiedName``: ``[prefix/]name``),
+    or None when it is valid."""
+    parts = key.split("/")
+    if len(parts) == 1:
+        name = parts[0]
+    elif len(parts) == 2:
+        prefix, name = parts
+        if not prefix:
+            return "prefix part must be non-empty"
+        if len(prefix) > 253 or not _DNS1123_SUBDOMAIN_RE.fullmatch(prefix):
+            return "prefix part must be a lowercase RFC 1123 subdomain"
+    else:
+        return "a qualified name must have at most one '/'"
+    if not name:
+        return "name part must be non-empty"
+    if len(name) > 63:
+        return "name part must be no more than 63 characters"
+    if not _NAME_RE.fullmatch(name):
+        return (
+            "name part must consist of alphanumeric characters, '-', '_' or '.', and must "
+            "start and end with an alphanumeric character"
+        )
+    return None
+
+
+def label_value_ok(value: str) -> bool:
+    """``validation.IsValidLabelValue``: empty, or at most 63 characters of ``[-_.A-Za-z0-9]``
+    starting and ending with an alphanumeric character."""
+    return not value or (len(value) <= 63 and _NAME_RE.fullmatch(value) is not None)
+
+
+def check_label_key(key: str, field: str) -> None:
+    """Raise FieldError when ``key`` is not a valid label key (``ValidateLabelName``)."""
+    problem = qualified_name_problem(key)
+    if problem is not None:
+        raise FieldError(field, f"invalid label key {key!r}: {problem}")
 
 
 @attrs.frozen
@@ -49,11 +101,20 @@ class LabelSelector:
                 return False
         return all(r.matches(labels) for r in self.match_expressions)
 
+    @property
+    def is_empty(self) -> bool:
+        """No requirement at all: selects everything (``labels.Selector.Empty``)."""
+        return not self.match_labels and not self.match_expressions
+
+    def with_requirements(self, extra: Iterable[LabelSelectorRequirement]) -> LabelSelector:
+        """This selector ANDed with ``extra`` (``labels.Selector.Add``)."""
+        return LabelSelector(self.match_labels, (*self.match_expressions, *extra))
+
     @classmethod
     def from_manifest(cls, raw: Mapping[str, Any], path: str) -> LabelSelector:
-        """Decode and validate a label selector (apimachinery ``ValidateLabelSelector``):
-        known operators, a key per expression, values for In/NotIn and none for
-        Exists/DoesNotExist; raises FieldError naming the field."""
+        """Decode a label selector and validate it as the API server does
+        (``ValidateLabelSelector``: valid keys and matchLabels values, a known operator,
+        values given for In/NotIn and absent for Exists/DoesNotExist); raises FieldError."""
         exprs = d.get_list(raw, "matchExpressions", path)
         ep = d.join(path, "matchExpressions")
         reqs = []
@@ -66,6 +127,7 @@ class LabelSelector:
             key = d.get_str(e, "key", ip)
             if not key:
                 raise FieldError(f"{ip}.key", "required")
+            check_label_key(key, f"{ip}.key")
             values = d.get_str_list(e, "values", ip)
             # ValidateLabelSelectorRequirement
             if op in ("In", "NotIn") and not values:
@@ -78,6 +140,10 @@ class LabelSelector:
                     "forbidden: may not be specified when `operator` is 'Exists' or 'DoesNotExist'",
                 )
             reqs.append(LabelSelectorRequirement(key=key, operator=op, values=frozenset(values)))
-        return cls(
-            match_labels=d.get_str_map(raw, "matchLabels", path), match_expressions=tuple(reqs)
-        )
+        match_labels = d.get_str_map(raw, "matchLabels", path)
+        lp = d.join(path, "matchLabels")
+        for k, v in match_labels.items():
+            check_label_key(k, lp)
+            if not label_value_ok(v):
+                raise FieldError(f"{lp}.{k}", f"invalid label value {v!r}")
+        return cls(match_labels=match_labels, match_expressions=tuple(reqs))

@@ -14,6 +14,7 @@ from schedsim.framework.interface import (
     SharedLister,
     StorageInfoLister,
 )
+from schedsim.framework.object_listers import ObjectListers
 from schedsim.framework.plugin import (
     FilterPlugin,
     Plugin,
@@ -95,6 +96,7 @@ __all__ = [
     "NodeInfo",
     "NodeInfoLister",
     "NodePluginScores",
+    "ObjectListers",
     "Plugin",
     "PluginError",
     "PluginFactory",

@@ -63,6 +63,14 @@ FEATURE_GATE_SPECS: Mapping[str, GateSpec] = {
     "DRAResourceClaimDeviceStatus": GateSpec(True, "BETA"),
     "DRASchedulerFilterTimeout": GateSpec(True, "BETA"),
     "InPlacePodVerticalScaling": GateSpec(True, "BETA"),
+    # PodTopologySpread / InterPodAffinity
+    "MatchLabelKeysInPodTopologySpread": GateSpec(True, "BETA"),
+    # kube-apiserver merges matchLabelKeys into labelSelector (no scheduling difference: the
+    # scheduler's own merge under MatchLabelKeysInPodTopologySpread selects the same pods)
+    "MatchLabelKeysInPodTopologySpreadSelectorMerge": GateSpec(True, "BETA"),
+    # GA in 1.33, LockToDefault: true
+    "NodeInclusionPolicyInPodTopologySpread": GateSpec(True, "GA", locked=True),
+    "MatchLabelKeysInPodAffinity": GateSpec(True, "GA", locked=True),
 }
 """The gates schedsim reads, with their kube 1.34 specs."""
 

@@ -17,6 +17,7 @@ from schedsim.framework.delegating import (
     DelegatingVolumeManager,
 )
 from schedsim.framework.features import FeatureGates
+from schedsim.framework.object_listers import ObjectListers
 
 __all__ = ["Handle", "PluginFactory"]
 
@@ -41,6 +42,10 @@ class Handle:
             the volume plugins).
         volume_manager: the bound snapshot's PVs and PVCs with the bindings VolumeBinding made
             (kube-scheduler's PV and PVC assume caches).
+        object_listers: the cluster's Namespaces, Services, ReplicationControllers,
+            ReplicaSets and StatefulSets (the informer listers of PodTopologySpread and
+            InterPodAffinity); set by whoever builds the framework for a cluster, empty by
+            default.
     """
 
     feature_gates: FeatureGates = attrs.field(factory=FeatureGates)
@@ -59,6 +64,7 @@ class Handle:
     volume_manager: DelegatingVolumeManager = attrs.field(
         factory=DelegatingVolumeManager, init=False, repr=False
     )
+    object_listers: ObjectListers = attrs.field(factory=ObjectListers, repr=False)
 
     def bind(self, snapshot: BindableSnapshot) -> Binding:
         """A context manager during which the delegates read ``snapshot``; on exit what was

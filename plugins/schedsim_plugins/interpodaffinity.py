@@ -1,0 +1,511 @@
+"""InterPodAffinity: mirrors kube-scheduler's ``InterPodAffinity`` plugin
+(pkg/scheduler/framework/plugins/interpodaffinity: filtering.go, scoring.go, plugin.go) at
+1.34: PreFilter (+ AddPod/RemovePod), Filter, PreScore, Score, NormalizeScore.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any, ClassVar
+
+from schedsim.api.core import Node, Pod, PodAffinityTerm, WeightedPodAffinityTerm
+from schedsim.framework import (
+    AffinityTerm,
+    Code,
+    CycleState,
+    Handle,
+    NodeInfo,
+    ObjectListers,
+    PodInfo,
+    StateKey,
+    Status,
+    WeightedAffinityTerm,
+)
+
+__all__ = [
+    "ERR_REASON_AFFINITY_RULES_NOT_MATCH",
+    "ERR_REASON_ANTI_AFFINITY_RULES_NOT_MATCH",
+    "ERR_REASON_EXISTING_ANTI_AFFINITY_RULES_NOT_MATCH",
+    "PRE_FILTER_STATE_KEY",
+    "PRE_SCORE_STATE_KEY",
+    "InterPodAffinity",
+    "incoming_terms",
+]
+
+NAME = "InterPodAffinity"
+
+ERR_REASON_EXISTING_ANTI_AFFINITY_RULES_NOT_MATCH = (
+    "node(s) didn't satisfy existing pods anti-affinity rules"
+)
+"""Filter: an existing pod's required anti-affinity selects the pod in the node's domain."""
+ERR_REASON_AFFINITY_RULES_NOT_MATCH = "node(s) didn't match pod affinity rules"
+"""Filter: the pod's required affinity finds no matching pod in the node's domain."""
+ERR_REASON_ANTI_AFFINITY_RULES_NOT_MATCH = "node(s) didn't match pod anti-affinity rules"
+"""Filter: the pod's required anti-affinity matches a pod in the node's domain."""
+
+_MAX_NODE_SCORE = 100
+_NO_LABELS: Mapping[str, str] = {}
+
+_SKIP = Status(Code.Skip, (), NAME)
+_AFFINITY = Status(Code.UnschedulableAndUnresolvable, (ERR_REASON_AFFINITY_RULES_NOT_MATCH,), NAME)
+_ANTI_AFFINITY = Status(Code.Unschedulable, (ERR_REASON_ANTI_AFFINITY_RULES_NOT_MATCH,), NAME)
+_EXISTING_ANTI_AFFINITY = Status(
+    Code.Unschedulable, (ERR_REASON_EXISTING_ANTI_AFFINITY_RULES_NOT_MATCH,), NAME
+)
+
+TopologyPair = tuple[str, str]
+Counts = dict[TopologyPair, int]
+
+
+# ------------------------------------------------------------------------------ terms
+
+
+def _term(pod: Pod, t: PodAffinityTerm, listers: ObjectListers) -> AffinityTerm:
+    """An incoming pod's term as PreFilter/PreScore use it: ``newAffinityTerm`` (no
+    namespaces and no namespaceSelector = the pod's namespace) followed by
+    ``mergeAffinityTermNamespacesIfNotEmpty`` (a non-empty namespaceSelector is turned into
+    the names of the namespaces it selects now, then selects nothing more)."""
+    namespaces = set(t.namespaces)
+    if not t.namespaces and t.namespace_selector is None:
+        namespaces.add(pod.namespace)
+    ns_selector = t.namespace_selector
+    if ns_selector is not None and not ns_selector.is_empty:
+        namespaces.update(listers.namespaces_matching(ns_selector))
+        ns_selector = None
+    return AffinityTerm(frozenset(namespaces), t.label_selector, t.topology_key, ns_selector)
+
+
+def incoming_terms(
+    pod: Pod, listers: ObjectListers
+) -> tuple[
+    tuple[AffinityTerm, ...],
+    tuple[AffinityTerm, ...],
+    tuple[WeightedAffinityTerm, ...],
+    tuple[WeightedAffinityTerm, ...],
+]:
+    """The pod's required affinity, required anti-affinity, preferred affinity and preferred
+    anti-affinity terms with their namespace selectors resolved (see `_term`)."""
+    aff = pod.affinity
+    if aff is None:
+        return (), (), (), ()
+
+    def weighted(ts: Sequence[WeightedPodAffinityTerm]) -> tuple[WeightedAffinityTerm, ...]:
+        return tuple(WeightedAffinityTerm(_term(pod, w.term, listers), w.weight) for w in ts)
+
+    return (
+        tuple(_term(pod, t, listers) for t in aff.pod_affinity_required),
+        tuple(_term(pod, t, listers) for t in aff.pod_anti_affinity_required),
+        weighted(aff.pod_affinity_preferred),
+        weighted(aff.pod_anti_affinity_preferred),
+    )
+
+
+def _matches_all(terms: Sequence[AffinityTerm], pod: Pod) -> bool:
+    """``podMatchesAllAffinityTerms`` (the incoming pod's namespace selectors are resolved,
+    so no namespace labels are needed)."""
+    if not terms:
+        return False
+    for t in terms:
+        if not t.matches(pod, _NO_LABELS):
+            return False
+    return True
+
+
+def _update(m: Counts, node: Node, key: str, value: int) -> None:
+    """``topologyToMatchedTermCount.update``: entries that reach 0 are removed."""
+    tv = node.labels.get(key)
+    if tv is None:
+        return
+    pair = (key, tv)
+    n = m.get(pair, 0) + value
+    if n:
+        m[pair] = n
+    else:
+        m.pop(pair, None)
+
+
+def _update_with_affinity_terms(
+    m: Counts, terms: Sequence[AffinityTerm], pod: Pod, node: Node, value: int
+) -> None:
+    if _matches_all(terms, pod):
+        for t in terms:
+            _update(m, node, t.topology_key, value)
+
+
+def _update_with_anti_affinity_terms(
+    m: Counts,
+    terms: Sequence[AffinityTerm],
+    pod: Pod,
+    ns_labels: Mapping[str, str],
+    node: Node,
+    value: int,
+) -> None:
+    for t in terms:
+        if t.matches(pod, ns_labels):
+            _update(m, node, t.topology_key, value)
+
+
+# ------------------------------------------------------------------------------ states
+
+
+class PreFilterState:
+    """What PreFilter leaves for Filter (``preFilterState``): topology pair -> count of
+    existing pods whose required anti-affinity selects the pod, of existing pods matching
+    all the pod's required affinity terms, and of existing pods its anti-affinity selects."""
+
+    __slots__ = (
+        "affinity",
+        "affinity_counts",
+        "anti_affinity",
+        "anti_affinity_counts",
+        "existing_anti_affinity_counts",
+        "namespace_labels",
+        "pod",
+    )
+
+    def __init__(
+        self,
+        pod: Pod,
+        affinity: tuple[AffinityTerm, ...],
+        anti_affinity: tuple[AffinityTerm, ...],
+        namespace_labels: Mapping[str, str],
+    ) -> None:
+        self.pod = pod
+        self.affinity = affinity
+        self.anti_affinity = anti_affinity
+        self.namespace_labels = namespace_labels
+        self.existing_anti_affinity_counts: Counts = {}
+        self.affinity_counts: Counts = {}
+        self.anti_affinity_counts: Counts = {}
+
+    def clone(self) -> PreFilterState:
+        """A copy whose counts can be updated independently."""
+        c = PreFilterState(self.pod, self.affinity, self.anti_affinity, self.namespace_labels)
+        c.existing_anti_affinity_counts = dict(self.existing_anti_affinity_counts)
+        c.affinity_counts = dict(self.affinity_counts)
+        c.anti_affinity_counts = dict(self.anti_affinity_counts)
+        return c
+
+    def update_with_pod(self, pod_info: PodInfo, node: Node | None, multiplier: int) -> None:
+        """``updateWithPod``: account for ``pod_info`` running on (leaving) ``node``."""
+        if node is None:
+            return
+        _update_with_anti_affinity_terms(
+            self.existing_anti_affinity_counts,
+            pod_info.required_anti_affinity_terms,
+            self.pod,
+            self.namespace_labels,
+            node,
+            multiplier,
+        )
+        _update_with_affinity_terms(
+            self.affinity_counts, self.affinity, pod_info.pod, node, multiplier
+        )
+        _update_with_anti_affinity_terms(
+            self.anti_affinity_counts,
+            self.anti_affinity,
+            pod_info.pod,
+            _NO_LABELS,
+            node,
+            multiplier,
+        )
+
+
+class PreScoreState:
+    """What PreScore leaves for Score (``preScoreState``): topology key -> value -> score."""
+
+    __slots__ = ("topology_score",)
+
+    def __init__(self, topology_score: dict[str, dict[str, int]]) -> None:
+        self.topology_score = topology_score
+
+
+PRE_FILTER_STATE_KEY: StateKey[PreFilterState] = StateKey("PreFilter" + NAME)
+PRE_SCORE_STATE_KEY: StateKey[PreScoreState] = StateKey("PreScore" + NAME)
+
+_NO_PRE_FILTER_STATE = Status(
+    Code.Error, (f'error reading "{PRE_FILTER_STATE_KEY.name}" from cycleState: not found',), NAME
+)
+_NO_PRE_SCORE_STATE = Status(
+    Code.Error, (f'error reading "{PRE_SCORE_STATE_KEY.name}" from cycleState: not found',), NAME
+)
+_NO_LISTER = Status(Code.Error, ("empty shared lister in InterPodAffinity",), NAME)
+
+
+# ------------------------------------------------------------------------------ args
+
+_ARGS_KEYS = frozenset(
+    {"apiVersion", "kind", "hardPodAffinityWeight", "ignorePreferredTermsOfExistingPods"}
+)
+
+
+def _decode_args(args: Mapping[str, Any]) -> tuple[int, bool]:
+    """InterPodAffinityArgs -> (hardPodAffinityWeight, ignorePreferredTermsOfExistingPods),
+    with the v1 defaults (1, false) and ``ValidateInterPodAffinityArgs``; raises ValueError."""
+    unknown = sorted(str(k) for k in args if k not in _ARGS_KEYS)
+    if unknown:
+        raise ValueError(f"args: unknown field(s) {', '.join(unknown)}")
+    kind = args.get("kind")
+    if kind is not None and kind != "InterPodAffinityArgs":
+        raise ValueError(f"args.kind: expected InterPodAffinityArgs, got {kind!r}")
+    weight = args.get("hardPodAffinityWeight")
+    if weight is None:
+        weight = 1
+    if isinstance(weight, bool) or not isinstance(weight, int):
+        raise ValueError(f"hardPodAffinityWeight: expected an integer, got {type(weight).__name__}")
+    if not 0 <= weight <= 100:
+        raise ValueError(
+            f"hardPodAffinityWeight: Invalid value: {weight}: not in valid range [0, 100]"
+        )
+    ignore = args.get("ignorePreferredTermsOfExistingPods", False)
+    if not isinstance(ignore, bool):
+        raise ValueError(
+            f"ignorePreferredTermsOfExistingPods: expected a boolean, got {type(ignore).__name__}"
+        )
+    return weight, ignore
+
+
+# ------------------------------------------------------------------------------ plugin
+
+
+class InterPodAffinity:
+    """Mirrors kube-scheduler's ``InterPodAffinity`` plugin (1.34).
+
+    Terms: a term without namespaces and namespaceSelector applies to the pod's own
+    namespace; the incoming pod's non-empty namespaceSelectors are resolved to namespace
+    names (an empty one selects every namespace); existing pods' terms are matched with the
+    incoming pod's namespace labels. matchLabelKeys/mismatchLabelKeys are already merged into
+    the label selectors when pods are read (the API server does it at creation in 1.34).
+
+    PreFilter: counts, per topology pair, existing pods whose required anti-affinity selects
+    the pod, pods matching all the pod's required affinity terms, and pods its required
+    anti-affinity selects; Skip when the pod has no required terms and no existing pod's
+    anti-affinity selects it. Filter, in this order: a node lacking an affinity topology key,
+    or whose domain has no matching pod (unless no pod matches anywhere and the pod matches
+    its own terms) -> UnschedulableAndUnresolvable "node(s) didn't match pod affinity rules";
+    a matching pod in the domain of an anti-affinity term -> Unschedulable "node(s) didn't
+    match pod anti-affinity rules"; the node in the domain of an existing pod's anti-affinity
+    that selects the pod -> Unschedulable "node(s) didn't satisfy existing pods anti-affinity
+    rules". AddPod/RemovePod update the counts for preemption's dry runs.
+
+    Score: per topology pair, + weight for each existing pod matching a preferred affinity
+    term of the pod, - weight for each matching a preferred anti-affinity term; + the
+    existing pods' preferred (anti-)affinity weights for terms selecting the pod and
+    ``hardPodAffinityWeight`` for their required affinity terms selecting it. PreScore Skips
+    when there is nothing to score. NormalizeScore: ``100 * (s - min) / (max - min)``
+    truncated (0 for all when max == min).
+
+    Args (InterPodAffinityArgs): ``hardPodAffinityWeight`` (0-100, default 1),
+    ``ignorePreferredTermsOfExistingPods`` (default false: with true, a pod without
+    preferred terms is not scored).
+    """
+
+    name: ClassVar[str] = NAME
+
+    def __init__(self, args: Mapping[str, Any], handle: Handle) -> None:
+        self.hard_pod_affinity_weight, self.ignore_preferred_terms_of_existing_pods = _decode_args(
+            args
+        )
+        self._handle = handle
+
+    # -------------------------------------------------------------- PreFilter / Filter
+
+    def schedsim_pre_filter(
+        self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
+    ) -> Status | None:
+        """PreFilter of upstream InterPodAffinity."""
+        lister = self._handle.shared_lister
+        if lister is None:
+            return _NO_LISTER
+        listers = self._handle.object_listers
+        affinity, anti_affinity, _, _ = incoming_terms(pod, listers)
+        ns_labels = listers.namespace_labels(pod.namespace) or _NO_LABELS
+        s = PreFilterState(pod, affinity, anti_affinity, ns_labels)
+
+        existing = s.existing_anti_affinity_counts
+        for ni in lister.node_infos().have_pods_with_required_anti_affinity_list():
+            node = ni.node
+            if node is None:
+                continue
+            for epi in ni.pods_with_required_anti_affinity:
+                _update_with_anti_affinity_terms(
+                    existing, epi.required_anti_affinity_terms, pod, ns_labels, node, 1
+                )
+        if affinity or anti_affinity:
+            aff_counts = s.affinity_counts
+            anti_counts = s.anti_affinity_counts
+            for ni in nodes:
+                node = ni.node
+                if node is None:
+                    continue
+                for epi in ni.pods:
+                    ep = epi.pod
+                    if affinity:
+                        _update_with_affinity_terms(aff_counts, affinity, ep, node, 1)
+                    if anti_affinity:
+                        _update_with_anti_affinity_terms(
+                            anti_counts, anti_affinity, ep, _NO_LABELS, node, 1
+                        )
+        if not existing and not affinity and not anti_affinity:
+            return _SKIP
+        state[PRE_FILTER_STATE_KEY] = s
+        return None
+
+    def schedsim_filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:
+        """Filter of upstream InterPodAffinity."""
+        s = state.get(PRE_FILTER_STATE_KEY)
+        if s is None:
+            return _NO_PRE_FILTER_STATE
+        node = node_info.node
+        labels = node.labels if node is not None else _NO_LABELS
+        if not _satisfies_pod_affinity(s, labels):
+            return _AFFINITY
+        counts = s.anti_affinity_counts
+        if counts:
+            for t in s.anti_affinity:
+                tv = labels.get(t.topology_key)
+                if tv is not None and counts.get((t.topology_key, tv), 0) > 0:
+                    return _ANTI_AFFINITY
+        counts = s.existing_anti_affinity_counts
+        if counts:
+            for pair in labels.items():
+                if counts.get(pair, 0) > 0:
+                    return _EXISTING_ANTI_AFFINITY
+        return None
+
+    def schedsim_pre_filter_add_pod(
+        self, state: CycleState, pod_to_schedule: Pod, pod_info_to_add: PodInfo, node_info: NodeInfo
+    ) -> Status | None:
+        """AddPod of upstream InterPodAffinity's PreFilterExtensions."""
+        s = state.get(PRE_FILTER_STATE_KEY)
+        if s is None:
+            return _NO_PRE_FILTER_STATE
+        s.update_with_pod(pod_info_to_add, node_info.node, 1)
+        return None
+
+    def schedsim_pre_filter_remove_pod(
+        self,
+        state: CycleState,
+        pod_to_schedule: Pod,
+        pod_info_to_remove: PodInfo,
+        node_info: NodeInfo,
+    ) -> Status | None:
+        """RemovePod of upstream InterPodAffinity's PreFilterExtensions."""
+        s = state.get(PRE_FILTER_STATE_KEY)
+        if s is None:
+            return _NO_PRE_FILTER_STATE
+        s.update_with_pod(pod_info_to_remove, node_info.node, -1)
+        return None
+
+    # -------------------------------------------------------------- PreScore / Score
+
+    def schedsim_pre_score(
+        self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
+    ) -> Status | None:
+        """PreScore of upstream InterPodAffinity."""
+        if not nodes:
+            return _SKIP
+        lister = self._handle.shared_lister
+        if lister is None:
+            return _NO_LISTER
+        aff = pod.affinity
+        has_constraints = aff is not None and bool(
+            aff.pod_affinity_preferred or aff.pod_anti_affinity_preferred
+        )
+        if self.ignore_preferred_terms_of_existing_pods and not has_constraints:
+            return _SKIP
+        node_lister = lister.node_infos()
+        all_nodes = (
+            node_lister.list() if has_constraints else node_lister.have_pods_with_affinity_list()
+        )
+        listers = self._handle.object_listers
+        _, _, preferred, preferred_anti = incoming_terms(pod, listers)
+        ns_labels = listers.namespace_labels(pod.namespace) or _NO_LABELS
+        hard_weight = self.hard_pod_affinity_weight
+        score: dict[str, dict[str, int]] = {}
+
+        def process(
+            terms: Sequence[WeightedAffinityTerm],
+            target: Pod,
+            nsl: Mapping[str, str],
+            labels: Mapping[str, str],
+            sign: int,
+        ) -> None:
+            for w in terms:
+                t = w.term
+                if t.matches(target, nsl):
+                    tv = labels.get(t.topology_key)
+                    if tv is not None:
+                        m = score.setdefault(t.topology_key, {})
+                        m[tv] = m.get(tv, 0) + w.weight * sign
+
+        for ni in all_nodes:
+            node = ni.node
+            if node is None or not node.labels:
+                continue
+            labels = node.labels
+            for epi in ni.pods if has_constraints else ni.pods_with_affinity:
+                ep = epi.pod
+                process(preferred, ep, _NO_LABELS, labels, 1)
+                process(preferred_anti, ep, _NO_LABELS, labels, -1)
+                if hard_weight > 0:
+                    for t in epi.required_affinity_terms:
+                        if t.matches(pod, ns_labels):
+                            tv = labels.get(t.topology_key)
+                            if tv is not None:
+                                m = score.setdefault(t.topology_key, {})
+                                m[tv] = m.get(tv, 0) + hard_weight
+                process(epi.preferred_affinity_terms, pod, ns_labels, labels, 1)
+                process(epi.preferred_anti_affinity_terms, pod, ns_labels, labels, -1)
+        if not score:
+            return _SKIP
+        state[PRE_SCORE_STATE_KEY] = PreScoreState(score)
+        return None
+
+    def schedsim_score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> int | Status:
+        """Score of upstream InterPodAffinity: the sum of the node's topology pairs' scores."""
+        s = state.get(PRE_SCORE_STATE_KEY)
+        if s is None:
+            return _NO_PRE_SCORE_STATE
+        node = node_info.node
+        if node is None:
+            return 0
+        labels = node.labels
+        total = 0
+        for key, values in s.topology_score.items():
+            v = labels.get(key)
+            if v is not None:
+                total += values.get(v, 0)
+        return total
+
+    def schedsim_normalize_score(
+        self, state: CycleState, pod: Pod, scores: dict[str, int]
+    ) -> Status | None:
+        """NormalizeScore of upstream InterPodAffinity (min-max to [0, 100], truncated)."""
+        s = state.get(PRE_SCORE_STATE_KEY)
+        if s is None:
+            return _NO_PRE_SCORE_STATE
+        if not s.topology_score or not scores:
+            return None
+        lo = min(scores.values())
+        hi = max(scores.values())
+        diff = hi - lo
+        for name, score in scores.items():
+            scores[name] = int(_MAX_NODE_SCORE * ((score - lo) / diff)) if diff > 0 else 0
+        return None
+
+
+def _satisfies_pod_affinity(s: PreFilterState, labels: Mapping[str, str]) -> bool:
+    """``satisfyPodAffinity``."""
+    pods_exist = True
+    counts = s.affinity_counts
+    for t in s.affinity:
+        tv = labels.get(t.topology_key)
+        if tv is None:
+            return False  # all topology labels must exist on the node
+        if counts.get((t.topology_key, tv), 0) <= 0:
+            pods_exist = False
+    if not pods_exist:
+        # the first pod of a series with affinity to itself may go anywhere with the keys
+        return not counts and _matches_all(s.affinity, s.pod)
+    return True

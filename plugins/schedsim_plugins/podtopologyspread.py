@@ -1,0 +1,721 @@
+"""PodTopologySpread: mirrors kube-scheduler's ``PodTopologySpread`` plugin
+(pkg/scheduler/framework/plugins/podtopologyspread: common.go, filtering.go, scoring.go,
+plugin.go) at 1.34: PreFilter (+ AddPod/RemovePod), Filter, PreScore, Score, NormalizeScore.
+
+Matching pods are counted per topology domain through `SpreadCounter`, which keeps each
+node's count per (namespace, selector) with the node's generation, so a PreFilter recounts
+only the nodes that changed since the last pod (upstream recounts every pod of every node).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from typing import Any, ClassVar
+
+from schedsim.api.core import Node, OwnerReference, Pod
+from schedsim.api.errors import FieldError
+from schedsim.api.labels import LabelSelector, LabelSelectorRequirement
+from schedsim.api.nodeaffinity import Matcher, required_node_affinity
+from schedsim.api.spread import (
+    DO_NOT_SCHEDULE,
+    SCHEDULE_ANYWAY,
+    TopologySpreadConstraint,
+    label_key_requirements,
+)
+from schedsim.framework import (
+    Code,
+    CycleState,
+    Handle,
+    NodeInfo,
+    ObjectListers,
+    PodInfo,
+    StateKey,
+    Status,
+)
+
+__all__ = [
+    "ERR_REASON_CONSTRAINTS_NOT_MATCH",
+    "ERR_REASON_NODE_LABEL_NOT_MATCH",
+    "PRE_FILTER_STATE_KEY",
+    "PRE_SCORE_STATE_KEY",
+    "SYSTEM_DEFAULT_CONSTRAINTS",
+    "PodTopologySpread",
+    "default_selector",
+]
+
+NAME = "PodTopologySpread"
+
+ERR_REASON_CONSTRAINTS_NOT_MATCH = "node(s) didn't match pod topology spread constraints"
+"""Filter: the skew would exceed maxSkew (``ErrReasonConstraintsNotMatch``)."""
+ERR_REASON_NODE_LABEL_NOT_MATCH = ERR_REASON_CONSTRAINTS_NOT_MATCH + " (missing required label)"
+"""Filter: the node lacks a constraint's topology key (``ErrReasonNodeLabelNotMatch``)."""
+
+LABEL_HOSTNAME = "kubernetes.io/hostname"
+LABEL_TOPOLOGY_ZONE = "topology.kubernetes.io/zone"
+
+SYSTEM_DEFAULT_CONSTRAINTS: tuple[TopologySpreadConstraint, ...] = (
+    TopologySpreadConstraint(3, LABEL_HOSTNAME, SCHEDULE_ANYWAY),
+    TopologySpreadConstraint(5, LABEL_TOPOLOGY_ZONE, SCHEDULE_ANYWAY),
+)
+"""kube-scheduler's built-in soft constraints (``systemDefaultConstraints``)."""
+
+_MAX_INT32 = 2**31 - 1
+_MAX_NODE_SCORE = 100
+_INVALID_SCORE = -1
+
+_SKIP = Status(Code.Skip, (), NAME)
+_NOT_MATCH = Status(Code.Unschedulable, (ERR_REASON_CONSTRAINTS_NOT_MATCH,), NAME)
+_LABEL_NOT_MATCH = Status(
+    Code.UnschedulableAndUnresolvable, (ERR_REASON_NODE_LABEL_NOT_MATCH,), NAME
+)
+_DO_NOT_SCHEDULE_EFFECTS = frozenset({"NoSchedule", "NoExecute"})
+
+
+# ------------------------------------------------------------------------------ constraints
+
+
+class Constraint:
+    """A constraint as the plugin uses it (``topologySpreadConstraint`` upstream): the
+    selector parsed (matchLabelKeys merged), minDomains and the node inclusion policies with
+    their defaults applied. ``selector`` None selects nothing (an unset labelSelector)."""
+
+    __slots__ = (
+        "honor_node_affinity",
+        "honor_node_taints",
+        "max_skew",
+        "min_domains",
+        "selector",
+        "selector_key",
+        "topology_key",
+    )
+
+    def __init__(
+        self,
+        max_skew: int,
+        topology_key: str,
+        selector: LabelSelector | None,
+        min_domains: int = 1,
+        honor_node_affinity: bool = True,
+        honor_node_taints: bool = False,
+    ) -> None:
+        self.max_skew = max_skew
+        self.topology_key = topology_key
+        self.selector = selector
+        self.min_domains = min_domains
+        self.honor_node_affinity = honor_node_affinity
+        self.honor_node_taints = honor_node_taints
+        self.selector_key = selector_key(selector)
+
+    def __repr__(self) -> str:
+        return f"Constraint({self.topology_key}, maxSkew={self.max_skew}, {self.selector})"
+
+    def matches(self, labels: Mapping[str, str]) -> bool:
+        """Whether the selector selects ``labels``."""
+        return self.selector is not None and self.selector.matches(labels)
+
+    def includes_node(self, pod: Pod, node: Node, required: Matcher) -> bool:
+        """``matchNodeInclusionPolicies``: Honor node affinity -> the pod's required node
+        affinity must match; Honor taints -> no untolerated NoSchedule/NoExecute taint."""
+        if self.honor_node_affinity and not required(node.labels, node.name):
+            return False
+        if self.honor_node_taints:
+            for taint in node.taints:
+                if taint.effect in _DO_NOT_SCHEDULE_EFFECTS and not any(
+                    t.tolerates(taint) for t in pod.tolerations
+                ):
+                    return False
+        return True
+
+
+SelectorKey = tuple[Any, ...]
+
+
+def selector_key(selector: LabelSelector | None) -> SelectorKey:
+    """A hashable identity of a selector's requirements (for caches)."""
+    if selector is None:
+        return ("nothing",)
+    return (
+        tuple(sorted(selector.match_labels.items())),
+        tuple(
+            sorted((r.key, r.operator, tuple(sorted(r.values))) for r in selector.match_expressions)
+        ),
+    )
+
+
+def _labels_match(constraints: Sequence[Constraint], labels: Mapping[str, str]) -> bool:
+    """``nodeLabelsMatchSpreadConstraints``: every topology key is a label of the node."""
+    for c in constraints:
+        if c.topology_key not in labels:
+            return False
+    return True
+
+
+def default_selector(pod: Pod, listers: ObjectListers) -> LabelSelector:
+    """The default spreading selector of ``pod`` (``helper.DefaultSelector``): the merged
+    selectors of the Services in its namespace that select it, plus the selector of its
+    controlling ReplicationController (``v1``), ReplicaSet or StatefulSet (``apps/v1``),
+    looked up by the owner's name."""
+    label_set: dict[str, str] = {}
+    for svc in listers.services_in(pod.namespace):
+        sel = svc.selector
+        if sel is None:  # services with nil selectors match nothing, not everything
+            continue
+        if all(pod.labels.get(k) == v for k, v in sel.items()):
+            label_set.update(sel)
+    selector = LabelSelector(match_labels=dict(label_set))
+    owner = _controller_of(pod)
+    if owner is None:
+        return selector
+    if owner.api_version == "v1" and owner.kind == "ReplicationController":
+        rc = listers.replication_controller(pod.namespace, owner.name)
+        if rc is not None:
+            label_set.update(rc.selector or {})
+            selector = LabelSelector(match_labels=dict(label_set))
+    elif owner.api_version == "apps/v1" and owner.kind in ("ReplicaSet", "StatefulSet"):
+        wl = (
+            listers.replica_set(pod.namespace, owner.name)
+            if owner.kind == "ReplicaSet"
+            else listers.stateful_set(pod.namespace, owner.name)
+        )
+        if wl is not None and wl.selector is not None:
+            other = wl.selector
+            extra = [
+                LabelSelectorRequirement(k, "In", frozenset({v}))
+                for k, v in other.match_labels.items()
+            ]
+            selector = selector.with_requirements((*extra, *other.match_expressions))
+    return selector
+
+
+def _controller_of(pod: Pod) -> OwnerReference | None:
+    for ref in pod.owner_references:
+        if ref.controller:
+            return ref
+    return None
+
+
+# ------------------------------------------------------------------------------ counting
+
+
+class SpreadCounter:
+    """Counts a namespace's pods that a selector matches, per node, kept across pods.
+
+    ``count(node_info, namespace, constraint)`` equals upstream ``countPodsMatchSelector``
+    (terminating pods, i.e. with a deletionTimestamp, are not counted). Each (namespace,
+    selector) keeps node name -> (node generation, count): a NodeInfo's generation changes on
+    every mutation (and a reverted fork brings back the old object with its old generation),
+    so a count is recomputed only for a node that changed since it was last counted.
+    Memory: O(nodes) per distinct (namespace, selector) seen.
+    """
+
+    __slots__ = ("_cache",)
+
+    def __init__(self) -> None:
+        self._cache: dict[tuple[str, SelectorKey], dict[str, tuple[int, int]]] = {}
+
+    def table(self, namespace: str, c: Constraint) -> dict[str, tuple[int, int]]:
+        """The per-node table for (namespace, c's selector)."""
+        key = (namespace, c.selector_key)
+        t = self._cache.get(key)
+        if t is None:
+            t = self._cache[key] = {}
+        return t
+
+    @staticmethod
+    def count(
+        table: dict[str, tuple[int, int]],
+        node_info: NodeInfo,
+        name: str,
+        namespace: str,
+        c: Constraint,
+    ) -> int:
+        """Matching pods on ``node_info``, from ``table`` when the node is unchanged."""
+        gen = node_info.generation
+        hit = table.get(name)
+        if hit is not None and hit[0] == gen:
+            return hit[1]
+        n = count_pods_match_selector(node_info.pods, c, namespace)
+        table[name] = (gen, n)
+        return n
+
+
+def count_pods_match_selector(pods: Sequence[PodInfo], c: Constraint, namespace: str) -> int:
+    """``countPodsMatchSelector``: pods of ``namespace``, not terminating, that ``c`` selects."""
+    sel = c.selector
+    if sel is None:
+        return 0
+    n = 0
+    for pi in pods:
+        p = pi.pod
+        if p.deletion_timestamp is not None or p.namespace != namespace:
+            continue
+        if sel.matches(p.labels):
+            n += 1
+    return n
+
+
+# ------------------------------------------------------------------------------ PreFilter state
+
+
+class CriticalPaths:
+    """The two domains with the fewest matching pods (``criticalPaths`` upstream, same update
+    rule): ``values[0]``/``nums[0]`` always hold the minimum; slot 1 is at least it."""
+
+    __slots__ = ("nums", "values")
+
+    def __init__(self) -> None:
+        self.values = ["", ""]
+        self.nums = [_MAX_INT32, _MAX_INT32]
+
+    def clone(self) -> CriticalPaths:
+        c = CriticalPaths()
+        c.values = list(self.values)
+        c.nums = list(self.nums)
+        return c
+
+    def update(self, tp_val: str, num: int) -> None:
+        values, nums = self.values, self.nums
+        i = 0 if tp_val == values[0] else 1 if tp_val == values[1] else -1
+        if i >= 0:
+            nums[i] = num
+            if nums[0] > nums[1]:
+                values.reverse()
+                nums.reverse()
+        elif num < nums[0]:
+            values[1], nums[1] = values[0], nums[0]
+            values[0], nums[0] = tp_val, num
+        elif num < nums[1]:
+            values[1], nums[1] = tp_val, num
+
+
+class PreFilterState:
+    """What PreFilter leaves for Filter (``preFilterState``): the hard constraints, per
+    constraint the matching-pod count per topology value, and the critical paths."""
+
+    __slots__ = ("constraints", "critical_paths", "tp_value_to_match_num")
+
+    def __init__(
+        self,
+        constraints: tuple[Constraint, ...],
+        tp_value_to_match_num: list[dict[str, int]],
+        critical_paths: list[CriticalPaths],
+    ) -> None:
+        self.constraints = constraints
+        self.tp_value_to_match_num = tp_value_to_match_num
+        self.critical_paths = critical_paths
+
+    def clone(self) -> PreFilterState:
+        """A copy whose counts can be updated independently (constraints shared)."""
+        return PreFilterState(
+            self.constraints,
+            [dict(m) for m in self.tp_value_to_match_num],
+            [p.clone() for p in self.critical_paths],
+        )
+
+    def min_match_num(self, i: int, min_domains: int) -> int:
+        """The global minimum, 0 when fewer than minDomains domains are eligible."""
+        if len(self.tp_value_to_match_num[i]) < min_domains:
+            return 0
+        return self.critical_paths[i].nums[0]
+
+
+class PreScoreState:
+    """What PreScore leaves for Score (``preScoreState``)."""
+
+    __slots__ = ("constraints", "ignored_nodes", "topology_normalizing_weight", "tp_counts")
+
+    def __init__(self) -> None:
+        self.constraints: tuple[Constraint, ...] = ()
+        self.ignored_nodes: set[str] = set()
+        self.tp_counts: list[dict[str, int]] = []
+        self.topology_normalizing_weight: list[float] = []
+
+
+PRE_FILTER_STATE_KEY: StateKey[PreFilterState] = StateKey("PreFilter" + NAME)
+PRE_SCORE_STATE_KEY: StateKey[PreScoreState] = StateKey("PreScore" + NAME)
+
+_NO_PRE_FILTER_STATE = Status(
+    Code.Error, (f'reading "{PRE_FILTER_STATE_KEY.name}" from cycleState: not found',), NAME
+)
+_NO_PRE_SCORE_STATE = Status(
+    Code.Error, (f'error reading "{PRE_SCORE_STATE_KEY.name}" from cycleState: not found',), NAME
+)
+
+
+# ------------------------------------------------------------------------------ args
+
+
+_ARGS_KEYS = frozenset({"apiVersion", "kind", "defaultConstraints", "defaultingType"})
+
+
+def _decode_args(args: Mapping[str, Any]) -> tuple[tuple[TopologySpreadConstraint, ...], bool]:
+    """PodTopologySpreadArgs -> (default constraints, system defaulted), validated like
+    ``ValidatePodTopologySpreadArgs``; raises ValueError naming the field."""
+    unknown = sorted(str(k) for k in args if k not in _ARGS_KEYS)
+    if unknown:
+        raise ValueError(f"args: unknown field(s) {', '.join(unknown)}")
+    kind = args.get("kind")
+    if kind is not None and kind != "PodTopologySpreadArgs":
+        raise ValueError(f"args.kind: expected PodTopologySpreadArgs, got {kind!r}")
+    defaulting = args.get("defaultingType") or "System"
+    raw = args.get("defaultConstraints") or []
+    if not isinstance(raw, list):
+        raise ValueError(f"defaultConstraints: expected a list, got {type(raw).__name__}")
+    if defaulting not in ("System", "List"):
+        raise ValueError(
+            f'defaultingType: Unsupported value: "{defaulting}": supported values: "System", "List"'
+        )
+    if defaulting == "System" and raw:
+        raise ValueError(
+            'defaultingType: Invalid value: "System": when .defaultConstraints are not empty'
+        )
+    out: list[TopologySpreadConstraint] = []
+    seen: set[tuple[str, str]] = set()
+    for i, item in enumerate(raw):
+        path = f"defaultConstraints[{i}]"
+        if not isinstance(item, Mapping):
+            raise ValueError(f"{path}: expected a mapping, got {type(item).__name__}")
+        if item.get("labelSelector") is not None:
+            raise ValueError(
+                f"{path}.labelSelector: Forbidden: constraint must not define a selector, as "
+                "they deduced for each pod"
+            )
+        skew = item.get("maxSkew", 0)
+        if isinstance(skew, int) and not isinstance(skew, bool) and skew <= 0:
+            raise ValueError(f"{path}.maxSkew: Invalid value: {skew}: not in valid range (0, inf)")
+        try:
+            c = TopologySpreadConstraint.from_manifest(item, path)
+        except FieldError as e:
+            raise ValueError(str(e)) from None
+        pair = (c.topology_key, c.when_unsatisfiable)
+        if pair in seen:
+            raise ValueError(
+                f'defaultConstraints[{i}]: Duplicate value: "{{{pair[0]}, {pair[1]}}}"'
+            )
+        seen.add(pair)
+        out.append(c)
+    if defaulting == "System":
+        return SYSTEM_DEFAULT_CONSTRAINTS, True
+    return tuple(out), False
+
+
+# ------------------------------------------------------------------------------ plugin
+
+
+class PodTopologySpread:
+    """Mirrors kube-scheduler's ``PodTopologySpread`` plugin (1.34).
+
+    Constraints: the pod's ``topologySpreadConstraints`` of the extension point's kind
+    (DoNotSchedule for PreFilter/Filter, ScheduleAnyway for PreScore/Score); a pod without
+    any gets the plugin's default constraints (``defaultingType: System`` = hostname maxSkew
+    3 and zone maxSkew 5, both ScheduleAnyway; ``List`` = ``defaultConstraints``) with the
+    selector `default_selector` builds, and none when that selector is empty. matchLabelKeys
+    add ``key In [pod's value]`` (gate MatchLabelKeysInPodTopologySpread); minDomains
+    defaults to 1, nodeAffinityPolicy to Honor, nodeTaintsPolicy to Ignore.
+
+    PreFilter: Skip without hard constraints; else, over every node having all topology keys
+    (and passing each constraint's inclusion policies), count the pod's namespace's
+    non-terminating pods the selector matches per topology value. Filter: a node without a
+    topology key -> UnschedulableAndUnresolvable "... (missing required label)"; matching
+    pods in the node's domain + 1 if the pod matches itself - the global minimum (0 when
+    fewer than minDomains domains) > maxSkew -> Unschedulable
+    "node(s) didn't match pod topology spread constraints". AddPod/RemovePod update the
+    counts for preemption's dry runs.
+
+    Score: per soft constraint, count matching pods per domain over all nodes (hostname
+    domains per node at Score) and score ``round(sum(count * ln(domains + 2) + maxSkew - 1))``;
+    nodes lacking a topology key are ignored (score 0) unless the constraints are the system
+    defaults. NormalizeScore: ``100 * (max + min - score) / max`` (100 for all when max is 0).
+
+    Args (PodTopologySpreadArgs): ``defaultConstraints``, ``defaultingType`` (List|System,
+    default System).
+    """
+
+    name: ClassVar[str] = NAME
+
+    def __init__(self, args: Mapping[str, Any], handle: Handle) -> None:
+        self.default_constraints, self.system_defaulted = _decode_args(args)
+        self._handle = handle
+        gates = handle.feature_gates
+        self.enable_node_inclusion_policy = gates.enabled("NodeInclusionPolicyInPodTopologySpread")
+        self.enable_match_label_keys = gates.enabled("MatchLabelKeysInPodTopologySpread")
+        self.counter = SpreadCounter()
+
+    # -------------------------------------------------------------- constraints
+
+    def _filter_constraints(
+        self,
+        constraints: Sequence[TopologySpreadConstraint],
+        pod_labels: Mapping[str, str],
+        action: str,
+    ) -> list[Constraint]:
+        """``filterTopologySpreadConstraints``."""
+        out = []
+        for c in constraints:
+            if c.when_unsatisfiable != action:
+                continue
+            selector = c.label_selector
+            if self.enable_match_label_keys and c.match_label_keys:
+                extra = label_key_requirements(c.match_label_keys, pod_labels, "In")
+                if extra:
+                    selector = (
+                        LabelSelector(match_expressions=extra)
+                        if selector is None
+                        else selector.with_requirements(extra)
+                    )
+            tsc = Constraint(c.max_skew, c.topology_key, selector)
+            if c.min_domains is not None:
+                tsc.min_domains = c.min_domains
+            if self.enable_node_inclusion_policy:
+                if c.node_affinity_policy is not None:
+                    tsc.honor_node_affinity = c.node_affinity_policy == "Honor"
+                if c.node_taints_policy is not None:
+                    tsc.honor_node_taints = c.node_taints_policy == "Honor"
+            out.append(tsc)
+        return out
+
+    def _constraints(self, pod: Pod, action: str) -> tuple[Constraint, ...]:
+        """The pod's constraints of kind ``action``, or its default ones
+        (``getConstraints`` / ``buildDefaultConstraints``)."""
+        if pod.topology_spread_constraints:
+            return tuple(
+                self._filter_constraints(pod.topology_spread_constraints, pod.labels, action)
+            )
+        constraints = self._filter_constraints(self.default_constraints, pod.labels, action)
+        if not constraints:
+            return ()
+        selector = default_selector(pod, self._handle.object_listers)
+        if selector.is_empty:
+            return ()
+        key = selector_key(selector)
+        for c in constraints:
+            c.selector = selector
+            c.selector_key = key
+        return tuple(constraints)
+
+    # -------------------------------------------------------------- PreFilter / Filter
+
+    def schedsim_pre_filter(
+        self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
+    ) -> Status | None:
+        """PreFilter of upstream PodTopologySpread (``calPreFilterState``)."""
+        constraints = self._constraints(pod, DO_NOT_SCHEDULE)
+        if not constraints:
+            return _SKIP
+        counts: list[dict[str, int]] = [{} for _ in constraints]
+        required = required_node_affinity(pod)
+        nip = self.enable_node_inclusion_policy
+        ns = pod.namespace
+        counter = self.counter
+        tables = [counter.table(ns, c) for c in constraints]
+        count = counter.count
+        pairs = list(zip(constraints, counts, tables, strict=True))
+        for ni in nodes:
+            node = ni.node
+            if node is None:
+                continue
+            labels = node.labels
+            if not nip and not required(labels, node.name):
+                continue
+            if not _labels_match(constraints, labels):
+                continue
+            name = node.name
+            for c, m, table in pairs:
+                if nip and not c.includes_node(pod, node, required):
+                    continue
+                value = labels[c.topology_key]
+                m[value] = m.get(value, 0) + count(table, ni, name, ns, c)
+        paths = []
+        for m in counts:
+            p = CriticalPaths()
+            for value, num in m.items():
+                p.update(value, num)
+            paths.append(p)
+        state[PRE_FILTER_STATE_KEY] = PreFilterState(constraints, counts, paths)
+        return None
+
+    def schedsim_filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:
+        """Filter of upstream PodTopologySpread."""
+        s = state.get(PRE_FILTER_STATE_KEY)
+        if s is None:
+            return _NO_PRE_FILTER_STATE
+        if not s.constraints:
+            return None
+        node = node_info.node
+        labels = node.labels if node is not None else {}
+        pod_labels = pod.labels
+        for i, c in enumerate(s.constraints):
+            tp_val = labels.get(c.topology_key)
+            if tp_val is None:
+                return _LABEL_NOT_MATCH
+            min_match = s.min_match_num(i, c.min_domains)
+            self_match = 1 if c.matches(pod_labels) else 0
+            match = s.tp_value_to_match_num[i].get(tp_val, 0)
+            if match + self_match - min_match > c.max_skew:
+                return _NOT_MATCH
+        return None
+
+    def _update_with_pod(
+        self, s: PreFilterState, updated: Pod, preemptor: Pod, node: Node | None, delta: int
+    ) -> None:
+        """``updateWithPod``."""
+        if updated.namespace != preemptor.namespace or node is None:
+            return
+        labels = node.labels
+        if not _labels_match(s.constraints, labels):
+            return
+        required = required_node_affinity(preemptor)
+        nip = self.enable_node_inclusion_policy
+        if not nip and not required(labels, node.name):
+            return
+        for i, c in enumerate(s.constraints):
+            if not c.matches(updated.labels):
+                continue
+            if nip and not c.includes_node(preemptor, node, required):
+                continue
+            v = labels[c.topology_key]
+            m = s.tp_value_to_match_num[i]
+            m[v] = m.get(v, 0) + delta
+            s.critical_paths[i].update(v, m[v])
+
+    def schedsim_pre_filter_add_pod(
+        self, state: CycleState, pod_to_schedule: Pod, pod_info_to_add: PodInfo, node_info: NodeInfo
+    ) -> Status | None:
+        """AddPod of upstream PodTopologySpread's PreFilterExtensions."""
+        s = state.get(PRE_FILTER_STATE_KEY)
+        if s is None:
+            return _NO_PRE_FILTER_STATE
+        self._update_with_pod(s, pod_info_to_add.pod, pod_to_schedule, node_info.node, 1)
+        return None
+
+    def schedsim_pre_filter_remove_pod(
+        self,
+        state: CycleState,
+        pod_to_schedule: Pod,
+        pod_info_to_remove: PodInfo,
+        node_info: NodeInfo,
+    ) -> Status | None:
+        """RemovePod of upstream PodTopologySpread's PreFilterExtensions."""
+        s = state.get(PRE_FILTER_STATE_KEY)
+        if s is None:
+            return _NO_PRE_FILTER_STATE
+        self._update_with_pod(s, pod_info_to_remove.pod, pod_to_schedule, node_info.node, -1)
+        return None
+
+    # -------------------------------------------------------------- PreScore / Score
+
+    def schedsim_pre_score(
+        self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
+    ) -> Status | None:
+        """PreScore of upstream PodTopologySpread (``initPreScoreState`` + counting)."""
+        lister = self._handle.shared_lister
+        if lister is None:
+            return Status(Code.Error, ("getting all nodes: no shared lister",), NAME)
+        all_nodes = lister.node_infos().list()
+        if not all_nodes:
+            return _SKIP
+        s = PreScoreState()
+        require_all = bool(pod.topology_spread_constraints) or not self.system_defaulted
+        s.constraints = self._constraints(pod, SCHEDULE_ANYWAY)
+        if not s.constraints:
+            return _SKIP
+        s.tp_counts = [{} for _ in s.constraints]
+        topo_size = [0] * len(s.constraints)
+        for ni in nodes:
+            node = ni.node
+            if node is None:
+                continue
+            labels = node.labels
+            if require_all and not _labels_match(s.constraints, labels):
+                s.ignored_nodes.add(node.name)
+                continue
+            for i, c in enumerate(s.constraints):
+                if c.topology_key == LABEL_HOSTNAME:
+                    continue
+                value = labels.get(c.topology_key, "")
+                if value not in s.tp_counts[i]:
+                    s.tp_counts[i][value] = 0
+                    topo_size[i] += 1
+        for i, c in enumerate(s.constraints):
+            size = topo_size[i]
+            if c.topology_key == LABEL_HOSTNAME:
+                size = len(nodes) - len(s.ignored_nodes)
+            s.topology_normalizing_weight.append(math.log(size + 2))
+
+        required = required_node_affinity(pod)
+        nip = self.enable_node_inclusion_policy
+        ns = pod.namespace
+        counter = self.counter
+        tables = [counter.table(ns, c) for c in s.constraints]
+        for ni in all_nodes:
+            node = ni.node
+            if node is None:
+                continue
+            labels = node.labels
+            if not nip and not required(labels, node.name):
+                continue
+            if require_all and not _labels_match(s.constraints, labels):
+                continue
+            for i, c in enumerate(s.constraints):
+                if nip and not c.includes_node(pod, node, required):
+                    continue
+                m = s.tp_counts[i]
+                value = labels.get(c.topology_key, "")
+                if value not in m:
+                    continue  # no candidate node in this domain (or a hostname constraint)
+                m[value] += counter.count(tables[i], ni, node.name, ns, c)
+        state[PRE_SCORE_STATE_KEY] = s
+        return None
+
+    def schedsim_score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> int | Status:
+        """Score of upstream PodTopologySpread: the (weighted) matching pods of the node's
+        domains; lower is better, NormalizeScore inverts it."""
+        s = state.get(PRE_SCORE_STATE_KEY)
+        if s is None:
+            return _NO_PRE_SCORE_STATE
+        node = node_info.node
+        if node is None or node.name in s.ignored_nodes:
+            return 0
+        labels = node.labels
+        score = 0.0
+        for i, c in enumerate(s.constraints):
+            tp_val = labels.get(c.topology_key)
+            if tp_val is None:
+                continue
+            if c.topology_key == LABEL_HOSTNAME:
+                table = self.counter.table(pod.namespace, c)
+                cnt = self.counter.count(table, node_info, node.name, pod.namespace, c)
+            else:
+                cnt = s.tp_counts[i][tp_val]
+            score += cnt * s.topology_normalizing_weight[i] + (c.max_skew - 1)
+        return _round_half_away(score)
+
+    def schedsim_normalize_score(
+        self, state: CycleState, pod: Pod, scores: dict[str, int]
+    ) -> Status | None:
+        """NormalizeScore of upstream PodTopologySpread."""
+        s = state.get(PRE_SCORE_STATE_KEY)
+        if s is None:
+            return _NO_PRE_SCORE_STATE
+        min_score = 2**63 - 1
+        max_score = 0
+        for name, score in scores.items():
+            if name in s.ignored_nodes:
+                scores[name] = _INVALID_SCORE
+                continue
+            min_score = min(min_score, score)
+            max_score = max(max_score, score)
+        for name, score in scores.items():
+            if score == _INVALID_SCORE:
+                scores[name] = 0
+            elif max_score == 0:
+                scores[name] = _MAX_NODE_SCORE
+            else:
+                scores[name] = _MAX_NODE_SCORE * (max_score + min_score - score) // max_score
+        return None
+
+
+def _round_half_away(x: float) -> int:
+    """Go's ``math.Round``: halves away from zero (Python's round is to even)."""
+    return math.floor(x + 0.5) if x >= 0 else -math.floor(-x + 0.5)
