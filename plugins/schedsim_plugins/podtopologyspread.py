@@ -170,7 +170,9 @@ def default_selector(pod: Pod, listers: ObjectListers) -> LabelSelector:
     if owner.api_version == "v1" and owner.kind == "ReplicationController":
         rc = listers.replication_controller(pod.namespace, owner.name)
         if rc is not None:
-            label_set.update(rc.selector or {})
+            # an RC's selector is a plain label map, merged into the Services' labels
+            if rc.selector is not None:
+                label_set.update(rc.selector.match_labels)
             selector = LabelSelector(match_labels=dict(label_set))
     elif owner.api_version == "apps/v1" and owner.kind in ("ReplicaSet", "StatefulSet"):
         wl = (

@@ -11,12 +11,8 @@ the handle's `ObjectListers`, the nodes and pods through the snapshot (both stor
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import Any
 
-import attrs
-
-from schedsim.api.labels import LabelSelector
 from schedsim.api.loader import decode_objects
 from schedsim.framework import (
     CycleState,
@@ -39,47 +35,6 @@ def expected_failure(case: dict[str, Any]) -> str | None:
     """Why this case is expected to fail (None: it must pass)."""
     del case
     return None
-
-
-@attrs.frozen
-class _Namespace:
-    name: str
-    labels: Mapping[str, str]
-
-
-@attrs.frozen
-class _Selecting:
-    namespace: str
-    name: str
-    selector: Any
-
-
-def object_listers(objects: list[dict[str, Any]]) -> ObjectListers:
-    """The case's Namespaces, Services, ReplicationControllers, ReplicaSets and StatefulSets
-    (only the fields the listers read)."""
-    by_kind: dict[str, list[Any]] = {}
-    for o in objects:
-        kind = o.get("kind", "")
-        meta = o.get("metadata") or {}
-        spec = o.get("spec") or {}
-        name = meta.get("name", "")
-        ns = meta.get("namespace") or "default"
-        if kind == "Namespace":
-            by_kind.setdefault(kind, []).append(_Namespace(name, meta.get("labels") or {}))
-        elif kind in ("Service", "ReplicationController"):
-            sel = spec.get("selector")
-            by_kind.setdefault(kind, []).append(_Selecting(ns, name, sel))
-        elif kind in ("ReplicaSet", "StatefulSet"):
-            sel = spec.get("selector")
-            selector = None if sel is None else LabelSelector.from_manifest(sel, "spec.selector")
-            by_kind.setdefault(kind, []).append(_Selecting(ns, name, selector))
-    return ObjectListers.from_objects(
-        by_kind.get("Namespace", ()),
-        by_kind.get("Service", ()),
-        by_kind.get("ReplicationController", ()),
-        by_kind.get("ReplicaSet", ()),
-        by_kind.get("StatefulSet", ()),
-    )
 
 
 def _status(st: Status | None) -> dict[str, Any]:
@@ -105,7 +60,7 @@ def run_on(case: dict[str, Any], source: str, store: Any) -> None:
     points = check.get("extensionPoints", [])
     m = decode_objects(case["objects"], source)
     gates = FeatureGates().with_overrides(check.get("featureGates") or {}, enforce_locks=False)
-    handle = Handle(feature_gates=gates, object_listers=object_listers(case["objects"]))
+    handle = Handle(feature_gates=gates, object_listers=ObjectListers.from_manifests(m))
     # the snapshot becomes the handle's shared lister; the plugin is called directly
     framework = Framework(Profile(plugins={"preFilter": (), "filter": (), "reserve": ()}), handle)
     snap = PredicateSnapshot(framework, store=store())

@@ -9,8 +9,10 @@ that select a pod and from its controlling ReplicationController, ReplicaSet or 
 schedsim holds the objects read from the input in `ObjectListers` (they do not change during a
 simulation, like an informer cache between events) on `Handle.object_listers`.
 
-The listers only need a few fields of each object; the Protocols below name them, so any
-object with those attributes can be indexed (the api's typed objects, test doubles).
+The listers only need a few fields of each object; the Protocols below name them. The api's
+typed objects (`schedsim.api.policy.Namespace` and ``Service``, `schedsim.api.workloads`'
+``ReplicationController``, ``ReplicaSet`` and ``StatefulSet``, on the loaded `Manifests`)
+satisfy them; `ObjectListers.from_manifests` indexes them.
 These are Protocols: implementations don't inherit from them.
 """
 
@@ -22,12 +24,12 @@ from typing import Protocol
 import attrs
 
 from schedsim.api.labels import LabelSelector
+from schedsim.api.loader import Manifests
 
 __all__ = [
     "LabelSelectorWorkload",
     "NamespaceObject",
     "ObjectListers",
-    "ReplicationControllerObject",
     "ServiceObject",
 ]
 
@@ -55,21 +57,10 @@ class ServiceObject(Protocol):
     def selector(self) -> Mapping[str, str] | None: ...
 
 
-class ReplicationControllerObject(Protocol):
-    """A ReplicationController: ``spec.selector`` is a plain label map (None: unset)."""
-
-    @property
-    def namespace(self) -> str: ...
-
-    @property
-    def name(self) -> str: ...
-
-    @property
-    def selector(self) -> Mapping[str, str] | None: ...
-
-
 class LabelSelectorWorkload(Protocol):
-    """A ReplicaSet or StatefulSet: ``spec.selector`` is a metav1.LabelSelector (None: unset)."""
+    """A ReplicationController, ReplicaSet or StatefulSet (`schedsim.api.workloads`):
+    ``spec.selector`` as a LabelSelector (None: unset); a ReplicationController's plain label
+    map is its ``match_labels``."""
 
     @property
     def namespace(self) -> str: ...
@@ -82,7 +73,7 @@ class LabelSelectorWorkload(Protocol):
 
 
 def _by_key(
-    objs: Iterable[ServiceObject | ReplicationControllerObject | LabelSelectorWorkload],
+    objs: Iterable[ServiceObject | LabelSelectorWorkload],
     kind: str,
 ) -> dict[tuple[str, str], object]:
     out: dict[tuple[str, str], object] = {}
@@ -110,7 +101,7 @@ class ObjectListers:
 
     namespaces: Mapping[str, NamespaceObject] = attrs.field(factory=dict)
     services: Mapping[str, Sequence[ServiceObject]] = attrs.field(factory=dict)
-    replication_controllers: Mapping[tuple[str, str], ReplicationControllerObject] = attrs.field(
+    replication_controllers: Mapping[tuple[str, str], LabelSelectorWorkload] = attrs.field(
         factory=dict
     )
     replica_sets: Mapping[tuple[str, str], LabelSelectorWorkload] = attrs.field(factory=dict)
@@ -121,7 +112,7 @@ class ObjectListers:
         cls,
         namespaces: Iterable[NamespaceObject] = (),
         services: Iterable[ServiceObject] = (),
-        replication_controllers: Iterable[ReplicationControllerObject] = (),
+        replication_controllers: Iterable[LabelSelectorWorkload] = (),
         replica_sets: Iterable[LabelSelectorWorkload] = (),
         stateful_sets: Iterable[LabelSelectorWorkload] = (),
     ) -> ObjectListers:
@@ -157,6 +148,19 @@ class ObjectListers:
             {(o.namespace, o.name): o for o in sss},
         )
 
+    @classmethod
+    def from_manifests(cls, manifests: Manifests) -> ObjectListers:
+        """Index the Namespaces, Services, ReplicationControllers, ReplicaSets and
+        StatefulSets of loaded `Manifests`; raises ValueError like
+        `from_objects`."""
+        return cls.from_objects(
+            manifests.namespaces,
+            manifests.services,
+            manifests.replication_controllers,
+            manifests.replica_sets,
+            manifests.stateful_sets,
+        )
+
     def namespace_labels(self, name: str) -> Mapping[str, str] | None:
         """The labels of Namespace ``name``, None when it is not known
         (``GetNamespaceLabelsSnapshot`` upstream)."""
@@ -171,9 +175,7 @@ class ObjectListers:
         """The Services of ``namespace`` (``Services(ns).List(Everything)``)."""
         return self.services.get(namespace, ())
 
-    def replication_controller(
-        self, namespace: str, name: str
-    ) -> ReplicationControllerObject | None:
+    def replication_controller(self, namespace: str, name: str) -> LabelSelectorWorkload | None:
         """ReplicationController ``namespace/name``, or None."""
         return self.replication_controllers.get((namespace, name))
 
