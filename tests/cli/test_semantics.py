@@ -121,10 +121,10 @@ def test_pods_for_another_scheduler_are_left_alone(
 def test_unemulated_checks_are_warned_about(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """Pods that need InterPodAffinity checks are placed, with a warning that the plugin is
-    not emulated yet; DynamicResources and VolumeBinding are emulated: a pod whose resource
-    claim does not exist is kept out by DynamicResources' PreEnqueue, one whose PVC does not
-    exist by VolumeBinding's PreFilter, both with the lister's NotFound text."""
+    """InterPodAffinity, DynamicResources and VolumeBinding are emulated, so nothing is
+    warned about: the anti-affine pod is placed; a pod whose resource claim does not exist is
+    kept out by DynamicResources' PreEnqueue, one whose PVC does not exist by VolumeBinding's
+    PreFilter, both with the lister's NotFound text."""
     anti = {
         "podAntiAffinity": {
             "requiredDuringSchedulingIgnoredDuringExecution": [
@@ -143,13 +143,13 @@ def test_unemulated_checks_are_warned_about(
         ],
     )
     assert code == 0
-    assert "warning: InterPodAffinity is not emulated yet: 1 pod(s) (default/anti)" in err
+    assert "InterPodAffinity" not in err
     assert "VolumeBinding" not in err and "VolumeRestrictions" not in err
     assert "DynamicResources" not in err
+    assert next(p for p in doc["pods"] if p["name"] == "anti")["node"] == "b"
     vol = next(p for p in doc["pods"] if p["name"] == "vol")
     assert vol["node"] is None
     assert vol["message"] == '0/1 nodes are available: persistentvolumeclaim "c" not found.'
-
     dra = next(p for p in doc["pods"] if p["name"] == "dra")
     assert dra["node"] is None
     assert dra["message"] == 'resourceclaim.resource.k8s.io "gpu-claim" not found'

@@ -112,8 +112,8 @@ def test_invalid_label_selector_exists_with_values() -> None:
         )
     )
     assert err.endswith(
-        "labelSelector.matchExpressions[0].values: forbidden: may not be specified when `operator` is "
-        "'Exists' or 'DoesNotExist'"
+        "labelSelector.matchExpressions[0].values: forbidden: may not be specified when "
+        "`operator` is 'Exists' or 'DoesNotExist'"
     )
 
 

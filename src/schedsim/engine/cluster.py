@@ -35,6 +35,7 @@ from schedsim.api.workloads import (
     StatefulSet,
 )
 from schedsim.dra.validation import check_cel_selectors
+from schedsim.framework.object_listers import ObjectListers
 from schedsim.framework.runtime import Framework
 from schedsim.framework.volume_listers import StorageListers
 from schedsim.snapshot.csi import CsiSnapshot
@@ -210,6 +211,22 @@ class Cluster:
             csi_drivers=self.csi_drivers,
             csi_storage_capacities=self.csi_storage_capacities,
             pv_controller=True,
+        )
+
+    def object_listers(self) -> ObjectListers:
+        """The Namespaces, Services, ReplicationControllers, ReplicaSets and StatefulSets,
+        indexed (what PodTopologySpread and InterPodAffinity read through
+        ``handle.object_listers``).
+
+        Raises:
+            ValueError: two objects of one kind share a name.
+        """
+        return ObjectListers.from_objects(
+            self.namespaces,
+            self.services,
+            self.replication_controllers,
+            self.replica_sets,
+            self.stateful_sets,
         )
 
     def snapshot(

@@ -64,8 +64,9 @@ class Engine:
 
     def check(self, cluster: Cluster) -> None:
         """Refuse what the API server would refuse and loading alone cannot see (CEL selectors
-        that do not compile under this config's gates, see `Cluster.check`). Every run calls
-        it; a cluster checked last is not checked again.
+        that do not compile under this config's gates, see `Cluster.check`), and point the
+        framework's ``handle.object_listers`` at the cluster's Namespaces, Services and
+        controllers. Every run calls it; a cluster checked last is not checked again.
 
         Raises:
             ManifestError: ``FILE: KIND NS/NAME: ...selectors[k].cel.expression: problem``.
@@ -74,6 +75,10 @@ class Engine:
             return
         gates = self.framework.handle.feature_gates
         cluster.check(consumable_capacity=gates.enabled("DRAConsumableCapacity"))
+        # the cluster's Namespaces, Services and controllers, which PodTopologySpread and
+        # InterPodAffinity read like informer caches (they do not change during a run); this
+        # engine's own framework reads the cluster it runs last
+        self.framework.handle.object_listers = cluster.object_listers()
         self._checked = cluster
 
     def snapshot(

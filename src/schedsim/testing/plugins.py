@@ -89,7 +89,8 @@ def snapshot_from_manifests(
     cluster = Cluster.from_manifests(decode_objects(docs, "<test manifests>"))
     registry = discover_plugins(extra=plugins)
     gates = FeatureGates().with_overrides(feature_gates or {})
-    framework = Framework(profile or default_profile(), Handle(feature_gates=gates), registry)
+    handle = Handle(feature_gates=gates, object_listers=cluster.object_listers())
+    framework = Framework(profile or default_profile(), handle, registry)
     snap, _ = cluster.snapshot(framework, store)
     live = [p for p in cluster.pods if not p.is_terminal]
     return snap, [p for p in live if not (p.node_name or p.nominated_node_name)]
