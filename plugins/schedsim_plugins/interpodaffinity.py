@@ -315,15 +315,20 @@ class InterPodAffinity:
     ) -> Status | None:
         """PreFilter of upstream InterPodAffinity."""
         lister = self._handle.shared_lister
-        if lister is None:
-            return _NO_LISTER
+        # the nodes with pods with required anti-affinity, as the snapshot keeps them (the
+        # same as those of ``nodes``: kube-scheduler passes PreFilter every node)
+        anti_nodes: Sequence[NodeInfo] = (
+            [ni for ni in nodes if ni.pods_with_required_anti_affinity]
+            if lister is None
+            else lister.node_infos().have_pods_with_required_anti_affinity_list()
+        )
         listers = self._handle.object_listers
         affinity, anti_affinity, _, _ = incoming_terms(pod, listers)
         ns_labels = listers.namespace_labels(pod.namespace) or _NO_LABELS
         s = PreFilterState(pod, affinity, anti_affinity, ns_labels)
 
         existing = s.existing_anti_affinity_counts
-        for ni in lister.node_infos().have_pods_with_required_anti_affinity_list():
+        for ni in anti_nodes:
             node = ni.node
             if node is None:
                 continue

@@ -70,6 +70,8 @@ def test_default_profile_order_is_kube_scheduler_1_34_multipoint_order() -> None
         "NodeVolumeLimits",
         "VolumeBinding",
         "VolumeZone",
+        "PodTopologySpread",
+        "InterPodAffinity",
         "DynamicResources",
     )
     assert [n for n in DEFAULT_PLUGINS if n in fw.filter_plugin_names] == list(
@@ -310,6 +312,8 @@ def test_framework_from_config_runs_filters_in_that_order() -> None:
         "NodeVolumeLimits",
         "VolumeBinding",
         "VolumeZone",
+        "PodTopologySpread",
+        "InterPodAffinity",
         "DynamicResources",
     )
 
