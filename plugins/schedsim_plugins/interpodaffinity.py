@@ -229,7 +229,6 @@ _NO_PRE_FILTER_STATE = Status(
 _NO_PRE_SCORE_STATE = Status(
     Code.Error, (f'error reading "{PRE_SCORE_STATE_KEY.name}" from cycleState: not found',), NAME
 )
-_NO_LISTER = Status(Code.Error, ("empty shared lister in InterPodAffinity",), NAME)
 
 
 # ------------------------------------------------------------------------------ args
@@ -314,14 +313,9 @@ class InterPodAffinity:
         self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
     ) -> Status | None:
         """PreFilter of upstream InterPodAffinity."""
-        lister = self._handle.shared_lister
-        # the nodes with pods with required anti-affinity, as the snapshot keeps them (the
-        # same as those of ``nodes``: kube-scheduler passes PreFilter every node)
-        anti_nodes: Sequence[NodeInfo] = (
-            [ni for ni in nodes if ni.pods_with_required_anti_affinity]
-            if lister is None
-            else lister.node_infos().have_pods_with_required_anti_affinity_list()
-        )
+        # upstream takes these from HavePodsWithRequiredAntiAffinityList(); kube-scheduler
+        # passes PreFilter every node of that same snapshot, so ``nodes`` holds them too
+        anti_nodes = [ni for ni in nodes if ni.pods_with_required_anti_affinity]
         listers = self._handle.object_listers
         affinity, anti_affinity, _, _ = incoming_terms(pod, listers)
         ns_labels = listers.namespace_labels(pod.namespace) or _NO_LABELS
@@ -411,8 +405,6 @@ class InterPodAffinity:
         if not nodes:
             return _SKIP
         lister = self._handle.shared_lister
-        if lister is None:
-            return _NO_LISTER
         aff = pod.affinity
         has_constraints = aff is not None and bool(
             aff.pod_affinity_preferred or aff.pod_anti_affinity_preferred

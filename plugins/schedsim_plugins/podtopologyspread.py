@@ -611,10 +611,7 @@ class PodTopologySpread:
         self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
     ) -> Status | None:
         """PreScore of upstream PodTopologySpread (``initPreScoreState`` + counting)."""
-        lister = self._handle.shared_lister
-        if lister is None:
-            return Status(Code.Error, ("getting all nodes: no shared lister",), NAME)
-        all_nodes = lister.node_infos().list()
+        all_nodes = self._handle.shared_lister.node_infos().list()
         if not all_nodes:
             return _SKIP
         s = PreScoreState()

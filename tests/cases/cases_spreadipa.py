@@ -57,7 +57,6 @@ def run_on(case: dict[str, Any], source: str, store: Any) -> None:
     check = case["check"]
     expect = case["expect"]
     plugin_name = check["plugin"]
-    points = check.get("extensionPoints", [])
     m = decode_objects(case["objects"], source)
     gates = FeatureGates().with_overrides(check.get("featureGates") or {}, enforce_locks=False)
     handle = Handle(feature_gates=gates, object_listers=ObjectListers.from_manifests(m))
@@ -69,6 +68,14 @@ def run_on(case: dict[str, Any], source: str, store: Any) -> None:
     pod = next(p for p in m.pods if p.namespace == ns and p.name == name)
     bound = [p for p in m.pods if p.node_name and p is not pod]
     assert snap.set_cluster_state(m.nodes, bound) == []
+    with snap.bound():  # the plugin reads the snapshot through the handle
+        _run_points(plugin, snap, pod, check, expect)
+
+
+def _run_points(
+    plugin: Any, snap: PredicateSnapshot, pod: Any, check: dict[str, Any], expect: dict[str, Any]
+) -> None:
+    points = check.get("extensionPoints", [])
     state = CycleState()
     node_names = check.get("nodes") or [check["node"]]
     if "PreFilter" in points:
