@@ -21,6 +21,7 @@ from schedsim.framework import (
     Status,
     WeightedAffinityTerm,
 )
+from schedsim.framework.pod_index import term_matches
 
 __all__ = [
     "ERR_REASON_AFFINITY_RULES_NOT_MATCH",
@@ -30,6 +31,7 @@ __all__ = [
     "PRE_SCORE_STATE_KEY",
     "InterPodAffinity",
     "incoming_terms",
+    "pre_filter_state_by_walk",
 ]
 
 NAME = "InterPodAffinity"
@@ -306,45 +308,45 @@ class InterPodAffinity:
             args
         )
         self._handle = handle
+        # shared with the other plugins of the framework: refreshed once per pod
+        self.index = handle.pod_index
 
     # -------------------------------------------------------------- PreFilter / Filter
 
     def schedsim_pre_filter(
         self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
     ) -> Status | None:
-        """PreFilter of upstream InterPodAffinity."""
-        # upstream takes these from HavePodsWithRequiredAntiAffinityList(); kube-scheduler
-        # passes PreFilter every node of that same snapshot, so ``nodes`` holds them too
-        anti_nodes = [ni for ni in nodes if ni.pods_with_required_anti_affinity]
+        """PreFilter of upstream InterPodAffinity, counted through the handle's `PodIndex`
+        (the same counts as `pre_filter_state_by_walk`, without walking every pod)."""
         listers = self._handle.object_listers
         affinity, anti_affinity, _, _ = incoming_terms(pod, listers)
         ns_labels = listers.namespace_labels(pod.namespace) or _NO_LABELS
         s = PreFilterState(pod, affinity, anti_affinity, ns_labels)
+        idx = self.index
+        idx.refresh(nodes)
+        node_labels = idx.node_labels
 
         existing = s.existing_anti_affinity_counts
-        for ni in anti_nodes:
-            node = ni.node
-            if node is None:
-                continue
-            for epi in ni.pods_with_required_anti_affinity:
-                _update_with_anti_affinity_terms(
-                    existing, epi.required_anti_affinity_terms, pod, ns_labels, node, 1
-                )
-        if affinity or anti_affinity:
+        for k in idx.anti_terms_for(pod.labels):
+            t, holders = idx.anti_terms[k]
+            if holders and term_matches(t, pod.namespace, pod.labels, ns_labels):
+                _add_counts(existing, t.topology_key, holders, node_labels)
+        if affinity:
             aff_counts = s.affinity_counts
-            anti_counts = s.anti_affinity_counts
-            for ni in nodes:
-                node = ni.node
-                if node is None:
+            for sig in idx.signatures_for(affinity[0].selector):
+                per_node = idx.sig_nodes.get(sig)
+                if not per_node:
                     continue
-                for epi in ni.pods:
-                    ep = epi.pod
-                    if affinity:
-                        _update_with_affinity_terms(aff_counts, affinity, ep, node, 1)
-                    if anti_affinity:
-                        _update_with_anti_affinity_terms(
-                            anti_counts, anti_affinity, ep, _NO_LABELS, node, 1
-                        )
+                labels = idx.sig_labels[sig]
+                if all(term_matches(t, sig[0], labels, _NO_LABELS) for t in affinity):
+                    for t in affinity:
+                        _add_counts(aff_counts, t.topology_key, per_node, node_labels)
+        for t in anti_affinity:
+            anti_counts = s.anti_affinity_counts
+            for sig in idx.signatures_for(t.selector):
+                per_node = idx.sig_nodes.get(sig)
+                if per_node and term_matches(t, sig[0], idx.sig_labels[sig], _NO_LABELS):
+                    _add_counts(anti_counts, t.topology_key, per_node, node_labels)
         if not existing and not affinity and not anti_affinity:
             return _SKIP
         state[PRE_FILTER_STATE_KEY] = s
@@ -401,7 +403,7 @@ class InterPodAffinity:
     def schedsim_pre_score(
         self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
     ) -> Status | None:
-        """PreScore of upstream InterPodAffinity."""
+        """PreScore of upstream InterPodAffinity, through the handle's `PodIndex`."""
         if not nodes:
             return _SKIP
         lister = self._handle.shared_lister
@@ -411,49 +413,49 @@ class InterPodAffinity:
         )
         if self.ignore_preferred_terms_of_existing_pods and not has_constraints:
             return _SKIP
-        node_lister = lister.node_infos()
-        all_nodes = (
-            node_lister.list() if has_constraints else node_lister.have_pods_with_affinity_list()
-        )
+        idx = self.index
+        idx.refresh(lister.node_infos().list())
+        node_labels = idx.node_labels
         listers = self._handle.object_listers
         _, _, preferred, preferred_anti = incoming_terms(pod, listers)
         ns_labels = listers.namespace_labels(pod.namespace) or _NO_LABELS
         hard_weight = self.hard_pod_affinity_weight
         score: dict[str, dict[str, int]] = {}
 
-        def process(
-            terms: Sequence[WeightedAffinityTerm],
-            target: Pod,
-            nsl: Mapping[str, str],
-            labels: Mapping[str, str],
-            sign: int,
-        ) -> None:
+        def add(key: str, labels: Mapping[str, str], value: int) -> None:
+            tv = labels.get(key)
+            if tv is not None:
+                m = score.setdefault(key, {})
+                m[tv] = m.get(tv, 0) + value
+
+        # the pod's preferred terms against every existing pod (by signature); with none,
+        # upstream only visits pods with affinity, where these add nothing either
+        for terms, sign in ((preferred, 1), (preferred_anti, -1)):
             for w in terms:
                 t = w.term
-                if t.matches(target, nsl):
-                    tv = labels.get(t.topology_key)
-                    if tv is not None:
-                        m = score.setdefault(t.topology_key, {})
-                        m[tv] = m.get(tv, 0) + w.weight * sign
-
-        for ni in all_nodes:
-            node = ni.node
-            if node is None or not node.labels:
+                for sig in idx.signatures_for(t.selector):
+                    per_node = idx.sig_nodes.get(sig)
+                    if per_node and term_matches(t, sig[0], idx.sig_labels[sig], _NO_LABELS):
+                        for name, cnt in per_node.items():
+                            labels = node_labels[name]
+                            if labels:  # nodes without labels are skipped (processExistingPod)
+                                add(t.topology_key, labels, w.weight * sign * cnt)
+        # existing pods' terms selecting the pod
+        pod_ns, pod_labels = pod.namespace, pod.labels
+        for name, epi in idx.score_pods():
+            labels = node_labels[name]
+            if not labels:
                 continue
-            labels = node.labels
-            for epi in ni.pods if has_constraints else ni.pods_with_affinity:
-                ep = epi.pod
-                process(preferred, ep, _NO_LABELS, labels, 1)
-                process(preferred_anti, ep, _NO_LABELS, labels, -1)
-                if hard_weight > 0:
-                    for t in epi.required_affinity_terms:
-                        if t.matches(pod, ns_labels):
-                            tv = labels.get(t.topology_key)
-                            if tv is not None:
-                                m = score.setdefault(t.topology_key, {})
-                                m[tv] = m.get(tv, 0) + hard_weight
-                process(epi.preferred_affinity_terms, pod, ns_labels, labels, 1)
-                process(epi.preferred_anti_affinity_terms, pod, ns_labels, labels, -1)
+            if hard_weight > 0:
+                for t in epi.required_affinity_terms:
+                    if term_matches(t, pod_ns, pod_labels, ns_labels):
+                        add(t.topology_key, labels, hard_weight)
+            for w in epi.preferred_affinity_terms:
+                if term_matches(w.term, pod_ns, pod_labels, ns_labels):
+                    add(w.term.topology_key, labels, w.weight)
+            for w in epi.preferred_anti_affinity_terms:
+                if term_matches(w.term, pod_ns, pod_labels, ns_labels):
+                    add(w.term.topology_key, labels, -w.weight)
         if not score:
             return _SKIP
         state[PRE_SCORE_STATE_KEY] = PreScoreState(score)
@@ -490,6 +492,46 @@ class InterPodAffinity:
         for name, score in scores.items():
             scores[name] = int(_MAX_NODE_SCORE * ((score - lo) / diff)) if diff > 0 else 0
         return None
+
+
+def pre_filter_state_by_walk(
+    pod: Pod, nodes: Sequence[NodeInfo], listers: ObjectListers
+) -> PreFilterState:
+    """PreFilter's counts the way upstream computes them, walking every pod of every node
+    (the reference `InterPodAffinity.schedsim_pre_filter`'s index must agree with)."""
+    affinity, anti_affinity, _, _ = incoming_terms(pod, listers)
+    ns_labels = listers.namespace_labels(pod.namespace) or _NO_LABELS
+    s = PreFilterState(pod, affinity, anti_affinity, ns_labels)
+    for ni in nodes:
+        node = ni.node
+        if node is None:
+            continue
+        for epi in ni.pods_with_required_anti_affinity:
+            _update_with_anti_affinity_terms(
+                s.existing_anti_affinity_counts,
+                epi.required_anti_affinity_terms,
+                pod,
+                ns_labels,
+                node,
+                1,
+            )
+        for epi in ni.pods:
+            _update_with_affinity_terms(s.affinity_counts, affinity, epi.pod, node, 1)
+            _update_with_anti_affinity_terms(
+                s.anti_affinity_counts, anti_affinity, epi.pod, _NO_LABELS, node, 1
+            )
+    return s
+
+
+def _add_counts(
+    m: Counts, key: str, per_node: Mapping[str, int], node_labels: Mapping[str, Mapping[str, str]]
+) -> None:
+    """Add each node's count to its (key, value) pair, for nodes with the key."""
+    for name, cnt in per_node.items():
+        tv = node_labels[name].get(key)
+        if tv is not None:
+            pair = (key, tv)
+            m[pair] = m.get(pair, 0) + cnt
 
 
 def _satisfies_pod_affinity(s: PreFilterState, labels: Mapping[str, str]) -> bool:

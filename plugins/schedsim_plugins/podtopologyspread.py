@@ -2,21 +2,22 @@
 (pkg/scheduler/framework/plugins/podtopologyspread: common.go, filtering.go, scoring.go,
 plugin.go) at 1.34: PreFilter (+ AddPod/RemovePod), Filter, PreScore, Score, NormalizeScore.
 
-Matching pods are counted per topology domain through `SpreadCounter`, which keeps each
-node's count per (namespace, selector) with the node's generation, so a PreFilter recounts
-only the nodes that changed since the last pod (upstream recounts every pod of every node).
+PreFilter counts matching pods per domain through `schedsim.framework.pod_index.PodIndex`
+(pod signatures per node, refreshed by node generation), PreScore/Score through
+`SpreadCounter` (per-node counts per selector, recounted only for nodes that changed);
+upstream recounts every pod of every node for each pod.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
+from operator import attrgetter, is_
 from typing import Any, ClassVar
 
-from schedsim.api.core import Node, OwnerReference, Pod
-from schedsim.api.errors import FieldError
-from schedsim.api.labels import LabelSelector, LabelSelectorRequirement
-from schedsim.api.nodeaffinity import Matcher, required_node_affinity
+from schedsim.api.core import Node, Pod
+from schedsim.api.labels import LabelSelector
+from schedsim.api.nodeaffinity import Matcher, match_all, required_node_affinity
 from schedsim.api.spread import (
     DO_NOT_SCHEDULE,
     SCHEDULE_ANYWAY,
@@ -28,10 +29,20 @@ from schedsim.framework import (
     CycleState,
     Handle,
     NodeInfo,
-    ObjectListers,
     PodInfo,
     StateKey,
     Status,
+)
+from schedsim_plugins.podtopologyspread_common import (
+    LABEL_HOSTNAME,
+    SYSTEM_DEFAULT_CONSTRAINTS,
+    Constraint,
+    SpreadCounter,
+    count_pods_match_selector,
+    decode_args,
+    default_selector,
+    labels_match,
+    selector_key,
 )
 
 __all__ = [
@@ -41,6 +52,7 @@ __all__ = [
     "PRE_SCORE_STATE_KEY",
     "SYSTEM_DEFAULT_CONSTRAINTS",
     "PodTopologySpread",
+    "count_pods_match_selector",
     "default_selector",
 ]
 
@@ -51,15 +63,6 @@ ERR_REASON_CONSTRAINTS_NOT_MATCH = "node(s) didn't match pod topology spread con
 ERR_REASON_NODE_LABEL_NOT_MATCH = ERR_REASON_CONSTRAINTS_NOT_MATCH + " (missing required label)"
 """Filter: the node lacks a constraint's topology key (``ErrReasonNodeLabelNotMatch``)."""
 
-LABEL_HOSTNAME = "kubernetes.io/hostname"
-LABEL_TOPOLOGY_ZONE = "topology.kubernetes.io/zone"
-
-SYSTEM_DEFAULT_CONSTRAINTS: tuple[TopologySpreadConstraint, ...] = (
-    TopologySpreadConstraint(3, LABEL_HOSTNAME, SCHEDULE_ANYWAY),
-    TopologySpreadConstraint(5, LABEL_TOPOLOGY_ZONE, SCHEDULE_ANYWAY),
-)
-"""kube-scheduler's built-in soft constraints (``systemDefaultConstraints``)."""
-
 _MAX_INT32 = 2**31 - 1
 _MAX_NODE_SCORE = 100
 _INVALID_SCORE = -1
@@ -69,192 +72,7 @@ _NOT_MATCH = Status(Code.Unschedulable, (ERR_REASON_CONSTRAINTS_NOT_MATCH,), NAM
 _LABEL_NOT_MATCH = Status(
     Code.UnschedulableAndUnresolvable, (ERR_REASON_NODE_LABEL_NOT_MATCH,), NAME
 )
-_DO_NOT_SCHEDULE_EFFECTS = frozenset({"NoSchedule", "NoExecute"})
-
-
-# ------------------------------------------------------------------------------ constraints
-
-
-class Constraint:
-    """A constraint as the plugin uses it (``topologySpreadConstraint`` upstream): the
-    selector parsed (matchLabelKeys merged), minDomains and the node inclusion policies with
-    their defaults applied. ``selector`` None selects nothing (an unset labelSelector)."""
-
-    __slots__ = (
-        "honor_node_affinity",
-        "honor_node_taints",
-        "max_skew",
-        "min_domains",
-        "selector",
-        "selector_key",
-        "topology_key",
-    )
-
-    def __init__(
-        self,
-        max_skew: int,
-        topology_key: str,
-        selector: LabelSelector | None,
-        min_domains: int = 1,
-        honor_node_affinity: bool = True,
-        honor_node_taints: bool = False,
-    ) -> None:
-        self.max_skew = max_skew
-        self.topology_key = topology_key
-        self.selector = selector
-        self.min_domains = min_domains
-        self.honor_node_affinity = honor_node_affinity
-        self.honor_node_taints = honor_node_taints
-        self.selector_key = selector_key(selector)
-
-    def __repr__(self) -> str:
-        return f"Constraint({self.topology_key}, maxSkew={self.max_skew}, {self.selector})"
-
-    def matches(self, labels: Mapping[str, str]) -> bool:
-        """Whether the selector selects ``labels``."""
-        return self.selector is not None and self.selector.matches(labels)
-
-    def includes_node(self, pod: Pod, node: Node, required: Matcher) -> bool:
-        """``matchNodeInclusionPolicies``: Honor node affinity -> the pod's required node
-        affinity must match; Honor taints -> no untolerated NoSchedule/NoExecute taint."""
-        if self.honor_node_affinity and not required(node.labels, node.name):
-            return False
-        if self.honor_node_taints:
-            for taint in node.taints:
-                if taint.effect in _DO_NOT_SCHEDULE_EFFECTS and not any(
-                    t.tolerates(taint) for t in pod.tolerations
-                ):
-                    return False
-        return True
-
-
-SelectorKey = tuple[Any, ...]
-
-
-def selector_key(selector: LabelSelector | None) -> SelectorKey:
-    """A hashable identity of a selector's requirements (for caches)."""
-    if selector is None:
-        return ("nothing",)
-    return (
-        tuple(sorted(selector.match_labels.items())),
-        tuple(
-            sorted((r.key, r.operator, tuple(sorted(r.values))) for r in selector.match_expressions)
-        ),
-    )
-
-
-def _labels_match(constraints: Sequence[Constraint], labels: Mapping[str, str]) -> bool:
-    """``nodeLabelsMatchSpreadConstraints``: every topology key is a label of the node."""
-    for c in constraints:
-        if c.topology_key not in labels:
-            return False
-    return True
-
-
-def default_selector(pod: Pod, listers: ObjectListers) -> LabelSelector:
-    """The default spreading selector of ``pod`` (``helper.DefaultSelector``): the merged
-    selectors of the Services in its namespace that select it, plus the selector of its
-    controlling ReplicationController (``v1``), ReplicaSet or StatefulSet (``apps/v1``),
-    looked up by the owner's name."""
-    label_set: dict[str, str] = {}
-    for svc in listers.services_in(pod.namespace):
-        sel = svc.selector
-        if sel is None:  # services with nil selectors match nothing, not everything
-            continue
-        if all(pod.labels.get(k) == v for k, v in sel.items()):
-            label_set.update(sel)
-    selector = LabelSelector(match_labels=dict(label_set))
-    owner = _controller_of(pod)
-    if owner is None:
-        return selector
-    if owner.api_version == "v1" and owner.kind == "ReplicationController":
-        rc = listers.replication_controller(pod.namespace, owner.name)
-        if rc is not None:
-            # an RC's selector is a plain label map, merged into the Services' labels
-            if rc.selector is not None:
-                label_set.update(rc.selector.match_labels)
-            selector = LabelSelector(match_labels=dict(label_set))
-    elif owner.api_version == "apps/v1" and owner.kind in ("ReplicaSet", "StatefulSet"):
-        wl = (
-            listers.replica_set(pod.namespace, owner.name)
-            if owner.kind == "ReplicaSet"
-            else listers.stateful_set(pod.namespace, owner.name)
-        )
-        if wl is not None and wl.selector is not None:
-            other = wl.selector
-            extra = [
-                LabelSelectorRequirement(k, "In", frozenset({v}))
-                for k, v in other.match_labels.items()
-            ]
-            selector = selector.with_requirements((*extra, *other.match_expressions))
-    return selector
-
-
-def _controller_of(pod: Pod) -> OwnerReference | None:
-    for ref in pod.owner_references:
-        if ref.controller:
-            return ref
-    return None
-
-
-# ------------------------------------------------------------------------------ counting
-
-
-class SpreadCounter:
-    """Counts a namespace's pods that a selector matches, per node, kept across pods.
-
-    ``count(node_info, namespace, constraint)`` equals upstream ``countPodsMatchSelector``
-    (terminating pods, i.e. with a deletionTimestamp, are not counted). Each (namespace,
-    selector) keeps node name -> (node generation, count): a NodeInfo's generation changes on
-    every mutation (and a reverted fork brings back the old object with its old generation),
-    so a count is recomputed only for a node that changed since it was last counted.
-    Memory: O(nodes) per distinct (namespace, selector) seen.
-    """
-
-    __slots__ = ("_cache",)
-
-    def __init__(self) -> None:
-        self._cache: dict[tuple[str, SelectorKey], dict[str, tuple[int, int]]] = {}
-
-    def table(self, namespace: str, c: Constraint) -> dict[str, tuple[int, int]]:
-        """The per-node table for (namespace, c's selector)."""
-        key = (namespace, c.selector_key)
-        t = self._cache.get(key)
-        if t is None:
-            t = self._cache[key] = {}
-        return t
-
-    @staticmethod
-    def count(
-        table: dict[str, tuple[int, int]],
-        node_info: NodeInfo,
-        name: str,
-        namespace: str,
-        c: Constraint,
-    ) -> int:
-        """Matching pods on ``node_info``, from ``table`` when the node is unchanged."""
-        gen = node_info.generation
-        hit = table.get(name)
-        if hit is not None and hit[0] == gen:
-            return hit[1]
-        n = count_pods_match_selector(node_info.pods, c, namespace)
-        table[name] = (gen, n)
-        return n
-
-
-def count_pods_match_selector(pods: Sequence[PodInfo], c: Constraint, namespace: str) -> int:
-    """``countPodsMatchSelector``: pods of ``namespace``, not terminating, that ``c`` selects."""
-    sel = c.selector
-    if sel is None:
-        return 0
-    n = 0
-    for pi in pods:
-        p = pi.pod
-        if p.deletion_timestamp is not None or p.namespace != namespace:
-            continue
-        if sel.matches(p.labels):
-            n += 1
-    return n
+_NODE = attrgetter("node")
 
 
 # ------------------------------------------------------------------------------ PreFilter state
@@ -345,63 +163,6 @@ _NO_PRE_SCORE_STATE = Status(
 )
 
 
-# ------------------------------------------------------------------------------ args
-
-
-_ARGS_KEYS = frozenset({"apiVersion", "kind", "defaultConstraints", "defaultingType"})
-
-
-def _decode_args(args: Mapping[str, Any]) -> tuple[tuple[TopologySpreadConstraint, ...], bool]:
-    """PodTopologySpreadArgs -> (default constraints, system defaulted), validated like
-    ``ValidatePodTopologySpreadArgs``; raises ValueError naming the field."""
-    unknown = sorted(str(k) for k in args if k not in _ARGS_KEYS)
-    if unknown:
-        raise ValueError(f"args: unknown field(s) {', '.join(unknown)}")
-    kind = args.get("kind")
-    if kind is not None and kind != "PodTopologySpreadArgs":
-        raise ValueError(f"args.kind: expected PodTopologySpreadArgs, got {kind!r}")
-    defaulting = args.get("defaultingType") or "System"
-    raw = args.get("defaultConstraints") or []
-    if not isinstance(raw, list):
-        raise ValueError(f"defaultConstraints: expected a list, got {type(raw).__name__}")
-    if defaulting not in ("System", "List"):
-        raise ValueError(
-            f'defaultingType: Unsupported value: "{defaulting}": supported values: "System", "List"'
-        )
-    if defaulting == "System" and raw:
-        raise ValueError(
-            'defaultingType: Invalid value: "System": when .defaultConstraints are not empty'
-        )
-    out: list[TopologySpreadConstraint] = []
-    seen: set[tuple[str, str]] = set()
-    for i, item in enumerate(raw):
-        path = f"defaultConstraints[{i}]"
-        if not isinstance(item, Mapping):
-            raise ValueError(f"{path}: expected a mapping, got {type(item).__name__}")
-        if item.get("labelSelector") is not None:
-            raise ValueError(
-                f"{path}.labelSelector: Forbidden: constraint must not define a selector, as "
-                "they deduced for each pod"
-            )
-        skew = item.get("maxSkew", 0)
-        if isinstance(skew, int) and not isinstance(skew, bool) and skew <= 0:
-            raise ValueError(f"{path}.maxSkew: Invalid value: {skew}: not in valid range (0, inf)")
-        try:
-            c = TopologySpreadConstraint.from_manifest(item, path)
-        except FieldError as e:
-            raise ValueError(str(e)) from None
-        pair = (c.topology_key, c.when_unsatisfiable)
-        if pair in seen:
-            raise ValueError(
-                f'defaultConstraints[{i}]: Duplicate value: "{{{pair[0]}, {pair[1]}}}"'
-            )
-        seen.add(pair)
-        out.append(c)
-    if defaulting == "System":
-        return SYSTEM_DEFAULT_CONSTRAINTS, True
-    return tuple(out), False
-
-
 # ------------------------------------------------------------------------------ plugin
 
 
@@ -437,12 +198,18 @@ class PodTopologySpread:
     name: ClassVar[str] = NAME
 
     def __init__(self, args: Mapping[str, Any], handle: Handle) -> None:
-        self.default_constraints, self.system_defaulted = _decode_args(args)
+        self.default_constraints, self.system_defaulted = decode_args(args)
         self._handle = handle
         gates = handle.feature_gates
         self.enable_node_inclusion_policy = gates.enabled("NodeInclusionPolicyInPodTopologySpread")
         self.enable_match_label_keys = gates.enabled("MatchLabelKeysInPodTopologySpread")
         self.counter = SpreadCounter()
+        # shared with the other plugins of the framework: refreshed once per pod
+        self.index = handle.pod_index
+        # topology keys -> (the Node objects, zero counts per domain, node -> domain)
+        self._domain_cache: dict[
+            tuple[str, ...], tuple[list[Node | None], list[dict[str, int]], list[dict[str, str]]]
+        ] = {}
 
     # -------------------------------------------------------------- constraints
 
@@ -501,33 +268,33 @@ class PodTopologySpread:
     def schedsim_pre_filter(
         self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
     ) -> Status | None:
-        """PreFilter of upstream PodTopologySpread (``calPreFilterState``)."""
+        """PreFilter of upstream PodTopologySpread (``calPreFilterState``); matching pods are
+        counted through the handle's `PodIndex`."""
         constraints = self._constraints(pod, DO_NOT_SCHEDULE)
         if not constraints:
             return _SKIP
-        counts: list[dict[str, int]] = [{} for _ in constraints]
         required = required_node_affinity(pod)
-        nip = self.enable_node_inclusion_policy
+        zero, domains = self._domains(pod, constraints, nodes, required)
+        counts = [dict(z) for z in zero]
+        pairs = list(zip(constraints, counts, domains, strict=True))
+        # matching pods per domain, from the index's pod signatures (not every pod)
+        idx = self.index
+        idx.refresh(nodes)
         ns = pod.namespace
-        counter = self.counter
-        tables = [counter.table(ns, c) for c in constraints]
-        count = counter.count
-        pairs = list(zip(constraints, counts, tables, strict=True))
-        for ni in nodes:
-            node = ni.node
-            if node is None:
+        for c, m, dom in pairs:
+            sel = c.selector
+            if sel is None:
                 continue
-            labels = node.labels
-            if not nip and not required(labels, node.name):
-                continue
-            if not _labels_match(constraints, labels):
-                continue
-            name = node.name
-            for c, m, table in pairs:
-                if nip and not c.includes_node(pod, node, required):
+            for sig in idx.signatures_for(sel):
+                if sig[2] or sig[0] != ns:  # terminating, or another namespace
                     continue
-                value = labels[c.topology_key]
-                m[value] = m.get(value, 0) + count(table, ni, name, ns, c)
+                per_node = idx.sig_nodes.get(sig)
+                if not per_node or not sel.matches(idx.sig_labels[sig]):
+                    continue
+                for name, cnt in per_node.items():
+                    v = dom.get(name)
+                    if v is not None:
+                        m[v] += cnt
         paths = []
         for m in counts:
             p = CriticalPaths()
@@ -536,6 +303,59 @@ class PodTopologySpread:
             paths.append(p)
         state[PRE_FILTER_STATE_KEY] = PreFilterState(constraints, counts, paths)
         return None
+
+    def _domains(
+        self,
+        pod: Pod,
+        constraints: tuple[Constraint, ...],
+        nodes: Sequence[NodeInfo],
+        required: Matcher,
+    ) -> tuple[list[dict[str, int]], list[dict[str, str]]]:
+        """Per constraint: the eligible domains (value -> 0, in node order) and eligible node
+        -> its domain. Eligible: the node has every topology key and passes the constraint's
+        inclusion policies (without NodeInclusionPolicyInPodTopologySpread: the pod's
+        required node affinity).
+
+        For pods without required node affinity and constraints that ignore taints, the
+        answer depends on the Node objects only, and is reused while ``nodes`` holds the
+        same Node objects (checked by identity, in C): placing pods does not change it.
+        """
+        cacheable = required is match_all and not any(c.honor_node_taints for c in constraints)
+        key = tuple(c.topology_key for c in constraints)
+        node_objs: list[Node | None] = []
+        if cacheable:
+            node_objs = list(map(_NODE, nodes))
+            hit = self._domain_cache.get(key)
+            if (
+                hit is not None
+                and len(hit[0]) == len(node_objs)
+                and all(map(is_, hit[0], node_objs))
+            ):
+                return hit[1], hit[2]
+        zero: list[dict[str, int]] = [{} for _ in constraints]
+        domains: list[dict[str, str]] = [{} for _ in constraints]
+        nip = self.enable_node_inclusion_policy
+        pairs = list(zip(constraints, zero, domains, strict=True))
+        for ni in nodes:
+            node = ni.node
+            if node is None:
+                continue
+            labels = node.labels
+            if not nip and not required(labels, node.name):
+                continue
+            if not labels_match(constraints, labels):
+                continue
+            name = node.name
+            for c, m, dom in pairs:
+                if nip and not c.includes_node(pod, node, required):
+                    continue
+                value = labels[c.topology_key]
+                if value not in m:
+                    m[value] = 0
+                dom[name] = value
+        if cacheable:
+            self._domain_cache[key] = (node_objs, zero, domains)
+        return zero, domains
 
     def schedsim_filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:
         """Filter of upstream PodTopologySpread."""
@@ -565,7 +385,7 @@ class PodTopologySpread:
         if updated.namespace != preemptor.namespace or node is None:
             return
         labels = node.labels
-        if not _labels_match(s.constraints, labels):
+        if not labels_match(s.constraints, labels):
             return
         required = required_node_affinity(preemptor)
         nip = self.enable_node_inclusion_policy
@@ -626,7 +446,7 @@ class PodTopologySpread:
             if node is None:
                 continue
             labels = node.labels
-            if require_all and not _labels_match(s.constraints, labels):
+            if require_all and not labels_match(s.constraints, labels):
                 s.ignored_nodes.add(node.name)
                 continue
             for i, c in enumerate(s.constraints):
@@ -654,7 +474,7 @@ class PodTopologySpread:
             labels = node.labels
             if not nip and not required(labels, node.name):
                 continue
-            if require_all and not _labels_match(s.constraints, labels):
+            if require_all and not labels_match(s.constraints, labels):
                 continue
             for i, c in enumerate(s.constraints):
                 if nip and not c.includes_node(pod, node, required):

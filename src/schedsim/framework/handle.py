@@ -18,6 +18,7 @@ from schedsim.framework.delegating import (
 )
 from schedsim.framework.features import FeatureGates
 from schedsim.framework.object_listers import ObjectListers
+from schedsim.framework.pod_index import PodIndex
 
 __all__ = ["Handle", "PluginFactory"]
 
@@ -46,6 +47,9 @@ class Handle:
             ReplicaSets and StatefulSets (the informer listers of PodTopologySpread and
             InterPodAffinity); set by whoever builds the framework for a cluster, empty by
             default.
+        pod_index: the pods of the snapshot last seen, indexed for PodTopologySpread and
+            InterPodAffinity and kept across pods (refreshed by node generation, so it
+            follows whichever snapshot is bound).
     """
 
     feature_gates: FeatureGates = attrs.field(factory=FeatureGates)
@@ -65,6 +69,7 @@ class Handle:
         factory=DelegatingVolumeManager, init=False, repr=False
     )
     object_listers: ObjectListers = attrs.field(factory=ObjectListers, repr=False)
+    pod_index: PodIndex = attrs.field(factory=PodIndex, init=False, repr=False)
 
     def bind(self, snapshot: BindableSnapshot) -> Binding:
         """A context manager during which the delegates read ``snapshot``; on exit what was
