@@ -8,12 +8,13 @@ fits nowhere (every node's first failing status), which CA discards.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Protocol
 
 from schedsim.api.core import Pod
 from schedsim.framework.cycle_state import CycleState
 from schedsim.framework.fit_error import Diagnosis, FitError
+from schedsim.framework.hookspec import PreFilterResult
 from schedsim.framework.runtime import Framework, PluginError
 from schedsim.framework.status import Code, Status
 from schedsim.snapshot.errors import NodeNotFoundError, SchedulingError
@@ -21,13 +22,75 @@ from schedsim.snapshot.infos import NodeInfo
 
 __all__ = [
     "RESERVE_REJECTED",
+    "FilterCache",
+    "FilterWalk",
     "LastIndexOrderMapping",
     "NodeOrderMapping",
     "SchedulerPluginRunner",
+    "absent_nodes_status",
 ]
 
 RESERVE_REJECTED = "Reserve rejected the pod"
 """``SchedulingError.unexpected_error`` when a Reserve plugin rejected the chosen node."""
+
+
+FilterCache = dict[str, tuple[int, Status]]
+"""Node name -> (NodeInfo generation, Filter status) for one class of identical pods."""
+
+
+def absent_nodes_status(plugins: Iterable[str]) -> Status:
+    """The status of nodes a PreFilterResult left out (``findNodesThatFitPod``:
+    ``node(s) didn't satisfy plugin(s) [A B]``, the plugins sorted)."""
+    return Status(
+        Code.UnschedulableAndUnresolvable,
+        (f"node(s) didn't satisfy plugin(s) [{' '.join(sorted(plugins))}]",),
+    )
+
+
+class FilterWalk:
+    """What one `SchedulerPluginRunner.walk_filters` found.
+
+    Attributes:
+        feasible: NodeInfos that passed, in trial order.
+        indices: their indices in the walked sequence.
+        node_to_status: node name -> the first rejecting status (when recorded).
+        absent: nodes passed over because a PreFilterResult left them out.
+        error: the Error status that ended the walk, or None.
+    """
+
+    __slots__ = ("absent", "error", "feasible", "indices", "node_to_status")
+
+    def __init__(
+        self,
+        feasible: list[NodeInfo],
+        indices: list[int],
+        node_to_status: dict[str, Status],
+        absent: int,
+        error: Status | None,
+    ) -> None:
+        self.feasible = feasible
+        self.indices = indices
+        self.node_to_status = node_to_status
+        self.absent = absent
+        self.error = error
+
+    @property
+    def processed(self) -> int:
+        """Nodes whose Filter result was taken (run or cached): feasible + rejected, what
+        kube-scheduler advances ``nextStartNodeIndex`` by."""
+        return len(self.feasible) + len(self.node_to_status)
+
+    def fit_error(self, num_all_nodes: int, narrowing: Sequence[str] | None) -> FitError:
+        """The FitError for a walk that found nothing; ``narrowing`` names the plugins whose
+        PreFilterResult left nodes out (None: no narrowing)."""
+        return FitError(
+            num_all_nodes,
+            Diagnosis(
+                node_to_status=self.node_to_status,
+                absent_nodes_status=None if narrowing is None else absent_nodes_status(narrowing),
+                absent_nodes=self.absent,
+            ),
+        )
 
 
 class NodeOrderMapping(Protocol):
@@ -158,6 +221,90 @@ class SchedulerPluginRunner:
             raise self._filter_error(pod, node_info, status)
         return node_info, state
 
+    def walk_filters(
+        self,
+        state: CycleState,
+        pod: Pod,
+        nodes: Sequence[NodeInfo],
+        order: Iterable[int],
+        num_to_find: int,
+        *,
+        allowed: frozenset[str] | None = None,
+        is_node_acceptable: Callable[[NodeInfo], bool] | None = None,
+        skip_unschedulable: bool = False,
+        record: bool = True,
+        stop_on_error: bool = True,
+        cache: FilterCache | None = None,
+    ) -> FilterWalk:
+        """The one filter walk: Filter node by node in ``order`` until ``num_to_find`` nodes
+        pass (kube-scheduler ``findNodesThatPassFilters`` with parallelism 1, CA
+        ``RunFiltersUntilPassingNode`` with ``num_to_find`` 1, a diagnosis with ``len(nodes)``).
+
+        Args:
+            state: the CycleState PreFilter filled.
+            nodes: the candidate NodeInfos.
+            order: indices into ``nodes``, in trial order; a negative index stops the walk
+                (CA's `NodeOrderMapping`).
+            num_to_find: stop once this many nodes passed.
+            allowed: node names a PreFilterResult kept (None = all); others are passed over
+                without running Filter and without a status (``absent`` counts them).
+            is_node_acceptable: nodes it refuses are passed over (CA's predicate).
+            skip_unschedulable: pass over cordoned nodes without running Filter (CA).
+            record: keep each rejected node's status (kube-scheduler's Diagnosis).
+            stop_on_error: an Error status ends the walk (kube-scheduler aborts the attempt);
+                False treats it as a rejection (CA's runner, a diagnosis).
+            cache: Filter statuses from earlier pods of the same class, keyed by node name with
+                the NodeInfo generation they were computed at; a hit skips Filter, a miss
+                fills it. The caller decides when results may be shared (see
+                `schedsim.scheduler.ResultCache`). Error statuses are never stored.
+
+        Returns:
+            the `FilterWalk`; with ``stop_on_error`` it ends at the first Error status (in
+            ``error``).
+
+        Time: O(nodes tried) Filter chains (dict look-ups on cache hits).
+        """
+        feasible: list[NodeInfo] = []
+        indices: list[int] = []
+        statuses: dict[str, Status] = {}
+        run_filter = self.framework.run_filter_plugins
+        absent = 0
+        success = Code.Success
+        for idx in order:
+            if idx < 0:
+                break
+            ni = nodes[idx]
+            node = ni.node
+            if node is None or (skip_unschedulable and node.unschedulable):
+                continue
+            name = node.name
+            if allowed is not None and name not in allowed:
+                absent += 1
+                continue
+            if is_node_acceptable is not None and not is_node_acceptable(ni):
+                continue
+            if cache is None:
+                st = run_filter(state, pod, ni)
+            else:
+                hit = cache.get(name)
+                gen = ni.generation
+                if hit is not None and hit[0] == gen:
+                    st = hit[1]
+                else:
+                    st = run_filter(state, pod, ni)
+                    if st.code is not Code.Error:
+                        cache[name] = (gen, st)
+            if st.code is success:
+                feasible.append(ni)
+                indices.append(idx)
+                if len(feasible) >= num_to_find:
+                    break
+            elif stop_on_error and st.code is Code.Error:
+                return FilterWalk(feasible, indices, statuses, absent, st)
+            elif record:
+                statuses[name] = st
+        return FilterWalk(feasible, indices, statuses, absent, None)
+
     def run_filters_until_passing_node(
         self,
         pod: Pod,
@@ -165,7 +312,7 @@ class SchedulerPluginRunner:
         node_ordering: NodeOrderMapping | None = None,
     ) -> tuple[NodeInfo, CycleState]:
         """PreFilter once, then Filter node by node until one passes
-        (RunFiltersUntilPassingNode with parallelism 1).
+        (RunFiltersUntilPassingNode with parallelism 1): `walk_filters` for one node.
 
         Nodes are skipped without running Filter when a PreFilterResult excludes them, when
         ``spec.unschedulable`` is set (as CA does; see ``skip_unschedulable_nodes``) or when
@@ -179,30 +326,52 @@ class SchedulerPluginRunner:
         state, allowed, _ = self._pre_filter(pod, nodes)
         ordering = node_ordering or self._ordering
         ordering.reset(nodes)
-        run_filter = self.framework.run_filter_plugins
-        for i in range(len(nodes)):
-            idx = ordering.at(i)
-            if idx < 0:
-                break
-            ni = nodes[idx]
-            node = ni.node
-            if node is None or (node.unschedulable and self._skip_unschedulable):
-                continue
-            if allowed is not None and node.name not in allowed:
-                continue
-            if is_node_acceptable is not None and not is_node_acceptable(ni):
-                continue
-            if run_filter(state, pod, ni).code is Code.Success:
-                ordering.mark_match(idx)
-                return ni, state
+        at = ordering.at
+        walk = self.walk_filters(
+            state,
+            pod,
+            nodes,
+            map(at, range(len(nodes))),
+            1,
+            allowed=allowed,
+            is_node_acceptable=is_node_acceptable,
+            skip_unschedulable=self._skip_unschedulable,
+            record=False,
+            stop_on_error=False,  # CA counts a plugin Error as a failing node
+        )
+        if walk.feasible:
+            ordering.mark_match(walk.indices[0])
+            return walk.feasible[0], state
         raise SchedulingError.no_nodes_passing(pod)
 
+    def pre_filter_or_fit_error(
+        self, pod: Pod, nodes: Sequence[NodeInfo]
+    ) -> tuple[CycleState, PreFilterResult | None, tuple[str, ...]] | FitError:
+        """Run PreFilter for a kube-scheduler attempt (``findNodesThatFitPod``'s first step).
+
+        Returns:
+            ``(state, result, narrowing_plugins)``, or the FitError when PreFilter rejects
+            the pod (or there are no nodes: ``no nodes available to schedule pods``).
+
+        Raises:
+            SchedulingError: INTERNAL_ERROR when a PreFilter plugin returns an Error status.
+        """
+        if not nodes:
+            return FitError(0, Diagnosis())
+        state = CycleState()
+        result, status, plugins = self.framework.run_pre_filter_plugins(state, pod, nodes)
+        if not status.is_success:
+            if status.code is Code.Error:
+                raise SchedulingError.internal(pod, status.message)
+            return FitError(len(nodes), Diagnosis(pre_filter_status=status))
+        return state, result, plugins
+
     def find_node(self, pod: Pod) -> tuple[NodeInfo, CycleState] | FitError:
-        """kube-scheduler's schedulePod over the snapshot, in one pass: PreFilter once, then
-        Filter node by node (round robin, as `run_filters_until_passing_node`, but cordoned
-        nodes are left to the NodeUnschedulable plugin) until one passes, recording why each
-        node failed. No node passing gives the FitError kube-scheduler reports, without a
-        second pass.
+        """First fit with kube-scheduler's diagnosis, in one pass: PreFilter once, then
+        `walk_filters` for one node (round robin, as `run_filters_until_passing_node`, but
+        cordoned nodes are left to the NodeUnschedulable plugin), recording why each node
+        failed. No node passing gives the FitError kube-scheduler reports, without a second
+        pass.
 
         Returns:
             the passing NodeInfo and its CycleState, or the FitError.
@@ -212,50 +381,22 @@ class SchedulerPluginRunner:
                 aborts the attempt).
         """
         nodes = self._snapshot.list_node_infos()
-        if not nodes:
-            return FitError(0, Diagnosis())
-        state = CycleState()
-        result, status, plugins = self.framework.run_pre_filter_plugins(state, pod, nodes)
-        if not status.is_success:
-            if status.code is Code.Error:
-                raise SchedulingError.internal(pod, status.message)
-            return FitError(len(nodes), Diagnosis(pre_filter_status=status))
+        pre = self.pre_filter_or_fit_error(pod, nodes)
+        if isinstance(pre, FitError):
+            return pre
+        state, result, plugins = pre
         allowed = None if result is None else result.node_names
         ordering = self._ordering
         ordering.reset(nodes)
-        run_filter = self.framework.run_filter_plugins
-        statuses: dict[str, Status] = {}
-        absent = 0
-        for i in range(len(nodes)):
-            idx = ordering.at(i)
-            if idx < 0:
-                break
-            ni = nodes[idx]
-            node = ni.node
-            if node is None:
-                continue
-            if allowed is not None and node.name not in allowed:
-                absent += 1
-                continue
-            st = run_filter(state, pod, ni)
-            if st.code is Code.Success:
-                ordering.mark_match(idx)
-                return ni, state
-            if st.code is Code.Error:
-                raise SchedulingError.internal(pod, st.message)
-            statuses[node.name] = st
-        absent_status = None
-        if allowed is not None:
-            absent_status = Status(
-                Code.UnschedulableAndUnresolvable,
-                (f"node(s) didn't satisfy plugin(s) [{' '.join(sorted(plugins))}]",),
-            )
-        return FitError(
-            len(nodes),
-            Diagnosis(
-                node_to_status=statuses, absent_nodes_status=absent_status, absent_nodes=absent
-            ),
+        walk = self.walk_filters(
+            state, pod, nodes, map(ordering.at, range(len(nodes))), 1, allowed=allowed
         )
+        if walk.error is not None:
+            raise SchedulingError.internal(pod, walk.error.message)
+        if walk.feasible:
+            ordering.mark_match(walk.indices[0])
+            return walk.feasible[0], state
+        return walk.fit_error(len(nodes), plugins if allowed is not None else None)
 
     def run_reserve_on_node(self, pod: Pod, node_name: str, state: CycleState) -> None:
         """Run Reserve with the CycleState Filter produced for this node (RunReserveOnNode);
@@ -290,36 +431,22 @@ class SchedulerPluginRunner:
 
     def diagnose(self, pod: Pod) -> FitError:
         """Run PreFilter and every node's Filters and record why each node rejects the pod,
-        as kube-scheduler's ``findNodesThatFitPod`` does for its FitError. Does not mutate.
+        as kube-scheduler's ``findNodesThatFitPod`` does for its FitError (`walk_filters`
+        over every node, in list order). Does not mutate.
         """
         nodes = self._snapshot.list_node_infos()
         state = CycleState()
         result, status, plugins = self.framework.run_pre_filter_plugins(state, pod, nodes)
         if not status.is_success:
             return FitError(len(nodes), Diagnosis(pre_filter_status=status))
-        absent = None
         allowed = None if result is None else result.node_names
-        if allowed is not None:
-            absent = Status(
-                Code.UnschedulableAndUnresolvable,
-                (f"node(s) didn't satisfy plugin(s) [{' '.join(sorted(plugins))}]",),
-            )
-        statuses: dict[str, Status] = {}
-        absent_nodes = 0
-        run_filter = self.framework.run_filter_plugins
-        for ni in nodes:
-            node = ni.node
-            if node is None:
-                continue
-            if allowed is not None and node.name not in allowed:
-                absent_nodes += 1
-                continue
-            st = run_filter(state, pod, ni)
-            if not st.is_success:
-                statuses[node.name] = st
-        return FitError(
-            len(nodes),
-            Diagnosis(
-                node_to_status=statuses, absent_nodes_status=absent, absent_nodes=absent_nodes
-            ),
+        walk = self.walk_filters(
+            state,
+            pod,
+            nodes,
+            range(len(nodes)),
+            len(nodes) + 1,
+            allowed=allowed,
+            stop_on_error=False,
         )
+        return walk.fit_error(len(nodes), plugins if allowed is not None else None)

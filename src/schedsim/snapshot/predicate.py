@@ -450,16 +450,37 @@ class PredicateSnapshot:
         node_info, state = found
         assert node_info.node is not None
         name = node_info.node.name
+        return self.assume_pod(pod, name, state) or name
+
+    def assume_pod(self, pod: Pod, node_name: str, state: CycleState) -> FitError | None:
+        """Place ``pod`` on the node a scheduler chose, with the CycleState its PreFilter and
+        Filter produced, without running Filter again: Reserve, then (with DRA) reserve the
+        pod's claims and check they are allocated for the node (what kube-scheduler's PreBind
+        writes), then store the PodInfo. Used after host selection (`schedsim.scheduler`).
+
+        Returns:
+            None when placed; the FitError ``0/1 nodes are available: ...`` when a Reserve
+            plugin rejects the node (kube-scheduler's scheduling cycle reports it so).
+
+        Raises:
+            SchedulingError: INTERNAL_ERROR for an Error status or a node that vanished; the
+                snapshot is unchanged.
+        """
         try:
-            self._store_scheduled(pod, name, state)
+            self._store_scheduled(pod, node_name, state)
         except SchedulingError as e:
             if e.unexpected_error != RESERVE_REJECTED:
                 raise
             status = Status(
                 Code.Unschedulable, e.failing_predicate_reasons, e.failing_predicate_name
             )
-            return FitError(1, Diagnosis(node_to_status={name: status}))
-        return name
+            return FitError(1, Diagnosis(node_to_status={node_name: status}))
+        return None
+
+    @property
+    def plugin_runner(self) -> SchedulerPluginRunner:
+        """The runner of this snapshot's framework over its NodeInfos (the filter walk)."""
+        return self._runner
 
     def unschedule_pod(self, namespace: str, pod_name: str, node_name: str) -> None:
         """Remove a scheduled pod from its node; with DRA its reservations are removed and

@@ -1,0 +1,109 @@
+"""Reusing Filter results between identical pods (kube-scheduler has no such cache; schedsim's
+scheduling cycle places thousands of pods of a few shapes onto nodes that mostly do not change).
+
+**The rule.** A Filter status is reused only when it cannot differ from running the plugins
+again:
+
+- every Filter plugin that will run for the pod (the profile's Filter plugins minus those its
+  PreFilter skipped) is one whose result depends on the pod and that node's NodeInfo alone,
+  plus the plugin's args: NodeUnschedulable, NodeName, TaintToleration, NodeAffinity,
+  NodePorts and NodeResourcesFit, the in-tree ones (a ``--plugin`` replacing one of them
+  turns the cache off for it). NodeResourcesFit does not count when DRAExtendedResource is on
+  and the pod requests extended resources (then it reads DRA state). DynamicResources,
+  NodeVolumeLimits, PodTopologySpread, InterPodAffinity and third-party plugins read other
+  nodes or cluster objects: a pod for which any of them runs is never served from the cache;
+- the pods are identical in everything those plugins read (labels, node selector, affinity,
+  tolerations, containers, init containers, overhead, pod-level resources);
+- the node is unchanged: the entry carries the NodeInfo ``generation`` it was computed at,
+  and every mutation of a NodeInfo (a pod added or removed, a new Node) gives it a new one.
+
+Error statuses are never stored. Explained pods use the cache too: their explanation is
+derived from the same statuses, which are exact by the rule above. A revert brings back
+NodeInfos with their old generations and their old contents, so entries stay valid.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from schedsim.api.core import Pod
+from schedsim.dra.extended import has_extended_resource_requests
+from schedsim.framework.cycle_state import CycleState
+from schedsim.framework.runtime import Framework
+from schedsim.snapshot.plugin_runner import FilterCache
+
+__all__ = ["PURE_FILTER_PLUGINS", "ResultCache"]
+
+PURE_FILTER_PLUGINS = frozenset(
+    {
+        "NodeUnschedulable",
+        "NodeName",
+        "TaintToleration",
+        "NodeAffinity",
+        "NodePorts",
+        "NodeResourcesFit",
+    }
+)
+"""In-tree Filter plugins whose status depends on the pod and one NodeInfo only."""
+
+_IN_TREE_MODULE = "schedsim_plugins."
+_KEY = "schedsim.scheduler.cache.key"
+
+
+def _class_key(pod: Pod) -> str:
+    """What the pure plugins read of a pod, as one string (computed once per pod object)."""
+    return repr(
+        (
+            sorted(pod.labels.items()),
+            sorted(pod.node_selector.items()),
+            pod.affinity,
+            pod.tolerations,
+            pod.containers,
+            pod.init_containers,
+            sorted(pod.overhead.items()),
+            sorted(pod.resources.items()),
+        )
+    )
+
+
+class ResultCache:
+    """Filter statuses per class of identical pods, per node, for one profile.
+
+    Args:
+        framework: the profile; its plugins decide which results may be shared.
+
+    Time: O(1) per look-up; memory O(pod classes x nodes evaluated).
+    """
+
+    def __init__(self, framework: Framework) -> None:
+        plugins: dict[str, Any] = framework.plugins
+        self._filter_plugins = framework.filter_plugin_names
+        self._pure = frozenset(
+            name
+            for name in self._filter_plugins
+            if name in PURE_FILTER_PLUGINS
+            and type(plugins[name]).__module__.startswith(_IN_TREE_MODULE)
+        )
+        self._all_pure = len(self._pure) == len(self._filter_plugins)
+        self._dra_extended = framework.handle.feature_gates.enabled("DRAExtendedResource")
+        self._filters: dict[str, FilterCache] = {}
+
+    def filter_cache(self, pod: Pod, state: CycleState) -> FilterCache | None:
+        """The shared Filter results for ``pod``'s class, or None when the rule above does not
+        allow sharing them for this attempt (``state`` says which plugins PreFilter skipped).
+        """
+        if not self._all_pure:
+            skip = state.skip_filter_plugins
+            if any(n not in self._pure and n not in skip for n in self._filter_plugins):
+                return None
+        if self._dra_extended and has_extended_resource_requests(pod):
+            return None
+        key = pod.memo(_KEY, lambda: _class_key(pod))
+        cache = self._filters.get(key)
+        if cache is None:
+            cache = self._filters[key] = {}
+        return cache
+
+    def clear(self) -> None:
+        """Forget everything (frees the memory; results stay valid otherwise)."""
+        self._filters.clear()

@@ -1,0 +1,246 @@
+"""kube-scheduler's scheduling algorithm for one pod over a `PredicateSnapshot`.
+
+Mirrors ``pkg/scheduler/schedule_one.go`` (1.34) ``schedulePod``:
+
+1. ``findNodesThatFitPod``: PreFilter once (a rejection is the FitError; a PreFilterResult
+   narrows the candidates to the nodes it names, kept in snapshot order where upstream
+   iterates a Go map), then the filter walk (`SchedulerPluginRunner.walk_filters`) from the
+   rotating ``next_start_node_index`` until `num_feasible_nodes_to_find` nodes passed;
+   the index then advances by the nodes processed, modulo all nodes, as upstream.
+2. One feasible node: chosen without scoring. Several: ``prioritizeNodes`` (PreScore, Score,
+   NormalizeScore, weights) and ``selectHost`` (`select_host`: highest total; ties go to the
+   first tied node in evaluation order, or to seeded reservoir sampling).
+3. The pod is placed with `PredicateSnapshot.assume_pod` (Reserve, claim reservation, store)
+   with the CycleState Filter produced: Filter does not run again on the chosen node.
+
+Not modelled: extenders, the nominated-node fast path (``evaluateNominatedNode``: pods with
+``status.nominatedNodeName`` are bound there, as the Cluster Autoscaler does), parallelism
+(the walk is sequential, so exactly ``numFeasibleNodesToFind`` nodes pass, never more).
+
+Cost per pod: PreFilter, the Filter chains of the nodes walked (dict look-ups for nodes whose
+result is cached, see `ResultCache`), the scores of the feasible nodes; nothing else over
+the cluster.
+"""
+
+from __future__ import annotations
+
+import random
+from itertools import chain
+
+import attrs
+
+from schedsim.api.core import Pod
+from schedsim.framework.cycle_state import CycleState
+from schedsim.framework.fit_error import Diagnosis, FitError
+from schedsim.framework.status import Code, Status
+from schedsim.scheduler.cache import ResultCache
+from schedsim.scheduler.explain import SUCCESS_MESSAGE, Explanation, plugin_statuses
+from schedsim.scheduler.feasible import num_feasible_nodes_to_find
+from schedsim.scheduler.prioritize import prioritize_nodes
+from schedsim.scheduler.select import select_host
+from schedsim.snapshot.errors import SchedulingError
+from schedsim.snapshot.plugin_runner import absent_nodes_status
+from schedsim.snapshot.predicate import PredicateSnapshot
+
+__all__ = ["Placement", "ScheduleResult", "Scheduler"]
+
+
+@attrs.frozen
+class ScheduleResult:
+    """What ``schedulePod`` chose (``ScheduleResult``).
+
+    Attributes:
+        suggested_host: the node.
+        evaluated_nodes: nodes whose Filter result was taken (feasible + rejected).
+        feasible_nodes: nodes that passed Filter.
+    """
+
+    suggested_host: str
+    evaluated_nodes: int
+    feasible_nodes: int
+
+
+@attrs.frozen
+class Placement:
+    """The outcome of `Scheduler.schedule_one`.
+
+    Attributes:
+        node_name: where the pod was placed, or None.
+        fit_error: why it fits nowhere (None when placed).
+        explanation: the per node, per plugin results when asked for, else None.
+    """
+
+    node_name: str | None
+    fit_error: FitError | None = None
+    explanation: Explanation | None = None
+
+
+class Scheduler:
+    """Schedules pods one by one into ``snapshot`` as kube-scheduler 1.34 does.
+
+    Args:
+        snapshot: the cluster; its framework is the profile run.
+        percentage_of_nodes_to_score: the configuration's global ``percentageOfNodesToScore``
+            (None or 0: adaptive); the profile's own value, when set, wins.
+        seed: None for deterministic host selection (first tied node in evaluation order);
+            an int for upstream's reservoir sampling among tied nodes, from
+            ``random.Random(seed)``.
+        cache: reuse Filter results between identical pods on unchanged nodes (`ResultCache`).
+
+    Attributes:
+        next_start_node_index: where the next filter walk starts (``nextStartNodeIndex``).
+    """
+
+    def __init__(
+        self,
+        snapshot: PredicateSnapshot,
+        *,
+        percentage_of_nodes_to_score: int | None = None,
+        seed: int | None = None,
+        cache: bool = True,
+    ) -> None:
+        self.snapshot = snapshot
+        self.framework = snapshot.framework
+        self.next_start_node_index = 0
+        self._runner = snapshot.plugin_runner
+        self._rng = random.Random(seed) if seed is not None else None
+        self._cache = ResultCache(self.framework) if cache else None
+        self._global_percentage = percentage_of_nodes_to_score
+        profile_pct = getattr(self.framework.profile, "percentage_of_nodes_to_score", None)
+        self._profile_percentage: int | None = profile_pct
+        self._filter_plugins = self.framework.filter_plugin_names
+
+    def schedule_pod(
+        self, pod: Pod, explanation: Explanation | None = None
+    ) -> tuple[ScheduleResult, CycleState] | FitError:
+        """``schedulePod``: choose a node for ``pod`` without placing it.
+
+        Args:
+            explanation: filled with the per node, per plugin results when given.
+
+        Returns:
+            the choice and the CycleState for Reserve, or the FitError (PreFilter rejected,
+            no node passed, no nodes at all).
+
+        Raises:
+            SchedulingError: INTERNAL_ERROR when a plugin returns an Error status (the
+                attempt fails, as upstream; only ``next_start_node_index`` changed).
+        """
+        nodes = self.snapshot.list_node_infos()
+        num_all = len(nodes)
+        if explanation is not None:
+            explanation.num_all_nodes = num_all
+        if num_all == 0:
+            return FitError(0, Diagnosis())
+        framework = self.framework
+        state = CycleState()
+        result, status, narrowing = framework.run_pre_filter_plugins(state, pod, nodes)
+        if explanation is not None:
+            explanation.pre_filter = plugin_statuses(
+                framework.order()["PreFilter"],
+                state.skip_filter_plugins,
+                None if status.is_success else status,
+            )
+        if not status.is_success:
+            if status.code is Code.Error:
+                raise SchedulingError.internal(pod, status.message)
+            return FitError(num_all, Diagnosis(pre_filter_status=status))
+        candidates = nodes
+        allowed = None if result is None else result.node_names
+        if allowed is not None:
+            # Upstream iterates the result's set (Go map order); schedsim keeps snapshot order.
+            candidates = [ni for ni in nodes if ni.node is not None and ni.node.name in allowed]
+            if explanation is not None:
+                explanation.pre_filter_nodes = sorted(allowed)
+                explanation.excluded_nodes = num_all - len(candidates)
+        n = len(candidates)
+        num_to_find = num_feasible_nodes_to_find(
+            n, self._profile_percentage, self._global_percentage
+        )
+        start = self.next_start_node_index % n if n else 0
+        cache = None if self._cache is None else self._cache.filter_cache(pod, state)
+        walk = self._runner.walk_filters(
+            state,
+            pod,
+            candidates,
+            chain(range(start, n), range(start)),
+            num_to_find,
+            cache=cache,
+        )
+        self.next_start_node_index = (self.next_start_node_index + walk.processed) % num_all
+        if walk.error is not None:
+            raise SchedulingError.internal(pod, walk.error.message)
+        feasible = walk.feasible
+        if explanation is not None:
+            explanation.record_filter(
+                self._filter_plugins,
+                state.skip_filter_plugins,
+                [ni.node.name for ni in feasible if ni.node is not None],
+                walk.node_to_status,
+            )
+            explanation.not_evaluated_nodes = n - walk.processed
+        if not feasible:
+            absent = None if allowed is None else absent_nodes_status(narrowing)
+            return FitError(
+                num_all,
+                Diagnosis(
+                    node_to_status=walk.node_to_status,
+                    absent_nodes_status=absent,
+                    absent_nodes=num_all - n if allowed is not None else 0,
+                ),
+            )
+        evaluated = walk.processed
+        if len(feasible) == 1:
+            node = feasible[0].node
+            assert node is not None
+            return ScheduleResult(node.name, evaluated, 1), state
+        raw: dict[str, dict[str, int]] | None = {} if explanation is not None else None
+        scores, failed = prioritize_nodes(framework, state, pod, feasible, raw)
+        if explanation is not None:
+            explanation.pre_score = plugin_statuses(
+                framework.order().get("PreScore", ()),
+                getattr(state, "skip_score_plugins", set()),
+                failed,
+            )
+            if raw is not None:
+                explanation.record_scores(raw, scores)
+        if failed is not None:
+            raise SchedulingError.internal(pod, failed.message)
+        host = select_host(scores, self._rng)
+        return ScheduleResult(host, evaluated, len(feasible)), state
+
+    def schedule_one(self, pod: Pod, *, explain: bool = False) -> Placement:
+        """Schedule ``pod`` and place it: `schedule_pod`, then Reserve and store on the chosen
+        node without running Filter again (`PredicateSnapshot.assume_pod`).
+
+        Args:
+            explain: collect the per node, per plugin results (`Explanation`).
+
+        Returns:
+            the `Placement`.
+
+        Raises:
+            SchedulingError: INTERNAL_ERROR when a plugin fails with an Error status; the
+                snapshot is unchanged.
+        """
+        explanation = Explanation() if explain else None
+        found = self.schedule_pod(pod, explanation)
+        if isinstance(found, FitError):
+            return Placement(None, found, explanation)
+        result, state = found
+        host = result.suggested_host
+        rejected = self.snapshot.assume_pod(pod, host, state)
+        if explanation is not None:
+            explanation.reserve = self._reserve_statuses(rejected)
+        if rejected is not None:
+            return Placement(None, rejected, explanation)
+        if explanation is not None:
+            explanation.selected_node = host
+        return Placement(host, None, explanation)
+
+    def _reserve_statuses(self, rejected: FitError | None) -> dict[str, str]:
+        plugins = self.framework.order()["Reserve"]
+        if rejected is None:
+            return dict.fromkeys(plugins, SUCCESS_MESSAGE)
+        failed: Status | None = next(iter(rejected.diagnosis.node_to_status.values()), None)
+        return plugin_statuses(plugins, set(), failed)
