@@ -3,9 +3,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from importlib import resources
-from typing import Any
+from typing import Any, ClassVar
 
 import attrs
 import pytest
@@ -21,8 +21,8 @@ from schedsim.framework import (
     PluginTimings,
     Status,
     default_profile,
+    discover_plugins,
 )
-from schedsim.framework.status import SUCCESS
 from schedsim.scheduler import Scheduler
 from schedsim.simulation import queue_order
 from schedsim.snapshot import PredicateSnapshot
@@ -179,58 +179,48 @@ def test_cache_gives_the_same_placements_with_fewer_filter_calls() -> None:
 # ---------------------------------------------------------------- scoring wiring
 
 
-@attrs.frozen
-class _PluginScore:
-    name: str
-    score: int
+class _FreeCpu:
+    """A Score plugin: raw score = the node's free milli-CPU / 100 (no NormalizeScore)."""
 
+    name: ClassVar[str] = "FreeCpu"
 
-@attrs.frozen
-class _NodeScores:
-    name: str
-    scores: tuple[_PluginScore, ...]
-    total_score: int
+    def __init__(self, args: Mapping[str, Any], handle: Handle) -> None:
+        self.pre_scored = 0
 
-
-class _FreeCpuScoring(Framework):
-    """A stand-in for the scoring runtime: one Score plugin 'FreeCpu' whose raw score is the
-    node's free milli-CPU / 100 and whose weight is 2 (no normalization)."""
-
-    has_score_plugins = True
-    pre_scored = 0
-
-    def run_pre_score_plugins(
+    def schedsim_pre_score(
         self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
-    ) -> Status:
+    ) -> Status | None:
         self.pre_scored += 1
-        return SUCCESS
+        return None
 
-    def run_score_plugins(
-        self,
-        state: CycleState,
-        pod: Pod,
-        nodes: Sequence[NodeInfo],
-        raw: dict[str, dict[str, int]] | None = None,
-    ) -> tuple[list[_NodeScores], Status]:
-        out = []
-        for ni in nodes:
-            assert ni.node is not None
-            free = (ni.allocatable.milli_cpu - ni.requested.milli_cpu) // 100
-            if raw is not None:
-                raw.setdefault("FreeCpu", {})[ni.node.name] = free
-            out.append(_NodeScores(ni.node.name, (_PluginScore("FreeCpu", 2 * free),), 2 * free))
-        return out, SUCCESS
+    def schedsim_score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> int:
+        return (node_info.allocatable.milli_cpu - node_info.requested.milli_cpu) // 100
+
+
+def _free_cpu_framework() -> Framework:
+    """The default profile's Filter plugins plus FreeCpu at PreScore/Score with weight 2."""
+    base = default_profile()
+    plugins = dict(base.plugins)
+    plugins["preScore"] = ("FreeCpu",)
+    plugins["score"] = ("FreeCpu",)
+    profile = attrs.evolve(
+        base,
+        plugins=plugins,
+        explicit=frozenset({"FreeCpu"}),
+        plugin_weights={"FreeCpu": 2},
+    )
+    return Framework(profile, Handle(), discover_plugins(extra={"FreeCpu": _FreeCpu}))
 
 
 def test_highest_total_wins_and_explanation_has_raw_and_final_scores() -> None:
     """Several feasible nodes are scored (PreScore once, Score per node) and the highest
     total wins; --explain records raw and final (normalized x weight) scores per node."""
-    fw = _FreeCpuScoring(default_profile(), Handle())
+    fw = _free_cpu_framework()
     nodes = [make_node("a", cpu="2"), make_node("b", cpu="6"), make_node("c", cpu="4")]
     sched = _scheduler(nodes, fw)
     placed = sched.schedule_one(make_pod("p", cpu="1"), explain=True)
     assert placed.node_name == "b"
-    assert fw.pre_scored == 1
+    assert fw.plugins["FreeCpu"].pre_scored == 1
     ex = placed.explanation
     assert ex is not None
     # free milli-CPU / 100 before placement: a 2000-0 -> 20, b 60, c 40

@@ -106,8 +106,7 @@ class Scheduler:
         self._rng = random.Random(seed) if seed is not None else None
         self._cache = ResultCache(self.framework) if cache else None
         self._global_percentage = percentage_of_nodes_to_score
-        profile_pct = getattr(self.framework.profile, "percentage_of_nodes_to_score", None)
-        self._profile_percentage: int | None = profile_pct
+        self._profile_percentage = self.framework.profile.percentage_of_nodes_to_score
         self._filter_plugins = self.framework.filter_plugin_names
 
     def schedule_pod(
@@ -199,7 +198,7 @@ class Scheduler:
         if explanation is not None:
             explanation.pre_score = plugin_statuses(
                 framework.order().get("PreScore", ()),
-                getattr(state, "skip_score_plugins", set()),
+                state.skip_score_plugins,
                 failed,
             )
             if raw is not None:
