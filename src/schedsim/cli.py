@@ -21,7 +21,7 @@ import json
 import os
 import stat
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from importlib import resources
 from typing import Any
 
@@ -43,7 +43,12 @@ from schedsim.framework.runtime import (
     plugin_sources,
 )
 from schedsim.framework.scheduler_config import load_scheduler_configuration
-from schedsim.simulation.scheduling import SimulationResult
+from schedsim.simulation.scheduling import (
+    PLACEMENTS,
+    PodOutcome,
+    SimulationResult,
+    gc_paused,
+)
 from schedsim.snapshot.dra import DraSnapshotError
 from schedsim.snapshot.errors import SchedulingError
 
@@ -110,6 +115,30 @@ def _parser() -> argparse.ArgumentParser:
         action="store_true",
         help="print the time spent per plugin and extension point (on stderr)",
     )
+    sim.add_argument(
+        "--placement",
+        choices=PLACEMENTS,
+        default="kube-scheduler",
+        help="kube-scheduler (default): filter, score, take the highest total, as "
+        "kube-scheduler does; first-fit: the first node that passes, round robin after the "
+        "node chosen last, as the Cluster Autoscaler does (scale-up/scale-down always do)",
+    )
+    sim.add_argument(
+        "--seed",
+        type=int,
+        metavar="N",
+        help="break score ties by seeded random sampling like kube-scheduler (default: the "
+        "first tied node in evaluation order)",
+    )
+    sim.add_argument(
+        "--explain",
+        action="append",
+        nargs="?",
+        const=_EXPLAIN_ALL,
+        metavar="NS/NAME",
+        help="show per node and per plugin results (filter reasons, scores) for every pending "
+        "pod, or for NS/NAME (repeatable; kube-scheduler placement)",
+    )
     plug = sub.add_parser(
         "plugins",
         help="list discovered plugins, their extension points and the profile's order",
@@ -136,6 +165,40 @@ def _profile_args(p: argparse.ArgumentParser) -> None:
     )
 
 
+_EXPLAIN_ALL = "*"
+
+
+def _explain_selector(
+    args: argparse.Namespace,
+) -> tuple[Callable[[Pod], bool] | None, set[str]]:
+    """The pods to explain and the NS/NAME keys asked for.
+
+    ``--explain`` takes an optional value, so ``--explain cluster.yaml`` would read the path
+    as a pod name: a value that names an existing file or directory (or ``-``) is taken back
+    as a PATH, as the user meant.
+    """
+    values: list[str] = args.explain or []
+    if not values:
+        return None, set()
+    keys: set[str] = set()
+    every = False
+    for v in values:
+        if v == _EXPLAIN_ALL:
+            every = True
+        elif v == "-" or os.path.exists(v):
+            args.paths.append(v)
+            every = True
+        elif "/" not in v:
+            raise _UsageError(f"--explain {v}: expected NAMESPACE/NAME")
+        else:
+            keys.add(v)
+    if args.placement != "kube-scheduler":
+        raise _UsageError("--explain: needs --placement kube-scheduler (first fit scores nothing)")
+    if every:
+        return (lambda pod: True), set()
+    return (lambda pod: pod.key in keys), keys
+
+
 def _to_json(result: SimulationResult) -> str:
     doc: dict[str, Any] = {
         "pods": [
@@ -157,6 +220,7 @@ def _to_json(result: SimulationResult) -> str:
                     for a in o.allocations
                 ],
                 **({"error": True} if o.error else {}),
+                **({"results": o.explanation.to_json()} if o.explanation is not None else {}),
             }
             for o in result.outcomes
         ],
@@ -197,7 +261,55 @@ def _to_table(result: SimulationResult) -> str:
         f"{result.nodes} nodes" + (f" ({spread})" if spread else ""),
         markup=False,
     )
+    for o in result.outcomes:
+        if o.explanation is not None:
+            _explain_table(console, o)
     return buf.getvalue()
+
+
+def _explain_table(console: Console, o: PodOutcome) -> None:
+    """A node-by-plugin grid for one explained pod: each Filter plugin's "passed" or reason,
+    each Score plugin's ``raw/final`` (final = normalized x weight), the total."""
+    ex = o.explanation
+    assert ex is not None
+    nodes = ex.to_json()["nodes"]
+    title = (
+        f"{o.pod.key}: {o.node_name or 'not scheduled'} "
+        f"({nodes['evaluated']} of {nodes['all']} nodes evaluated, {nodes['feasible']} "
+        f"feasible, {nodes['notEvaluated']} not evaluated"
+        + (
+            f", {nodes['excludedByPreFilter']} excluded by PreFilter"
+            if nodes["excludedByPreFilter"]
+            else ""
+        )
+        + ")"
+    )
+    pre = {k: v for k, v in ex.pre_filter.items() if v not in ("success", "skip")}
+    filter_plugins = list(dict.fromkeys(p for row in ex.filter.values() for p in row))
+    score_plugins = list(dict.fromkeys(p for row in ex.final_score.values() for p in row))
+    table = Table(title=escape(title), title_justify="left", show_lines=False)
+    table.add_column("NODE")
+    for p in filter_plugins:
+        table.add_column(escape(p), overflow="fold")
+    for p in score_plugins:
+        table.add_column(escape(p), justify="right")
+    if score_plugins:
+        table.add_column("TOTAL", justify="right")
+    for node, row in ex.filter.items():
+        cells = [escape(("* " if node == ex.selected_node else "") + node)]
+        cells += [escape(row.get(p, "")) for p in filter_plugins]
+        final = ex.final_score.get(node)
+        if score_plugins:
+            raw = ex.score.get(node, {})
+            cells += [
+                f"{raw.get(p, '')}/{final[p]}" if final and p in final else ""
+                for p in score_plugins
+            ]
+            cells.append(str(sum(final.values())) if final else "")
+        table.add_row(*cells)
+    console.print(table)
+    for plugin, msg in pre.items():
+        console.print(f"  PreFilter {plugin}: {msg}", markup=False)
 
 
 def _stdin_is_redirected() -> bool:
@@ -353,17 +465,21 @@ def _cluster(args: argparse.Namespace) -> Cluster:
 def _simulate(args: argparse.Namespace) -> tuple[str, int]:
     """The output and the exit status (1 when a plugin failed for some pod)."""
     timings = PluginTimings() if args.profile_plugins else None
+    explain, explain_keys = _explain_selector(args)
     engine, _ = _engine(args, timings)
     profile = engine.framework.profile
     cluster = _cluster(args)
     cli_autoscaling.warn_input(cluster, engine)
     try:
         # CEL selectors that do not compile are refused first, as the API server would
-        result = engine.simulate(cluster)
+        result = engine.simulate(cluster, placement=args.placement, seed=args.seed, explain=explain)
     except DraSnapshotError as e:
         raise _UsageError(str(e)) from None
     for w in result.warnings:
         print(f"warning: {w}", file=sys.stderr)
+    missing = explain_keys - {o.pod.key for o in result.outcomes}
+    for key in sorted(missing):
+        print(f"warning: --explain {key}: no such pending pod", file=sys.stderr)
     for p in result.skipped_pods:
         target = p.node_name or p.nominated_node_name
         print(
@@ -403,7 +519,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         elif args.command in ("scale-up", "scale-down"):
             out, status = _autoscaling(args)
         else:
-            out, status = _simulate(args)
+            # Loading creates hundreds of thousands of objects and almost no reference
+            # cycles: collections of the oldest generation would walk them again and again
+            # (docs/performance.md).
+            with gc_paused():
+                out, status = _simulate(args)
     except (ManifestError, _UsageError, cli_autoscaling.UsageError) as e:
         print(f"schedsim: error: {e}", file=sys.stderr)
         return 2

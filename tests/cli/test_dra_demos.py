@@ -241,13 +241,14 @@ GPU_EXAMPLE = ROOT / "src" / "schedsim" / "examples" / "gpu-cluster.yaml"
 
 
 def test_gpu_cluster_example_exactly(capsys: pytest.CaptureFixture[str]) -> None:
-    """The shipped GPU example, worked out by hand: nodes in input order, the first search
+    """The shipped GPU example in first-fit placement, worked out by hand: nodes in input
+    order, the first search
     starting at index 1 and later ones after the node chosen last (CA's ordering); each
     node has gpu-0 and gpu-1, taken in slice order.
     trainer-0 -> gpu-node-2/gpu-0, trainer-1 -> gpu-node-1/gpu-0, trainer-2 ->
     gpu-node-2/gpu-1, viewer-a -> gpu-node-1/gpu-1 (allocating the shared claim), viewer-b
     -> the shared claim's node and GPU; big-job (2 GPUs) finds no node with two free."""
-    code = main(["simulate", str(GPU_EXAMPLE), "-o", "json"])
+    code = main(["simulate", str(GPU_EXAMPLE), "-o", "json", "--placement", "first-fit"])
     out, _ = capsys.readouterr()
     assert code == 0
     doc = json.loads(out)

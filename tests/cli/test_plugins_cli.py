@@ -61,9 +61,9 @@ def test_plugin_from_command_line_changes_a_placement(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """--plugin loads the class from the import path; enabled in the profile it moves the
-    GPU pod off the CPU-only node."""
+    GPU pod off the CPU-only node (first fit, where the CPU-only node comes first)."""
     monkeypatch.syspath_prepend(str(EXAMPLE / "src"))
-    args = ["simulate", str(EXAMPLE / "cluster.yaml"), "-o", "json"]
+    args = ["simulate", str(EXAMPLE / "cluster.yaml"), "-o", "json", "--placement", "first-fit"]
     assert main(args) == 0
     assert '"node": "cpu-1"' in capsys.readouterr().out
     plugin = ["--plugin", "schedsim_gpu_guard:GpuGuard", "--config", str(EXAMPLE / "profile.yaml")]

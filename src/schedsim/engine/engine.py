@@ -9,7 +9,7 @@ and the Cluster is never modified.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from schedsim.api.core import Pod
 from schedsim.engine.cluster import Cluster
@@ -98,21 +98,36 @@ class Engine:
             skip_unschedulable_nodes=skip_unschedulable_nodes,
         )
 
-    def simulate(self, cluster: Cluster) -> SimulationResult:
+    def simulate(
+        self,
+        cluster: Cluster,
+        *,
+        placement: str = "kube-scheduler",
+        seed: int | None = None,
+        explain: Callable[[Pod], bool] | None = None,
+    ) -> SimulationResult:
         """Place the bound pods, then schedule the pending ones (see
-        `schedsim.simulation.simulate`).
+        `schedsim.simulation.simulate`: ``placement`` ``"kube-scheduler"`` or
+        ``"first-fit"``, ``seed`` for seeded tie-breaking, ``explain`` choosing the pods that
+        get per node and per plugin results).
 
         Raises:
             ManifestError: a CEL selector does not compile.
             DraSnapshotError: the DRA objects are inconsistent or a bound pod's claim is
                 missing.
-            ValueError: two storage objects of one kind share a name.
+            ValueError: two storage objects of one kind share a name, or an unknown
+                ``placement``.
             SchedulingError: a plugin failed outside PreFilter/Filter.
         """
         # kube-scheduler leaves cordoned nodes to the NodeUnschedulable plugin
         snapshot, _ = self.snapshot(cluster, skip_unschedulable_nodes=False)
         return simulate(
-            snapshot, cluster.pods, resource_claim_templates=cluster.resource_claim_templates
+            snapshot,
+            cluster.pods,
+            resource_claim_templates=cluster.resource_claim_templates,
+            placement=placement,
+            seed=seed,
+            explain=explain,
         )
 
     def scale_up(

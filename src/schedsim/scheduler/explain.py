@@ -65,7 +65,8 @@ class Explanation:
         pre_filter_nodes: the node names a PreFilterResult kept, sorted, or None when it kept
             all (``prefilter-result``).
         filter: node -> plugin -> ``"passed"`` or the rejection (``filter-result``), for the
-            nodes evaluated, in evaluation order.
+            nodes evaluated: the feasible ones first, then the rejected ones, each in
+            evaluation order.
         post_filter: plugin -> status (``postfilter-result``); empty: schedsim's scheduling
             cycle runs no PostFilter (no preemption).
         pre_score: plugin -> status (``prescore-result``); empty when scoring did not run

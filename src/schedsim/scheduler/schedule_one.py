@@ -125,6 +125,13 @@ class Scheduler:
             SchedulingError: INTERNAL_ERROR when a plugin returns an Error status (the
                 attempt fails, as upstream; only ``next_start_node_index`` changed).
         """
+        with self.snapshot.bound():  # the plugins read this snapshot through the handle
+            return self._schedule_pod(pod, explanation)
+
+    def _schedule_pod(
+        self, pod: Pod, explanation: Explanation | None
+    ) -> tuple[ScheduleResult, CycleState] | FitError:
+        """The body of `schedule_pod` (bound)."""
         nodes = self.snapshot.list_node_infos()
         num_all = len(nodes)
         if explanation is not None:
@@ -193,6 +200,12 @@ class Scheduler:
             node = feasible[0].node
             assert node is not None
             return ScheduleResult(node.name, evaluated, 1), state
+        if not framework.has_score_plugins:
+            # Every node scores 1 (prioritizeNodes without Score plugins): selectHost's rule
+            # without building the scores.
+            host_info = feasible[self._rng.randrange(len(feasible)) if self._rng else 0]
+            assert host_info.node is not None
+            return ScheduleResult(host_info.node.name, evaluated, len(feasible)), state
         raw: dict[str, dict[str, int]] | None = {} if explanation is not None else None
         scores, failed = prioritize_nodes(framework, state, pod, feasible, raw)
         if explanation is not None:

@@ -1,11 +1,21 @@
 """What users run on the snapshot: scheduling cycles (scale-up and scale-down come later)."""
 
 from schedsim.simulation.scheduling import (
+    PLACEMENTS,
     PodOutcome,
     SimulationResult,
+    gc_paused,
     queue_order,
     run_scheduling_cycle,
     simulate,
 )
 
-__all__ = ["PodOutcome", "SimulationResult", "queue_order", "run_scheduling_cycle", "simulate"]
+__all__ = [
+    "PLACEMENTS",
+    "PodOutcome",
+    "SimulationResult",
+    "gc_paused",
+    "queue_order",
+    "run_scheduling_cycle",
+    "simulate",
+]

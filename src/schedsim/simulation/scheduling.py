@@ -1,15 +1,28 @@
 """A scheduling cycle over pending pods: what `schedsim simulate` runs.
 
 Pods are taken in kube-scheduler's queue order (PrioritySort: priority descending, then
-creation time, then name) and each is placed on the first node that passes, trying nodes
-round robin from the one after the node chosen last (CA's default ordering). A pod that fits
-nowhere gets kube-scheduler's FitError message.
+creation time, then name) and each is placed in one of two modes:
+
+- ``kube-scheduler`` (the default): `schedsim.scheduler.Scheduler`, kube-scheduler's
+  schedulePod (Filter over numFeasibleNodesToFind nodes from a rotating start, Score, the
+  highest total wins);
+- ``first-fit``: the first node that passes, trying nodes round robin from the one after the
+  node chosen last (the Cluster Autoscaler's placement, which scale-up and scale-down use).
+
+A pod that fits nowhere gets kube-scheduler's FitError message.
+
+The cyclic garbage collector is paused while the pods are scheduled (`gc_paused`; the
+``simulate`` command pauses it for loading too): the cycle creates many small objects and almost no
+reference cycles, and each collection of the oldest generation would walk every object of
+the loaded cluster (see docs/performance.md for the measured effect).
 """
 
 from __future__ import annotations
 
+import gc
 from collections import Counter
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from datetime import UTC, datetime
 
 import attrs
@@ -20,20 +33,44 @@ from schedsim.dra.claim_controller import create_template_claims
 from schedsim.dra.extended import has_extended_resource_requests
 from schedsim.framework.fit_error import FitError
 from schedsim.framework.status import Code
+from schedsim.scheduler import Explanation, Scheduler
 from schedsim.snapshot.dra import claim_available_on_node, claim_reserved_for_pod
 from schedsim.snapshot.errors import SchedulingError
 from schedsim.snapshot.predicate import PredicateSnapshot
 
 __all__ = [
+    "PLACEMENTS",
     "DeviceAllocation",
     "PodOutcome",
     "SimulationResult",
+    "gc_paused",
     "partition_pods",
     "pods_on_missing_nodes",
     "queue_order",
     "run_scheduling_cycle",
     "simulate",
 ]
+
+PLACEMENTS = ("kube-scheduler", "first-fit")
+"""Placement modes of `simulate`: kube-scheduler's (scores, the default) or the Cluster
+Autoscaler's first fit."""
+
+
+@contextmanager
+def gc_paused() -> Iterator[None]:
+    """The cyclic garbage collector off inside the block, back to its previous state after.
+
+    Reference counting still frees everything that is not in a cycle; cycles made inside are
+    collected at the next collection after the block.
+    """
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
+
 
 _FAR_FUTURE = datetime.max.replace(tzinfo=UTC)
 
@@ -85,6 +122,8 @@ class PodOutcome:
         error: a plugin failed with an Error status for this pod (``message`` says which
             and why, e.g. a CEL runtime error); kube-scheduler fails that attempt and goes on
             with the next pod, and so does the cycle.
+        explanation: per node, per plugin results of the attempt (kube-scheduler placement,
+            pods the caller asked to explain), else None.
     """
 
     pod: Pod
@@ -93,6 +132,7 @@ class PodOutcome:
     message: str = ""
     allocations: tuple[DeviceAllocation, ...] = ()
     error: bool = False
+    explanation: Explanation | None = attrs.field(default=None, eq=False)
 
 
 @attrs.frozen
@@ -200,8 +240,21 @@ def pods_on_missing_nodes(snapshot: PredicateSnapshot, bound: Iterable[Pod]) -> 
     return [p for p in bound if (p.node_name or p.nominated_node_name) not in names]
 
 
-def run_scheduling_cycle(snapshot: PredicateSnapshot, pending: Sequence[Pod]) -> list[PodOutcome]:
+def run_scheduling_cycle(
+    snapshot: PredicateSnapshot,
+    pending: Sequence[Pod],
+    scheduler: Scheduler | None = None,
+    explain: Callable[[Pod], bool] | None = None,
+) -> list[PodOutcome]:
     """Schedule ``pending`` (in the given order) into ``snapshot``, which keeps the result.
+
+    Args:
+        snapshot: the cluster; its framework is the profile.
+        pending: the pods, in queue order.
+        scheduler: kube-scheduler placement through this `Scheduler` (over ``snapshot``);
+            None: first fit (`PredicateSnapshot.schedule_pod_or_explain`).
+        explain: which pods get an `Explanation` (kube-scheduler placement only); None: none,
+            and nothing is collected.
 
     Pods with scheduling gates are not attempted (kube-scheduler's SchedulingGates), nor
     pods a PreEnqueue plugin rejects (its status message is the outcome's).
@@ -210,10 +263,15 @@ def run_scheduling_cycle(snapshot: PredicateSnapshot, pending: Sequence[Pod]) ->
     attempt only, as in kube-scheduler: its outcome has ``error`` set and the cycle goes on.
     """
     with snapshot.bound():  # PreEnqueue runs here, outside the snapshot's own operations
-        return _cycle(snapshot, pending)
+        return _cycle(snapshot, pending, scheduler, explain)
 
 
-def _cycle(snapshot: PredicateSnapshot, pending: Sequence[Pod]) -> list[PodOutcome]:
+def _cycle(
+    snapshot: PredicateSnapshot,
+    pending: Sequence[Pod],
+    scheduler: Scheduler | None,
+    explain: Callable[[Pod], bool] | None,
+) -> list[PodOutcome]:
     out = []
     framework = snapshot.framework
     for pod in pending:
@@ -227,17 +285,27 @@ def _cycle(snapshot: PredicateSnapshot, pending: Sequence[Pod]) -> list[PodOutco
         if not st.is_success:  # kept out of the queue, e.g. a ResourceClaim not created yet
             out.append(PodOutcome(pod, None, st.reasons, st.message))
             continue
+        explanation = None
         try:
-            found = snapshot.schedule_pod_or_explain(pod)
+            if scheduler is None:
+                found = snapshot.schedule_pod_or_explain(pod)
+            else:
+                placed = scheduler.schedule_one(pod, explain=explain is not None and explain(pod))
+                if placed.node_name is not None:
+                    found = placed.node_name
+                else:
+                    assert placed.fit_error is not None
+                    found = placed.fit_error
+                explanation = placed.explanation
         except SchedulingError as e:
             # An Error status fails this attempt only (the snapshot is unchanged).
             msg = e.internal_message or str(e)
             out.append(PodOutcome(pod, None, (msg,), msg, error=True))
             continue
         if isinstance(found, FitError):
-            out.append(PodOutcome(pod, None, found.reasons, found.message))
+            out.append(PodOutcome(pod, None, found.reasons, found.message, explanation=explanation))
         else:
-            out.append(PodOutcome(pod, found))
+            out.append(PodOutcome(pod, found, explanation=explanation))
     return out
 
 
@@ -293,12 +361,16 @@ def simulate(
     pods: Sequence[Pod],
     *,
     resource_claim_templates: Sequence[ResourceClaimTemplate] = (),
+    placement: str = "kube-scheduler",
+    seed: int | None = None,
+    explain: Callable[[Pod], bool] | None = None,
 ) -> SimulationResult:
     """Schedule every pending pod of a loaded cluster.
 
-    Pending pods for the snapshot's profile (its schedulerName) are scheduled in queue order,
-    each on the first node that passes the Filter plugins, round robin after the node chosen
-    last; Succeeded/Failed pods are ignored. A snapshot built with
+    Pending pods for the snapshot's profile (its schedulerName) are scheduled in queue order
+    as kube-scheduler places them (``placement`` ``"kube-scheduler"``) or on the first node
+    that passes the Filter plugins, round robin after the node chosen last
+    (``"first-fit"``); Succeeded/Failed pods are ignored. A snapshot built with
     ``skip_unschedulable_nodes=False`` leaves cordoned nodes to the NodeUnschedulable plugin,
     as kube-scheduler does (what `schedsim.engine.Engine.simulate` builds).
 
@@ -310,10 +382,19 @@ def simulate(
             first, as the resource-claim controller would.
         pods: the cluster's pods, bound and pending (the bound ones are in the snapshot).
         resource_claim_templates: the cluster's ResourceClaimTemplates.
+        placement: one of `PLACEMENTS`.
+        seed: kube-scheduler placement: None breaks score ties by taking the first tied node
+            in evaluation order; an int samples among them like upstream, seeded.
+        explain: which pending pods get an `Explanation` (kube-scheduler placement).
 
     Returns:
         the outcome per pending pod, with the devices allocated to its claims.
+
+    Raises:
+        ValueError: an unknown ``placement``.
     """
+    if placement not in PLACEMENTS:
+        raise ValueError(f"placement {placement!r}: expected one of {', '.join(PLACEMENTS)}")
     framework = snapshot.framework
     bound, pending, others = partition_pods(pods, framework.profile.scheduler_name)
     dra = snapshot.dra_snapshot
@@ -330,14 +411,17 @@ def simulate(
     skipped = pods_on_missing_nodes(snapshot, bound)
     if snapshot.dra_enabled:
         warnings.extend(_bound_claim_warnings(snapshot, bound, skipped))
-    outcomes = [
-        attrs.evolve(o, allocations=_allocations(snapshot, o.pod))
-        if o.node_name is not None
-        and snapshot.dra_enabled
-        and (o.pod.resource_claims or has_extended_resource_requests(o.pod))
-        else o
-        for o in run_scheduling_cycle(snapshot, pending)
-    ]
+    with gc_paused():
+        scheduler = Scheduler(snapshot, seed=seed) if placement == "kube-scheduler" else None
+        cycle = run_scheduling_cycle(snapshot, pending, scheduler, explain)
+        outcomes = [
+            attrs.evolve(o, allocations=_allocations(snapshot, o.pod))
+            if o.node_name is not None
+            and snapshot.dra_enabled
+            and (o.pod.resource_claims or has_extended_resource_requests(o.pod))
+            else o
+            for o in cycle
+        ]
     return SimulationResult(
         outcomes=tuple(outcomes),
         nodes=len(snapshot.list_node_infos()),

@@ -467,7 +467,8 @@ class PredicateSnapshot:
                 snapshot is unchanged.
         """
         try:
-            self._store_scheduled(pod, node_name, state)
+            with self._binding:
+                self._store_scheduled(pod, node_name, state)
         except SchedulingError as e:
             if e.unexpected_error != RESERVE_REJECTED:
                 raise

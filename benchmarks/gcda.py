@@ -1,0 +1,154 @@
+"""The whole-process benchmark on a GCDA-sized cluster (issue 12, Performance).
+
+1,213 nodes of five sizes and 7,064 pending pods of ten shapes in one YAML file, generated
+deterministically here (nothing is committed as data). Times, in one run and as ratios to
+PyYAML's C-loader parse of the same file (``yaml.load_all(..., Loader=CSafeLoader)``):
+
+- ``schedsim simulate FILE -o json`` (kube-scheduler placement, the default),
+- ``schedsim simulate FILE -o json --placement first-fit``,
+
+each the whole process in-process (read, parse, build objects, schedule, write JSON), best of
+``--repeat`` runs. Run: ``python benchmarks/gcda.py [--repeat 3] [--keep FILE]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import io
+import os
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+
+import yaml
+
+NODE_SIZES = (  # (cpu, memory, share in 1,213 nodes)
+    ("4", "16Gi", 300),
+    ("8", "32Gi", 400),
+    ("16", "64Gi", 300),
+    ("32", "128Gi", 163),
+    ("64", "256Gi", 50),
+)
+POD_SHAPES = (  # (cpu, memory, count): 7,064 pods
+    ("100m", "128Mi", 1200),
+    ("250m", "256Mi", 1200),
+    ("500m", "512Mi", 1000),
+    ("500m", "2Gi", 800),
+    ("1", "1Gi", 800),
+    ("1", "4Gi", 700),
+    ("2", "2Gi", 500),
+    ("2", "8Gi", 400),
+    ("4", "8Gi", 300),
+    ("8", "32Gi", 164),
+)
+
+
+def generate() -> str:
+    """The cluster as one multi-document YAML text (same text every call)."""
+    out = []
+    i = 0
+    for cpu, mem, count in NODE_SIZES:
+        for _ in range(count):
+            zone = f"zone-{i % 3}"
+            taint = (
+                "\n  taints:\n  - {key: dedicated, value: batch, effect: NoSchedule}"
+                if i % 50 == 49
+                else ""
+            )
+            out.append(
+                f"""apiVersion: v1
+kind: Node
+metadata:
+  name: node-{i:04d}
+  labels:
+    kubernetes.io/hostname: node-{i:04d}
+    topology.kubernetes.io/zone: {zone}
+    node.kubernetes.io/instance-type: c{cpu}{spec_lines(taint)}
+status:
+  allocatable: {{cpu: "{cpu}", memory: {mem}, pods: "110"}}
+  capacity: {{cpu: "{cpu}", memory: {mem}, pods: "110"}}
+"""
+            )
+            i += 1
+    j = 0
+    for k, (cpu, mem, count) in enumerate(POD_SHAPES):
+        for _ in range(count):
+            out.append(
+                f"""apiVersion: v1
+kind: Pod
+metadata:
+  name: app-{k}-{j:05d}
+  namespace: ns-{k % 4}
+  labels: {{app: app-{k}}}
+  creationTimestamp: "2024-01-01T00:00:00Z"
+spec:
+  containers:
+  - name: main
+    image: registry.example/app-{k}:1.0
+    resources:
+      requests: {{cpu: "{cpu}", memory: {mem}}}
+"""
+            )
+            j += 1
+    return "---\n".join(out)
+
+
+def spec_lines(taint: str) -> str:
+    """The node's spec section (empty without a taint)."""
+    return f"\nspec:{taint}" if taint else ""
+
+
+def _best(fn: Callable[[], object], repeat: int) -> float:
+    best = float("inf")
+    for _ in range(repeat):
+        start = time.perf_counter()
+        fn()
+        best = min(best, time.perf_counter() - start)
+    return best
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Generate, time, print the ratios."""
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--keep", metavar="FILE", help="also write the generated YAML here")
+    ap.add_argument("--only", choices=("kube-scheduler", "first-fit"), action="append")
+    args = ap.parse_args(argv)
+    from schedsim.cli import main as cli_main
+
+    text = generate()
+    if args.keep:
+        with open(args.keep, "w", encoding="utf-8") as f:
+            f.write(text)
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "gcda.yaml")
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(text)
+
+        def parse() -> object:
+            with open(path, encoding="utf-8") as f:
+                return list(yaml.load_all(f, Loader=yaml.CSafeLoader))
+
+        def run(*extra: str) -> Callable[[], object]:
+            def go() -> object:
+                with contextlib.redirect_stdout(io.StringIO()):
+                    return cli_main(["simulate", path, "-o", "json", *extra])
+
+            return go
+
+        base = _best(parse, args.repeat)
+        print(f"file: {len(text) / 1e6:.1f} MB, {len(parse())} objects")  # type: ignore[arg-type]
+        print(f"PyYAML CSafeLoader parse: {base:.2f} s")
+        modes = {"kube-scheduler": (), "first-fit": ("--placement", "first-fit")}
+        for name, extra in modes.items():
+            if args.only and name not in args.only:
+                continue
+            t = _best(run(*extra), args.repeat)
+            print(f"simulate ({name}): {t:.2f} s = {t / base:.2f}x the parse")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
