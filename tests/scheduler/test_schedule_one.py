@@ -283,3 +283,31 @@ def test_seeded_runs_are_reproducible(seed: int) -> None:
         sched = _scheduler([make_node(f"n{i}") for i in range(6)], seed=seed)
         runs.append([sched.schedule_one(p).node_name for p in _shapes(30)])
     assert runs[0] == runs[1]
+
+
+def test_cache_gives_the_same_explanations() -> None:
+    """The cached walk (`FilterTable`) yields the same per node results, counts and
+    nextStartNodeIndex as running every Filter, pod after pod, on a cluster with tainted,
+    cordoned and small nodes (more than 100 nodes, so the walk stops early)."""
+    nodes = [
+        make_node(
+            f"n{i:03}",
+            cpu=("1", "4")[i % 2],
+            unschedulable=i % 17 == 0,
+            taints=[{"key": "k", "value": "v", "effect": "NoSchedule"}] if i % 13 == 0 else [],
+        )
+        for i in range(160)
+    ]
+    pods = _shapes(120)
+    runs = []
+    for cache in (False, True):
+        sched = _scheduler(nodes, cache=cache)
+        got = []
+        for p in pods:
+            placed = sched.schedule_one(p, explain=True)
+            assert placed.explanation is not None
+            got.append(
+                (placed.node_name, placed.explanation.to_json(), sched.next_start_node_index)
+            )
+        runs.append(got)
+    assert runs[0] == runs[1]

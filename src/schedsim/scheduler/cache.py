@@ -14,8 +14,9 @@ again:
   nodes or cluster objects: a pod for which any of them runs is never served from the cache;
 - the pods are identical in everything those plugins read (labels, node selector, affinity,
   tolerations, containers, init containers, overhead, pod-level resources);
-- the node is unchanged: the entry carries the NodeInfo ``generation`` it was computed at,
-  and every mutation of a NodeInfo (a pod added or removed, a new Node) gives it a new one.
+- the node is unchanged: the entry carries the NodeInfo object and ``generation`` it was
+  computed at, and every mutation of a NodeInfo (a pod added or removed, a new Node) gives
+  it a new generation (a copy-on-write layer a new object).
 
 Error statuses are never stored. Explained pods use the cache too: their explanation is
 derived from the same statuses, which are exact by the rule above. A revert brings back
@@ -30,7 +31,7 @@ from schedsim.api.core import Pod
 from schedsim.dra.extended import has_extended_resource_requests
 from schedsim.framework.cycle_state import CycleState
 from schedsim.framework.runtime import Framework
-from schedsim.snapshot.plugin_runner import FilterCache
+from schedsim.snapshot.plugin_runner import FilterTable
 
 __all__ = ["PURE_FILTER_PLUGINS", "ResultCache"]
 
@@ -86,9 +87,9 @@ class ResultCache:
         )
         self._all_pure = len(self._pure) == len(self._filter_plugins)
         self._dra_extended = framework.handle.feature_gates.enabled("DRAExtendedResource")
-        self._filters: dict[str, FilterCache] = {}
+        self._filters: dict[str, FilterTable] = {}
 
-    def filter_cache(self, pod: Pod, state: CycleState) -> FilterCache | None:
+    def filter_cache(self, pod: Pod, state: CycleState) -> FilterTable | None:
         """The shared Filter results for ``pod``'s class, or None when the rule above does not
         allow sharing them for this attempt (``state`` says which plugins PreFilter skipped).
         """
@@ -99,10 +100,10 @@ class ResultCache:
         if self._dra_extended and has_extended_resource_requests(pod):
             return None
         key = pod.memo(_KEY, lambda: _class_key(pod))
-        cache = self._filters.get(key)
-        if cache is None:
-            cache = self._filters[key] = {}
-        return cache
+        table = self._filters.get(key)
+        if table is None:
+            table = self._filters[key] = FilterTable()
+        return table
 
     def clear(self) -> None:
         """Forget everything (frees the memory; results stay valid otherwise)."""

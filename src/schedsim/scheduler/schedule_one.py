@@ -164,15 +164,17 @@ class Scheduler:
             n, self._profile_percentage, self._global_percentage
         )
         start = self.next_start_node_index % n if n else 0
-        cache = None if self._cache is None else self._cache.filter_cache(pod, state)
-        walk = self._runner.walk_filters(
-            state,
-            pod,
-            candidates,
-            chain(range(start, n), range(start)),
-            num_to_find,
-            cache=cache,
-        )
+        table = None
+        if self._cache is not None and allowed is None:
+            table = self._cache.filter_cache(pod, state)
+        if table is not None:
+            walk = self._runner.walk_rotating(
+                state, pod, candidates, start, num_to_find, table, record=explanation is not None
+            )
+        else:
+            walk = self._runner.walk_filters(
+                state, pod, candidates, chain(range(start, n), range(start)), num_to_find
+            )
         self.next_start_node_index = (self.next_start_node_index + walk.processed) % num_all
         if walk.error is not None:
             raise SchedulingError.internal(pod, walk.error.message)

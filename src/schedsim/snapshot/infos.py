@@ -217,7 +217,6 @@ class NodeInfo:
 
     __slots__ = (
         "_allocatable",
-        "_generation",
         "_image_states",
         "_node",
         "_non_zero_requested",
@@ -228,6 +227,7 @@ class NodeInfo:
         "_requested",
         "_used_ports",
         "csi_node",
+        "generation",
         "local_resource_slices",
     )
 
@@ -248,7 +248,9 @@ class NodeInfo:
         self._allocatable = Resource.from_resource_list(node.allocatable) if node else Resource()
         self._image_states: dict[str, ImageStateSummary] = {}
         self._pvc_ref_counts: dict[str, int] = {}
-        self._generation = next_generation()
+        self.generation: int = next_generation()
+        """Bumped on every mutation; read-only for everybody else (a plain attribute, not a
+        property, so bulk readers such as the scheduler's filter table pay no call)."""
         self.local_resource_slices: list[Any] = list(local_resource_slices)
         self.csi_node: CSINode | None = csi_node
         for p in pods:
@@ -311,11 +313,6 @@ class NodeInfo:
         return self._pvc_ref_counts
 
     @property
-    def generation(self) -> int:
-        """Bumped on every mutation."""
-        return self._generation
-
-    @property
     def resource_claims(self) -> list[Any]:
         """All claims needed by the node's pods, deduplicated by UID (first one wins)."""
         seen: set[object] = set()
@@ -371,7 +368,7 @@ class NodeInfo:
         """Replace the Node and recompute allocatable; pods are not re-accounted."""
         self._node = node
         self._allocatable = Resource.from_resource_list(node.allocatable)
-        self._generation = next_generation()
+        self.generation = next_generation()
 
     def snapshot(self) -> NodeInfo:
         """A copy sharing the Node, the PodInfos and the slice/CSINode objects, with its own
@@ -388,7 +385,7 @@ class NodeInfo:
         c._allocatable = self._allocatable.clone()
         c._image_states = dict(self._image_states)
         c._pvc_ref_counts = dict(self._pvc_ref_counts)
-        c._generation = self._generation
+        c.generation = self.generation
         c.local_resource_slices = list(self.local_resource_slices)
         c.csi_node = self.csi_node
         return c
@@ -420,7 +417,7 @@ class NodeInfo:
                 counts[key] = n
             else:
                 counts.pop(key, None)
-        self._generation = next_generation()
+        self.generation = next_generation()
 
 
 def _remove_by_uid(lst: list[PodInfo], uid: str) -> None:

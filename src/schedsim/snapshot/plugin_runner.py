@@ -9,6 +9,8 @@ fits nowhere (every node's first failing status), which CA discards.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
+from itertools import chain, compress, islice
+from operator import attrgetter
 from typing import Protocol
 
 from schedsim.api.core import Pod
@@ -22,7 +24,7 @@ from schedsim.snapshot.infos import NodeInfo
 
 __all__ = [
     "RESERVE_REJECTED",
-    "FilterCache",
+    "FilterTable",
     "FilterWalk",
     "LastIndexOrderMapping",
     "NodeOrderMapping",
@@ -34,11 +36,53 @@ RESERVE_REJECTED = "Reserve rejected the pod"
 """``SchedulingError.unexpected_error`` when a Reserve plugin rejected the chosen node."""
 
 
-FilterCache = dict[NodeInfo, tuple[int, Status, str]]
-"""NodeInfo -> (its generation, Filter status, node name) for one class of identical pods.
+_GENERATION = attrgetter("generation")
 
-Keyed by the NodeInfo object (hashed by identity, no property read); an entry counts only
-while the object's generation is the recorded one."""
+
+def _differences(
+    a: Sequence[object], b: Sequence[object], lo: int, hi: int, out: list[int]
+) -> None:
+    """Append to ``out`` the indices in [lo, hi) where ``a`` and ``b`` differ, by halving:
+    equal halves are skipped with one C-level slice comparison (identity first), so k
+    differences cost O(k log n) slice comparisons."""
+    if a[lo:hi] == b[lo:hi]:
+        return
+    if hi - lo <= 16:
+        out.extend(i for i in range(lo, hi) if a[i] is not b[i] and a[i] != b[i])
+        return
+    mid = (lo + hi) // 2
+    _differences(a, b, lo, mid, out)
+    _differences(a, b, mid, hi, out)
+
+
+class FilterTable:
+    """Filter results of one class of identical pods over a node list, position by position:
+    the NodeInfo object, its generation and the status each result was computed for.
+
+    `SchedulerPluginRunner.walk_rotating` revalidates it in bulk (C-level comparisons of
+    objects and generations), re-runs Filter only where something changed, and finds the
+    feasible nodes with C-level slicing; entries count only while object and generation
+    match.
+    """
+
+    __slots__ = ("gens", "names", "nodeless", "objs", "ok", "statuses")
+
+    def __init__(self) -> None:
+        self.objs: list[NodeInfo | None] = []
+        self.gens: list[int] = []
+        self.ok: list[bool] = []
+        self.statuses: list[Status | None] = []
+        self.names: list[str] = []
+        self.nodeless = False
+
+    def resize(self, n: int) -> None:
+        """Forget everything and hold ``n`` positions, all stale."""
+        self.objs = [None] * n
+        self.gens = [-1] * n
+        self.ok = [False] * n
+        self.statuses = [None] * n
+        self.names = [""] * n
+        self.nodeless = False
 
 
 def absent_nodes_status(plugins: Iterable[str]) -> Status:
@@ -61,7 +105,7 @@ class FilterWalk:
         error: the Error status that ended the walk, or None.
     """
 
-    __slots__ = ("absent", "error", "feasible", "indices", "node_to_status")
+    __slots__ = ("absent", "error", "feasible", "indices", "node_to_status", "rejected")
 
     def __init__(
         self,
@@ -70,18 +114,20 @@ class FilterWalk:
         node_to_status: dict[str, Status],
         absent: int,
         error: Status | None,
+        rejected: int | None = None,
     ) -> None:
         self.feasible = feasible
         self.indices = indices
         self.node_to_status = node_to_status
         self.absent = absent
         self.error = error
+        self.rejected = len(node_to_status) if rejected is None else rejected
 
     @property
     def processed(self) -> int:
         """Nodes whose Filter result was taken (run or cached): feasible + rejected, what
         kube-scheduler advances ``nextStartNodeIndex`` by."""
-        return len(self.feasible) + len(self.node_to_status)
+        return len(self.feasible) + self.rejected
 
     def fit_error(self, num_all_nodes: int, narrowing: Sequence[str] | None) -> FitError:
         """The FitError for a walk that found nothing; ``narrowing`` names the plugins whose
@@ -237,7 +283,6 @@ class SchedulerPluginRunner:
         skip_unschedulable: bool = False,
         record: bool = True,
         stop_on_error: bool = True,
-        cache: FilterCache | None = None,
     ) -> FilterWalk:
         """The one filter walk: Filter node by node in ``order`` until ``num_to_find`` nodes
         pass (kube-scheduler ``findNodesThatPassFilters`` with parallelism 1, CA
@@ -256,26 +301,13 @@ class SchedulerPluginRunner:
             record: keep each rejected node's status (kube-scheduler's Diagnosis).
             stop_on_error: an Error status ends the walk (kube-scheduler aborts the attempt);
                 False treats it as a rejection (CA's runner, a diagnosis).
-            cache: Filter statuses from earlier pods of the same class (`FilterCache`), with
-                the NodeInfo generation they were computed at; a hit skips Filter, a miss
-                fills it. The caller decides when results may be shared (see
-                `schedsim.scheduler.ResultCache`). Error statuses are never stored.
 
         Returns:
             the `FilterWalk`; with ``stop_on_error`` it ends at the first Error status (in
             ``error``).
 
-        Time: O(nodes tried) Filter chains (dict look-ups on cache hits).
+        Time: O(nodes tried) Filter chains.
         """
-        if (
-            cache is not None
-            and allowed is None
-            and is_node_acceptable is None
-            and not skip_unschedulable
-            and record
-            and stop_on_error
-        ):
-            return self._walk_cached(state, pod, nodes, order, num_to_find, cache)
         feasible: list[NodeInfo] = []
         indices: list[int] = []
         statuses: dict[str, Status] = {}
@@ -295,17 +327,7 @@ class SchedulerPluginRunner:
                 continue
             if is_node_acceptable is not None and not is_node_acceptable(ni):
                 continue
-            if cache is None:
-                st = run_filter(state, pod, ni)
-            else:
-                hit = cache.get(ni)
-                gen = ni.generation
-                if hit is not None and hit[0] == gen:
-                    st = hit[1]
-                else:
-                    st = run_filter(state, pod, ni)
-                    if st.code is not Code.Error:
-                        cache[ni] = (gen, st, name)
+            st = run_filter(state, pod, ni)
             if st.code is success:
                 feasible.append(ni)
                 indices.append(idx)
@@ -317,48 +339,90 @@ class SchedulerPluginRunner:
                 statuses[name] = st
         return FilterWalk(feasible, indices, statuses, absent, None)
 
-    def _walk_cached(
+    def walk_rotating(
         self,
         state: CycleState,
         pod: Pod,
         nodes: Sequence[NodeInfo],
-        order: Iterable[int],
+        start: int,
         num_to_find: int,
-        cache: FilterCache,
+        table: FilterTable,
+        *,
+        record: bool = False,
     ) -> FilterWalk:
-        """`walk_filters` for kube-scheduler's walk with a cache: the same result, with the
-        per-node work of a hit cut to one generation read and one dict look-up."""
-        feasible: list[NodeInfo] = []
-        indices: list[int] = []
-        statuses: dict[str, Status] = {}
+        """kube-scheduler's walk (`walk_filters` over ``nodes`` from ``start`` round the list,
+        stopping at the first Error) with the results of earlier identical pods in ``table``:
+        the same result, computed in bulk.
+
+        Every position whose NodeInfo object or generation changed since ``table`` saw it is
+        filtered again (also outside the window kube-scheduler would walk: O(changes)); the
+        feasible nodes are then the first ``num_to_find`` passing positions in rotation order
+        (``compress``/``islice`` over the table), and the nodes processed those up to the last
+        of them. An Error status counts only if kube-scheduler's walk would have reached it.
+
+        Args:
+            record: fill ``node_to_status`` for the rejected nodes of the window (always
+                done when no node passes: the FitError needs them).
+
+        Time: O(nodes) C-level comparisons + O(changed nodes) Filter chains + O(found).
+        """
+        n = len(nodes)
+        if n == 0:
+            return FilterWalk([], [], {}, 0, None)
+        cur = list(map(_GENERATION, nodes))
+        if len(table.objs) != n:
+            table.resize(n)
+            stale: Iterable[int] = range(n)
+        else:
+            changed: list[int] = []
+            _differences(cur, table.gens, 0, n, changed)
+            _differences(list(nodes), table.objs, 0, n, changed)
+            stale = sorted(set(changed))
         run_filter = self.framework.run_filter_plugins
-        success = Code.Success
-        error = Code.Error
-        get = cache.get
-        found = 0
-        for idx in order:
-            ni = nodes[idx]
-            hit = get(ni)
-            if hit is not None and hit[0] == ni.generation:
-                _, st, name = hit
+        objs, gens, ok, statuses, names = (
+            table.objs,
+            table.gens,
+            table.ok,
+            table.statuses,
+            table.names,
+        )
+        errors: list[int] = []
+        for i in stale:
+            ni = nodes[i]
+            node = ni.node
+            if node is None:  # never feasible, never recorded (as in walk_filters)
+                objs[i], gens[i], ok[i], statuses[i] = ni, cur[i], False, None
+                table.nodeless = True
+                continue
+            st = run_filter(state, pod, ni)
+            names[i] = node.name
+            statuses[i] = st
+            ok[i] = st.code is Code.Success
+            if st.code is Code.Error:
+                errors.append(i)  # not stored: filtered again next time
+                objs[i], gens[i] = None, -1
             else:
-                node = ni.node
-                if node is None:
-                    continue
-                name = node.name
-                st = run_filter(state, pod, ni)
-                if st.code is error:
-                    return FilterWalk(feasible, indices, statuses, 0, st)
-                cache[ni] = (ni.generation, st, name)
-            if st.code is success:
-                feasible.append(ni)
-                indices.append(idx)
-                found += 1
-                if found >= num_to_find:
-                    break
-            else:
-                statuses[name] = st
-        return FilterWalk(feasible, indices, statuses, 0, None)
+                objs[i], gens[i] = ni, cur[i]
+        rotation = chain(range(start, n), range(start))
+        found = list(islice(compress(rotation, ok[start:] + ok[:start]), num_to_find))
+        processed = n if len(found) < num_to_find else (found[-1] - start) % n + 1
+        if errors:
+            first = min((i - start) % n for i in errors)
+            if first < processed:  # the sequential walk stops there
+                return FilterWalk([], [], {}, 0, statuses[(first + start) % n])
+        feasible = list(map(nodes.__getitem__, found))
+        rejected = processed - len(found)
+        node_to_status: dict[str, Status] = {}
+        if record or not found:
+            for p in range(processed):
+                i = (p + start) % n
+                st_i = statuses[i]
+                if not ok[i] and st_i is not None:
+                    node_to_status[names[i]] = st_i
+            rejected = len(node_to_status)
+        elif table.nodeless:  # positions without a Node: neither feasible nor rejected
+            rejected -= sum(1 for p in range(processed) if statuses[(p + start) % n] is None)
+        return FilterWalk(feasible, found, node_to_status, 0, None, rejected)
 
     def run_filters_until_passing_node(
         self,
