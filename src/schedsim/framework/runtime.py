@@ -597,6 +597,7 @@ class Framework:
         pod: Pod,
         nodes: Sequence[NodeInfo],
         raw: dict[str, dict[str, int]] | None = None,
+        reuse: Mapping[str, dict[NodeInfo, tuple[int, int]]] | None = None,
     ) -> tuple[list[NodePluginScores], Status]:
         """Score the feasible nodes (RunScorePlugins).
 
@@ -611,6 +612,11 @@ class Framework:
             nodes: the feasible nodes; the result keeps their order.
             raw: when given (``--explain``), filled with plugin -> node -> raw score (before
                 NormalizeScore and weight); ``None`` costs nothing.
+            reuse: plugin -> NodeInfo -> (generation, raw score) from earlier identical pods:
+                a plugin listed here takes a node's raw score from it while the NodeInfo's
+                generation matches, and records the ones it computes. The caller vouches that
+                the plugin's Score depends on the pod and the node alone
+                (`schedsim.scheduler.ResultCache`).
 
         Returns:
             ``(scores, status)``: one `NodePluginScores` per node and `SUCCESS`; or ``[]`` and
@@ -626,12 +632,20 @@ class Framework:
         weighted: list[tuple[str, list[int]]] = []
         for name, score, normalize, weight in links:
             scores: dict[str, int] = {}
+            kept = reuse.get(name) if reuse else None
             try:
                 for node_name, ni in zip(names, nodes, strict=True):
+                    if kept is not None:
+                        hit = kept.get(ni)
+                        if hit is not None and hit[0] == ni.generation:
+                            scores[node_name] = hit[1]
+                            continue
                     s = score(state, pod, ni)
                     if s.__class__ is not int:
                         s = _score_value(s)
                     scores[node_name] = s
+                    if kept is not None:
+                        kept[ni] = (ni.generation, s)
             except Exception as e:
                 msg = e.args[0] if isinstance(e, _ScoreFailed) else _describe(e)
                 return [], _error(

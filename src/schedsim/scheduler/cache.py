@@ -1,5 +1,6 @@
-"""Reusing Filter results between identical pods (kube-scheduler has no such cache; schedsim's
-scheduling cycle places thousands of pods of a few shapes onto nodes that mostly do not change).
+"""Reusing Filter results and raw Score values between identical pods (kube-scheduler has no
+such cache; schedsim's scheduling cycle places thousands of pods of a few shapes onto nodes
+that mostly do not change).
 
 **The rule.** A Filter status is reused only when it cannot differ from running the plugins
 again:
@@ -18,6 +19,10 @@ again:
   computed at, and every mutation of a NodeInfo (a pod added or removed, a new Node) gives
   it a new generation (a copy-on-write layer a new object).
 
+Raw scores follow the same rule with `PURE_SCORE_PLUGINS` (each plugin on its own: a pod's
+other plugins do not matter, its PreScore state is built from the pod alone);
+NormalizeScore and the weights always run.
+
 Error statuses are never stored. Explained pods use the cache too: their explanation is
 derived from the same statuses, which are exact by the rule above. A revert brings back
 NodeInfos with their old generations and their old contents, so entries stay valid.
@@ -30,10 +35,11 @@ from typing import Any
 from schedsim.api.core import Pod
 from schedsim.dra.extended import has_extended_resource_requests
 from schedsim.framework.cycle_state import CycleState
+from schedsim.framework.interface import NodeInfo
 from schedsim.framework.runtime import Framework
 from schedsim.snapshot.plugin_runner import FilterTable
 
-__all__ = ["PURE_FILTER_PLUGINS", "ResultCache"]
+__all__ = ["PURE_FILTER_PLUGINS", "PURE_SCORE_PLUGINS", "ResultCache", "ScoreReuse"]
 
 PURE_FILTER_PLUGINS = frozenset(
     {
@@ -46,6 +52,16 @@ PURE_FILTER_PLUGINS = frozenset(
     }
 )
 """In-tree Filter plugins whose status depends on the pod and one NodeInfo only."""
+
+PURE_SCORE_PLUGINS = frozenset(
+    {"NodeResourcesFit", "NodeResourcesBalancedAllocation", "TaintToleration", "NodeAffinity"}
+)
+"""In-tree Score plugins whose raw score depends on the pod (through a PreScore state built
+from the pod alone) and one NodeInfo only. Not ImageLocality: its score counts the nodes
+that have each image across the cluster."""
+
+ScoreReuse = dict[str, dict[NodeInfo, tuple[int, int]]]
+"""Plugin -> NodeInfo -> (generation, raw score), for one class of identical pods."""
 
 _IN_TREE_MODULE = "schedsim_plugins."
 _KEY = "schedsim.scheduler.cache.key"
@@ -88,6 +104,13 @@ class ResultCache:
         self._all_pure = len(self._pure) == len(self._filter_plugins)
         self._dra_extended = framework.handle.feature_gates.enabled("DRAExtendedResource")
         self._filters: dict[str, FilterTable] = {}
+        self._pure_score = tuple(
+            name
+            for name in framework.score_weights
+            if name in PURE_SCORE_PLUGINS
+            and type(plugins[name]).__module__.startswith(_IN_TREE_MODULE)
+        )
+        self._scores: dict[str, ScoreReuse] = {}
 
     def filter_cache(self, pod: Pod, state: CycleState) -> FilterTable | None:
         """The shared Filter results for ``pod``'s class, or None when the rule above does not
@@ -105,6 +128,21 @@ class ResultCache:
             table = self._filters[key] = FilterTable()
         return table
 
+    def score_reuse(self, pod: Pod) -> ScoreReuse | None:
+        """Raw scores of ``pod``'s class for the pure in-tree Score plugins of the profile
+        (`PURE_SCORE_PLUGINS`; for `Framework.run_score_plugins`'s ``reuse``), or None when
+        there are none or NodeResourcesFit would read DRA state (DRAExtendedResource)."""
+        if not self._pure_score:
+            return None
+        if self._dra_extended and has_extended_resource_requests(pod):
+            return None
+        key = pod.memo(_KEY, lambda: _class_key(pod))
+        reuse = self._scores.get(key)
+        if reuse is None:
+            reuse = self._scores[key] = {name: {} for name in self._pure_score}
+        return reuse
+
     def clear(self) -> None:
         """Forget everything (frees the memory; results stay valid otherwise)."""
         self._filters.clear()
+        self._scores.clear()

@@ -15,6 +15,7 @@ from schedsim.framework.interface import NodeInfo
 from schedsim.framework.runtime import Framework
 from schedsim.framework.scores import NodePluginScores
 from schedsim.framework.status import Status
+from schedsim.scheduler.cache import ScoreReuse
 
 __all__ = ["prioritize_nodes"]
 
@@ -25,6 +26,7 @@ def prioritize_nodes(
     pod: Pod,
     nodes: Sequence[NodeInfo],
     raw: dict[str, dict[str, int]] | None = None,
+    reuse: ScoreReuse | None = None,
 ) -> tuple[list[NodePluginScores], Status | None]:
     """Score ``nodes`` (mirrors kube-scheduler 1.34 ``prioritizeNodes`` without extenders).
 
@@ -34,6 +36,7 @@ def prioritize_nodes(
         pod: the pod.
         nodes: the feasible nodes, in evaluation order (two or more).
         raw: filled plugin -> node -> raw score when given (``--explain``).
+        reuse: raw scores of identical pods (`ResultCache.score_reuse`).
 
     Returns:
         ``(scores, None)`` with one `NodePluginScores` per node in ``nodes`` order; without
@@ -46,7 +49,7 @@ def prioritize_nodes(
     st = framework.run_pre_score_plugins(state, pod, nodes)
     if not st.is_success:
         return [], st
-    scores, st = framework.run_score_plugins(state, pod, nodes, raw)
+    scores, st = framework.run_score_plugins(state, pod, nodes, raw, reuse)
     if not st.is_success:
         return [], st
     return scores, None

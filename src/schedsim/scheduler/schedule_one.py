@@ -209,7 +209,8 @@ class Scheduler:
             assert host_info.node is not None
             return ScheduleResult(host_info.node.name, evaluated, len(feasible)), state
         raw: dict[str, dict[str, int]] | None = {} if explanation is not None else None
-        scores, failed = prioritize_nodes(framework, state, pod, feasible, raw)
+        reuse = None if self._cache is None else self._cache.score_reuse(pod)
+        scores, failed = prioritize_nodes(framework, state, pod, feasible, raw, reuse)
         if explanation is not None:
             explanation.pre_score = plugin_statuses(
                 framework.order().get("PreScore", ()),
