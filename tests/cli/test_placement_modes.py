@@ -201,3 +201,60 @@ def test_seed_is_reproducible(capsys: pytest.CaptureFixture[str], tmp_path: Path
     f.write_text(nodes + pods)
     one = _doc(capsys, str(f), "--seed", "3")
     assert one == _doc(capsys, str(f), "--seed", "3")
+
+
+def test_explain_scores_computed_by_hand(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """--explain's raw and final scores against kube-scheduler 1.34's formulas, by hand.
+
+    Nodes a (4 cpu, 8Gi) and b (8 cpu, 8Gi), empty; pod: 1 cpu, 2Gi. Default weights:
+    NodeResourcesFit 1, NodeResourcesBalancedAllocation 1.
+
+    NodeResourcesFit, LeastAllocated (resource_allocation.go + least_allocated.go):
+    per resource ``(allocatable - requested) * 100 / allocatable`` (integer division), then
+    the weighted mean (weights cpu 1, memory 1):
+    a: cpu (4000 - 1000) * 100 / 4000 = 75, memory (8Gi - 2Gi) * 100 / 8Gi = 75 -> 75;
+    b: cpu (8000 - 1000) * 100 / 8000 = 87, memory 75 -> (87 + 75) / 2 = 81.
+
+    NodeResourcesBalancedAllocation (balanced_allocation.go): fractions requested /
+    allocatable, for two resources std = |f1 - f2| / 2, score ``(1 - std) * 100``:
+    a: 0.25 and 0.25 -> std 0 -> 100; b: 0.125 and 0.25 -> std 0.0625 -> 93.
+
+    Neither normalizes; every other plugin scores both nodes alike (no taints, no
+    preferences, no images), so a wins by (75 + 100) - (81 + 93) = 1.
+    """
+    if not callable(getattr(_plugin_class("NodeResourcesFit"), "schedsim_score", None)):
+        pytest.skip("NodeResourcesFit has no Score yet")
+    f = tmp_path / "c.yaml"
+    f.write_text(
+        "apiVersion: v1\nkind: Node\nmetadata: {name: a}\n"
+        "status: {allocatable: {cpu: '4', memory: 8Gi, pods: '110'}}\n---\n"
+        "apiVersion: v1\nkind: Node\nmetadata: {name: b}\n"
+        "status: {allocatable: {cpu: '8', memory: 8Gi, pods: '110'}}\n---\n"
+        "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\n"
+        "spec: {containers: [{name: c, resources: {requests: {cpu: '1', memory: 2Gi}}}]}\n"
+    )
+    results = _doc(capsys, str(f), "--explain")["pods"][0]["results"]
+    for plugin, a, b in (
+        ("NodeResourcesFit", 75, 81),
+        ("NodeResourcesBalancedAllocation", 100, 93),
+    ):
+        assert (results["score"]["a"][plugin], results["score"]["b"][plugin]) == (a, b)
+        assert (results["finalScore"]["a"][plugin], results["finalScore"]["b"][plugin]) == (a, b)
+    others = {
+        node: sum(
+            v
+            for k, v in results["finalScore"][node].items()
+            if k not in ("NodeResourcesFit", "NodeResourcesBalancedAllocation")
+        )
+        for node in ("a", "b")
+    }
+    assert others["a"] == others["b"]
+    assert results["selectedNode"] == "a"
+
+
+def _plugin_class(name: str) -> object:
+    from schedsim.framework import discover_plugins
+
+    return discover_plugins()[name]
