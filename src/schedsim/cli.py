@@ -263,13 +263,14 @@ def _to_table(result: SimulationResult) -> str:
     )
     for o in result.outcomes:
         if o.explanation is not None:
-            _explain_table(console, o)
+            _explain_table(buf, o)
     return buf.getvalue()
 
 
-def _explain_table(console: Console, o: PodOutcome) -> None:
+def _explain_table(buf: io.StringIO, o: PodOutcome) -> None:
     """A node-by-plugin grid for one explained pod: each Filter plugin's "passed" or reason,
-    each Score plugin's ``raw/final`` (final = normalized x weight), the total."""
+    each Score plugin's ``raw/final`` (final = normalized x weight, column "<plugin> score"),
+    the total."""
     ex = o.explanation
     assert ex is not None
     nodes = ex.to_json()["nodes"]
@@ -288,13 +289,18 @@ def _explain_table(console: Console, o: PodOutcome) -> None:
     filter_plugins = list(dict.fromkeys(p for row in ex.filter.values() for p in row))
     score_plugins = list(dict.fromkeys(p for row in ex.final_score.values() for p in row))
     table = Table(title=escape(title), title_justify="left", show_lines=False)
-    table.add_column("NODE")
-    for p in filter_plugins:
-        table.add_column(escape(p), overflow="fold")
-    for p in score_plugins:
-        table.add_column(escape(p), justify="right")
+    headers = [*filter_plugins, *(f"{p} score" for p in score_plugins)]
+    node_width = max((len(n) for n in ex.filter), default=4) + 2
+    table.add_column("NODE", min_width=node_width)
+    for p in filter_plugins:  # plugin names stay whole; reasons fold
+        table.add_column(escape(p), overflow="fold", min_width=len(p))
+    for p in score_plugins:  # raw/final score; named apart from the same plugin's Filter
+        table.add_column(escape(f"{p} score"), justify="right", min_width=len(p) + 6)
     if score_plugins:
         table.add_column("TOTAL", justify="right")
+    # as wide as the plugin names need (a grid of many plugins is wider than a terminal)
+    width = max(120, node_width + sum(len(h) + 3 for h in headers) + 24)
+    console = Console(file=buf, width=width, force_terminal=False, color_system=None)
     for node, row in ex.filter.items():
         cells = [escape(("* " if node == ex.selected_node else "") + node)]
         cells += [escape(row.get(p, "")) for p in filter_plugins]

@@ -25,7 +25,9 @@ TAINT = "node(s) had untolerated taint {dedicated: gpu}"
 CORDONED = "node(s) were unschedulable"
 SELECTOR = "node(s) didn't match Pod's node affinity/selector"
 
-# The shipped example, worked out by hand with kube-scheduler's semantics. Queue order:
+# The shipped example in first-fit placement (FIRST_FIT: these tests are about the command's
+# input and output, the placement modes have tests/cli/test_placement_modes.py), worked out
+# by hand with kube-scheduler's filter semantics. Queue order:
 # priority (train-1 has 1000), then name. Nodes in input order: worker-a, worker-b, gpu-1,
 # worker-c (cordoned); the first search starts at index 1, later ones after the node chosen
 # last. Filters run NodeUnschedulable, NodeName, TaintToleration, NodeAffinity, NodePorts,
@@ -101,9 +103,11 @@ spec:
 
 POD = "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\n"
 
+FIRST_FIT = ("--placement", "first-fit")
+
 
 def _run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
-    code = main(["simulate", *argv])
+    code = main(["simulate", *FIRST_FIT, *argv])
     out, err = capsys.readouterr()
     return code, out, err
 
@@ -578,7 +582,7 @@ def _schedsim() -> str:
 
 def _proc(argv: list[str], cwd: Path, **kwargs: Any) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [_schedsim(), "simulate", *argv],
+        [_schedsim(), "simulate", *FIRST_FIT, *argv],
         cwd=cwd,
         capture_output=True,
         text=True,
@@ -617,7 +621,7 @@ def test_console_script_stdin(cwd: Path) -> None:
 
 def test_console_script_binary_stdin(cwd: Path) -> None:
     proc = subprocess.run(
-        [_schedsim(), "simulate", "-"],
+        [_schedsim(), "simulate", *FIRST_FIT, "-"],
         cwd=cwd,
         input=b"kind: Pod\n\xff\xfe\x00",
         capture_output=True,
@@ -641,7 +645,7 @@ def test_console_script_closed_stdout_is_quiet(cwd: Path) -> None:
     os.close(read_end)
     try:
         proc = subprocess.run(
-            [_schedsim(), "simulate", "-o", "json"],
+            [_schedsim(), "simulate", *FIRST_FIT, "-o", "json"],
             cwd=cwd,
             stdout=write_end,
             stderr=subprocess.PIPE,
