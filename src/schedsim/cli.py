@@ -29,13 +29,15 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from schedsim import cli_autoscaling
+from schedsim import cli_autoscaling, cli_kss
 from schedsim.api.core import Pod
 from schedsim.api.errors import ManifestError
+from schedsim.api.strict import VALIDATION_MODES
 from schedsim.engine import STORES, Cluster, Engine, EngineConfig
 from schedsim.framework.extension_points import HOOK_TITLES
 from schedsim.framework.features import FeatureGates
 from schedsim.framework.handle import PluginFactory
+from schedsim.framework.profile import Profile
 from schedsim.framework.runtime import (
     PluginError,
     PluginTimings,
@@ -52,10 +54,13 @@ from schedsim.simulation.scheduling import (
 from schedsim.snapshot.dra import DraSnapshotError
 from schedsim.snapshot.errors import SchedulingError
 
-__all__ = ["EXAMPLE", "main"]
+__all__ = ["EXAMPLE", "MANIFEST_COMMANDS", "main"]
 
 EXAMPLE = "demo-cluster.yaml"
 """The example cluster run when no PATH is given (in ``schedsim/examples``)."""
+
+MANIFEST_COMMANDS = ("simulate", "scale-up", "scale-down")
+"""The commands that read manifests (they take ``--validate``)."""
 
 
 def _version() -> str:
@@ -103,7 +108,14 @@ def _parser() -> argparse.ArgumentParser:
     )
     _profile_args(sim)
     cli_autoscaling.add_input_args(sim)
-    sim.add_argument("--output", "-o", choices=("table", "json"), default="table")
+    sim.add_argument(
+        "--output",
+        "-o",
+        choices=("table", "json", "kss"),
+        default="table",
+        help="table (default), json, or kss: the input as a kube-scheduler-simulator export "
+        "with the scheduled pods bound and their results annotated (loads into its web UI)",
+    )
     sim.add_argument(
         "--store",
         choices=sorted(STORES),
@@ -148,6 +160,15 @@ def _parser() -> argparse.ArgumentParser:
     )
     _profile_args(plug)
     cli_autoscaling.add_parsers(sub, _profile_args, sorted(STORES))
+    for command in MANIFEST_COMMANDS:  # the one place --validate is defined
+        sub.choices[command].add_argument(
+            "--validate",
+            choices=VALIDATION_MODES,
+            default="strict",
+            help="unknown or misspelled fields of modelled kinds (checked against the "
+            "Kubernetes 1.34 schema): strict (default) refuses the input, warn prints a "
+            "warning and ignores them, ignore says nothing (as kubectl's --validate)",
+        )
     return p
 
 
@@ -354,7 +375,9 @@ def _plugin_sources(args: argparse.Namespace) -> dict[str, str]:
     return sources
 
 
-def _engine_config(args: argparse.Namespace) -> tuple[EngineConfig, dict[str, str]]:
+def _engine_config(
+    args: argparse.Namespace, embedded: tuple[Profile, str] | None = None
+) -> tuple[EngineConfig, dict[str, str]]:
     """The one place command-line options become an `EngineConfig` (and where each plugin
     comes from, for ``schedsim plugins``)."""
     try:
@@ -363,7 +386,7 @@ def _engine_config(args: argparse.Namespace) -> tuple[EngineConfig, dict[str, st
     except KeyError as e:
         raise _UsageError(f"--feature-gates: {e.args[0]}") from None
     sources = _plugin_sources(args)
-    profile = None
+    profile, config_file = embedded if embedded is not None else (None, args.config)
     if args.config:
         loaded = load_scheduler_configuration(args.config)
         for w in loaded.warnings:
@@ -371,7 +394,7 @@ def _engine_config(args: argparse.Namespace) -> tuple[EngineConfig, dict[str, st
         profile = loaded.profiles[0]
     config = EngineConfig(
         profile=profile,
-        config_file=args.config,
+        config_file=config_file,
         feature_gates=gates,
         plugins=tuple(args.plugin),
         store=getattr(args, "store", "delta"),
@@ -380,15 +403,19 @@ def _engine_config(args: argparse.Namespace) -> tuple[EngineConfig, dict[str, st
 
 
 def _engine(
-    args: argparse.Namespace, timings: PluginTimings | None = None
+    args: argparse.Namespace,
+    timings: PluginTimings | None = None,
+    embedded: tuple[Profile, str] | None = None,
 ) -> tuple[Engine, dict[str, str]]:
-    config, sources = _engine_config(args)
+    """The engine of the run; ``embedded``: a kube-scheduler-simulator export's profile and
+    file, used without ``--config``."""
+    config, sources = _engine_config(args, embedded)
     engine = Engine(config, timings=timings)
     framework = engine.framework
     asked = [n for n in framework.not_emulated if n in framework.profile.explicit]
     if asked:
         print(
-            f"warning: {args.config}: plugin(s) {', '.join(asked)} enabled but not emulated "
+            f"warning: {config.config_file}: plugin(s) {', '.join(asked)} enabled but not emulated "
             "yet: they do not run",
             file=sys.stderr,
         )
@@ -456,8 +483,13 @@ def _autoscaling(args: argparse.Namespace) -> tuple[str, int]:
 def _cluster(args: argparse.Namespace) -> Cluster:
     """The input as a `Cluster`: the PATHs, or the shipped example without any."""
     expand = not args.no_expand_workloads
+    kwargs: dict[str, Any] = {
+        "expand_workloads": expand,
+        "validate": args.validate,
+        "keep_raw": args.output == "kss",  # --output kss writes the objects back as read
+    }
     if args.paths:
-        return Cluster.from_paths(args.paths, expand_workloads=expand)
+        return Cluster.from_paths(args.paths, **kwargs)
     if _stdin_is_redirected():  # `... | schedsim simulate` without `-` is a likely slip
         print(
             f"note: no PATH given: running the example cluster shipped with schedsim "
@@ -465,16 +497,16 @@ def _cluster(args: argparse.Namespace) -> Cluster:
             file=sys.stderr,
         )
     text = resources.files("schedsim.examples").joinpath(EXAMPLE).read_text("utf-8")
-    return Cluster.from_text(text, f"<example {EXAMPLE}>", expand_workloads=expand)
+    return Cluster.from_text(text, f"<example {EXAMPLE}>", **kwargs)
 
 
 def _simulate(args: argparse.Namespace) -> tuple[str, int]:
     """The output and the exit status (1 when a plugin failed for some pod)."""
     timings = PluginTimings() if args.profile_plugins else None
     explain, explain_keys = _explain_selector(args)
-    engine, _ = _engine(args, timings)
-    profile = engine.framework.profile
     cluster = _cluster(args)
+    engine, _ = _engine(args, timings, cli_kss.embedded_profile(args.config, cluster))
+    profile = engine.framework.profile
     cli_autoscaling.warn_input(cluster, engine)
     try:
         # CEL selectors that do not compile are refused first, as the API server would
@@ -512,7 +544,10 @@ def _simulate(args: argparse.Namespace) -> tuple[str, int]:
             f"failed (see their messages), the other pods were scheduled",
             file=sys.stderr,
         )
-    out = _to_json(result) if args.output == "json" else _to_table(result)
+    if args.output == "kss":
+        out = cli_kss.to_kss(args.config, cluster, result)
+    else:
+        out = _to_json(result) if args.output == "json" else _to_table(result)
     return out, 1 if result.errors else 0
 
 

@@ -185,20 +185,33 @@ def _inputs(args: argparse.Namespace, need_groups: bool) -> tuple[Cluster, list[
             "them as a file"
         )
     if args.paths:
-        cluster = Cluster.from_paths(args.paths, expand_workloads=not args.no_expand_workloads)
+        cluster = Cluster.from_paths(
+            args.paths, expand_workloads=not args.no_expand_workloads, validate=args.validate
+        )
         groups_file = args.node_groups
         if need_groups and groups_file is None:
             raise UsageError("--node-groups FILE is required with CLUSTER")
     else:
         text = resources.files("schedsim.examples").joinpath(EXAMPLE_CLUSTER).read_text("utf-8")
         cluster = Cluster.from_text(
-            text, f"<example {EXAMPLE_CLUSTER}>", expand_workloads=not args.no_expand_workloads
+            text,
+            f"<example {EXAMPLE_CLUSTER}>",
+            expand_workloads=not args.no_expand_workloads,
+            validate=args.validate,
         )
         groups_file = args.node_groups
         if groups_file is None:
             ref = resources.files("schedsim.examples").joinpath(EXAMPLE_NODE_GROUPS)
             with resources.as_file(ref) as path:
                 return cluster, load_node_groups(str(path))
+    export = cluster.origin
+    if export is not None and export.scheduler_config is not None and not args.config:
+        print(
+            f"warning: {export.scheduler_config_source}: the schedulerConfig of the "
+            f"kube-scheduler-simulator export is not used by {args.command} (the default "
+            "profile is); save it to a file and pass --config FILE",
+            file=sys.stderr,
+        )
     return cluster, None if groups_file is None else load_node_groups(groups_file)
 
 

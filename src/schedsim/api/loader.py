@@ -31,6 +31,7 @@ from schedsim.api._decode import type_name
 from schedsim.api.core import Node, Pod
 from schedsim.api.defaults import generate_name
 from schedsim.api.errors import FieldError, ManifestError
+from schedsim.api.kss import EXPORT_KINDS, expand_export, looks_like_export
 from schedsim.api.policy import Namespace, PodDisruptionBudget, PriorityClass, Service
 from schedsim.api.resource import DeviceClass, ResourceClaim, ResourceClaimTemplate, ResourceSlice
 from schedsim.api.storage import (
@@ -42,6 +43,7 @@ from schedsim.api.storage import (
     StorageClass,
     VolumeAttachment,
 )
+from schedsim.api.strict import FieldChecker, check_mode
 from schedsim.api.workloads import (
     DaemonSet,
     Deployment,
@@ -262,6 +264,12 @@ class Manifests:
         daemon_sets: decoded DaemonSets.
         jobs: decoded Jobs.
         skipped: kind -> number of objects of a kind schedsim does not model.
+        scheduler_config: the KubeSchedulerConfiguration embedded in a kube-scheduler-simulator
+            export (``apiVersion``/``kind`` filled in), or None.
+        scheduler_config_source: the file it came from.
+        raw_objects: with ``keep_raw=True``, (kind, object as read) of every Pod, Node,
+            PersistentVolume, PersistentVolumeClaim, StorageClass, PriorityClass and
+            Namespace in input order (what ``--output kss`` writes back); else empty.
     """
 
     nodes: list[Node] = attrs.field(factory=list)
@@ -289,6 +297,10 @@ class Manifests:
     daemon_sets: list[DaemonSet] = attrs.field(factory=list)
     jobs: list[Job] = attrs.field(factory=list)
     skipped: dict[str, int] = attrs.field(factory=dict)
+    # read from the inputs, not object lists (a Cluster reaches them through its origin)
+    scheduler_config: Mapping[str, Any] | None = attrs.field(default=None, init=False)
+    scheduler_config_source: str = attrs.field(default="", init=False)
+    raw_objects: list[tuple[str, Mapping[str, Any]]] = attrs.field(factory=list, init=False)
     _not_run: dict[str, list[str]] = attrs.field(factory=dict, init=False, repr=False)
     _seen: dict[tuple[str, str, str], str] = attrs.field(factory=dict, init=False, repr=False)
 
@@ -302,6 +314,18 @@ class Manifests:
             self.skipped[kind] = self.skipped.get(kind, 0) + n
         for kind, names in other._not_run.items():
             self._not_run.setdefault(kind, []).extend(names)
+        self.raw_objects.extend(other.raw_objects)
+        if other.scheduler_config is not None:
+            self._set_scheduler_config(other.scheduler_config, other.scheduler_config_source)
+
+    def _set_scheduler_config(self, config: Mapping[str, Any], source: str) -> None:
+        if self.scheduler_config is not None:
+            raise ManifestError(
+                f"{source}: kube-scheduler-simulator export: schedulerConfig: a second "
+                f"scheduler configuration (the first is in {self.scheduler_config_source}); "
+                "give one export, or --config"
+            )
+        self.scheduler_config, self.scheduler_config_source = config, source
 
     def source_of(self, obj: _Object) -> str:
         """The file (or ``<stdin>``, ``<example ...>``) ``obj`` was read from; ``?`` for an
@@ -353,8 +377,12 @@ def _is_list(obj: Mapping[str, Any]) -> bool:
     return isinstance(kind, str) and kind.endswith("List") and "items" in obj
 
 
-def _flatten(docs: Iterable[Any], source: str) -> Iterable[tuple[str, Mapping[str, Any]]]:
-    """Yield (where, object) for every object, expanding ``kind: List`` items.
+def _flatten(
+    docs: Iterable[Any], source: str, validate: str, sink: Manifests
+) -> Iterable[tuple[str, Mapping[str, Any]]]:
+    """Yield (where, object) for every object, expanding ``kind: List`` items and
+    kube-scheduler-simulator exports (`schedsim.api.kss`; their scheduler configuration goes
+    to ``sink``).
 
     A List inside a List is expanded too, in kubectl's order (cli-runtime's
     ``FlattenListVisitor`` walks a document's lists breadth first: the items of a List come
@@ -368,6 +396,14 @@ def _flatten(docs: Iterable[Any], source: str) -> Iterable[tuple[str, Mapping[st
             raise ManifestError(
                 f"{source}: {where}: expected a Kubernetes object (a mapping), got {type_name(doc)}"
             )
+        if looks_like_export(doc):
+            export = expand_export(doc, source, validate)
+            sink.warnings.extend(export.warnings)
+            if export.scheduler_config is not None:
+                sink._set_scheduler_config(export.scheduler_config, source)
+            for item_where, item in export.items:
+                yield f"{where} {item_where}", item
+            continue
         if not _is_list(doc):
             yield where, doc
             continue
@@ -396,7 +432,9 @@ def _flatten(docs: Iterable[Any], source: str) -> Iterable[tuple[str, Mapping[st
             lists, nested = nested, []
 
 
-def decode_objects(docs: Iterable[Any], source: str) -> Manifests:
+def decode_objects(
+    docs: Iterable[Any], source: str, validate: str = "strict", keep_raw: bool = False
+) -> Manifests:
     """Decode already-parsed documents (dicts) read from ``source``.
 
     Workload controllers are decoded, not expanded into pods (see `load_paths`,
@@ -406,22 +444,35 @@ def decode_objects(docs: Iterable[Any], source: str) -> Manifests:
     Args:
         docs: parsed YAML/JSON documents; ``None`` documents are ignored.
         source: the file name used in messages.
+        validate: kubectl's ``--validate``: ``strict`` (an unknown or misspelled field of a
+            modelled kind is an error), ``warn`` (a warning line per field, the field is
+            ignored) or ``ignore``; see `schedsim.api.strict`.
+        keep_raw: keep the objects a kube-scheduler-simulator export holds, as read, in
+            `Manifests.raw_objects`.
 
     Returns:
         the decoded objects.
 
     Raises:
-        ManifestError: an object is malformed or duplicated.
+        ManifestError: an object is malformed or duplicated, or (strict) has an unknown
+            field: ``FILE: KIND NS/NAME: FIELD: unknown field "NAME"``.
+        ValueError: ``validate`` is not one of strict, warn, ignore.
     """
-    out = _decode_objects(docs, source)
+    out = _decode_objects(docs, source, validate, keep_raw)
     out.warnings.extend(out.summary_warnings())
     return out
 
 
-def _decode_objects(docs: Iterable[Any], source: str) -> Manifests:
+_RAW_KINDS = frozenset(kind for _, kind in EXPORT_KINDS.values())
+
+
+def _decode_objects(
+    docs: Iterable[Any], source: str, validate: str = "strict", keep_raw: bool = False
+) -> Manifests:
     out = Manifests()
+    checker = FieldChecker(source, validate)
     found = 0
-    for where, obj in _flatten(docs, source):
+    for where, obj in _flatten(docs, source, validate, out):
         found += 1
         kind = obj.get("kind")
         if kind is not None and not isinstance(kind, str):
@@ -448,14 +499,19 @@ def _decode_objects(docs: Iterable[Any], source: str) -> Manifests:
             # the API server names the object: generateName + 5 characters (deterministic)
             name = generate_name(meta["generateName"], f"{source}:{where}")
             obj = {**obj, "metadata": {**meta, "name": name}}
+        if keep_raw and kind in _RAW_KINDS:
+            out.raw_objects.append((kind, obj))
         label = _describe(kind, ns, name) if name else f"{kind} ({where}, no name)"
         try:
             value = decoder(obj)
         except FieldError as e:
             raise ManifestError(f"{source}: {label}: {e.field}: {e.problem}") from None
+        # after decoding: the decoders' messages say more (a v1beta1 field under v1, ...)
+        checker.check(obj, kind, label)
         out._add(value, source)
     if not found:  # an empty file, only comments or '---', or empty Lists: likely a slip
         out.warnings.append(f"no objects found in {source}")
+    out.warnings.extend(checker.warnings())
     return out
 
 
@@ -576,15 +632,23 @@ def read_stdin() -> str:
         raise ManifestError(f"<stdin>: cannot read: {e.strerror or e}") from None
 
 
-def load_text(text: str, source: str, *, expand_workloads: bool = True) -> Manifests:
+def load_text(
+    text: str,
+    source: str,
+    *,
+    expand_workloads: bool = True,
+    validate: str = "strict",
+    keep_raw: bool = False,
+) -> Manifests:
     """Parse and decode manifest text (YAML, or JSON when ``source`` ends in ``.json``),
     then expand workload controllers and apply the API server's defaults (see
-    `load_paths`).
+    `load_paths`; ``validate`` and ``keep_raw`` as there).
 
     Raises:
         ManifestError: the text is not YAML/JSON or an object is malformed.
     """
-    out = _decode_objects(parse_text(text, source), source)
+    check_mode(validate)
+    out = _decode_objects(parse_text(text, source), source, validate, keep_raw)
     _finish(out, expand_workloads)
     return out
 
@@ -606,8 +670,13 @@ def load_paths(
     stdin_text: Callable[[], str] | None = None,
     *,
     expand_workloads: bool = True,
+    validate: str = "strict",
+    keep_raw: bool = False,
 ) -> Manifests:
     """Load manifests from files, directories and ``-`` (stdin).
+
+    A kube-scheduler-simulator export (its ``ResourcesForLoad`` JSON, see
+    `schedsim.api.kss`) is read wherever it appears, recognised by its shape.
 
     After reading every input, workload controllers are expanded into the pods they would
     create (`schedsim.api.controllers.expand_workloads`) and the API server's pod defaults
@@ -621,6 +690,8 @@ def load_paths(
             ``sys.stdin`` as UTF-8.
         expand_workloads: False keeps controllers as objects without creating their pods
             (for inputs that already list every pod).
+        validate: ``strict``, ``warn`` or ``ignore`` (see `decode_objects`).
+        keep_raw: see `decode_objects`.
 
     Returns:
         all objects, in input order.
@@ -629,12 +700,12 @@ def load_paths(
         ManifestError: a path is missing or unreadable, a file is not YAML/JSON, an object is
             malformed, or two inputs define the same object.
     """
+    check_mode(validate)
     out = Manifests()
     for p in paths:
         if p == "-":
-            out.extend(
-                _decode_objects(parse_text((stdin_text or read_stdin)(), "<stdin>"), "<stdin>")
-            )
+            text = (stdin_text or read_stdin)()
+            out.extend(_decode_objects(parse_text(text, "<stdin>"), "<stdin>", validate, keep_raw))
             continue
         if not p:  # Path("") would be the current directory
             raise ManifestError("'': empty path")
@@ -651,7 +722,7 @@ def load_paths(
         else:
             files = [path]
         for f in files:
-            out.extend(_decode_objects(parse_text(_read(f), str(f)), str(f)))
+            out.extend(_decode_objects(parse_text(_read(f), str(f)), str(f), validate, keep_raw))
     _finish(out, expand_workloads)
     out.warnings.extend(_unknown_node_warnings(out))
     return out

@@ -130,27 +130,53 @@ class Cluster:
         stdin_text: Callable[[], str] | None = None,
         *,
         expand_workloads: bool = True,
+        validate: str = "strict",
+        keep_raw: bool = False,
     ) -> Cluster:
         """Load files, directories (their ``.yaml``/``.yml``/``.json`` files) and ``-`` (stdin).
 
         With ``expand_workloads`` (the default) the workload controllers' pods are created
-        (`schedsim.api.controllers.expand_workloads`).
+        (`schedsim.api.controllers.expand_workloads`). ``validate`` (``strict``, ``warn``,
+        ``ignore``: unknown fields) and ``keep_raw`` are `schedsim.api.load_paths`'s.
 
         Raises:
             ManifestError: ``FILE: KIND NS/NAME: FIELD: problem`` (see `schedsim.api.load_paths`).
         """
-        return cls.from_manifests(load_paths(paths, stdin_text, expand_workloads=expand_workloads))
+        return cls.from_manifests(
+            load_paths(
+                paths,
+                stdin_text,
+                expand_workloads=expand_workloads,
+                validate=validate,
+                keep_raw=keep_raw,
+            )
+        )
 
     @classmethod
     def from_text(
-        cls, text: str, source: str = "<text>", *, expand_workloads: bool = True
+        cls,
+        text: str,
+        source: str = "<text>",
+        *,
+        expand_workloads: bool = True,
+        validate: str = "strict",
+        keep_raw: bool = False,
     ) -> Cluster:
-        """Parse manifest text (YAML; JSON when ``source`` ends in ``.json``).
+        """Parse manifest text (YAML; JSON when ``source`` ends in ``.json``); the options as
+        in `from_paths`.
 
         Raises:
             ManifestError: as `from_paths`, naming ``source``.
         """
-        return cls.from_manifests(load_text(text, source, expand_workloads=expand_workloads))
+        return cls.from_manifests(
+            load_text(
+                text,
+                source,
+                expand_workloads=expand_workloads,
+                validate=validate,
+                keep_raw=keep_raw,
+            )
+        )
 
     # ------------------------------------------------------------------ checks
 
