@@ -598,6 +598,7 @@ class Framework:
         nodes: Sequence[NodeInfo],
         raw: dict[str, dict[str, int]] | None = None,
         reuse: Mapping[str, dict[NodeInfo, tuple[int, int]]] | None = None,
+        detail: bool = True,
     ) -> tuple[list[NodePluginScores], Status]:
         """Score the feasible nodes (RunScorePlugins).
 
@@ -617,6 +618,9 @@ class Framework:
                 generation matches, and records the ones it computes. The caller vouches that
                 the plugin's Score depends on the pod and the node alone
                 (`schedsim.scheduler.ResultCache`).
+            detail: False when only the totals matter (host selection without
+                ``--explain``): each `NodePluginScores` then has an empty ``scores`` tuple,
+                which saves building one `PluginScore` per (node, plugin).
 
         Returns:
             ``(scores, status)``: one `NodePluginScores` per node and `SUCCESS`; or ``[]`` and
@@ -681,13 +685,19 @@ class Framework:
                     name,
                 )
             weighted.append((name, [v * weight for v in values]))
-        out = []
-        for i, node_name in enumerate(names):
-            plugin_scores = tuple(PluginScore(name, w[i]) for name, w in weighted)
-            out.append(
-                NodePluginScores(node_name, plugin_scores, sum(p.score for p in plugin_scores))
+        columns = [w for _, w in weighted]
+        totals = [sum(t) for t in zip(*columns, strict=True)] if columns else [0] * len(names)
+        if not detail:
+            return [NodePluginScores(n, (), t) for n, t in zip(names, totals, strict=True)], SUCCESS
+        plugins = [name for name, _ in weighted]
+        return [
+            NodePluginScores(
+                n,
+                tuple(PluginScore(p, v) for p, v in zip(plugins, row, strict=True)),
+                t,
             )
-        return out, SUCCESS
+            for n, row, t in zip(names, zip(*columns, strict=True), totals, strict=True)
+        ] if columns else [NodePluginScores(n, (), 0) for n in names], SUCCESS
 
     def run_filter_plugins(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status:
         """Run the Filter plugins on one node until one rejects (RunFilterPlugins).

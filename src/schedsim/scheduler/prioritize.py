@@ -49,7 +49,8 @@ def prioritize_nodes(
     st = framework.run_pre_score_plugins(state, pod, nodes)
     if not st.is_success:
         return [], st
-    scores, st = framework.run_score_plugins(state, pod, nodes, raw, reuse)
+    # per-plugin records only when they are shown (--explain); selectHost needs the totals
+    scores, st = framework.run_score_plugins(state, pod, nodes, raw, reuse, detail=raw is not None)
     if not st.is_success:
         return [], st
     return scores, None
