@@ -52,6 +52,8 @@ ENTRY_POINT_GROUP = "schedsim.plugins"
 
 _HOOK_PREFIX = PROJECT + "_"
 
+_PRE_FILTER_WANTS = "a Status, a PreFilterResult or None"
+
 
 class PluginError(ValueError):
     """A profile names an unknown plugin, or a plugin is invalid or rejects its args."""
@@ -92,9 +94,11 @@ class EntryPointRegistry(Mapping[str, PluginFactory]):
             ep = self._entry_points[name]
             try:
                 factory = ep.load()
-            except Exception as e:  # a broken third-party plugin must not give a traceback
+            except KeyboardInterrupt:
+                raise
+            except BaseException as e:  # a broken plugin (even sys.exit()): no traceback, no exit
                 raise PluginError(
-                    f"plugin {name!r} ({ep.value}) cannot be loaded: {type(e).__name__}: {e}"
+                    f"plugin {name!r} ({ep.value}) cannot be loaded: {_describe(e)}"
                 ) from e
             self._loaded[name] = factory
         return factory
@@ -143,8 +147,10 @@ def load_plugin_spec(spec: str) -> tuple[str, PluginFactory]:
         obj: Any = importlib.import_module(module_name)
         for part in attr.split("."):
             obj = getattr(obj, part)
-    except Exception as e:  # any import-time failure of user code: report, no traceback
-        raise PluginError(f"--plugin {spec!r}: cannot load: {e}") from e
+    except KeyboardInterrupt:
+        raise
+    except BaseException as e:  # any import-time failure of user code, sys.exit() included
+        raise PluginError(f"--plugin {spec!r}: cannot load: {_load_failure(e)}") from e
     name = getattr(obj, "name", None)
     if not isinstance(name, str) or not name:
         raise PluginError(f"--plugin {spec!r}: the plugin class has no string `name`")
@@ -379,7 +385,11 @@ class Framework:
                 st = fn(pod)
             except Exception as e:
                 return _error(f'running PreEnqueue plugin "{name}": {_describe(e)}', name)
-            if st is None or st.is_success:
+            if st is None:
+                continue
+            if not isinstance(st, Status):
+                return _error(f'running PreEnqueue plugin "{name}": {_returned(st)}', name)
+            if st.is_success:
                 continue
             if st.is_rejected:
                 return st if st.plugin == name else st.with_plugin(name)
@@ -403,7 +413,11 @@ class Framework:
                 st = fn(state, pod, node_to_status)
             except Exception as e:
                 return _error(f'running PostFilter plugin "{name}": {_describe(e)}', name)
-            if st is None or st.is_success:
+            if st is None:
+                return SUCCESS
+            if not isinstance(st, Status):
+                return _error(f'running PostFilter plugin "{name}": {_returned(st)}', name)
+            if st.is_success:
                 return SUCCESS
             if st.code is Code.UnschedulableAndUnresolvable:
                 return st if st.plugin == name else st.with_plugin(name)
@@ -427,6 +441,8 @@ class Framework:
                 st = fn(state, pod, node_name)
             except Exception as e:
                 return _error(f'running PreBindPreFlight "{name}": {_describe(e)}', name)
+            if st is not None and not isinstance(st, Status):
+                return _error(f'running PreBindPreFlight "{name}": {_returned(st)}', name)
             if st is None or st.is_success:
                 result = SUCCESS
             elif st.code is Code.Skip:
@@ -451,7 +467,11 @@ class Framework:
                 st = fn(state, pod, node_name)
             except Exception as e:
                 return _error(f'running PreBind plugin "{name}": {_describe(e)}', name)
-            if st is None or st.is_success:
+            if st is None:
+                continue
+            if not isinstance(st, Status):
+                return _error(f'running PreBind plugin "{name}": {_returned(st)}', name)
+            if st.is_success:
                 continue
             if st.is_rejected:
                 return st if st.plugin == name else st.with_plugin(name)
@@ -495,6 +515,10 @@ class Framework:
                             tuple(narrowing),
                         )
                 continue
+            if not isinstance(out, Status):
+                bad = _returned(out, _PRE_FILTER_WANTS)
+                st = _error(f'running PreFilter plugin "{name}": {bad}', name)
+                return None, st, ()
             code = out.code
             if code is Code.Success:
                 continue
@@ -527,6 +551,8 @@ class Framework:
                 st = fn(state, pod_to_schedule, pod_info_to_add, node_info)
             except Exception as e:
                 st = Status(Code.Error, (_describe(e),))
+            if st is not None and not isinstance(st, Status):
+                st = Status(Code.Error, (_returned(st),))
             if st is not None and not st.is_success:
                 return _error(f'running AddPod on PreFilter plugin "{name}": {st.message}', name)
         return SUCCESS
@@ -553,6 +579,8 @@ class Framework:
                 st = fn(state, pod_to_schedule, pod_info_to_remove, node_info)
             except Exception as e:
                 st = Status(Code.Error, (_describe(e),))
+            if st is not None and not isinstance(st, Status):
+                st = Status(Code.Error, (_returned(st),))
             if st is not None and not st.is_success:
                 return _error(f'running RemovePod on PreFilter plugin "{name}": {st.message}', name)
         return SUCCESS
@@ -582,6 +610,8 @@ class Framework:
                 return _error(f'running PreScore plugin "{name}": {_describe(e)}', name)
             if st is None:
                 continue
+            if not isinstance(st, Status):
+                return _error(f'running PreScore plugin "{name}": {_returned(st)}', name)
             code = st.code
             if code is Code.Success:
                 continue
@@ -662,6 +692,10 @@ class Framework:
                     st = normalize(state, pod, scores)
                 except Exception as e:
                     st = Status(Code.Error, (_describe(e),))
+                if st is not None and not isinstance(st, Status):
+                    st = Status(Code.Error, (_returned(st),))
+                elif st is None or st.is_success:
+                    st = _normalized_ints(scores)
                 if st is not None and not st.is_success:
                     return [], _error(
                         f'running Normalize on Score plugins: plugin "{name}" failed with: '
@@ -714,7 +748,11 @@ class Framework:
                 if skip and name in skip:
                     continue
                 st = fn(state, pod, node_info)
-                if st is None or st.code is Code.Success:
+                if st is None:
+                    continue
+                if st.__class__ is not Status and not isinstance(st, Status):
+                    return _error(f'running "{name}" filter plugin: {_returned(st)}', name)
+                if st.code is Code.Success:
                     continue
                 if not st.is_rejected:
                     return _error(f'running "{name}" filter plugin: {st.message}', name)
@@ -737,6 +775,8 @@ class Framework:
                 st = fn(state, pod, node_name)
             except Exception as e:
                 return _error(f'running Reserve plugin "{name}": {_describe(e)}', name)
+            if st is not None and not isinstance(st, Status):
+                return _error(f'running Reserve plugin "{name}": {_returned(st)}', name)
             if st is not None and not st.is_success:
                 if st.is_rejected:
                     return st if st.plugin == name else st.with_plugin(name)
@@ -775,13 +815,48 @@ def _args_problem(profile: Profile, name: str, e: Exception) -> str:
     return f"plugin {name!r}: {e}"
 
 
-def _describe(e: Exception) -> str:
-    """``KeyError: 'x'``: the exception type helps plugin authors more than the bare text."""
-    return f"{type(e).__name__}: {e}"
+def _describe(e: BaseException) -> str:
+    """``KeyError: 'x'``: the exception type helps plugin authors more than the bare text
+    (``SystemExit`` alone when there is no text)."""
+    text = str(e)
+    return f"{type(e).__name__}: {text}" if text else type(e).__name__
+
+
+def _load_failure(e: BaseException) -> str:
+    """Why an import failed: an Exception's text (``No module named 'x'``), or the type of
+    anything else that escaped the import (``SystemExit: 0``)."""
+    return str(e) if isinstance(e, Exception) and str(e) else _describe(e)
 
 
 def _error(message: str, plugin: str) -> Status:
     return Status(Code.Error, (message,), plugin)
+
+
+def _returned(value: object, want: str = "a Status or None") -> str:
+    """The problem of a hook result of the wrong type, e.g. ``returned 'ok' (str), want a
+    Status or None``: what came back, shortened, and its type."""
+    text = repr(value)
+    if len(text) > 60:
+        text = text[:57] + "..."
+    return f"returned {text} ({type(value).__name__}), want {want}"
+
+
+def _normalized_ints(scores: Mapping[str, object]) -> Status | None:
+    """None when NormalizeScore left every score an int; else an Error status naming the
+    first node whose score it set to something else."""
+    for node, v in scores.items():
+        if v.__class__ is not int and (not isinstance(v, int) or isinstance(v, bool)):
+            text = repr(v)
+            if len(text) > 60:
+                text = text[:57] + "..."
+            return Status(
+                Code.Error,
+                (
+                    f"NormalizeScore set node {node}'s score to {text} ({type(v).__name__}), "
+                    "want an int",
+                ),
+            )
+    return None
 
 
 def _bind(fn: Any, spec_args: tuple[str, ...], plugin: str, hook: str) -> Any:
@@ -847,4 +922,4 @@ def _score_value(s: object) -> int:
         raise _ScoreFailed(s.message)
     if isinstance(s, int) and not isinstance(s, bool):
         return int(s)
-    raise _ScoreFailed(f"Score returned {s!r} ({type(s).__name__}), want an int or a Status")
+    raise _ScoreFailed(_returned(s, "an int or a Status"))

@@ -26,7 +26,7 @@ import attrs
 from schedsim.api.core import Pod
 from schedsim.framework.cycle_state import CycleState
 from schedsim.framework.hookspec import PreFilterResult
-from schedsim.framework.runtime import Framework
+from schedsim.framework.runtime import Framework, PluginError
 from schedsim.framework.status import Code, Status
 from schedsim.snapshot.infos import NodeInfo
 
@@ -80,9 +80,9 @@ class PodError:
 
 @contextmanager
 def aborting_plugin_errors(framework: Framework) -> Iterator[None]:
-    """While active, a PreFilter or Filter Error status from ``framework`` raises
-    `PluginStatusError` (kube-scheduler's "Error aborts the attempt"); the framework is
-    restored on exit.
+    """While active, a PreFilter, Filter or Reserve Error status from ``framework`` (or an
+    Unreserve that raised) raises `PluginStatusError` (kube-scheduler's "Error aborts the
+    attempt"); a failing Reserve runs Unreserve first. The framework is restored on exit.
 
     The wrappers are set on the framework instance (the snapshot's plugin runner looks the
     methods up on each search), so the plugins themselves are untouched. Time: one extra
@@ -91,6 +91,8 @@ def aborting_plugin_errors(framework: Framework) -> Iterator[None]:
     saved = {k: framework.__dict__[k] for k in _WRAPPED if k in framework.__dict__}
     run_filter = framework.run_filter_plugins
     run_pre_filter = framework.run_pre_filter_plugins
+    run_reserve = framework.run_reserve_plugins_reserve
+    run_unreserve = framework.run_reserve_plugins_unreserve
 
     def filter_plugins(state: CycleState, pod: Pod, node_info: NodeInfo) -> Status:
         status = run_filter(state, pod, node_info)
@@ -106,6 +108,25 @@ def aborting_plugin_errors(framework: Framework) -> Iterator[None]:
             raise PluginStatusError(pod, out[1].message)
         return out
 
+    def reserve_plugins(state: CycleState, pod: Pod, node_name: str) -> Status:
+        status = run_reserve(state, pod, node_name)
+        if status.code is Code.Error:  # undo the other Reserves first, as the runner would
+            message = status.message
+            try:
+                run_unreserve(state, pod, node_name)
+            except PluginError as e:
+                message = f"{message}; {e}"
+            raise PluginStatusError(pod, message)
+        return status
+
+    def unreserve_plugins(state: CycleState, pod: Pod, node_name: str) -> None:
+        try:
+            run_unreserve(state, pod, node_name)
+        except PluginError as e:  # an Unreserve raised: the pod's attempt failed
+            raise PluginStatusError(pod, str(e)) from None
+
+    setattr(framework, "run_reserve_plugins_reserve", reserve_plugins)  # noqa: B010
+    setattr(framework, "run_reserve_plugins_unreserve", unreserve_plugins)  # noqa: B010
     setattr(framework, "run_filter_plugins", filter_plugins)  # noqa: B010
     setattr(framework, "run_pre_filter_plugins", pre_filter_plugins)  # noqa: B010
     try:
@@ -118,4 +139,9 @@ def aborting_plugin_errors(framework: Framework) -> Iterator[None]:
                 delattr(framework, k)
 
 
-_WRAPPED = ("run_filter_plugins", "run_pre_filter_plugins")
+_WRAPPED = (
+    "run_filter_plugins",
+    "run_pre_filter_plugins",
+    "run_reserve_plugins_reserve",
+    "run_reserve_plugins_unreserve",
+)

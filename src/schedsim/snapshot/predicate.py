@@ -23,7 +23,7 @@ from schedsim.dra.types import DeviceId
 from schedsim.framework.cycle_state import CycleState
 from schedsim.framework.delegating import Binding
 from schedsim.framework.fit_error import Diagnosis, FitError
-from schedsim.framework.runtime import Framework
+from schedsim.framework.runtime import Framework, PluginError
 from schedsim.framework.status import Code, Status
 from schedsim.framework.volume_listers import StorageListers
 from schedsim.snapshot.csi import CsiSnapshot, CsiSnapshotError
@@ -387,9 +387,13 @@ class PredicateSnapshot:
                 pod_info = PodInfo(pod, claims, pod_level_resources=self._pod_level_resources)
                 self.store.store_pod_info(pod_info, node_name)
             except (NodeNotFoundError, ValueError) as e:
+                message = str(e)
                 if self.framework.has_reserve_plugins:
-                    self.framework.run_reserve_plugins_unreserve(state, pod, node_name)
-                raise SchedulingError.internal(pod, str(e)) from None
+                    try:
+                        self.framework.run_reserve_plugins_unreserve(state, pod, node_name)
+                    except PluginError as failed:  # an Unreserve raised: report it too
+                        message = f"{message}; {failed}"
+                raise SchedulingError.internal(pod, message) from None
 
     def schedule_pod(self, pod: Pod, node_name: str) -> None:
         """Run PreFilter and Filter for ``node_name`` and, if they pass, Reserve and store the
