@@ -570,6 +570,14 @@ def _force_remove_pod(s: PredicateSnapshot) -> None:
     s.force_remove_pod("default", "special-pod", "large")
 
 
+def _force_remove_pod_of_other_namespace(s: PredicateSnapshot) -> None:
+    s.force_remove_pod("other", "special-pod", "large")
+
+
+def _remove_pod_info_of_other_namespace(s: PredicateSnapshot) -> None:
+    s.store.remove_pod_info("other", "special-pod", "large")
+
+
 def _unschedule_and_schedule_back(s: PredicateSnapshot) -> None:
     s.unschedule_pod("default", "special-pod", "large")
     s.schedule_pod(_on(SPECIAL_POD, "large"), "large")
@@ -677,6 +685,10 @@ _SPECIAL_AND_OTHER = {"special": EMPTY, "other": EMPTY}
 _LARGE_WITH_TWO = {"large": _ns(_P, _LP)}
 _LARGE_WITH_TWO_PODS = (_on(SPECIAL_POD, "large"), _on(LARGE_POD, "large"))
 
+_OTHER_NS_POD = make_pod("special-pod", namespace="other", cpu="200m", memory="200Mi")
+_SAME_NAME_PODS = (_on(SPECIAL_POD, "large"), _on(_OTHER_NS_POD, "large"))
+_ONP = ("other/special-pod", 200, 200 * MI)
+
 MODIFICATION_SCENARIOS: tuple[ModificationScenario, ...] = (
     # CA predicate_snapshot_test.go validTestCases (the non-DRA ones), same names.
     ModificationScenario("add empty nodeInfo", _add_empty_node_info, {}, {"special": EMPTY}),
@@ -759,6 +771,22 @@ MODIFICATION_SCENARIOS: tuple[ModificationScenario, ...] = (
         {"large": _ns(_LP)},
         nodes=(LARGE_NODE,),
         pods=_LARGE_WITH_TWO_PODS,
+    ),
+    ModificationScenario(
+        "extra: force remove pod keeps the same-named pod of another namespace",
+        _force_remove_pod_of_other_namespace,
+        {"large": _ns(_P, _ONP)},
+        {"large": _ns(_P)},
+        nodes=(LARGE_NODE,),
+        pods=_SAME_NAME_PODS,
+    ),
+    ModificationScenario(
+        "extra: store.remove_pod_info matches namespace and name",
+        _remove_pod_info_of_other_namespace,
+        {"large": _ns(_P, _ONP)},
+        {"large": _ns(_P)},
+        nodes=(LARGE_NODE,),
+        pods=_SAME_NAME_PODS,
     ),
     ModificationScenario(
         "extra: unschedule pod and schedule it back",
@@ -1241,6 +1269,7 @@ _NODE_404_OPS: dict[
         NodeNotFoundError,
         None,
     ),
+    "store.remove_node_info": (lambda s: s.store.remove_node_info("node"), NodeNotFoundError, None),
 }
 """CA ``TestNode404``: everything that must fail for a missing node, and how."""
 
@@ -1869,10 +1898,14 @@ class ConformanceCase:
     Attributes:
         name: unique, e.g. ``modification: schedule pod [fork & revert]``.
         check: runs the check on stores from the factory; raises AssertionError.
+        invariant: what the check is a variant of (e.g. ``modification: schedule pod``,
+            shared by its fork modes); `run_store_conformance` reports one failure per
+            invariant. Empty: the name.
     """
 
     name: str
-    check: Callable[[StoreFactory], None]
+    check: Callable[[StoreFactory], None] = attrs.field(repr=False)
+    invariant: str = ""
 
     def run(self, make_store: StoreFactory) -> None:
         """Run the check against stores built by ``make_store``."""
@@ -1884,18 +1917,25 @@ def _cases() -> tuple[ConformanceCase, ...]:
         ConformanceCase(
             f"modification: {sc.name} [{mode.name}]",
             functools.partial(_run_modification, sc, mode),
+            f"modification: {sc.name}",
         )
         for sc in MODIFICATION_SCENARIOS
         for mode in FORK_MODES
     ]
     out += [
-        ConformanceCase(f"node 404: {op} [{sit}]", functools.partial(_check_node_404, op, sit))
+        ConformanceCase(
+            f"node 404: {op} [{sit}]",
+            functools.partial(_check_node_404, op, sit),
+            f"node 404: {op}",
+        )
         for op in _NODE_404_OPS
         for sit in _NODE_404_SITUATIONS
     ]
     out += [
         ConformanceCase(
-            f"node already exists: {op} [{sit}]", functools.partial(_check_node_exists, op, sit)
+            f"node already exists: {op} [{sit}]",
+            functools.partial(_check_node_exists, op, sit),
+            f"node already exists: {op}",
         )
         for op in _NODE_EXISTS_OPS
         for sit in _NODE_EXISTS_SITUATIONS
@@ -1953,26 +1993,36 @@ checks."""
 
 
 def run_store_conformance(
-    make_store: StoreFactory, cases: Iterable[ConformanceCase] = CONFORMANCE_CASES
+    make_store: StoreFactory, cases: Iterable[ConformanceCase] | None = None
 ) -> None:
-    """Run every case against stores built by ``make_store``.
-
-    Args:
-        make_store: builds a fresh, empty store (e.g. the store class).
-        cases: which cases (all by default).
+    """Run the conformance cases (default: `CONFORMANCE_CASES`) on stores from
+    ``make_store`` (e.g. the store class).
 
     Raises:
-        AssertionError: listing every failing case with its message.
+        AssertionError: one ``- `` item per broken invariant: its first failing case and
+            message (more lines indented), and how many other variants of it (fork modes,
+            situations) failed too.
     """
-    failures = []
-    for case in cases:
+    failed: dict[str, list[str]] = {}
+    for case in CONFORMANCE_CASES if cases is None else cases:
         try:
             case.run(make_store)
         except AssertionError as e:
-            failures.append(f"{case.name}: {e}")
+            message = f"{case.name}: {e}"
         except Exception as e:
-            failures.append(f"{case.name}: unexpected {type(e).__name__}: {e}")
-    if failures:
+            message = f"{case.name}: unexpected {type(e).__name__}: {e}"
+        else:
+            continue
+        failed.setdefault(case.invariant or case.name, []).append(message)
+    if failed:
+        lines = []
+        for messages in failed.values():
+            more = f" (and {len(messages) - 1} more variant(s))" if len(messages) > 1 else ""
+            first, _, rest = messages[0].partition("\n")
+            lines.append(
+                f"- {first}{more}"
+                + (f"\n  {rest.replace(chr(10), chr(10) + '  ')}" if rest else "")
+            )
         raise AssertionError(
-            f"{len(failures)} store conformance case(s) failed:\n" + "\n".join(failures)
+            f"{len(failed)} store conformance check(s) failed:\n" + "\n".join(lines)
         )
