@@ -258,8 +258,9 @@ def schedsim_reserve(state: CycleState, pod: Pod, node_name: str) -> Status | No
     :returns: ``None`` for success; a rejection (``Unschedulable``,
         ``UnschedulableAndUnresolvable``) makes the pod unschedulable with the FitError
         ``0/1 nodes are available: <reasons>.`` (as kube-scheduler's scheduling cycle does);
-        ``Error`` or an exception aborts the run. Plugin state lives outside the snapshot:
-        reverting a fork does not undo what Reserve recorded.
+        ``Error``, an exception or a result of another type fails that pod's attempt
+        (``running Reserve plugin "<name>": ...``), after Unreserve ran. Plugin state
+        lives outside the snapshot: reverting a fork does not undo what Reserve recorded.
     """
 
 
