@@ -2024,5 +2024,6 @@ def run_store_conformance(
                 + (f"\n  {rest.replace(chr(10), chr(10) + '  ')}" if rest else "")
             )
         raise AssertionError(
-            f"{len(failed)} store conformance check(s) failed:\n" + "\n".join(lines)
+            f"{sum(map(len, failed.values()))} store conformance case(s) failed, "
+            f"{len(failed)} broken invariant(s):\n" + "\n".join(lines)
         )
