@@ -72,8 +72,10 @@ WORDING = {
 """The upstream message prefix of each hook's failure (frameworkruntime, v1.34)."""
 
 CLI_HOOKS = ("pre_enqueue", "pre_filter", "filter", "reserve", "unreserve")
-"""Hooks `schedsim simulate`, `scale-up` and `scale-down` run today (the runtime tests below
-cover every hook)."""
+"""Hooks `schedsim scale-up` and `scale-down` run today (the runtime tests below cover every
+hook)."""
+SIMULATE_HOOKS = (*CLI_HOOKS, "pre_score", "score", "normalize_score")
+"""`schedsim simulate` (kube-scheduler placement) also scores the feasible nodes."""
 
 
 def probe_source(hook: str, how: str) -> str:
@@ -259,7 +261,7 @@ def _files(tmp_path: Path) -> tuple[str, str, str]:
 
 
 @pytest.mark.parametrize("how", sorted(BAD))
-@pytest.mark.parametrize("hook", CLI_HOOKS)
+@pytest.mark.parametrize("hook", SIMULATE_HOOKS)
 def test_simulate_fails_only_the_pod_with_the_plugin_named(
     hook: str,
     how: str,
@@ -271,6 +273,9 @@ def test_simulate_fails_only_the_pod_with_the_plugin_named(
     output is complete JSON, no traceback."""
     spec = load_probe(tmp_path, hook, how, monkeypatch)
     cluster, config, _ = _files(tmp_path)
+    second = "kind: Node\napiVersion: v1\nmetadata: {name: n2}\n"
+    second += "status: {allocatable: {cpu: '4', memory: 4Gi, pods: '10'}}\n---\n"
+    Path(cluster).write_text(second + CLUSTER)  # two feasible nodes: Score runs
     code = main(["simulate", cluster, "--config", config, "--plugin", spec, "-o", "json"])
     out, err = capsys.readouterr()
     assert "Traceback" not in err
