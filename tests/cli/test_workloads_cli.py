@@ -80,12 +80,6 @@ def test_scale_down_accepts_the_flag(capsys: pytest.CaptureFixture[str]) -> None
             "than or equal to 0",
             id="negative replicas",
         ),
-        pytest.param(
-            "  serviceName: web\n",
-            "",
-            "StatefulSet default/web: spec.serviceName: required",
-            id="statefulset without serviceName",
-        ),
     ],
 )
 def test_bad_workloads_exit_2_naming_file_object_and_field(

@@ -25,6 +25,7 @@ from schedsim.api.core import (
     Toleration,
 )
 from schedsim.api.defaults import default_pod, generate_name, safe_encode_string
+from schedsim.api.errors import ManifestError
 from schedsim.api.loader import Manifests, load_text
 
 SUFFIX = "[bcdfghjklmnpqrstvwxz2456789]"
@@ -471,3 +472,24 @@ status: {capacity: {cpu: "4"}, allocatable: {cpu: "6"}}
         "f.yaml: Node b: status.allocatable.cpu: 6 exceeds status.capacity.cpu 4; scheduling "
         "uses allocatable"
     ]
+
+
+def test_expansion_past_the_limit_is_refused_before_anything_is_made() -> None:
+    """`replicas: 1000000000` used to fill memory for minutes; it is refused at once, naming
+    the file, the object and the field, with the way out (--no-expand-workloads)."""
+    text = """apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web}
+spec:
+  replicas: 1000000000
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec: {containers: [{name: c, image: nginx}]}
+"""
+    with pytest.raises(ManifestError) as info:
+        load_text(text, "huge.yaml")
+    assert str(info.value).startswith(
+        "huge.yaml: Deployment default/web: spec.replicas: 1000000000 pods would take the "
+        "input past schedsim's limit of 1,000,000 pods"
+    )

@@ -134,11 +134,6 @@ def test_job_wants_min_of_parallelism_and_remaining_completions(
             id="negative replicas",
         ),
         pytest.param(
-            _obj("StatefulSet", serviceName=None),
-            "f.yaml: StatefulSet ns/web: spec.serviceName: required",
-            id="statefulset without serviceName",
-        ),
-        pytest.param(
             _obj("DaemonSet", selector=None),
             "f.yaml: DaemonSet ns/web: spec.selector: required",
             id="apps/v1 selector required",
@@ -195,8 +190,7 @@ def test_bad_controllers_are_refused_naming_file_object_and_field(
     obj: dict[str, Any], message: str
 ) -> None:
     """Refused as the API server's validation refuses them (ValidateDeploymentSpec,
-    ValidateReplicaSetSpec, ValidateStatefulSetSpec, ValidateDaemonSetSpec, ValidateJobSpec;
-    StatefulSetSpec.serviceName is required in the apps/v1 schema)."""
+    ValidateReplicaSetSpec, ValidateStatefulSetSpec, ValidateDaemonSetSpec, ValidateJobSpec)."""
     assert _error(obj) == message
 
 
@@ -351,3 +345,11 @@ def test_pdb_without_selector_selects_nothing() -> None:
 def test_bad_scheduler_kinds_are_refused(obj: dict[str, Any], message: str) -> None:
     """ValidatePodDisruptionBudgetSpec, ValidatePriorityClass, ValidateCSIStorageCapacity."""
     assert _error(obj) == message
+
+
+def test_statefulset_without_service_name_is_accepted() -> None:
+    """``serviceName`` is optional in 1.34: ValidateStatefulSetSpec does not check it and the
+    1.34 OpenAPI schema requires only ``selector`` and ``template`` (kubernetes#130233)."""
+    raw = _obj("StatefulSet", serviceName=None)
+    m = decode_objects([raw], "f.yaml")
+    assert [s.service_name for s in m.stateful_sets] == [""]

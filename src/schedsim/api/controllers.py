@@ -54,6 +54,7 @@ from schedsim.api.core import (
     Volume,
 )
 from schedsim.api.defaults import default_pod, generate_name, safe_encode_string
+from schedsim.api.errors import ManifestError
 from schedsim.api.nodeaffinity import OBJECT_NAME_FIELD, required_node_affinity
 from schedsim.api.storage import PersistentVolumeClaim
 
@@ -499,8 +500,11 @@ def expand_workloads(m: Manifests) -> None:
             replica_sets, warnings).
 
     Raises:
-        ManifestError: never for valid decoded objects (names are checked for duplicates).
+        ManifestError: the controllers together would create more than
+            `MAX_EXPANDED_PODS` pods (``FILE: KIND NS/NAME: spec.replicas: ...`` naming the
+            one that crosses it), checked before anything is made.
     """
+    _check_expansion_size(m)
     x = _Expander(m, _Owned.of(m.pods))
     deployments = {(d.namespace, d.name): d for d in m.deployments}
     managed: dict[tuple[str, str], list[ReplicaSet]] = {}
@@ -530,3 +534,29 @@ def expand_workloads(m: Manifests) -> None:
     for pod, source in x.pods:
         m.add(pod, source)
     m.warnings.extend(x.warnings)
+
+
+MAX_EXPANDED_PODS: Final = 1_000_000
+"""The most pods schedsim makes from workload controllers in one input: far beyond any
+cluster's (kube-scheduler's scalability limit is 150,000 pods), and what a run can hold in
+memory; `replicas: 1000000000` would otherwise fill memory for minutes."""
+
+
+def _check_expansion_size(m: Manifests) -> None:
+    total = 0
+    wanted: list[tuple[Any, str, int]] = [
+        *((o, "spec.replicas", o.replicas) for o in m.deployments),
+        *((o, "spec.replicas", o.replicas) for o in m.replica_sets),
+        *((o, "spec.replicas", o.replicas) for o in m.replication_controllers),
+        *((o, "spec.replicas", o.replicas) for o in m.stateful_sets),
+        *((o, "spec.parallelism", o.wanted_active) for o in m.jobs),
+    ]
+    for obj, field, n in wanted:
+        total += n
+        if total > MAX_EXPANDED_PODS:
+            raise ManifestError(
+                f"{m.source_of(obj)}: {obj.kind} {obj.namespace}/{obj.name}: {field}: {n} "
+                f"pods would take the input past schedsim's limit of {MAX_EXPANDED_PODS:,} "
+                "pods made from workload controllers (use --no-expand-workloads to list pods "
+                "yourself)"
+            )

@@ -6,8 +6,9 @@ pods the controller creates (``pkg/apis/apps/validation``, ``pkg/apis/batch/vali
 ``pkg/apis/core/validation`` ``ValidateReplicationController``): a selector is given (apps/v1)
 and not empty, and it matches the template's labels; ``replicas``, ``parallelism`` and
 ``completions`` are not negative; the template's ``restartPolicy`` is one the controller
-allows (``Always``; a Job: ``OnFailure`` or ``Never``); a StatefulSet names its governing
-``serviceName`` (required in the apps/v1 OpenAPI schema). Defaults are the API server's
+allows (``Always``; a Job: ``OnFailure`` or ``Never``). A StatefulSet's ``serviceName`` is
+optional, as in 1.34 (neither ValidateStatefulSetSpec nor the 1.34 OpenAPI schema requires
+it). Defaults are the API server's
 (``replicas`` 1, a ReplicationController's selector = its template labels, a Job's generated
 selector on ``batch.kubernetes.io/controller-uid`` unless ``manualSelector``).
 
@@ -340,10 +341,7 @@ def _claim_templates(spec: Mapping[str, Any], ctx: Mapping[str, Any]) -> tuple[A
 
 
 def _service_name(spec: Mapping[str, Any], _: Mapping[str, Any]) -> str:
-    name = d.get_str(spec, "serviceName", "spec")
-    if not name:
-        raise FieldError("spec.serviceName", "required")
-    return name
+    return d.get_str(spec, "serviceName", "spec")
 
 
 def _ordinals_start(spec: Mapping[str, Any], _: Mapping[str, Any]) -> int:
@@ -377,7 +375,7 @@ class StatefulSet(Workload):
 
     Attributes:
         replicas: ``spec.replicas`` (default 1).
-        service_name: ``spec.serviceName`` (pods' subdomain; required).
+        service_name: ``spec.serviceName`` (pods' subdomain; empty when not given).
         ordinals_start: ``spec.ordinals.start`` (default 0): the first pod's ordinal.
         volume_claim_templates: ``(name, claim, raw)`` per ``spec.volumeClaimTemplates``
             entry: each pod gets a claim ``<name>-<set>-<ordinal>`` made from it.
