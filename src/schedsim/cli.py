@@ -334,6 +334,9 @@ def _explain_table(buf: io.StringIO, o: PodOutcome) -> None:
             ]
             cells.append(str(sum(final.values())) if final else "")
         table.add_row(*cells)
+    # never narrower than the grid itself: a cut grid loses its TOTAL column
+    wide = Console(file=io.StringIO(), width=100_000, force_terminal=False, color_system=None)
+    console.width = max(width, wide.measure(table).maximum)
     console.print(table)
     for plugin, msg in pre.items():
         console.print(f"  PreFilter {plugin}: {msg}", markup=False)
