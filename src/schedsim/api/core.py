@@ -702,7 +702,10 @@ class Pod:
         namespace: defaults to ``"default"`` as the API server does.
         uid: metadata.uid; when absent a stable UUID derived from namespace/name (NodeInfo
             keys pods by UID, as kube-scheduler does).
-        priority: spec.priority (0 when unset; PriorityClass names are not resolved).
+        priority: spec.priority (0 when unset; loading resolves ``priorityClassName`` as the
+            Priority admission plugin does, `schedsim.api.priority`).
+        priority_class_name: spec.priorityClassName ("" when unset).
+        priority_given: spec.priority was in the input (a stored pod: admission already ran).
         overhead: spec.overhead (RuntimeClass overhead), added to the requests.
         resources: spec.resources.requests (pod-level resources).
         phase: status.phase; Succeeded/Failed pods hold no resources.
@@ -724,6 +727,8 @@ class Pod:
     creation_timestamp: datetime | None = None
     deletion_timestamp: datetime | None = None
     priority: int = 0
+    priority_class_name: str = ""
+    priority_given: bool = True
     scheduler_name: str = "default-scheduler"
     node_name: str = ""
     node_selector: Mapping[str, str] = attrs.field(factory=dict)
@@ -835,6 +840,8 @@ class Pod:
                 meta.get("deletionTimestamp"), "metadata.deletionTimestamp"
             ),
             priority=d.get_int(spec, "priority", "spec"),
+            priority_class_name=d.get_str(spec, "priorityClassName", "spec"),
+            priority_given=spec.get("priority") is not None,
             scheduler_name=d.get_str(spec, "schedulerName", "spec", "default-scheduler"),
             node_name=d.get_str(spec, "nodeName", "spec"),
             node_selector=d.get_str_map(spec, "nodeSelector", "spec"),

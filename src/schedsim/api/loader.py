@@ -26,7 +26,7 @@ from typing import Any
 import attrs
 import yaml
 
-from schedsim.api import controllers, defaults
+from schedsim.api import controllers, defaults, priority
 from schedsim.api._decode import type_name
 from schedsim.api.core import Node, Pod
 from schedsim.api.defaults import generate_name
@@ -657,7 +657,9 @@ def _finish(m: Manifests, expand: bool) -> None:
     """The steps after every input is read: controllers' pods, pod defaults, warnings."""
     if expand:
         controllers.expand_workloads(m)
-    m.pods[:] = [defaults.default_pod(p) for p in m.pods]
+    admitted, refused = priority.admit_priorities(m.pods, m.priority_classes)
+    m.pods[:] = [defaults.default_pod(p) for p in admitted]
+    m.warnings.extend(refused)
     for node in m.nodes:
         m.warnings.extend(
             f"{m.source_of(node)}: Node {node.name}: {w}" for w in defaults.node_warnings(node)
