@@ -11,6 +11,7 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 
 from schedsim.api.core import NodeSelectorRequirement, NodeSelectorTerm, Pod
+from schedsim.api.labels import label_value_ok, qualified_name_problem
 
 __all__ = [
     "OBJECT_NAME_FIELD",
@@ -19,7 +20,6 @@ __all__ = [
     "compile_term",
     "match_all",
     "node_matches",
-    "qualified_name_problem",
     "required_node_affinity",
     "required_terms",
 ]
@@ -43,10 +43,6 @@ def _match_nothing(labels: Mapping[str, str], name: str) -> bool:
 # ------------------------------------------------------------------------------ validation
 # apimachinery's label validation, as labels.NewRequirement applies it.
 
-_NAME_RE = re.compile(r"(?:[A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]")
-_DNS1123_SUBDOMAIN_RE = re.compile(
-    r"[a-z0-9](?:[-a-z0-9]*[a-z0-9])?(?:\.[a-z0-9](?:[-a-z0-9]*[a-z0-9])?)*"
-)
 _INT_RE = re.compile(r"[+-]?[0-9]+")
 _INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
 
@@ -59,42 +55,6 @@ def _parse_int64(s: str) -> int | None:
     return n if _INT64_MIN <= n <= _INT64_MAX else None
 
 
-def _label_key_problem(key: str) -> str | None:
-    """``validation.IsQualifiedName``: ``[prefix/]name``."""
-    parts = key.split("/")
-    if len(parts) == 1:
-        name = parts[0]
-    elif len(parts) == 2:
-        prefix, name = parts
-        if not prefix:
-            return "prefix part must be non-empty"
-        if len(prefix) > 253 or not _DNS1123_SUBDOMAIN_RE.fullmatch(prefix):
-            return "prefix part must be a lowercase RFC 1123 subdomain"
-    else:
-        return "a qualified name must have at most one '/'"
-    if not name:
-        return "name part must be non-empty"
-    if len(name) > 63:
-        return "name part must be no more than 63 characters"
-    if not _NAME_RE.fullmatch(name):
-        return (
-            "name part must consist of alphanumeric characters, '-', '_' or '.', and must "
-            "start and end with an alphanumeric character"
-        )
-    return None
-
-
-def qualified_name_problem(name: str) -> str | None:
-    """What ``validation.IsQualifiedName`` finds wrong with ``name`` (``[prefix/]name``, as
-    label keys and resource names are checked), or None when it is valid."""
-    return _label_key_problem(name)
-
-
-def _label_value_ok(value: str) -> bool:
-    """``validation.IsValidLabelValue``."""
-    return not value or (len(value) <= 63 and _NAME_RE.fullmatch(value) is not None)
-
-
 # ------------------------------------------------------------------------------ compiling
 
 
@@ -102,7 +62,7 @@ def _label_matcher(req: NodeSelectorRequirement, path: str) -> tuple[Matcher | N
     """One ``matchExpressions`` entry (nodeSelectorRequirementsAsSelector + NewRequirement)."""
     errs: list[str] = []
     key, op, values = req.key, req.operator, req.values
-    problem = _label_key_problem(key)
+    problem = qualified_name_problem(key)
     if problem is not None:
         errs.append(f"{path}.key: Invalid value: {key!r}: {problem}")
     bound = 0
@@ -128,7 +88,7 @@ def _label_matcher(req: NodeSelectorRequirement, path: str) -> tuple[Matcher | N
     else:
         return None, [f"{path}.operator: Unsupported value: {op!r}"]
     for i, v in enumerate(values):
-        if not _label_value_ok(v):
+        if not label_value_ok(v):
             errs.append(f"{path}.values[{i}]: Invalid value: {v!r}: not a valid label value")
     if errs:
         return None, errs

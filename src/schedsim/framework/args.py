@@ -31,7 +31,8 @@ import attrs
 
 from schedsim.api.core import NodeAffinity, NodeSelectorTerm, PreferredSchedulingTerm
 from schedsim.api.errors import FieldError
-from schedsim.api.nodeaffinity import compile_node_selector, compile_term, qualified_name_problem
+from schedsim.api.labels import qualified_name_problem
+from schedsim.api.nodeaffinity import compile_node_selector, compile_term
 
 __all__ = [
     "LEAST_ALLOCATED",
