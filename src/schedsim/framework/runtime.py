@@ -17,12 +17,9 @@ RunPreEnqueuePlugins, RunPreBindPreFlights, RunPreBindPlugins).
 
 from __future__ import annotations
 
-import importlib
-import importlib.metadata
 import inspect
-import time
-from collections.abc import Callable, Iterator, Mapping, Sequence
-from typing import Any, cast
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
 
 import pluggy
 
@@ -31,11 +28,27 @@ from schedsim.framework import hookspec
 from schedsim.framework.cycle_state import CycleState
 from schedsim.framework.extension_points import EXTENSION_POINTS, POINTS_BY_KEY
 from schedsim.framework.handle import Handle, PluginFactory
+from schedsim.framework.hook_binding import HOOK_PREFIX as _HOOK_PREFIX
+from schedsim.framework.hook_binding import HookPluginManager as _PluginManager
+from schedsim.framework.hook_binding import bind_hook as _bind
 from schedsim.framework.hookspec import PROJECT, PreFilterResult
 from schedsim.framework.interface import NodeInfo, PodInfo
+from schedsim.framework.plugin_results import describe_exception as _describe
+from schedsim.framework.plugin_results import error_status as _error
+from schedsim.framework.plugin_results import returned_problem as _returned
 from schedsim.framework.profile import IN_TREE_PLUGINS, Profile
-from schedsim.framework.scores import MAX_NODE_SCORE, MIN_NODE_SCORE, NodePluginScores, PluginScore
+from schedsim.framework.registry import (
+    ENTRY_POINT_GROUP,
+    EntryPointRegistry,
+    PluginError,
+    discover_plugins,
+    load_plugin_spec,
+    plugin_sources,
+)
+from schedsim.framework.score_run import ScoreLink, run_score_links
+from schedsim.framework.scores import NodePluginScores
 from schedsim.framework.status import SUCCESS, Code, Status
+from schedsim.framework.timings import PluginTimings
 
 __all__ = [
     "ENTRY_POINT_GROUP",
@@ -48,144 +61,7 @@ __all__ = [
     "plugin_sources",
 ]
 
-ENTRY_POINT_GROUP = "schedsim.plugins"
-
-_HOOK_PREFIX = PROJECT + "_"
-
 _PRE_FILTER_WANTS = "a Status, a PreFilterResult or None"
-
-
-class PluginError(ValueError):
-    """A profile names an unknown plugin, or a plugin is invalid or rejects its args."""
-
-
-class _PluginManager(pluggy.PluginManager):
-    # Like pytest: every `schedsim_*` method is a hook implementation, marked or not.
-    def parse_hookimpl_opts(self, plugin: object, name: str) -> pluggy.HookimplOpts | None:
-        opts = super().parse_hookimpl_opts(plugin, name)
-        if opts is None and name.startswith(_HOOK_PREFIX):
-            return cast(pluggy.HookimplOpts, {})  # pluggy fills in the defaults
-        return opts
-
-
-class EntryPointRegistry(Mapping[str, PluginFactory]):
-    """The plugins of an entry-point group, by name, each imported on first use.
-
-    Only the plugins a profile names are imported, so one broken third-party plugin does not
-    stop runs that don't use it.
-
-    Args:
-        group: the entry-point group.
-        extra: plugins given directly (``--plugin``, tests); they win over entry points.
-
-    Raises:
-        PluginError: (on lookup) the entry point cannot be imported.
-    """
-
-    def __init__(
-        self, group: str = ENTRY_POINT_GROUP, extra: Mapping[str, PluginFactory] | None = None
-    ) -> None:
-        self._entry_points = {ep.name: ep for ep in importlib.metadata.entry_points(group=group)}
-        self._loaded: dict[str, PluginFactory] = dict(extra or {})
-
-    def __getitem__(self, name: str) -> PluginFactory:
-        factory = self._loaded.get(name)
-        if factory is None:
-            ep = self._entry_points[name]
-            try:
-                factory = ep.load()
-            except KeyboardInterrupt:
-                raise
-            except BaseException as e:  # a broken plugin (even sys.exit()): no traceback, no exit
-                raise PluginError(
-                    f"plugin {name!r} ({ep.value}) cannot be loaded: {_describe(e)}"
-                ) from e
-            self._loaded[name] = factory
-        return factory
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self._entry_points.keys() | self._loaded.keys())
-
-    def __len__(self) -> int:
-        return len(self._entry_points.keys() | self._loaded.keys())
-
-
-def discover_plugins(
-    group: str = ENTRY_POINT_GROUP, extra: Mapping[str, PluginFactory] | None = None
-) -> EntryPointRegistry:
-    """Plugin factories registered in the entry-point ``group`` (plus ``extra``, which win),
-    by plugin name, imported lazily (see `EntryPointRegistry`)."""
-    return EntryPointRegistry(group, extra)
-
-
-def plugin_sources(group: str = ENTRY_POINT_GROUP) -> dict[str, str]:
-    """Where each entry-point plugin comes from: ``"<distribution> <version> (<module:attr>)"``.
-
-    Does not import the plugins.
-    """
-    out: dict[str, str] = {}
-    for ep in importlib.metadata.entry_points(group=group):
-        dist = ep.dist
-        where = f"{dist.name} {dist.version}" if dist is not None else "unknown distribution"
-        out[ep.name] = f"{where} ({ep.value})"
-    return out
-
-
-def load_plugin_spec(spec: str) -> tuple[str, PluginFactory]:
-    """Import a plugin named on the command line as ``module:Class`` (``--plugin``).
-
-    Returns:
-        the plugin's ``name`` attribute and the class (its factory).
-
-    Raises:
-        PluginError: bad spec, import failure, or the object has no string ``name``.
-    """
-    module_name, sep, attr = spec.partition(":")
-    if not sep or not module_name or not attr:
-        raise PluginError(f"--plugin {spec!r}: expected module:Class")
-    try:
-        obj: Any = importlib.import_module(module_name)
-        for part in attr.split("."):
-            obj = getattr(obj, part)
-    except KeyboardInterrupt:
-        raise
-    except BaseException as e:  # any import-time failure of user code, sys.exit() included
-        raise PluginError(f"--plugin {spec!r}: cannot load: {_load_failure(e)}") from e
-    name = getattr(obj, "name", None)
-    if not isinstance(name, str) or not name:
-        raise PluginError(f"--plugin {spec!r}: the plugin class has no string `name`")
-    return name, obj
-
-
-class PluginTimings:
-    """Time spent per (plugin, extension point), filled when a Framework is built with it
-    (``schedsim simulate --profile-plugins``); without it the chains are not wrapped.
-
-    Attributes:
-        calls: (plugin, point) -> number of calls.
-        nanoseconds: (plugin, point) -> total time in ns.
-    """
-
-    def __init__(self) -> None:
-        self.calls: dict[tuple[str, str], int] = {}
-        self.nanoseconds: dict[tuple[str, str], int] = {}
-
-    def wrap(self, plugin: str, point: str, fn: Callable[..., Any]) -> Callable[..., Any]:
-        """``fn`` timed with ``time.perf_counter_ns``."""
-        key = (plugin, point)
-        self.calls.setdefault(key, 0)
-        self.nanoseconds.setdefault(key, 0)
-        clock = time.perf_counter_ns
-
-        def timed(*args: Any) -> Any:
-            start = clock()
-            try:
-                return fn(*args)
-            finally:
-                self.nanoseconds[key] += clock() - start
-                self.calls[key] += 1
-
-        return timed
 
 
 FilterFn = Callable[[CycleState, Pod, NodeInfo], "Status | None"]
@@ -194,11 +70,7 @@ ReserveFn = Callable[[CycleState, Pod, str], "Status | None"]
 PreEnqueueFn = Callable[[Pod], "Status | None"]
 PostFilterFn = Callable[[CycleState, Pod, Mapping[str, Status]], "Status | None"]
 PreScoreFn = Callable[[CycleState, Pod, Sequence[NodeInfo]], "Status | None"]
-ScoreFn = Callable[[CycleState, Pod, NodeInfo], "int | Status"]
-NormalizeScoreFn = Callable[[CycleState, Pod, dict[str, int]], "Status | None"]
 PreFilterExtensionFn = Callable[[CycleState, Pod, PodInfo, NodeInfo], "Status | None"]
-ScoreLink = tuple[str, ScoreFn, "NormalizeScoreFn | None", int]
-"""One Score plugin in the chain: name, Score, NormalizeScore (None if absent), weight."""
 
 
 class Framework:
@@ -662,76 +534,7 @@ class Framework:
         """
         skip = state.skip_score_plugins
         links = [link for link in self._score if link[0] not in skip] if skip else self._score
-        names = [ni.node.name if ni.node is not None else "" for ni in nodes]
-        weighted: list[tuple[str, list[int]]] = []
-        for name, score, normalize, weight in links:
-            scores: dict[str, int] = {}
-            kept = reuse.get(name) if reuse else None
-            try:
-                for node_name, ni in zip(names, nodes, strict=True):
-                    if kept is not None:
-                        hit = kept.get(ni)
-                        if hit is not None and hit[0] == ni.generation:
-                            scores[node_name] = hit[1]
-                            continue
-                    s = score(state, pod, ni)
-                    if s.__class__ is not int:
-                        s = _score_value(s)
-                    scores[node_name] = s
-                    if kept is not None:
-                        kept[ni] = (ni.generation, s)
-            except Exception as e:
-                msg = e.args[0] if isinstance(e, _ScoreFailed) else _describe(e)
-                return [], _error(
-                    f'running Score plugins: plugin "{name}" failed with: {msg}', name
-                )
-            if raw is not None:
-                raw[name] = dict(scores)
-            if normalize is not None:
-                try:
-                    st = normalize(state, pod, scores)
-                except Exception as e:
-                    st = Status(Code.Error, (_describe(e),))
-                if st is not None and not isinstance(st, Status):
-                    st = Status(Code.Error, (_returned(st),))
-                elif st is None or st.is_success:
-                    st = _normalized_ints(scores)
-                if st is not None and not st.is_success:
-                    return [], _error(
-                        f'running Normalize on Score plugins: plugin "{name}" failed with: '
-                        f"{st.message}",
-                        name,
-                    )
-            try:
-                values = [scores[n] for n in names]
-            except KeyError as e:
-                return [], _error(
-                    f'running Normalize on Score plugins: plugin "{name}" failed with: '
-                    f"NormalizeScore removed node {e.args[0]}",
-                    name,
-                )
-            if values and (min(values) < MIN_NODE_SCORE or max(values) > MAX_NODE_SCORE):
-                bad = next(v for v in values if not MIN_NODE_SCORE <= v <= MAX_NODE_SCORE)
-                return [], _error(
-                    "applying score defaultWeights on Score plugins: "
-                    f'plugin "{name}" returns an invalid score {bad}, it should in the range '
-                    f"of [{MIN_NODE_SCORE}, {MAX_NODE_SCORE}] after normalizing",
-                    name,
-                )
-            weighted.append((name, [v * weight for v in values]))
-        columns = [w for _, w in weighted]
-        totals = [sum(t) for t in zip(*columns, strict=True)] if columns else [0] * len(names)
-        if not detail:
-            return [NodePluginScores(n, (), t) for n, t in zip(names, totals, strict=True)], SUCCESS
-        plugins = [name for name, _ in weighted]
-        return [
-            NodePluginScores(
-                n,
-                tuple(PluginScore(p, v) for p, v in zip(plugins, row, strict=True)),
-                t,
-            )
-            for n, row, t in zip(names, zip(*columns, strict=True), totals, strict=True)
-        ] if columns else [NodePluginScores(n, (), 0) for n in names], SUCCESS
+        return run_score_links(links, state, pod, nodes, raw, reuse, detail)
 
     def run_filter_plugins(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status:
         """Run the Filter plugins on one node until one rejects (RunFilterPlugins).
@@ -813,113 +616,3 @@ def _args_problem(profile: Profile, name: str, e: Exception) -> str:
             where = f"{args}.{field}" if field else args
             return f"KubeSchedulerConfiguration: {where}: {problem}"
     return f"plugin {name!r}: {e}"
-
-
-def _describe(e: BaseException) -> str:
-    """``KeyError: 'x'``: the exception type helps plugin authors more than the bare text
-    (``SystemExit`` alone when there is no text)."""
-    text = str(e)
-    return f"{type(e).__name__}: {text}" if text else type(e).__name__
-
-
-def _load_failure(e: BaseException) -> str:
-    """Why an import failed: an Exception's text (``No module named 'x'``), or the type of
-    anything else that escaped the import (``SystemExit: 0``)."""
-    return str(e) if isinstance(e, Exception) and str(e) else _describe(e)
-
-
-def _error(message: str, plugin: str) -> Status:
-    return Status(Code.Error, (message,), plugin)
-
-
-def _returned(value: object, want: str = "a Status or None") -> str:
-    """The problem of a hook result of the wrong type, e.g. ``returned 'ok' (str), want a
-    Status or None``: what came back, shortened, and its type."""
-    text = repr(value)
-    if len(text) > 60:
-        text = text[:57] + "..."
-    return f"returned {text} ({type(value).__name__}), want {want}"
-
-
-def _normalized_ints(scores: Mapping[str, object]) -> Status | None:
-    """None when NormalizeScore left every score an int; else an Error status naming the
-    first node whose score it set to something else."""
-    for node, v in scores.items():
-        if v.__class__ is not int and (not isinstance(v, int) or isinstance(v, bool)):
-            text = repr(v)
-            if len(text) > 60:
-                text = text[:57] + "..."
-            return Status(
-                Code.Error,
-                (
-                    f"NormalizeScore set node {node}'s score to {text} ({type(v).__name__}), "
-                    "want an int",
-                ),
-            )
-    return None
-
-
-def _bind(fn: Any, spec_args: tuple[str, ...], plugin: str, hook: str) -> Any:
-    """``fn`` callable with the spec's arguments, positionally, in spec order.
-
-    An implementation whose parameters are the spec's, in order, is returned as is (the
-    common case: no extra call). One that takes fewer, reorders them or takes them keyword-only
-    (as the typed protocols spell them) is wrapped once here.
-
-    Raises:
-        PluginError: a parameter without a default is not an argument of the hook spec.
-    """
-    try:
-        params = list(inspect.signature(fn).parameters.values())
-    except (TypeError, ValueError):  # a builtin without a signature: trust pluggy's check
-        return fn
-    positional = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
-    pos = tuple(p.name for p in params if p.kind in positional)
-    kw_only = [p for p in params if p.kind is inspect.Parameter.KEYWORD_ONLY]
-    if not kw_only and pos == spec_args:
-        return fn
-    unknown = [
-        p.name
-        for p in params
-        if p.name not in spec_args
-        and p.default is inspect.Parameter.empty
-        and p.kind not in (inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD)
-    ]
-    if unknown:
-        raise PluginError(
-            f"plugin {plugin!r}: {hook}: parameter(s) {', '.join(unknown)} not in the hook "
-            f"spec ({', '.join(spec_args)})"
-        )
-    if not kw_only and all(a in spec_args for a in pos):
-        picks = tuple(spec_args.index(a) for a in pos)
-
-        def call(*args: Any) -> Any:
-            return fn(*(args[i] for i in picks))
-
-        return call
-    by_name = tuple(
-        (p.name, spec_args.index(p.name))
-        for p in params
-        if p.name in spec_args and p.kind is not inspect.Parameter.POSITIONAL_ONLY
-    )
-
-    def call_by_name(*args: Any) -> Any:
-        return fn(**{a: args[i] for a, i in by_name})
-
-    return call_by_name
-
-
-class _ScoreFailed(Exception):
-    """A Score hook returned a failure Status or a non-int (message in args[0])."""
-
-
-def _score_value(s: object) -> int:
-    """A Score result that is not a plain int: an int subclass, or a Status (a Success one
-    counts as 0, like Go's ``return 0, nil``); anything else fails the plugin."""
-    if isinstance(s, Status):
-        if s.code is Code.Success:
-            return 0
-        raise _ScoreFailed(s.message)
-    if isinstance(s, int) and not isinstance(s, bool):
-        return int(s)
-    raise _ScoreFailed(_returned(s, "an int or a Status"))

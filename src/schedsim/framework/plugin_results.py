@@ -1,0 +1,35 @@
+"""How the runtime words a plugin's failure: the exception, the wrong result type, the Error
+status naming the plugin. One wording, used by every extension point and by plugin loading."""
+
+from __future__ import annotations
+
+from schedsim.framework.status import Code, Status
+
+__all__ = ["describe_exception", "error_status", "load_failure", "returned_problem"]
+
+
+def describe_exception(e: BaseException) -> str:
+    """``KeyError: 'x'``: the exception type helps plugin authors more than the bare text
+    (``SystemExit`` alone when there is no text)."""
+    text = str(e)
+    return f"{type(e).__name__}: {text}" if text else type(e).__name__
+
+
+def load_failure(e: BaseException) -> str:
+    """Why an import failed: an Exception's text (``No module named 'x'``), or the type of
+    anything else that escaped the import (``SystemExit: 0``)."""
+    return str(e) if isinstance(e, Exception) and str(e) else describe_exception(e)
+
+
+def error_status(message: str, plugin: str) -> Status:
+    """An ``Error`` status with ``message``, attributed to ``plugin``."""
+    return Status(Code.Error, (message,), plugin)
+
+
+def returned_problem(value: object, want: str = "a Status or None") -> str:
+    """The problem of a hook result of the wrong type, e.g. ``returned 'ok' (str), want a
+    Status or None``: what came back, shortened, and its type."""
+    text = repr(value)
+    if len(text) > 60:
+        text = text[:57] + "..."
+    return f"returned {text} ({type(value).__name__}), want {want}"
