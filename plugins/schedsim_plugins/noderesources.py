@@ -46,7 +46,13 @@ from schedsim_plugins.resource_allocation import (
     requested_to_capacity_ratio_scorer,
 )
 
-__all__ = ["PRE_SCORE_STATE_KEY", "InsufficientResource", "NodeResourcesFit", "fits_request"]
+__all__ = [
+    "DRA_EXTENDED_STATE_KEY",
+    "PRE_SCORE_STATE_KEY",
+    "InsufficientResource",
+    "NodeResourcesFit",
+    "fits_request",
+]
 
 NAME = "NodeResourcesFit"
 _SIDECAR_DISABLED = Status(
@@ -55,7 +61,14 @@ _SIDECAR_DISABLED = Status(
     NAME,
 )
 _STATE_KEY: StateKey[Resource] = StateKey("PreFilter" + NAME)
-_DRA_KEY: StateKey[frozenset[str]] = StateKey("PreFilter" + NAME + "/DRAExtendedResources")
+DRA_EXTENDED_STATE_KEY: StateKey[frozenset[str]] = StateKey(
+    "PreFilter" + NAME + "/DRAExtendedResources"
+)
+"""The pod's extended resources a DeviceClass stands for (DRAExtendedResource), written by
+PreFilter: `fits_request`'s ``delegated_to_dra``."""
+_NO_PRE_FILTER_STATE = Status(
+    Code.Error, (f'error reading "{_STATE_KEY.name}" from cycleState: not found',), NAME
+)
 PRE_SCORE_STATE_KEY: StateKey[tuple[int, ...]] = StateKey("PreScore" + NAME)
 """The pod's request per scored resource (``preScoreStateKey``)."""
 
@@ -224,18 +237,16 @@ class NodeResourcesFit:
         manager = self._handle.dra_manager
         if self._dra_extended and request.scalar_resources and manager is not None:
             mapped = device_class_mapping(manager.list_device_classes())
-            state[_DRA_KEY] = frozenset(n for n in request.scalar_resources if n in mapped)
+            state[DRA_EXTENDED_STATE_KEY] = frozenset(
+                n for n in request.scalar_resources if n in mapped
+            )
         return None
 
     def schedsim_filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:
         """Reject the node when any requested resource does not fit."""
         request = state.get(_STATE_KEY)
-        if request is None:
-            return Status(
-                Code.Error,
-                (f"error reading {_STATE_KEY.name!r} from cycleState: not found",),
-                NAME,
-            )
+        if request is None:  # PreFilter was not run (fmt's %q quoting, as upstream)
+            return _NO_PRE_FILTER_STATE
         alloc = node_info.allocatable
         used = node_info.requested
         # Fast path for the common case: everything fits and nothing is allocated.
@@ -252,7 +263,7 @@ class NodeResourcesFit:
             node_info,
             self.ignored_resources,
             self.ignored_resource_groups,
-            state.get(_DRA_KEY) or frozenset(),
+            state.get(DRA_EXTENDED_STATE_KEY) or frozenset(),
         )
         if not short:
             return None

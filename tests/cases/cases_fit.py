@@ -1,5 +1,6 @@
 """Runner for the ``fit-*`` cases (NodeResourcesFit through PreFilter and Filter; the
-Score cases go to the generic plugin-case checker, ``cases_plugin``).
+Score cases, and Filter cases without PreFilter, go to the generic plugin-case checker,
+``cases_plugin``).
 
 Called by ``test_cases.py``; each function asserts what the case's ``expect`` gives.
 """
@@ -21,12 +22,18 @@ from schedsim.framework import (
     Profile,
 )
 from schedsim.snapshot import PredicateSnapshot
-from schedsim_plugins.noderesources import NodeResourcesFit, fits_request
+from schedsim.snapshot.dra import DraSnapshot
+from schedsim_plugins.noderesources import DRA_EXTENDED_STATE_KEY, NodeResourcesFit, fits_request
+
+
+def _generic(case: dict[str, Any]) -> bool:
+    points = case["check"].get("extensionPoints", [])
+    return "Score" in points or "PreFilter" not in points
 
 
 def expected_failure(case: dict[str, Any]) -> str | None:
     """Why this case is expected to fail (None: it must pass)."""
-    if "Score" in case["check"].get("extensionPoints", []):
+    if _generic(case):
         return cases_plugin.expected_failure(case)
     return None
 
@@ -50,7 +57,10 @@ def _plugin_case(case: dict[str, Any], source: str) -> dict[str, Any]:
     ns, name = check["pod"].split("/")
     pod = next(p for p in manifests.pods if p.namespace == ns and p.name == name)
     bound = [p for p in manifests.pods if p.node_name and p is not pod]
-    assert snap.set_cluster_state(manifests.nodes, bound) == []
+    dra = DraSnapshot.from_objects(
+        manifests.resource_claims, manifests.resource_slices, manifests.device_classes
+    )
+    assert snap.set_cluster_state(manifests.nodes, bound, dra) == []
     with snap.bound():  # plugins read the snapshot through the handle
         return _result(framework, snap, pod, check)
 
@@ -86,6 +96,7 @@ def _result(
                 node_info,
                 fit.ignored_resources,
                 fit.ignored_resource_groups,
+                state.get(DRA_EXTENDED_STATE_KEY) or frozenset(),
             )
         ]
     return got
@@ -93,7 +104,7 @@ def _result(
 
 def run(case: dict[str, Any], source: str) -> None:
     """Run one fit case and compare every field its ``expect`` gives."""
-    if "Score" in case["check"].get("extensionPoints", []):
+    if _generic(case):
         cases_plugin.run(case, source)
         return
     expect = case["expect"]

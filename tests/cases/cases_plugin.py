@@ -23,7 +23,7 @@ module in ``test_cases.py`` GROUPS::
 
 ``configure(handle, manifests)`` is called before the plugin is constructed, for what the
 plugin needs that kube-scheduler's informers would give it and this module does not wire
-(PVs, PVCs, StorageClasses, VolumeAttachments and CSINodes are wired).
+(PVs, PVCs, StorageClasses, VolumeAttachments, CSINodes and the DRA objects are wired).
 `build` returns the `PluginCase` for checks this module does not make.
 
 `expected_failure` marks a case xfail (strict) while its plugin is not registered or does
@@ -54,6 +54,7 @@ from schedsim.framework import (
 )
 from schedsim.snapshot import PredicateSnapshot
 from schedsim.snapshot.csi import CsiSnapshot
+from schedsim.snapshot.dra import DraSnapshot
 
 __all__ = ["HOOKS", "PluginCase", "build", "expected_failure", "run"]
 
@@ -127,7 +128,10 @@ def build(case: dict[str, Any], source: str, configure: Configure | None = None)
     pod = next(p for p in m.pods if p.namespace == ns and p.name == pod_name)
     bound = [p for p in m.pods if p.node_name and p is not pod]
     csi = CsiSnapshot(m.csi_nodes)
-    assert snap.set_cluster_state(m.nodes, bound, csi_snapshot=csi, storage_listers=listers) == []
+    dra = DraSnapshot.from_objects(m.resource_claims, m.resource_slices, m.device_classes)
+    assert (
+        snap.set_cluster_state(m.nodes, bound, dra, csi_snapshot=csi, storage_listers=listers) == []
+    )
     if configure is not None:
         configure(handle, m)
     plugin = discover_plugins()[name](check.get("pluginArgs") or {}, handle)
