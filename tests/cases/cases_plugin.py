@@ -10,7 +10,8 @@ methods directly, in extension-point order, for the points the case lists:
 2. Filter per listed node (only when PreFilter neither failed nor returned Skip);
 3. PreScore with the listed nodes that passed Filter (all listed nodes when Filter is not
    listed), in the case's order;
-4. Score per such node (only when PreScore did not return Skip);
+4. Score per such node (only when PreScore returned Success: Skip skips Score, a failure
+   ends the cycle and must be the case's expected ``preScore``);
 5. NormalizeScore over those scores, in place (``normalizedScores`` equal ``scores`` for a
    plugin without NormalizeScore).
 
@@ -202,10 +203,10 @@ def _run(c: PluginCase, expect: dict[str, Any]) -> None:
         pre_score = plugin.schedsim_pre_score(state, pod, list(feasible))
         if "preScore" in expect:
             _check_status("preScore", pre_score, expect["preScore"])
-        if _code(pre_score) == "Skip":
-            assert "scores" not in expect, "PreScore Skip: Score is not run"
+        if _code(pre_score) != "Success":  # Skip: Score is not run; a failure ends the cycle
+            assert "scores" not in expect, f"PreScore {_code(pre_score)}: Score is not run"
+            assert "preScore" in expect, f"preScore: {pre_score}"
             return
-        assert _code(pre_score) == "Success", f"preScore: {pre_score}"
     if "Score" not in points:
         return
     scores: dict[str, int] = {}

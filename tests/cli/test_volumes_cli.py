@@ -266,7 +266,7 @@ def test_scale_down_keeps_the_node_a_local_pv_pins_a_pod_to(
                 }
             },
             "spec.nodeAffinity.required.nodeSelectorTerms[0].matchExpressions[0].key",
-            "Invalid value: 'bad key!'",
+            'Invalid value: "bad key!"',
         ),
     ],
 )

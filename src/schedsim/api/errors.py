@@ -7,7 +7,15 @@ form `FILE: KIND NS/NAME: FIELD: problem` that the CLI prints (exit status 2).
 
 from __future__ import annotations
 
-__all__ = ["FieldError", "ManifestError"]
+__all__ = ["FieldError", "ManifestError", "go_value"]
+
+
+def go_value(value: object) -> str:
+    """A bad value as Go's ``field.Error`` prints it: strings quoted (``%q``), numbers bare."""
+    if isinstance(value, str):
+        escaped = value.replace("\\", "\\\\").replace('"', '\\"')
+        return f'"{escaped}"'
+    return str(value)
 
 
 class FieldError(ValueError):

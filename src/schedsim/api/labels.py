@@ -28,30 +28,47 @@ _DNS1123_SUBDOMAIN_RE = re.compile(
 )
 
 
+_QUALIFIED_NAME_MSG = (
+    "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an "
+    "alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for "
+    "validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')"
+)
+_DNS1123_SUBDOMAIN_MSG = (
+    "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or "
+    "'.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used "
+    "for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')"
+)
+
+
 def qualified_name_problem(key: str) -> str | None:
-    """What is wrong with a label key (``validation.IsQualifiedName``: ``[prefix/]name``),
+    """What is wrong with a label key, in apimachinery's words (``validation.IsQualifiedName``:
+    ``[prefix/]name``; several problems joined by ``"; "`` as ``field.Invalid`` callers do),
     or None when it is valid."""
+    errs: list[str] = []
     parts = key.split("/")
     if len(parts) == 1:
         name = parts[0]
     elif len(parts) == 2:
         prefix, name = parts
         if not prefix:
-            return "prefix part must be non-empty"
-        if len(prefix) > 253 or not _DNS1123_SUBDOMAIN_RE.fullmatch(prefix):
-            return "prefix part must be a lowercase RFC 1123 subdomain"
+            errs.append("prefix part must be non-empty")
+        else:
+            if len(prefix) > 253:
+                errs.append("prefix part must be no more than 253 characters")
+            if not _DNS1123_SUBDOMAIN_RE.fullmatch(prefix):
+                errs.append("prefix part " + _DNS1123_SUBDOMAIN_MSG)
     else:
-        return "a qualified name must have at most one '/'"
-    if not name:
-        return "name part must be non-empty"
-    if len(name) > 63:
-        return "name part must be no more than 63 characters"
-    if not _NAME_RE.fullmatch(name):
         return (
-            "name part must consist of alphanumeric characters, '-', '_' or '.', and must "
-            "start and end with an alphanumeric character"
+            f"a qualified name {_QUALIFIED_NAME_MSG} with an optional DNS subdomain prefix and "
+            "'/' (e.g. 'example.com/MyName')"
         )
-    return None
+    if not name:
+        errs.append("name part must be non-empty")
+    elif len(name) > 63:
+        errs.append("name part must be no more than 63 characters")
+    if not _NAME_RE.fullmatch(name):
+        errs.append("name part " + _QUALIFIED_NAME_MSG)
+    return "; ".join(errs) if errs else None
 
 
 def label_value_ok(value: str) -> bool:

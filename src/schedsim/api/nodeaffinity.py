@@ -11,6 +11,7 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 
 from schedsim.api.core import NodeSelectorRequirement, NodeSelectorTerm, Pod
+from schedsim.api.errors import go_value
 from schedsim.api.labels import label_value_ok, qualified_name_problem
 
 __all__ = [
@@ -64,7 +65,7 @@ def _label_matcher(req: NodeSelectorRequirement, path: str) -> tuple[Matcher | N
     key, op, values = req.key, req.operator, req.values
     problem = qualified_name_problem(key)
     if problem is not None:
-        errs.append(f"{path}.key: Invalid value: {key!r}: {problem}")
+        errs.append(f"{path}.key: Invalid value: {go_value(key)}: {problem}")
     bound = 0
     invalid = f"{path}.values: Invalid value"
     if op in ("In", "NotIn"):

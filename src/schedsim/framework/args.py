@@ -30,7 +30,7 @@ from typing import Any, ClassVar
 import attrs
 
 from schedsim.api.core import NodeAffinity, NodeSelectorTerm, PreferredSchedulingTerm
-from schedsim.api.errors import FieldError
+from schedsim.api.errors import FieldError, go_value
 from schedsim.api.labels import qualified_name_problem
 from schedsim.api.nodeaffinity import compile_node_selector, compile_term
 
@@ -75,14 +75,6 @@ class ArgsError(ValueError):
         super().__init__(f"{field}: {problem}" if field else problem)
         self.field = field
         self.problem = problem
-
-
-def go_value(value: object) -> str:
-    """A bad value as Go's ``field.Error`` prints it: strings quoted (``%q``), numbers bare."""
-    if isinstance(value, str):
-        escaped = value.replace("\\", "\\\\").replace('"', '\\"')
-        return f'"{escaped}"'
-    return str(value)
 
 
 # ------------------------------------------------------------------------------ decoding
