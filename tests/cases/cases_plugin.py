@@ -53,6 +53,7 @@ from schedsim.framework import (
     StorageListers,
     discover_plugins,
 )
+from schedsim.framework.args import ArgsError
 from schedsim.snapshot import PredicateSnapshot
 from schedsim.snapshot.csi import CsiSnapshot
 from schedsim.snapshot.dra import DraSnapshot
@@ -159,7 +160,21 @@ def _node_name(ni: NodeInfo) -> str:
 
 
 def run(case: dict[str, Any], source: str, configure: Configure | None = None) -> None:
-    """Run one case and assert every field its ``expect`` gives (see the module docstring)."""
+    """Run one case and assert every field its ``expect`` gives (see the module docstring).
+
+    ``expect.pluginArgsError`` (``field``, ``type``: the ``field.Error`` upstream's plugin
+    constructor returns, e.g. ``Invalid``): building the plugin from ``pluginArgs`` must fail
+    with that field and error type, and nothing is run.
+    """
+    want_err = case["expect"].get("pluginArgsError")
+    if want_err is not None:
+        try:
+            build(case, source, configure)
+        except ArgsError as e:
+            assert e.field == want_err["field"], f"pluginArgsError field: {e}"
+            assert e.problem.startswith(f"{want_err['type']} value"), f"pluginArgsError: {e}"
+            return
+        raise AssertionError(f"pluginArgsError: the plugin accepted the args, want {want_err}")
     c = build(case, source, configure)
     with c.snapshot.bound():  # the plugin reads the snapshot through its handle
         _run(c, case["expect"])

@@ -42,6 +42,9 @@ GROUPS = {
     "nodename-": ("cases_plugin", "NodeName"),
     "unschedulable-": ("cases_plugin", "NodeUnschedulable"),
     "balanced-": ("cases_plugin", "NodeResourcesBalancedAllocation"),
+    "leastallocated-": ("cases_plugin", "NodeResourcesFit LeastAllocated"),
+    "mostallocated-": ("cases_plugin", "NodeResourcesFit MostAllocated"),
+    "rtcr-": ("cases_plugin", "NodeResourcesFit RequestedToCapacityRatio"),
 }
 
 
