@@ -11,7 +11,10 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import Any
 
+import pytest
+
 from schedsim.api.core import NodeSelectorRequirement, NodeSelectorTerm
+from schedsim.api.errors import ManifestError
 from schedsim.api.loader import decode_objects
 from schedsim.api.quantity import parse_quantity
 from schedsim.api.resource import AllocationResult, qualified_name
@@ -75,6 +78,10 @@ def _results(allocation: AllocationResult) -> list[dict[str, Any]]:
             item["shareID"] = r.share_id
         if r.consumed_capacity:
             item["consumedCapacity"] = dict(r.consumed_capacity)
+        if r.binding_conditions:
+            item["bindingConditions"] = list(r.binding_conditions)
+        if r.binding_failure_conditions:
+            item["bindingFailureConditions"] = list(r.binding_failure_conditions)
         out.append(item)
     return out
 
@@ -145,6 +152,11 @@ def run(case: dict[str, Any], source: str) -> None:
     """Run one allocator case and compare every field its ``expect`` gives."""
     check, expect = case["check"], case["expect"]
     assert check["component"] == "StructuredAllocator"
+    if expect["outcome"] == "invalid":  # refused at load, as the API server refuses it
+        with pytest.raises(ManifestError) as refused:
+            decode_objects(case["objects"], source)
+        assert expect["errorContains"] in str(refused.value), str(refused.value)
+        return
     manifests = decode_objects(case["objects"], source)
     feats = features(check)
     node = next(n for n in manifests.nodes if n.name == check["node"])
