@@ -210,12 +210,13 @@ _DURATION = re.compile(r"^(?:(\d+(?:\.\d+)?)(h|m|s|ms|us|µs|ns))+$")
 _DURATION_PART = re.compile(r"(\d+(?:\.\d+)?)(h|ms|m|s|us|µs|ns)")
 
 
-def _parse_duration(value: Any, field: str) -> timedelta:
-    """A Go ``metav1.Duration`` (``"10s"``, ``"1m30s"``); raises ValueError."""
+def _parse_duration(value: Any, field: str) -> int:
+    """A Go ``metav1.Duration`` (``"10s"``, ``"1m30s"``, ``"1ns"``) in nanoseconds, Go's
+    resolution (a timedelta would round ``1ns`` to 0); raises ValueError."""
     if not isinstance(value, str) or not _DURATION.match(value):
         raise ValueError(f"{field}: expected a duration such as '10s', got {value!r}")
-    unit = {"h": 3600.0, "m": 60.0, "s": 1.0, "ms": 1e-3, "us": 1e-6, "µs": 1e-6, "ns": 1e-9}
-    return timedelta(seconds=sum(float(n) * unit[u] for n, u in _DURATION_PART.findall(value)))
+    unit = {"h": 3600e9, "m": 60e9, "s": 1e9, "ms": 1e6, "us": 1e3, "µs": 1e3, "ns": 1.0}
+    return round(sum(float(n) * unit[u] for n, u in _DURATION_PART.findall(value)))
 
 
 class DynamicResources:
@@ -241,9 +242,10 @@ class DynamicResources:
         unknown = sorted(set(args) - {"apiVersion", "kind", "filterTimeout"})
         if unknown:
             raise ValueError(f"unknown DynamicResourcesArgs field(s): {', '.join(unknown)}")
-        self.filter_timeout = _parse_duration(args.get("filterTimeout", "10s"), "filterTimeout")
-        if self.filter_timeout < timedelta(0):
+        timeout_ns = _parse_duration(args.get("filterTimeout", "10s"), "filterTimeout")
+        if timeout_ns < 0:
             raise ValueError("filterTimeout: must not be negative")
+        self.filter_timeout = timedelta(microseconds=timeout_ns / 1000)
         self._handle = handle
         gates = handle.feature_gates
         self.enabled = gates.enabled("DynamicResourceAllocation")
@@ -251,10 +253,11 @@ class DynamicResources:
         self.cel_cache = CelCache()
         self.pool_cache = PoolCache()
         self.allocated = AllocatedStateTracker(self.features)
-        micros = self.filter_timeout // timedelta(microseconds=1)
+        # Any positive timeout limits the search, even one shorter than a device's cost
+        # (upstream's 1ns times out at once); 0 turns the limit off.
         self.max_steps: int | None = (
-            micros // MICROSECONDS_PER_DEVICE_TRIED
-            if micros > 0 and gates.enabled("DRASchedulerFilterTimeout")
+            timeout_ns // (MICROSECONDS_PER_DEVICE_TRIED * 1000)
+            if timeout_ns > 0 and gates.enabled("DRASchedulerFilterTimeout")
             else None
         )
 
@@ -349,8 +352,8 @@ class DynamicResources:
         if not any(name in mapping for name in requests):
             return None, {}, {}
         name = extended_resource_claim_name(pod)
-        existing = manager.get_resource_claim(pod.namespace, name)
-        if existing is not None and claim_is_for_pod(pod, existing):
+        existing = _existing_extended_claim(pod, name, manager)
+        if existing is not None:
             if existing.status.allocation is None:
                 # Deallocated when the pod was unscheduled (a simulation moving pods):
                 # allocate it afresh rather than fail until PostFilter deletes it.
@@ -413,7 +416,7 @@ class DynamicResources:
             return None
         node = node_info.node
         assert node is not None
-        unavailable = False
+        unavailable: list[int] = []
         for i, claim in enumerate(s.claims):
             allocation = claim.status.allocation
             if allocation is None:
@@ -422,8 +425,7 @@ class DynamicResources:
                 allocation.node_selector is not None
                 and not node_matches(allocation.node_selector, node.labels, node.name)
             ) or self._binding_failed(claim):
-                s.unavailable.add(i)
-                unavailable = True
+                unavailable.append(i)
         node_claim = None
         if s.extended is not None:
             st, node_claim = self._filter_extended(s, pod, node_info)
@@ -444,6 +446,9 @@ class DynamicResources:
                 return _CANNOT_ALLOCATE
             s.node_allocations[node.name] = results
         if unavailable:
+            # Remembered for PostFilter only when the node fails for this reason, as upstream
+            # records them after the extended-resource check and the allocation.
+            s.unavailable.update(unavailable)
             return _NOT_AVAILABLE
         return None
 
@@ -670,6 +675,29 @@ class DynamicResources:
             if not all(_is_true(conds, t) for t in result.binding_conditions):
                 return _error(f"claim {claim.key} binding timeout")
         return None
+
+
+def _existing_extended_claim(
+    pod: Pod, name: str, manager: SharedDraManager
+) -> ResourceClaim | None:
+    """The special claim left from an earlier attempt (``findExtendedResourceClaim``): a claim
+    of the pod's namespace with the extended-resource annotation whose controller is the pod.
+    The name schedsim gives such claims is tried first (O(1)); a claim named otherwise (made by
+    kube-scheduler, with a random suffix) is found by a scan of the claims, O(claims), as
+    upstream lists them."""
+    claim = manager.get_resource_claim(pod.namespace, name)
+    if claim is not None and _is_extended_claim_for(pod, claim):
+        return claim
+    for claim in manager.list_resource_claims():
+        if _is_extended_claim_for(pod, claim):
+            return claim
+    return None
+
+
+def _is_extended_claim_for(pod: Pod, claim: ResourceClaim) -> bool:
+    return claim.annotations.get(EXTENDED_RESOURCE_CLAIM_ANNOTATION) == "true" and claim_is_for_pod(
+        pod, claim
+    )
 
 
 def _binding_conditions(

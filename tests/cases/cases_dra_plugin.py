@@ -1,11 +1,15 @@
 """Runner for the ``dra-plugin-*`` cases: kube-scheduler's DynamicResources plugin
 (``dynamicresources_test.go`` TestPlugin) through its extension points.
 
-Extension points run in scheduler order: PreEnqueue, PreFilter, Filter per node, PostFilter
+Extension points run in scheduler order: PreEnqueue, PreFilter, Filter per node (a Filter
+``Error`` ends the cycle, as it does in kube-scheduler and in upstream's harness), PostFilter
 only when no node passed, Reserve and PreBind on the first node that passed. Like upstream's
 harness, a non-success status matches when its message *contains* the expected message.
+``unreserveBeforePreBind: true`` calls Unreserve right after Reserve (another PreBind plugin
+failed) and stops; ``unreserveAfterPreBind: true`` calls it after PreBind (Bind failed).
 Claims are compared after the step the case names (``claimsAfterPreBind``, ...) as the
-snapshot holds them.
+snapshot holds them; ``claimsAfterPostFilter`` and ``claimsAfterUnreserve`` list every claim
+left in the snapshot.
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ from schedsim.api.core import Pod
 from schedsim.api.loader import Manifests, decode_objects
 from schedsim.api.resource import ResourceClaim
 from schedsim.framework import CycleState, FeatureGates, Framework, Handle, Profile, Status
+from schedsim.framework.status import Code
 from schedsim.snapshot import PredicateSnapshot
 from schedsim.snapshot.dra import DraSnapshot
 from schedsim_plugins.dynamicresources import STATE_KEY
@@ -55,12 +60,16 @@ def _generated(expected: dict[str, Any], got: list[ResourceClaim]) -> dict[str, 
     return {**expected, "metadata": {**meta, "name": claim.name}}
 
 
-def _check_claims(step: str, snap: PredicateSnapshot, expected: list[dict[str, Any]]) -> None:
+def _check_claims(
+    step: str, snap: PredicateSnapshot, expected: list[dict[str, Any]], complete: bool = False
+) -> None:
     claims = list(snap.list_resource_claims())
     want = decode_objects(
         [_generated(e, claims) for e in expected], f"expect.{step}"
     ).resource_claims
     got = {c.key: c for c in claims}
+    if complete:
+        assert sorted(got) == sorted(c.key for c in want), f"{step}: claims {sorted(got)}"
     for claim in want:
         assert claim.key in got, f"{step}: claim {claim.key} missing"
         g, w = _claim_view(got[claim.key]), _claim_view(claim)
@@ -120,6 +129,8 @@ def _run_points(
                 _check(f"filter.{node_name}", fst, want)
             if fst is None or fst.is_success:
                 passed.append(node_name)
+            elif fst.code is Code.Error:
+                return  # an error ends the scheduling cycle
             else:
                 statuses[node_name] = fst
     if not passed:
@@ -127,7 +138,9 @@ def _run_points(
         if "postFilter" in expect:
             _check("postFilter", pst, expect["postFilter"])
         if "claimsAfterPostFilter" in expect:
-            _check_claims("claimsAfterPostFilter", snap, expect["claimsAfterPostFilter"])
+            _check_claims(
+                "claimsAfterPostFilter", snap, expect["claimsAfterPostFilter"], complete=True
+            )
         if "preBindPreFlight" in expect:  # upstream asks it even for a skipped pod
             first = (check.get("nodes") or [check.get("node")])[0]
             flight = plugin.schedsim_pre_bind_pre_flight(state, pod, first)
@@ -138,6 +151,10 @@ def _run_points(
     if "reserve" in expect:
         _check("reserve", rst, expect["reserve"])
     if rst is not None and not rst.is_success:
+        return
+    if expect.get("unreserveBeforePreBind"):
+        plugin.schedsim_unreserve(state, pod, node_name)
+        _check_claims("claimsAfterUnreserve", snap, expect["claimsAfterUnreserve"], complete=True)
         return
     flight = plugin.schedsim_pre_bind_pre_flight(state, pod, node_name)
     if "preBindPreFlight" in expect:
@@ -150,6 +167,9 @@ def _run_points(
         if not expect["claimsAfterPreBind"]:  # nothing may have been created
             assert list(snap.list_resource_claims()) == list(manifests.resource_claims)
         _check_claims("claimsAfterPreBind", snap, expect["claimsAfterPreBind"])
+    if expect.get("unreserveAfterPreBind"):
+        plugin.schedsim_unreserve(state, pod, node_name)
+        _check_claims("claimsAfterUnreserve", snap, expect["claimsAfterUnreserve"], complete=True)
     if "podStatusAfterPreBind" in expect:
         want_status = expect["podStatusAfterPreBind"]["extendedResourceClaimStatus"]
         got_status = state[STATE_KEY].extended_status

@@ -198,6 +198,9 @@ def _objects(count: int) -> list[dict[str, Any]]:
     [
         # dynamicresources_test.go "timeout": a 1ns filterTimeout rejects the node
         ("10us", 2, "0/1 nodes are available: 1 timed out trying to allocate devices."),
+        # upstream's own 1ns: shorter than one device's virtual cost, still a limit (it was
+        # read as "no limit" before)
+        ("1ns", 2, "0/1 nodes are available: 1 timed out trying to allocate devices."),
         # "timeout_disabled": 0 turns the timeout off, the search runs to its answer
         ("0s", 11, "0/1 nodes are available: 1 cannot allocate all claims."),
         # the default 10s is far above what the pruned search needs here
