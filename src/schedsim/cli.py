@@ -422,6 +422,8 @@ def _engine(
             "yet: they do not run",
             file=sys.stderr,
         )
+    for line in framework.config_warnings:
+        print(f"warning: {config.config_file}: {line}", file=sys.stderr)
     unused = sorted(set(framework.profile.plugin_args) - set(framework.plugins))
     if unused:
         print(

@@ -261,3 +261,76 @@ def test_cli_refuses_unknown_field_with_exit_2_and_prints_warnings(
         "not run\n" in err
     )
     assert load_scheduler_configuration(str(ok)).profiles[0].config_path == "profiles[0]"
+
+
+def _framework_of(plugins: Mapping[str, Any]) -> Framework:
+    conf = scheduler_configuration_from_mapping(_cfg(profiles=[{"plugins": plugins}]))
+    return Framework(conf.profiles[0], Handle())
+
+
+@pytest.mark.parametrize(
+    ("point", "plugin", "interface"),
+    [
+        ("score", "NodePorts", "ScorePlugin"),
+        ("filter", "ImageLocality", "FilterPlugin"),
+        ("preScore", "NodeName", "PreScorePlugin"),
+    ],
+)
+def test_plugin_enabled_at_a_point_it_does_not_implement_is_refused(
+    point: str, plugin: str, interface: str
+) -> None:
+    """kube-scheduler's NewFramework -> updatePluginList refuses a plugin enabled explicitly at
+    an extension point whose interface it does not implement, with
+    ``plugin "<name>" does not extend <Interface> plugin`` (frameworkruntime/framework.go)."""
+    with pytest.raises(PluginError) as e:
+        _framework_of({point: {"enabled": [{"name": plugin}]}})
+    assert str(e.value) == (
+        f"KubeSchedulerConfiguration: profiles[0].plugins.{point}.enabled[0]: "
+        f'plugin "{plugin}" does not extend {interface} plugin'
+    )
+
+
+def test_plugin_enabled_at_a_point_it_implements_is_accepted() -> None:
+    """The same check passes a plugin that has the hook (NodeResourcesFit has Score)."""
+    fw = _framework_of({"score": {"enabled": [{"name": "NodeResourcesFit", "weight": 3}]}})
+    assert fw.score_weights["NodeResourcesFit"] == 3
+    assert fw.config_warnings == ()
+
+
+def test_multi_point_weight_on_a_plugin_without_score_is_warned_about() -> None:
+    """Under multiPoint kube-scheduler enables a plugin only at the points it implements and
+    never reads the weight of one without Score (expandMultiPointPlugins); schedsim says so
+    instead of dropping it silently. A weight on a Score plugin is no warning."""
+    fw = _framework_of(
+        {
+            "multiPoint": {
+                "enabled": [
+                    {"name": "NodePorts", "weight": 5},
+                    {"name": "ImageLocality", "weight": 4},
+                ]
+            }
+        }
+    )
+    assert fw.config_warnings == (
+        "KubeSchedulerConfiguration: profiles[0].plugins.multiPoint.enabled[0].weight: "
+        "ignored: NodePorts has no Score extension",
+    )
+    assert fw.score_weights["ImageLocality"] == 4
+
+
+def test_cli_refuses_a_score_entry_for_a_plugin_without_score(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Exit 2 with FILE: KubeSchedulerConfiguration: FIELD: problem (fresh-user repro: a score
+    weight on NodePorts ran with exit 0)."""
+    cfg = tmp_path / "cfg.yaml"
+    cfg.write_text(
+        f"apiVersion: {V1}\nkind: KubeSchedulerConfiguration\nprofiles:\n- plugins:\n"
+        "    score:\n      enabled:\n      - {name: NodePorts, weight: 5}\n"
+    )
+    assert main(["simulate", "--config", str(cfg)]) == 2
+    err = capsys.readouterr().err
+    assert (
+        f"{cfg}: KubeSchedulerConfiguration: profiles[0].plugins.score.enabled[0]: "
+        'plugin "NodePorts" does not extend ScorePlugin plugin'
+    ) in err

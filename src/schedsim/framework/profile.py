@@ -88,6 +88,11 @@ class Profile:
         percentage_of_nodes_to_score: the profile's ``percentageOfNodesToScore`` (0-100), or
             the configuration's global one when the profile has none; ``None`` or 0 means
             kube-scheduler's adaptive default.
+        enabled_at: extension point -> ``(plugin, config path)`` of each plugin enabled
+            explicitly at that point (not through ``multiPoint``): such a plugin must
+            implement the point, as kube-scheduler's updatePluginList requires.
+        multi_point_weights: ``(plugin, config path)`` of each ``multiPoint`` entry that
+            carries a weight; the weight only means something for a Score plugin.
         config_path: where the profile came from (``"profiles[1]"``), empty for a profile
             built in code; with ``plugin_config_index`` (plugin -> ``j`` of its
             ``pluginConfig[j]``) it lets plugin args errors name their field.
@@ -101,6 +106,8 @@ class Profile:
     explicit: frozenset[str] = frozenset()
     plugin_weights: Mapping[str, int] = attrs.field(factory=lambda: dict(DEFAULT_WEIGHTS))
     percentage_of_nodes_to_score: int | None = None
+    enabled_at: Mapping[str, tuple[tuple[str, str], ...]] = attrs.field(factory=dict)
+    multi_point_weights: tuple[tuple[str, str], ...] = ()
     config_path: str = ""
     plugin_config_index: Mapping[str, int] = attrs.field(factory=dict)
 

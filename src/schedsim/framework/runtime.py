@@ -144,6 +144,7 @@ class Framework:
         except pluggy.PluginValidationError as e:
             raise PluginError(str(e)) from e
         self.not_emulated: tuple[str, ...] = tuple(missing)
+        self.config_warnings: tuple[str, ...] = self._check_points(profile)
         self._pre_filter: tuple[tuple[str, PreFilterFn], ...] = self._chain("preFilter")
         self._filter: tuple[tuple[str, FilterFn], ...] = self._chain("filter")
         self._reserve: tuple[tuple[str, ReserveFn], ...] = self._chain("reserve")
@@ -167,6 +168,24 @@ class Framework:
         self._score: tuple[ScoreLink, ...] = tuple(
             (name, fn, normalize.get(name), profile.weight(name))
             for name, fn in self._chain("score")
+        )
+
+    def _check_points(self, profile: Profile) -> tuple[str, ...]:
+        """kube-scheduler's updatePluginList: a plugin enabled explicitly at a point must
+        implement it (PluginError otherwise). Returns one warning per ``multiPoint`` weight
+        given to a plugin that has no Score (kube-scheduler ignores it without a word)."""
+        for point, entries in profile.enabled_at.items():
+            ep = POINTS_BY_KEY[point]
+            implementing = {i.plugin_name for i in getattr(self.pm.hook, ep.hook).get_hookimpls()}
+            for name, where in entries:
+                if name in self.plugins and name not in implementing:
+                    problem = f'plugin "{name}" does not extend {ep.protocol} plugin'
+                    raise PluginError(_config_problem(profile, where, problem))
+        scoring = {i.plugin_name for i in self.pm.hook.schedsim_score.get_hookimpls()}
+        return tuple(
+            f"{_config_where(profile, where)}.weight: ignored: {name} has no Score extension"
+            for name, where in profile.multi_point_weights
+            if name in self.plugins and name not in scoring
         )
 
     def _chain(self, point: str, hook_name: str | None = None) -> tuple[tuple[str, Any], ...]:
@@ -600,6 +619,15 @@ class Framework:
                 failed.append(f'running Unreserve plugin "{name}": {_describe(e)}')
         if failed:
             raise PluginError("; ".join(failed))
+
+
+def _config_where(profile: Profile, where: str) -> str:
+    """``KubeSchedulerConfiguration: <path>`` for a profile read from a file, else ``<path>``."""
+    return f"KubeSchedulerConfiguration: {where}" if profile.config_path else where
+
+
+def _config_problem(profile: Profile, where: str, problem: str) -> str:
+    return f"{_config_where(profile, where)}: {problem}"
 
 
 def _args_problem(profile: Profile, name: str, e: Exception) -> str:

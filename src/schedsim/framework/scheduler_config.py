@@ -268,6 +268,7 @@ def _profile(
         if w == 0:
             warnings.append(f"{ip}.weight: 0 counts as 1, as in kube-scheduler")
     per_point: dict[str, tuple[str, ...]] = {}
+    enabled_at: dict[str, tuple[tuple[str, str], ...]] = {}
     for point in RUN_POINTS:
         ps = d.get_map(plugins, point, pp)
         ptp = d.join(pp, point)
@@ -284,6 +285,8 @@ def _profile(
             elif w is not None:
                 warnings.append(f"{ip}.weight: ignored: weights apply at score and multiPoint")
         explicit.update(enabled)
+        if entries:
+            enabled_at[point] = tuple((n, ip) for n, _, ip in entries)
         if "*" in disabled:  # no MultiPoint expansion at this point
             per_point[point] = tuple(enabled)
             continue
@@ -317,6 +320,8 @@ def _profile(
         plugin_args=args,
         explicit=frozenset(explicit),
         plugin_weights=weights,
+        enabled_at=enabled_at,
+        multi_point_weights=tuple((n, ip) for n, w, ip in mp_entries if w is not None),
         percentage_of_nodes_to_score=own if own is not None else global_percentage,
         config_path=path,
         plugin_config_index=index,
