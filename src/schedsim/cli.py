@@ -8,8 +8,9 @@ ResourceClaims. With no PATH it runs the example cluster shipped with schedsim.
 Autoscaler's what-if questions; ``schedsim plugins`` lists plugins and a profile's order.
 
 Exit status: 0 done (whether or not every pod fits), 2 bad input or usage (the message names
-the file, object and field), 1 a plugin failed (or the reader of the output went away, as
-with ``| head``). Output is written whole or not at all.
+the file, object and field), 1 a plugin failed or the output could not be written whole (a
+full disk, a file size limit, a reader that went away as with ``| head``), 130 Ctrl-C.
+Output is written whole or not at all (`schedsim.cli_output`).
 """
 
 from __future__ import annotations
@@ -29,10 +30,11 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from schedsim import cli_autoscaling, cli_kss
+from schedsim import cli_autoscaling, cli_kss, cli_output
 from schedsim.api.core import Pod
 from schedsim.api.errors import ManifestError
 from schedsim.api.strict import VALIDATION_MODES
+from schedsim.cli_output import warn
 from schedsim.engine import STORES, Cluster, Engine, EngineConfig
 from schedsim.framework.extension_points import HOOK_TITLES
 from schedsim.framework.features import FeatureGates
@@ -87,7 +89,7 @@ def _parse_gates(text: str | None) -> dict[str, bool]:
 
 
 def _parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(
+    p = cli_output.Parser(
         prog="schedsim",
         description="Kubernetes scheduler framework emulator over a forkable cluster snapshot.",
     )
@@ -160,6 +162,13 @@ def _parser() -> argparse.ArgumentParser:
     )
     _profile_args(plug)
     cli_autoscaling.add_parsers(sub, _profile_args, sorted(STORES))
+    for each in sub.choices.values():  # the one place --output-file is defined
+        each.add_argument(
+            "--output-file",
+            metavar="FILE",
+            help="write the output to FILE instead of standard output: whole or not at all "
+            "(a temporary file in FILE's directory, renamed over FILE once complete)",
+        )
     for command in MANIFEST_COMMANDS:  # the one place --validate is defined
         sub.choices[command].add_argument(
             "--validate",
@@ -248,8 +257,10 @@ def _to_json(result: SimulationResult) -> str:
         "summary": {
             "scheduled": result.scheduled,
             "unschedulable": result.unschedulable,
+            "errors": result.errors,
             "nodes": result.nodes,
         },
+        "warnings": cli_output.recorded_warnings(),
     }
     return json.dumps(doc, indent=2) + "\n"
 
@@ -279,7 +290,9 @@ def _to_table(result: SimulationResult) -> str:
     spread = ", ".join(f"{n}: {c}" for n, c in sorted(per_node.items()))
     console.print(
         f"{result.scheduled} scheduled, {result.unschedulable} unschedulable, "
-        f"{result.nodes} nodes" + (f" ({spread})" if spread else ""),
+        + (f"{result.errors} plugin error(s), " if result.errors else "")
+        + f"{result.nodes} nodes"
+        + (f" ({spread})" if spread else ""),
         markup=False,
     )
     for o in result.outcomes:
@@ -369,11 +382,7 @@ def _plugin_sources(args: argparse.Namespace) -> dict[str, str]:
     for spec in args.plugin:
         name, _ = load_plugin_spec(spec)
         if name in sources:
-            print(
-                f"warning: --plugin {spec} replaces the installed plugin {name!r} "
-                f"({sources[name]})",
-                file=sys.stderr,
-            )
+            warn(f"--plugin {spec} replaces the installed plugin {name!r} ({sources[name]})")
         sources[name] = f"--plugin {spec}"
     return sources
 
@@ -393,7 +402,7 @@ def _engine_config(
     if args.config:
         loaded = load_scheduler_configuration(args.config)
         for w in loaded.warnings:
-            print(f"warning: {args.config}: KubeSchedulerConfiguration: {w}", file=sys.stderr)
+            warn(f"{args.config}: KubeSchedulerConfiguration: {w}")
         profile = loaded.profiles[0]
     config = EngineConfig(
         profile=profile,
@@ -417,19 +426,15 @@ def _engine(
     framework = engine.framework
     asked = [n for n in framework.not_emulated if n in framework.profile.explicit]
     if asked:
-        print(
-            f"warning: {config.config_file}: plugin(s) {', '.join(asked)} enabled but not emulated "
-            "yet: they do not run",
-            file=sys.stderr,
+        warn(
+            f"{config.config_file}: plugin(s) {', '.join(asked)} enabled but not emulated "
+            "yet: they do not run"
         )
     for line in framework.config_warnings:
         print(f"warning: {config.config_file}: {line}", file=sys.stderr)
     unused = sorted(set(framework.profile.plugin_args) - set(framework.plugins))
     if unused:
-        print(
-            f"warning: pluginConfig for plugin(s) not enabled in the profile: {', '.join(unused)}",
-            file=sys.stderr,
-        )
+        warn(f"pluginConfig for plugin(s) not enabled in the profile: {', '.join(unused)}")
     return engine, sources
 
 
@@ -480,7 +485,7 @@ def _timing_report(timings: PluginTimings) -> str:
     return "\n".join(lines)
 
 
-def _autoscaling(args: argparse.Namespace) -> tuple[str, int]:
+def _autoscaling(args: argparse.Namespace) -> tuple[str | None, int]:
     engine, _ = _engine(args)
     return cli_autoscaling.run(args, engine)
 
@@ -519,27 +524,22 @@ def _simulate(args: argparse.Namespace) -> tuple[str, int]:
     except DraSnapshotError as e:
         raise _UsageError(str(e)) from None
     for w in result.warnings:
-        print(f"warning: {w}", file=sys.stderr)
+        warn(w)
     missing = explain_keys - {o.pod.key for o in result.outcomes}
     for key in sorted(missing):
-        print(f"warning: --explain {key}: no such pending pod", file=sys.stderr)
+        warn(f"--explain {key}: no such pending pod")
     for p in result.skipped_pods:
         target = p.node_name or p.nominated_node_name
-        print(
-            f"warning: pod {p.key}: node {target!r} is not among the nodes; ignored",
-            file=sys.stderr,
-        )
+        warn(f"pod {p.key}: node {target!r} is not among the nodes; ignored", f"Pod {p.key}")
     if result.other_scheduler_pods:
-        print(
-            f"warning: {_some(result.other_scheduler_pods)} name another schedulerName than "
-            f"{profile.scheduler_name!r}; not scheduled",
-            file=sys.stderr,
+        warn(
+            f"{_some(result.other_scheduler_pods)} name another schedulerName than "
+            f"{profile.scheduler_name!r}; not scheduled"
         )
     for plugin, pods in result.unchecked.items():
-        print(
-            f"warning: {plugin} is not emulated yet: {_some(pods)} need it; where they were "
-            f"placed, it was not checked",
-            file=sys.stderr,
+        warn(
+            f"{plugin} is not emulated yet: {_some(pods)} need it; where they were "
+            f"placed, it was not checked"
         )
     if timings is not None:
         print(_timing_report(timings), file=sys.stderr)
@@ -557,40 +557,37 @@ def _simulate(args: argparse.Namespace) -> tuple[str, int]:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run the command line; returns the exit status."""
-    args = _parser().parse_args(argv)
+    """Run the command line; returns the exit status (0, 1, 2, or 130 on Ctrl-C)."""
+    try:
+        args = _parser().parse_args(argv)
+    except cli_output.OutputError as e:  # --help or --version could not be written whole
+        print(f"schedsim: error: {e}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print("schedsim: interrupted", file=sys.stderr)
+        return 130
+    return cli_output.run_command(lambda: _run(args), getattr(args, "output_file", None))
+
+
+def _run(args: argparse.Namespace) -> tuple[str | None, int]:
+    """The command's whole output (None: nothing to write) and exit status; bad input and
+    failures become statuses with their error line."""
     try:
         if args.command == "plugins":
-            out, status = _plugins(args), 0
-        elif args.command in ("scale-up", "scale-down"):
-            out, status = _autoscaling(args)
-        else:
-            # Loading creates hundreds of thousands of objects and almost no reference
-            # cycles: collections of the oldest generation would walk them again and again
-            # (docs/performance.md).
-            with gc_paused():
-                out, status = _simulate(args)
-    except (ManifestError, _UsageError, cli_autoscaling.UsageError) as e:
+            return _plugins(args), 0
+        if args.command in ("scale-up", "scale-down"):
+            return _autoscaling(args)
+        # Loading creates hundreds of thousands of objects and almost no reference
+        # cycles: collections of the oldest generation would walk them again and again
+        # (docs/performance.md).
+        with gc_paused():
+            return _simulate(args)
+    except (ManifestError, _UsageError, cli_autoscaling.UsageError, PluginError) as e:
         print(f"schedsim: error: {e}", file=sys.stderr)
-        return 2
-    except PluginError as e:
-        print(f"schedsim: error: {e}", file=sys.stderr)
-        return 2
+        return None, 2
     except SchedulingError as e:
         print(f"schedsim: error: {e}", file=sys.stderr)
-        return 1
-    try:
-        sys.stdout.write(out)
-        sys.stdout.flush()
-    except BrokenPipeError:
-        # keep the interpreter's final flush from failing again (Python's documented recipe)
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        return 1
-    except OSError as e:  # e.g. a full disk: say so, never a traceback
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        print(f"schedsim: error: cannot write the output: {e.strerror or e}", file=sys.stderr)
-        return 1
-    return status
+        return None, 1
 
 
 if __name__ == "__main__":  # pragma: no cover

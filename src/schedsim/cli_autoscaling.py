@@ -31,6 +31,7 @@ from rich.table import Table
 from schedsim.api.core import Pod
 from schedsim.api.errors import ManifestError
 from schedsim.api.gate_hints import feature_gate_hints
+from schedsim.cli_output import recorded_warnings, warn
 from schedsim.engine import Cluster, Engine
 from schedsim.simulation.equivalence import group_equivalent_pods
 from schedsim.simulation.nodegroups import (
@@ -171,7 +172,7 @@ def warn_input(cluster: Cluster, engine: Engine) -> None:
         resource_claim_templates=cluster.resource_claim_templates,
     )
     for w in (*cluster.warnings, *hints):
-        print(f"warning: {w}", file=sys.stderr)
+        warn(w)
 
 
 class UsageError(Exception):
@@ -206,11 +207,10 @@ def _inputs(args: argparse.Namespace, need_groups: bool) -> tuple[Cluster, list[
                 return cluster, load_node_groups(str(path))
     export = cluster.origin
     if export is not None and export.scheduler_config is not None and not args.config:
-        print(
-            f"warning: {export.scheduler_config_source}: the schedulerConfig of the "
+        warn(
+            f"{export.scheduler_config_source}: the schedulerConfig of the "
             f"kube-scheduler-simulator export is not used by {args.command} (the default "
-            "profile is); save it to a file and pass --config FILE",
-            file=sys.stderr,
+            "profile is); save it to a file and pass --config FILE"
         )
     return cluster, None if groups_file is None else load_node_groups(groups_file)
 
@@ -258,10 +258,7 @@ def run(args: argparse.Namespace, engine: Engine) -> tuple[str, int]:
 def _warn_skipped(pods: Sequence[Pod]) -> None:
     for p in pods:  # the same words as `schedsim simulate`
         target = p.node_name or p.nominated_node_name
-        print(
-            f"warning: pod {p.key}: node {target!r} is not among the nodes; ignored",
-            file=sys.stderr,
-        )
+        warn(f"pod {p.key}: node {target!r} is not among the nodes; ignored", f"Pod {p.key}")
 
 
 def _report_errors(errors: Sequence[PodError]) -> int:
@@ -300,7 +297,7 @@ def _run(args: argparse.Namespace, engine: Engine) -> tuple[str, int]:
     engine.check(cluster)
     if groups is not None:
         for w in unknown_member_nodes(groups, cluster.nodes):
-            print(f"warning: {source}: {w}", file=sys.stderr)
+            warn(f"{source}: {w}")
     try:
         if for_up:
             assert groups is not None
@@ -313,7 +310,7 @@ def _run(args: argparse.Namespace, engine: Engine) -> tuple[str, int]:
                     max_nodes_per_scale_up=args.max_nodes_per_scaleup,
                 )
             for w in up.warnings:
-                print(f"warning: {w}", file=sys.stderr)
+                warn(w)
             _warn_skipped(up.skipped_pods)
             code = _report_errors(up.errors)
             return (_up_json(up) if args.output == "json" else _up_table(up)), code
@@ -328,7 +325,7 @@ def _run(args: argparse.Namespace, engine: Engine) -> tuple[str, int]:
     except NodeGroupError as e:  # a node in two groups, a template that cannot be copied
         raise ManifestError(f"{source}: {e}") from None
     for w in down.warnings:
-        print(f"warning: {w}", file=sys.stderr)
+        warn(w)
     _warn_skipped(down.skipped_pods)
     code = _report_errors(down.errors)
     return (_down_json(down) if args.output == "json" else _down_table(down)), code
@@ -378,6 +375,7 @@ def _up_json(r: ScaleUpResult) -> str:
             "laterScaleUp": len(r.later),
             "errors": len({e.pod.key for e in r.errors}),
         },
+        "warnings": recorded_warnings(),
     }
     return json.dumps(doc, indent=2) + "\n"
 
@@ -508,7 +506,9 @@ def _down_json(r: ScaleDownResult) -> str:
             "gpuThreshold": r.gpu_threshold,
             "pendingPlaced": len(r.pending_placed),
             "pendingUnplaced": len(r.pending_unplaced),
+            "errors": len({e.pod.key for e in r.errors}),
         },
+        "warnings": recorded_warnings(),
     }
     return json.dumps(doc, indent=2) + "\n"
 
@@ -532,7 +532,9 @@ def _down_table(r: ScaleDownResult) -> str:
         f", GPU nodes {r.gpu_threshold:g}" if gpu else ""
     )
     console.print(
-        f"{len(r.removable)} of {len(r.verdicts)} node(s) removable ({thresholds})", markup=False
+        f"{len(r.removable)} of {len(r.verdicts)} node(s) removable ({thresholds})"
+        + (f", {len({e.pod.key for e in r.errors})} plugin error(s)" if r.errors else ""),
+        markup=False,
     )
     pending = len(r.pending_placed) + len(r.pending_unplaced)
     if pending:

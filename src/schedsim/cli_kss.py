@@ -16,6 +16,7 @@ from typing import Any
 from schedsim.api.errors import FieldError, ManifestError
 from schedsim.api.kss import KssPodResult, export_document, scheduler_config_document
 from schedsim.api.loader import read_documents
+from schedsim.cli_output import warn
 from schedsim.engine import Cluster
 from schedsim.framework.profile import Profile
 from schedsim.framework.scheduler_config import scheduler_configuration_from_mapping
@@ -50,7 +51,7 @@ def embedded_profile(config_file: str | None, cluster: Cluster) -> tuple[Profile
     except FieldError as e:
         raise ManifestError(f"{where}.{e.field}: {e.problem}") from None
     for w in config.warnings:
-        print(f"warning: {where}: {w}", file=sys.stderr)
+        warn(f"{where}: {w}")
     return config.profiles[0], source
 
 
@@ -83,20 +84,18 @@ def to_kss(config_file: str | None, cluster: Cluster, result: SimulationResult) 
     }
     dropped = ", ".join(f"{n} {kind}" for kind, n in left_out.items() if n)
     if dropped:
-        print(
-            f"warning: --output kss: kube-scheduler-simulator exports have no place for "
-            f"{dropped} object(s); left out of the output",
-            file=sys.stderr,
+        warn(
+            f"--output kss: kube-scheduler-simulator exports have no place for "
+            f"{dropped} object(s); left out of the output"
         )
     manifests = cluster.origin
     objects = [] if manifests is None else manifests.raw_objects
     written = {(o.get("metadata") or {}).get("name") for k, o in objects if k == "Pod"}
     missing = [key for key in results if key[1] not in written]
     if missing:
-        print(
-            f"warning: --output kss: {len(missing)} pod(s) schedsim created (e.g. "
-            f"{missing[0][0]}/{missing[0][1]}) have no manifest to write; left out",
-            file=sys.stderr,
+        warn(
+            f"--output kss: {len(missing)} pod(s) schedsim created (e.g. "
+            f"{missing[0][0]}/{missing[0][1]}) have no manifest to write; left out"
         )
     config: Mapping[str, Any] | None
     if config_file:

@@ -7,13 +7,13 @@ from __future__ import annotations
 import io
 import json
 import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
+from cli_proc import schedsim_script
 
 from schedsim.cli import main
 
@@ -165,7 +165,8 @@ def test_example_json_exact(capsys: pytest.CaptureFixture[str]) -> None:
     doc = _json(capsys)
     assert doc == {
         "pods": EXAMPLE_PODS,
-        "summary": {"scheduled": 5, "unschedulable": 2, "nodes": 4},
+        "summary": {"scheduled": 5, "unschedulable": 2, "errors": 0, "nodes": 4},
+        "warnings": [],
     }
 
 
@@ -174,8 +175,8 @@ def test_json_shape(capsys: pytest.CaptureFixture[str]) -> None:
     assert code == 0
     assert out.endswith("}\n")
     doc = json.loads(out)
-    assert list(doc) == ["pods", "summary"]
-    assert list(doc["summary"]) == ["scheduled", "unschedulable", "nodes"]
+    assert list(doc) == ["pods", "summary", "warnings"]
+    assert list(doc["summary"]) == ["scheduled", "unschedulable", "errors", "nodes"]
     assert all(isinstance(v, int) for v in doc["summary"].values())
     for p in doc["pods"]:
         assert list(p) == ["namespace", "name", "node", "reasons", "message", "allocations"]
@@ -212,7 +213,8 @@ def test_empty_stdin_is_zero_objects(
     assert (code, err) == (0, "warning: no objects found in <stdin>\n")
     assert json.loads(out) == {
         "pods": [],
-        "summary": {"scheduled": 0, "unschedulable": 0, "nodes": 0},
+        "summary": {"scheduled": 0, "unschedulable": 0, "errors": 0, "nodes": 0},
+        "warnings": [{"message": "no objects found in <stdin>"}],
     }
 
 
@@ -253,7 +255,7 @@ def test_config_on_the_example(cwd: Path, capsys: pytest.CaptureFixture[str]) ->
         "shop/web-1": "worker-a",
         "shop/web-2": "worker-b",
     }
-    assert doc["summary"] == {"scheduled": 7, "unschedulable": 0, "nodes": 4}
+    assert doc["summary"] == {"scheduled": 7, "unschedulable": 0, "errors": 0, "nodes": 4}
 
 
 BAD_CONFIGS = [
@@ -560,7 +562,7 @@ def test_k8s_sims_benchmark(capsys: pytest.CaptureFixture[str]) -> None:
     if not BENCHMARK.is_dir():
         pytest.skip(f"{BENCHMARK} not found (set SCHEDSIM_SHARED_DIR to the shared folder)")
     doc = _json(capsys, str(BENCHMARK))
-    assert doc["summary"] == {"scheduled": 400, "unschedulable": 0, "nodes": 4}
+    assert doc["summary"] == {"scheduled": 400, "unschedulable": 0, "errors": 0, "nodes": 4}
     per_node: dict[str, int] = {}
     for p in doc["pods"]:
         assert p["namespace"] == "default"
@@ -572,17 +574,9 @@ def test_k8s_sims_benchmark(capsys: pytest.CaptureFixture[str]) -> None:
 # --------------------------------------------------------------------------- the real command
 
 
-def _schedsim() -> str:
-    script = Path(sys.executable).with_name("schedsim")
-    found = str(script) if script.exists() else shutil.which("schedsim")
-    if found is None:
-        pytest.skip("the schedsim console script is not installed")
-    return found
-
-
 def _proc(argv: list[str], cwd: Path, **kwargs: Any) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [_schedsim(), "simulate", *FIRST_FIT, *argv],
+        [schedsim_script(), "simulate", *FIRST_FIT, *argv],
         cwd=cwd,
         capture_output=True,
         text=True,
@@ -621,7 +615,7 @@ def test_console_script_stdin(cwd: Path) -> None:
 
 def test_console_script_binary_stdin(cwd: Path) -> None:
     proc = subprocess.run(
-        [_schedsim(), "simulate", *FIRST_FIT, "-"],
+        [schedsim_script(), "simulate", *FIRST_FIT, "-"],
         cwd=cwd,
         input=b"kind: Pod\n\xff\xfe\x00",
         capture_output=True,
@@ -639,13 +633,14 @@ def test_console_script_closed_stdin(cwd: Path) -> None:
     assert proc.stderr == "schedsim: error: <stdin>: standard input is closed\n"
 
 
-def test_console_script_closed_stdout_is_quiet(cwd: Path) -> None:
-    # `schedsim simulate | head -1`: the reader goes away; no traceback
+def test_console_script_reader_gone_is_one_line(cwd: Path) -> None:
+    """`schedsim simulate | head -1` when head exits first: exit 1 and one line (docs/cli.md),
+    no traceback."""
     read_end, write_end = os.pipe()
     os.close(read_end)
     try:
         proc = subprocess.run(
-            [_schedsim(), "simulate", *FIRST_FIT, "-o", "json"],
+            [schedsim_script(), "simulate", *FIRST_FIT, "-o", "json"],
             cwd=cwd,
             stdout=write_end,
             stderr=subprocess.PIPE,
@@ -656,4 +651,7 @@ def test_console_script_closed_stdout_is_quiet(cwd: Path) -> None:
     finally:
         os.close(write_end)
     assert proc.returncode == 1
-    assert proc.stderr == ""
+    assert proc.stderr == (
+        "schedsim: error: cannot write the output to standard output: the reader went away "
+        "(broken pipe)\n"
+    )

@@ -266,4 +266,4 @@ def test_gpu_cluster_example_exactly(capsys: pytest.CaptureFixture[str]) -> None
     }
     big = next(p for p in doc["pods"] if p["name"] == "big-job")
     assert big["message"] == "0/2 nodes are available: 2 cannot allocate all claims."
-    assert doc["summary"] == {"scheduled": 5, "unschedulable": 1, "nodes": 2}
+    assert doc["summary"] == {"scheduled": 5, "unschedulable": 1, "errors": 0, "nodes": 2}

@@ -48,7 +48,7 @@ def test_an_export_schedules(capsys: pytest.CaptureFixture[str]) -> None:
     )
     assert nodes["batch/huge"] is None
     assert [p["message"] for p in doc["pods"] if p["name"] == "huge"] == [HUGE]
-    assert doc["summary"] == {"scheduled": 3, "unschedulable": 1, "nodes": 3}
+    assert doc["summary"] == {"scheduled": 3, "unschedulable": 1, "errors": 0, "nodes": 3}
 
 
 def test_the_embedded_config_is_used_unless_config_is_given(

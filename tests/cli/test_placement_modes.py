@@ -85,7 +85,7 @@ def test_k8s_sims_benchmark_in_both_modes(capsys: pytest.CaptureFixture[str], mo
     if not bench.is_dir():
         pytest.skip(f"{bench} not found (set SCHEDSIM_SHARED_DIR to the shared folder)")
     doc = _doc(capsys, str(bench), "--placement", mode)
-    assert doc["summary"] == {"scheduled": 400, "unschedulable": 0, "nodes": 4}
+    assert doc["summary"] == {"scheduled": 400, "unschedulable": 0, "errors": 0, "nodes": 4}
     per_node: dict[str, int] = {}
     for p in doc["pods"]:
         per_node[p["node"]] = per_node.get(p["node"], 0) + 1

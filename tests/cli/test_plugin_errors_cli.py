@@ -138,5 +138,5 @@ def test_unwritable_output_is_an_error_not_a_traceback(tmp_path: Path) -> None:
             text=True,
         )
     assert done.returncode == 1
-    assert done.stderr.startswith("schedsim: error: cannot write the output: ")
+    assert done.stderr.startswith("schedsim: error: cannot write the output to standard output: ")
     assert "Traceback" not in done.stderr

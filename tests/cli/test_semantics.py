@@ -160,7 +160,7 @@ def test_empty_cluster_message(tmp_path: Path, capsys: pytest.CaptureFixture[str
     code, doc, _ = _run(tmp_path, capsys, [_pod("p")])
     assert code == 0
     assert doc["pods"][0]["message"] == "no nodes available to schedule pods"
-    assert doc["summary"] == {"scheduled": 0, "unschedulable": 1, "nodes": 0}
+    assert doc["summary"] == {"scheduled": 0, "unschedulable": 1, "errors": 0, "nodes": 0}
 
 
 def test_host_network_ports_default_to_container_ports(

@@ -34,7 +34,13 @@ LAYERS = (
 (the kit for plugin and store authors) builds through the engine; ``cli`` (``cli.py``,
 ``cli_autoscaling.py``) is the top."""
 
-TOP_LEVEL = {"cli": "cli", "cli_autoscaling": "cli", "__init__": "api"}
+TOP_LEVEL = {
+    "cli": "cli",
+    "cli_autoscaling": "cli",
+    "cli_kss": "cli",
+    "cli_output": "cli",
+    "__init__": "api",
+}
 """Modules directly in ``schedsim/``, by layer."""
 
 PLUGIN_LAYERS = frozenset({"api", "dra", "framework"})

@@ -168,8 +168,9 @@ class SimulationResult:
 
     @property
     def unschedulable(self) -> int:
-        """Pods not placed (they fit nowhere, or a plugin failed for them)."""
-        return len(self.outcomes) - self.scheduled
+        """Pods not placed because they fit nowhere (pods a plugin failed for are `errors`,
+        counted apart, as kube-scheduler reports an Error status apart from Unschedulable)."""
+        return sum(1 for o in self.outcomes if o.node_name is None and not o.error)
 
     @property
     def errors(self) -> int:

@@ -1,0 +1,279 @@
+"""Where every ``schedsim`` command's output goes: whole or not at all, and warnings kept.
+
+Every command renders its whole output as text first, then hands it to `deliver`, which
+writes it to standard output or, with ``--output-file FILE``, to a temporary file in FILE's
+directory that is renamed over FILE only once every byte is written (the rename is atomic on
+POSIX, so FILE holds the old or the new output, never a part). Every write is checked: a
+short write (a file size limit), ``EPIPE`` (the reader went away, as with ``| head``),
+``ENOSPC`` (``/dev/full``, a full disk) or a closed standard output raise `OutputError`,
+which the command line turns into one ``schedsim: error: ...`` line and exit status 1.
+
+`run_command` is the one wrapper around a command: it also turns Ctrl-C (``SIGINT``) into one
+``schedsim: interrupted`` line and exit status 130 (the shell's 128 + SIGINT), after removing
+any temporary file.
+
+`warn` is the one way a command prints a warning: it goes to standard error at once
+(``warning: ...``) and is recorded, so the JSON outputs can carry the same warnings in their
+top-level ``warnings`` list (`recorded_warnings`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import errno
+import os
+import re
+import sys
+import tempfile
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any
+
+__all__ = [
+    "OutputError",
+    "Parser",
+    "deliver",
+    "recorded_warnings",
+    "run_command",
+    "stdout_problem",
+    "warn",
+    "write_all",
+]
+
+STDOUT = 1
+"""The file descriptor of standard output."""
+
+_warnings: list[dict[str, str]] = []
+
+
+class OutputError(Exception):
+    """The output could not be written whole (the message says why, in a user's words)."""
+
+
+def _why(e: OSError, where: str) -> str:
+    if e.errno == errno.EPIPE:
+        return f"cannot write the output to {where}: the reader went away (broken pipe)"
+    if e.errno == errno.EBADF:
+        return f"cannot write the output to {where}: it is closed"
+    if e.errno == errno.EFBIG:
+        return f"cannot write the output to {where}: file size limit exceeded"
+    return f"cannot write the output to {where}: {e.strerror or e}"
+
+
+def write_all(fd: int, data: bytes, where: str) -> None:
+    """Write every byte of ``data`` to ``fd``, retrying short writes.
+
+    A write that makes no progress or fails is an error: nothing is dropped silently.
+
+    Raises:
+        OutputError: the write failed (``where`` names the target in the message).
+    """
+    view = memoryview(data)
+    while view:
+        try:
+            n = os.write(fd, view)
+        except InterruptedError:  # pragma: no cover - PEP 475 retries these already
+            continue
+        except OSError as e:
+            raise OutputError(_why(e, where)) from None
+        if n <= 0:  # pragma: no cover - POSIX write returns an error rather than 0
+            raise OutputError(f"cannot write the output to {where}: nothing was written")
+        view = view[n:]
+
+
+def _stdout_fd() -> int | None:
+    """1 when ``sys.stdout`` is the process's standard output (written with `write_all`);
+    None when a caller replaced it (a test runner's capture, an embedding application)."""
+    try:
+        fd = sys.stdout.fileno()
+    except (AttributeError, OSError, ValueError):
+        return None
+    return fd if fd == STDOUT else None
+
+
+def _to_stdout(text: str) -> None:
+    where = "standard output"
+    fd = _stdout_fd()
+    try:
+        sys.stdout.flush()  # whatever was printed before goes first
+        if fd is None:
+            sys.stdout.write(text)
+            sys.stdout.flush()
+            return
+    except OSError as e:
+        raise OutputError(_why(e, where)) from None
+    write_all(fd, text.encode("utf-8"), where)
+
+
+def stdout_problem() -> str | None:
+    """Why standard output cannot be written, checked before a command runs (a closed
+    descriptor: a file the command opens could otherwise take its number); None if fine."""
+    if sys.stdout is None:
+        return "cannot write the output to standard output: it is closed"
+    if _stdout_fd() is None:
+        return None
+    try:
+        os.fstat(STDOUT)
+    except OSError as e:
+        return _why(e, "standard output")
+    return None
+
+
+def _new_file_mode(path: str) -> int:
+    try:
+        return os.stat(path).st_mode & 0o7777  # replacing a file keeps its permissions
+    except OSError:
+        umask = os.umask(0)
+        os.umask(umask)
+        return 0o666 & ~umask
+
+
+def deliver(text: str, path: str | None = None) -> None:
+    """Write a command's whole output to standard output (``path`` None or ``-``) or to the
+    file ``path``.
+
+    A file is written to a temporary file in its directory (``.NAME.XXXX.tmp``), flushed to
+    disk and renamed over ``path``: readers see the old file or the new one, never a part.
+    On any failure, or an interrupt, the temporary file is removed and ``path`` is untouched.
+
+    Raises:
+        OutputError: a write, the flush or the rename failed.
+    """
+    if path is None or path == "-":
+        _to_stdout(text)
+        return
+    data = text.encode("utf-8")
+    directory = os.path.dirname(os.path.abspath(path))
+    try:
+        fd, tmp = tempfile.mkstemp(
+            dir=directory, prefix=f".{os.path.basename(path)}.", suffix=".tmp"
+        )
+    except OSError as e:
+        raise OutputError(_why(e, path)) from None
+    done = False
+    try:
+        try:
+            os.fchmod(fd, _new_file_mode(path))
+            write_all(fd, data, path)
+            os.fsync(fd)  # a full disk may only show here (NFS, some FUSE file systems)
+        finally:
+            os.close(fd)
+        os.replace(tmp, path)
+        done = True
+    except OSError as e:
+        raise OutputError(_why(e, path)) from None
+    finally:
+        if not done:
+            try:
+                os.unlink(tmp)
+            except OSError:
+                pass
+
+
+_NAMED = re.compile(
+    r"(?:^|: )(?:(?P<kind>[A-Z][A-Za-z]+)|(?P<pod>pod)) "
+    r"(?P<name>[a-z0-9][-a-z0-9.]*(?:/[a-z0-9][-a-z0-9.]*)?):"
+)
+"""The object a warning names the way schedsim's messages do: ``FILE: KIND NS/NAME: ...``
+or ``pod NS/NAME: ...``."""
+
+
+def named_object(message: str) -> str | None:
+    """The first object ``message`` names (``KIND NS/NAME`` or ``KIND NAME``), or None."""
+    m = _NAMED.search(message)
+    if m is None:
+        return None
+    return f"{m['kind'] or 'Pod'} {m['name']}"
+
+
+def warn(message: str, obj: str | None = None) -> None:
+    """Print ``warning: MESSAGE`` on standard error and record it for the JSON outputs.
+
+    Args:
+        message: the warning, naming the file/object/field it is about.
+        obj: the object it is about, ``KIND NS/NAME`` (or ``KIND NAME``); by default the
+            first one the message names (`named_object`), if any.
+    """
+    _print_err(f"warning: {message}")
+    about = obj or named_object(message)
+    _warnings.append({"message": message, **({"object": about} if about else {})})
+
+
+def recorded_warnings() -> list[dict[str, str]]:
+    """The warnings printed so far by this command, for a JSON output's ``warnings`` list:
+    ``[{"message": str, "object": "KIND NS/NAME"}]`` (``object`` only when known)."""
+    return [dict(w) for w in _warnings]
+
+
+def _print_err(line: str) -> None:
+    try:
+        print(line, file=sys.stderr, flush=True)
+    except (OSError, ValueError, AttributeError):  # no standard error either: say nothing
+        pass
+
+
+@contextmanager
+def _recording() -> Iterator[None]:
+    saved = list(_warnings)
+    _warnings.clear()
+    try:
+        yield
+    finally:
+        _warnings[:] = saved
+
+
+def run_command(command: Callable[[], tuple[str | None, int]], path: str | None = None) -> int:
+    """Run ``command`` (which returns its whole output, None when it failed before having
+    any, and its exit status) and deliver its output; the exit status.
+
+    Returns ``status``; 1 when the output could not be written whole (one error line on
+    standard error); 130 on Ctrl-C (one ``schedsim: interrupted`` line; no output, no partial
+    file). Errors ``command`` raises pass through (the caller maps them to statuses).
+    """
+    try:
+        with _recording():
+            problem = stdout_problem() if path in (None, "-") else None
+            if problem is not None:
+                raise OutputError(problem)
+            out, status = command()
+            if out is not None:
+                deliver(out, path)
+    except OutputError as e:
+        _print_err(f"schedsim: error: {e}")
+        _quiet_stdout()
+        return 1
+    except KeyboardInterrupt:
+        _print_err("schedsim: interrupted")
+        return 130
+    return status
+
+
+def _quiet_stdout() -> None:
+    """Point standard output at /dev/null so the interpreter's last flush cannot fail again
+    (Python's documented recipe for ``BrokenPipeError``)."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, STDOUT)
+        os.close(devnull)
+    except OSError:  # pragma: no cover
+        pass
+
+
+class Parser(argparse.ArgumentParser):
+    """An ``ArgumentParser`` whose ``--help`` and ``--version`` text goes through
+    `write_all` too (argparse itself ignores a failed write and exits 0).
+
+    Raises:
+        OutputError: from ``parse_args`` when that text could not be written whole.
+    """
+
+    def _print_message(self, message: str, file: Any = None) -> None:
+        if not message:
+            return
+        if file is not None and file is not sys.stdout:
+            super()._print_message(message, file)
+            return
+        problem = stdout_problem()
+        if problem is not None:
+            raise OutputError(problem)
+        _to_stdout(message)

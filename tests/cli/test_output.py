@@ -1,0 +1,198 @@
+"""Output written whole or not at all, through the real console script (issue 15, repro 5).
+
+docs/cli.md promises: exit status 1 and one ``schedsim: error: ...`` line when the output
+could not be written whole (a file size limit, a reader that went away, a full device, a
+closed standard output), 130 and one line on Ctrl-C, and ``--output-file FILE`` holding the
+whole output or nothing (written to a temporary file and renamed, as ``install``, ``sort -o``
+and ``rsync`` do). Each case runs ``schedsim`` in a subprocess: the failures are the
+operating system's (``RLIMIT_FSIZE``, ``/dev/full``, a closed descriptor, ``SIGINT``).
+"""
+
+from __future__ import annotations
+
+import os
+import resource
+import signal
+import subprocess
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from cli_proc import schedsim_script
+
+COMMANDS = [
+    ["simulate"],
+    ["simulate", "-o", "json"],
+    ["simulate", "-o", "kss"],
+    ["scale-up"],
+    ["scale-up", "-o", "json"],
+    ["scale-down", "-o", "json"],
+    ["plugins"],
+]
+"""Every command and output format (each prints more than `LIMIT` bytes on the example)."""
+
+LIMIT = 1024
+"""The file size limit (bytes) of the short-write cases."""
+
+
+def _limit_file_size() -> None:
+    resource.setrlimit(resource.RLIMIT_FSIZE, (LIMIT, LIMIT))
+
+
+def _run(
+    argv: list[str],
+    cwd: Path,
+    *,
+    stdout: Any = subprocess.PIPE,
+    preexec: Callable[[], None] | None = None,
+    env: dict[str, str] | None = None,
+) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [schedsim_script(), *argv],
+        cwd=cwd,
+        stdout=stdout,
+        stderr=subprocess.PIPE,
+        text=True,
+        timeout=120,
+        check=False,
+        preexec_fn=preexec,
+        env={**os.environ, **(env or {})},
+    )
+
+
+def _one_error_line(proc: subprocess.CompletedProcess[str], why: str) -> None:
+    assert proc.returncode == 1, proc.stderr
+    assert "Traceback" not in proc.stderr
+    lines = [ln for ln in proc.stderr.splitlines() if not ln.startswith("warning: ")]
+    assert lines == [f"schedsim: error: cannot write the output to {why}"], proc.stderr
+
+
+@pytest.mark.parametrize("unbuffered", ["", "1"])
+@pytest.mark.parametrize("argv", COMMANDS, ids=" ".join)
+def test_file_size_limit_is_an_error(argv: list[str], unbuffered: str, tmp_path: Path) -> None:
+    """A short write (``ulimit -f``; the repro also set ``PYTHONUNBUFFERED=1``) is exit 1 with
+    one line, never a silent 0 with part of the output."""
+    with open(tmp_path / "out", "w") as out:
+        proc = _run(
+            argv,
+            tmp_path,
+            stdout=out,
+            preexec=_limit_file_size,
+            env={"PYTHONUNBUFFERED": unbuffered},
+        )
+    _one_error_line(proc, "standard output: file size limit exceeded")
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full")
+@pytest.mark.parametrize("argv", [*COMMANDS, ["--version"], ["--help"]], ids=" ".join)
+def test_full_device_is_an_error(argv: list[str], tmp_path: Path) -> None:
+    """``ENOSPC`` (``>/dev/full``), ``--version`` and ``--help`` included: exit 1, one line."""
+    with open("/dev/full", "w") as full:
+        proc = _run(argv, tmp_path, stdout=full)
+    _one_error_line(proc, "standard output: No space left on device")
+
+
+@pytest.mark.parametrize("argv", [*COMMANDS, ["--version"]], ids=" ".join)
+def test_closed_stdout_is_an_error(argv: list[str], tmp_path: Path) -> None:
+    """``schedsim ... >&-``: one line, exit 1, no traceback."""
+    proc = _run(argv, tmp_path, stdout=None, preexec=lambda: os.close(1))
+    _one_error_line(proc, "standard output: it is closed")
+
+
+@pytest.mark.parametrize("argv", COMMANDS, ids=" ".join)
+def test_reader_gone_is_an_error(argv: list[str], tmp_path: Path) -> None:
+    """``EPIPE`` (the reader of a pipe exited): exit 1 as docs/cli.md promises, one line."""
+    read_end, write_end = os.pipe()
+    os.close(read_end)
+    try:
+        proc = _run(argv, tmp_path, stdout=write_end)
+    finally:
+        os.close(write_end)
+    _one_error_line(proc, "standard output: the reader went away (broken pipe)")
+
+
+@pytest.mark.parametrize("argv", COMMANDS, ids=" ".join)
+def test_output_file_holds_what_stdout_would(argv: list[str], tmp_path: Path) -> None:
+    """``--output-file FILE`` writes exactly the standard output's text, nothing else there,
+    and leaves no temporary file."""
+    plain = _run(argv, tmp_path)
+    assert plain.returncode == 0, plain.stderr
+    to_file = _run([*argv, "--output-file", "result"], tmp_path)
+    assert (to_file.returncode, to_file.stdout, to_file.stderr) == (0, "", plain.stderr)
+    assert (tmp_path / "result").read_text() == plain.stdout
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["result"]
+
+
+@pytest.mark.parametrize("argv", COMMANDS, ids=" ".join)
+def test_output_file_too_big_leaves_the_old_file(argv: list[str], tmp_path: Path) -> None:
+    """A short write to ``--output-file``: exit 1, one line, the previous file untouched and
+    no partial or temporary file left."""
+    (tmp_path / "result").write_text("previous\n")
+    proc = _run([*argv, "--output-file", "result"], tmp_path, preexec=_limit_file_size)
+    _one_error_line(proc, "result: file size limit exceeded")
+    assert (tmp_path / "result").read_text() == "previous\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["result"]
+
+
+def test_bad_input_writes_no_output_file(tmp_path: Path) -> None:
+    """Exit 2 (bad input): the output file is not created."""
+    (tmp_path / "bad.yaml").write_text("kind: Pod\napiVersion: v1\nmetadata: {name: [x]}\n")
+    proc = _run(["simulate", "bad.yaml", "--output-file", "result"], tmp_path)
+    assert proc.returncode == 2
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["bad.yaml"]
+
+
+SLOW_PLUGIN = """\
+import pathlib, time
+class Slow:
+    name = "Slow"
+    def __init__(self, args, handle): pass
+    def schedsim_filter(self, state, pod, node_info):
+        pathlib.Path("started").touch()
+        time.sleep(60)
+"""
+SLOW_CONFIG = """\
+apiVersion: kubescheduler.config.k8s.io/v1
+kind: KubeSchedulerConfiguration
+profiles:
+- plugins:
+    filter: {enabled: [{name: Slow}]}
+"""
+
+
+@pytest.mark.parametrize("to_file", [True, False], ids=["output-file", "stdout"])
+def test_ctrl_c_exits_130_without_partial_output(to_file: bool, tmp_path: Path) -> None:
+    """``SIGINT`` during a run: exit 130 (128 + SIGINT, as shells report it), the one line
+    ``schedsim: interrupted``, no traceback, nothing on stdout, and no output file (nor
+    temporary file)."""
+    (tmp_path / "slow_plugin.py").write_text(SLOW_PLUGIN)
+    (tmp_path / "config.yaml").write_text(SLOW_CONFIG)
+    argv = [
+        schedsim_script(),
+        "simulate",
+        "--config",
+        "config.yaml",
+        "--plugin",
+        "slow_plugin:Slow",
+    ]
+    if to_file:
+        argv += ["--output-file", "result"]
+    proc = subprocess.Popen(
+        argv, cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while not (tmp_path / "started").exists():
+            assert proc.poll() is None, proc.communicate()
+            assert time.monotonic() < deadline, "the slow plugin never ran"
+            time.sleep(0.05)
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert (proc.returncode, out, err) == (130, "", "schedsim: interrupted\n")
+    left = {p.name for p in tmp_path.iterdir()} - {"slow_plugin.py", "config.yaml", "started"}
+    assert left <= {"__pycache__"}
