@@ -249,6 +249,7 @@ def _to_json(result: SimulationResult) -> str:
                     }
                     for a in o.allocations
                 ],
+                "attempts": o.attempts,
                 **({"error": True} if o.error else {}),
                 **({"results": o.explanation.to_json()} if o.explanation is not None else {}),
             }

@@ -65,6 +65,9 @@ EXAMPLE_PODS: list[dict[str, Any]] = [
 ]
 for _p in EXAMPLE_PODS:
     _p["allocations"] = []  # no DRA claims in the demo cluster
+    # one attempt each: nothing in the pass could help the unschedulable ones (no pod left a
+    # node, no node was added), so the queue never retried them
+    _p["attempts"] = 1
 
 NO_TAINT_FILTER = """\
 apiVersion: kubescheduler.config.k8s.io/v1
@@ -179,7 +182,15 @@ def test_json_shape(capsys: pytest.CaptureFixture[str]) -> None:
     assert list(doc["summary"]) == ["scheduled", "unschedulable", "errors", "nodes"]
     assert all(isinstance(v, int) for v in doc["summary"].values())
     for p in doc["pods"]:
-        assert list(p) == ["namespace", "name", "node", "reasons", "message", "allocations"]
+        assert list(p) == [
+            "namespace",
+            "name",
+            "node",
+            "reasons",
+            "message",
+            "allocations",
+            "attempts",
+        ]
         assert isinstance(p["namespace"], str) and isinstance(p["name"], str)
         assert p["node"] is None or isinstance(p["node"], str)
         assert isinstance(p["reasons"], list)
@@ -236,6 +247,7 @@ def test_config_disabling_taint_toleration_filter(
             "message": "0/2 nodes are available: 1 node(s) didn't match Pod's node "
             "affinity/selector, 1 node(s) had untolerated taint {dedicated: gpu}.",
             "allocations": [],
+            "attempts": 1,
         }
     ]
     relaxed = _json(capsys, "cluster.yaml", "--config", "sched.yaml")

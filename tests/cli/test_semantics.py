@@ -102,6 +102,7 @@ def test_gated_pod_is_not_scheduled(tmp_path: Path, capsys: pytest.CaptureFixtur
             "reasons": ["waiting for scheduling gates: [example.com/a b]"],
             "message": "waiting for scheduling gates: [example.com/a b]",
             "allocations": [],
+            "attempts": 0,
         }
     ]
 

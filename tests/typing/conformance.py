@@ -91,3 +91,12 @@ def in_tree_score_plugins_conform() -> None:
     affinity = NodeAffinity({}, Handle())
     _affinity_pre: PreScorePlugin = affinity
     _affinity: ScoreExtensions = affinity
+
+
+def queue_and_binding_plugins_conform() -> None:
+    from schedsim.framework import BindPlugin, QueueSortPlugin
+    from schedsim_plugins.defaultbinder import DefaultBinder
+    from schedsim_plugins.queuesort import PrioritySort
+
+    _sort: QueueSortPlugin = PrioritySort({}, Handle())
+    _bind: BindPlugin = DefaultBinder({}, Handle())

@@ -142,36 +142,23 @@ def test_table_lists_every_kube_scheduler_point_and_which_run() -> None:
         "bind",
         "postBind",
     ]
-    assert RUN_POINTS == (
-        "preEnqueue",
-        "preFilter",
-        "filter",
-        "postFilter",
-        "preScore",
-        "score",
-        "reserve",
-        "preBind",
-    )
+    assert RUN_POINTS == tuple(p.key for p in EXTENSION_POINTS)  # every point runs now
     fw = Framework(default_profile(), Handle())
     titles = [p.title for p in EXTENSION_POINTS if p.runs]
     assert list(fw.order()) == titles
     assert set(fw.order()["Score"]) <= set(DEFAULT_WEIGHTS)  # the in-tree Score plugins
 
 
-def test_config_section_for_a_point_not_run_is_refused_by_name() -> None:
-    """permit/bind/postBind/queueSort are not run yet: their section is refused, naming it."""
-    for key, title in (("permit", "Permit"), ("queueSort", "QueueSort"), ("bind", "Bind")):
+def test_config_sections_of_the_queue_and_binding_points_are_applied() -> None:
+    """permit/bind/postBind/queueSort run now (issue 14): their sections are applied like any
+    other point's (config v1 mergePlugins), not refused."""
+    for key in ("permit", "queueSort", "bind", "postBind"):
         cfg = {
             "apiVersion": "kubescheduler.config.k8s.io/v1",
             "kind": "KubeSchedulerConfiguration",
             "profiles": [{"plugins": {key: {"enabled": [{"name": "X"}]}}}],
         }
-        with pytest.raises(ValueError) as e:
-            profile_from_config(cfg)
-        assert str(e.value) == (
-            f"profiles[0].plugins.{key}: schedsim does not run the {title} extension point "
-            "yet; remove this section"
-        )
+        assert profile_from_config(cfg).plugins[key][-1] == "X"
 
 
 def test_score_normalize_then_weight_and_total() -> None:

@@ -188,17 +188,17 @@ def test_weights_outside_score_and_zero_weights_are_named_in_warnings() -> None:
 
 
 def test_in_tree_plugin_not_emulated_is_recognised_not_unregistered() -> None:
-    """DefaultBinder is an in-tree 1.34 plugin: enabling it explicitly is not an
+    """SchedulingGates is an in-tree 1.34 plugin: enabling it explicitly is not an
     unknown plugin; the framework lists it as not emulated."""
     cfg = scheduler_configuration_from_mapping(
         _cfg(
             profiles=[
-                {"plugins": {"filter": {"enabled": [{"name": "DefaultBinder"}]}}},
+                {"plugins": {"filter": {"enabled": [{"name": "SchedulingGates"}]}}},
             ]
         )
     )
     fw = Framework(cfg.profiles[0], Handle())
-    assert "DefaultBinder" in fw.not_emulated
+    assert "SchedulingGates" in fw.not_emulated
 
 
 class _Picky:
@@ -248,7 +248,7 @@ def test_cli_refuses_unknown_field_with_exit_2_and_prints_warnings(
     ok = tmp_path / "ok.yaml"
     ok.write_text(
         f"apiVersion: {V1}\nkind: KubeSchedulerConfiguration\nparallelism: 4\n"
-        "profiles:\n- plugins:\n    filter:\n      enabled: [{name: DefaultBinder}]\n"
+        "profiles:\n- plugins:\n    filter:\n      enabled: [{name: SchedulingGates}]\n"
     )
     assert main(["plugins", "--config", str(ok)]) == 0
     err = capsys.readouterr().err
@@ -257,7 +257,7 @@ def test_cli_refuses_unknown_field_with_exit_2_and_prints_warnings(
         "simulation\n" in err
     )
     assert (
-        f"warning: {ok}: plugin(s) DefaultBinder enabled but not emulated yet: they do "
+        f"warning: {ok}: plugin(s) SchedulingGates enabled but not emulated yet: they do "
         "not run\n" in err
     )
     assert load_scheduler_configuration(str(ok)).profiles[0].config_path == "profiles[0]"

@@ -2,6 +2,13 @@
 Status/Code, CycleState, profiles and the runtime that runs them."""
 
 from schedsim.framework.cycle_state import CycleState, StateKey
+from schedsim.framework.events import (
+    ActionType,
+    ClusterEvent,
+    ClusterEventWithHint,
+    EventResource,
+    QueueingHint,
+)
 from schedsim.framework.extension_points import EXTENSION_POINTS, RUN_POINTS, ExtensionPoint
 from schedsim.framework.features import DEFAULT_FEATURE_GATES, FeatureGates
 from schedsim.framework.fit_error import Diagnosis, FitError
@@ -16,14 +23,18 @@ from schedsim.framework.interface import (
 )
 from schedsim.framework.object_listers import ObjectListers
 from schedsim.framework.plugin import (
+    BindPlugin,
     FilterPlugin,
+    PermitPlugin,
     Plugin,
+    PostBindPlugin,
     PostFilterPlugin,
     PreBindPlugin,
     PreEnqueuePlugin,
     PreFilterExtensions,
     PreFilterPlugin,
     PreScorePlugin,
+    QueueSortPlugin,
     ReservePlugin,
     ScoreExtensions,
     ScorePlugin,
@@ -36,6 +47,7 @@ from schedsim.framework.profile import (
     load_scheduler_config,
     profile_from_config,
 )
+from schedsim.framework.queued_pod_info import QueuedPodInfo
 from schedsim.framework.resource import PodResource, Resource
 from schedsim.framework.runtime import (
     ENTRY_POINT_GROUP,
@@ -70,6 +82,7 @@ from schedsim.framework.volume_listers import (
     StorageListers,
     VolumeState,
 )
+from schedsim.framework.waiting_pods import WaitingPod
 
 __all__ = [
     "DEFAULT_FEATURE_GATES",
@@ -81,10 +94,15 @@ __all__ = [
     "MIN_NODE_SCORE",
     "RUN_POINTS",
     "SUCCESS",
+    "ActionType",
     "AffinityTerm",
+    "BindPlugin",
+    "ClusterEvent",
+    "ClusterEventWithHint",
     "Code",
     "CycleState",
     "Diagnosis",
+    "EventResource",
     "ExtensionPoint",
     "FeatureGates",
     "FilterPlugin",
@@ -97,6 +115,7 @@ __all__ = [
     "NodeInfoLister",
     "NodePluginScores",
     "ObjectListers",
+    "PermitPlugin",
     "Plugin",
     "PluginError",
     "PluginFactory",
@@ -104,6 +123,7 @@ __all__ = [
     "PluginTimings",
     "PodInfo",
     "PodResource",
+    "PostBindPlugin",
     "PostFilterPlugin",
     "PreBindPlugin",
     "PreEnqueuePlugin",
@@ -112,6 +132,9 @@ __all__ = [
     "PreFilterResult",
     "PreScorePlugin",
     "Profile",
+    "QueueSortPlugin",
+    "QueuedPodInfo",
+    "QueueingHint",
     "ReservePlugin",
     "Resource",
     "SchedulerConfiguration",
@@ -125,6 +148,7 @@ __all__ = [
     "StorageInfoLister",
     "StorageListers",
     "VolumeState",
+    "WaitingPod",
     "WeightedAffinityTerm",
     "default_profile",
     "discover_plugins",

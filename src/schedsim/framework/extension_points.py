@@ -72,7 +72,7 @@ def _point(key: str, title: str, *hooks: tuple[str, str], runs: bool = True) -> 
 
 
 EXTENSION_POINTS: tuple[ExtensionPoint, ...] = (
-    _point("queueSort", "QueueSort"),
+    _point("queueSort", "QueueSort", ("schedsim_queue_sort_less", "Less")),
     _point("preEnqueue", "PreEnqueue", ("schedsim_pre_enqueue", "PreEnqueue")),
     _point(
         "preFilter",
@@ -96,15 +96,15 @@ EXTENSION_POINTS: tuple[ExtensionPoint, ...] = (
         ("schedsim_reserve", "Reserve"),
         ("schedsim_unreserve", "Unreserve"),
     ),
-    _point("permit", "Permit"),
+    _point("permit", "Permit", ("schedsim_permit", "Permit")),
     _point(
         "preBind",
         "PreBind",
         ("schedsim_pre_bind", "PreBind"),
         ("schedsim_pre_bind_pre_flight", "PreBindPreFlight"),
     ),
-    _point("bind", "Bind"),
-    _point("postBind", "PostBind"),
+    _point("bind", "Bind", ("schedsim_bind", "Bind")),
+    _point("postBind", "PostBind", ("schedsim_post_bind", "PostBind")),
 )
 """Every extension point of kube-scheduler 1.34's v1 ``Plugins`` type (besides
 ``multiPoint``, which expands into these), in the order a pod meets them."""

@@ -19,6 +19,7 @@ from schedsim.framework.delegating import (
 from schedsim.framework.features import FeatureGates
 from schedsim.framework.object_listers import ObjectListers
 from schedsim.framework.pod_index import PodIndex
+from schedsim.framework.waiting_pods import WaitingPods
 
 __all__ = ["Handle", "PluginFactory"]
 
@@ -50,6 +51,8 @@ class Handle:
         pod_index: the pods of the snapshot last seen, indexed for PodTopologySpread and
             InterPodAffinity and kept across pods (refreshed by node generation, so it
             follows whichever snapshot is bound).
+        waiting_pods: the pods waiting at Permit (``IterateOverWaitingPods``,
+            ``GetWaitingPod``): a Permit plugin allows or rejects other pods through it.
     """
 
     feature_gates: FeatureGates = attrs.field(factory=FeatureGates)
@@ -70,6 +73,7 @@ class Handle:
     )
     object_listers: ObjectListers = attrs.field(factory=ObjectListers, repr=False)
     pod_index: PodIndex = attrs.field(factory=PodIndex, init=False, repr=False)
+    waiting_pods: WaitingPods = attrs.field(factory=WaitingPods, init=False, repr=False)
 
     def bind(self, snapshot: BindableSnapshot) -> Binding:
         """A context manager during which the delegates read ``snapshot``; on exit what was

@@ -22,6 +22,7 @@ from schedsim.api.core import Pod
 from schedsim.framework.cycle_state import CycleState
 from schedsim.framework.extension_points import hook_names
 from schedsim.framework.interface import NodeInfo, PodInfo
+from schedsim.framework.queued_pod_info import QueuedPodInfo
 from schedsim.framework.status import Status
 
 __all__ = ["PROJECT", "PreFilterResult", "hookimpl", "hookspec"]
@@ -47,6 +48,27 @@ class PreFilterResult:
         if self.node_names is None:
             return other
         return PreFilterResult(self.node_names & other.node_names)
+
+
+# -------------------------------------------------------------------------------------------
+# QueueSort
+# -------------------------------------------------------------------------------------------
+
+
+@hookspec
+def schedsim_queue_sort_less(pod_info1: QueuedPodInfo, pod_info2: QueuedPodInfo) -> bool:
+    """Order the scheduling queue: whether ``pod_info1`` goes before ``pod_info2``.
+
+    Called by the queue's heap whenever it compares two pods (O(log n) times per push and
+    pop), for the one QueueSort plugin of the profiles (kube-scheduler requires exactly one,
+    shared by every profile). Pods that are not ordered either way keep insertion order.
+
+    :param pod_info1: a queued pod (`QueuedPodInfo`: pod, timestamp, attempts, ...).
+    :param pod_info2: another one.
+    :returns: ``True`` if ``pod_info1`` is scheduled first (kube-scheduler's ``Less``). An
+        exception aborts the run: the queue cannot be ordered without it.
+    """
+    raise NotImplementedError  # a spec: never called (pluggy calls the implementations)
 
 
 # -------------------------------------------------------------------------------------------
@@ -298,6 +320,67 @@ def schedsim_pre_bind(state: CycleState, pod: Pod, node_name: str) -> Status | N
     records the claims' allocation and ``reservedFor``), not on an API server.
 
     :returns: ``None`` for success; any other status fails binding (Unreserve runs).
+    """
+
+
+# -------------------------------------------------------------------------------------------
+# Permit
+# -------------------------------------------------------------------------------------------
+
+
+@hookspec
+def schedsim_permit(
+    state: CycleState, pod: Pod, node_name: str
+) -> Status | tuple[Status, float] | None:
+    """Approve, delay or reject the binding of a reserved pod (kube-scheduler's Permit).
+
+    Called once per pod after Reserve succeeded, in profile order, until one plugin rejects.
+    A pod some plugin asks to wait becomes a waiting pod (``Handle.waiting_pods``): it keeps
+    its place on the node and is bound once every waiting plugin allowed it
+    (``WaitingPod.allow``, e.g. from the Permit of the last member of a gang); it is rejected
+    (Unreserve runs, the pod goes back to the queue) when a plugin rejects it
+    (``WaitingPod.reject``) or a plugin's timeout passes on the simulation's clock.
+
+    :param state: the pod's cycle state.
+    :param pod: the reserved pod.
+    :param node_name: the node it is reserved on.
+    :returns: ``None`` / Success (allow); ``(Status(Code.Wait), seconds)`` to wait at most
+        that long (capped at 15 minutes, as upstream's maxTimeout; a bare ``Wait`` status
+        waits 0 s); a rejection (``Unschedulable``, ``UnschedulableAndUnresolvable``) makes
+        the pod unschedulable on that node (``0/1 nodes are available: <reasons>.``); anything
+        else, or an exception, is ``Error`` ``running Permit plugin "<name>": <message>``.
+    """
+
+
+# -------------------------------------------------------------------------------------------
+# Bind
+# -------------------------------------------------------------------------------------------
+
+
+@hookspec
+def schedsim_bind(state: CycleState, pod: Pod, node_name: str) -> Status | None:
+    """Bind the pod to the node (kube-scheduler's Bind; DefaultBinder writes
+    ``spec.nodeName`` through the API, which in the simulator is the snapshot that already
+    holds the pod).
+
+    Called once per pod after PreBind, in profile order, until a plugin does not return
+    ``Skip``: the first plugin that handles the pod binds it.
+
+    :returns: ``None`` / Success (bound), ``Skip`` (not mine: the next Bind plugin decides),
+        a rejection, or ``Error``. When every plugin skips, binding fails.
+    """
+
+
+# -------------------------------------------------------------------------------------------
+# PostBind
+# -------------------------------------------------------------------------------------------
+
+
+@hookspec
+def schedsim_post_bind(state: CycleState, pod: Pod, node_name: str) -> None:
+    """Be told that the pod was bound (kube-scheduler's PostBind: informational, e.g. to
+    clean up). Called once per bound pod, in profile order; its result is ignored and an
+    exception is reported as a warning, never failing the pod.
     """
 
 

@@ -29,17 +29,22 @@ from schedsim.api.core import Pod
 from schedsim.framework.cycle_state import CycleState
 from schedsim.framework.hookspec import PreFilterResult
 from schedsim.framework.interface import NodeInfo, PodInfo
+from schedsim.framework.queued_pod_info import QueuedPodInfo
 from schedsim.framework.status import Status
 
 __all__ = [
+    "BindPlugin",
     "FilterPlugin",
+    "PermitPlugin",
     "Plugin",
+    "PostBindPlugin",
     "PostFilterPlugin",
     "PreBindPlugin",
     "PreEnqueuePlugin",
     "PreFilterExtensions",
     "PreFilterPlugin",
     "PreScorePlugin",
+    "QueueSortPlugin",
     "ReservePlugin",
     "ScoreExtensions",
     "ScorePlugin",
@@ -171,4 +176,40 @@ class PreBindPlugin(Plugin, Protocol):
 
     def schedsim_pre_bind(self, *, state: CycleState, pod: Pod, node_name: str) -> Status | None:
         """Record what binding needs; None on success."""
+        ...
+
+
+class QueueSortPlugin(Plugin, Protocol):
+    """Implements QueueSort (see ``hookspec.schedsim_queue_sort_less``)."""
+
+    def schedsim_queue_sort_less(
+        self, *, pod_info1: QueuedPodInfo, pod_info2: QueuedPodInfo
+    ) -> bool:
+        """Whether ``pod_info1`` is scheduled before ``pod_info2``."""
+        ...
+
+
+class PermitPlugin(Plugin, Protocol):
+    """Implements Permit (see ``hookspec.schedsim_permit``)."""
+
+    def schedsim_permit(
+        self, *, state: CycleState, pod: Pod, node_name: str
+    ) -> Status | tuple[Status, float] | None:
+        """Allow (None), reject, or ``(Status(Code.Wait), seconds)``."""
+        ...
+
+
+class BindPlugin(Plugin, Protocol):
+    """Implements Bind (see ``hookspec.schedsim_bind``)."""
+
+    def schedsim_bind(self, *, state: CycleState, pod: Pod, node_name: str) -> Status | None:
+        """Bind (None), pass on (Skip), reject or fail."""
+        ...
+
+
+class PostBindPlugin(Plugin, Protocol):
+    """Implements PostBind (see ``hookspec.schedsim_post_bind``)."""
+
+    def schedsim_post_bind(self, *, state: CycleState, pod: Pod, node_name: str) -> None:
+        """Be told the pod is bound."""
         ...

@@ -45,6 +45,7 @@ from schedsim.framework.registry import (
     load_plugin_spec,
     plugin_sources,
 )
+from schedsim.framework.runtime_binding import BindingPoints
 from schedsim.framework.score_run import ScoreLink, run_score_links
 from schedsim.framework.scores import NodePluginScores
 from schedsim.framework.status import SUCCESS, Code, Status
@@ -73,7 +74,7 @@ PreScoreFn = Callable[[CycleState, Pod, Sequence[NodeInfo]], "Status | None"]
 PreFilterExtensionFn = Callable[[CycleState, Pod, PodInfo, NodeInfo], "Status | None"]
 
 
-class Framework:
+class Framework(BindingPoints):
     """A profile's plugins, instantiated once, with its extension points ready to run.
 
     Args:
@@ -164,6 +165,10 @@ class Framework:
             "preFilter", "schedsim_pre_filter_remove_pod"
         )
         self._pre_score: tuple[tuple[str, PreScoreFn], ...] = self._chain("preScore")
+        self._queue_sort = self._chain("queueSort")
+        self._permit = self._chain("permit")
+        self._bind = self._chain("bind")
+        self._post_bind = self._chain("postBind")
         normalize = dict(self._chain("score", "schedsim_normalize_score"))
         self._score: tuple[ScoreLink, ...] = tuple(
             (name, fn, normalize.get(name), profile.weight(name))
@@ -208,6 +213,7 @@ class Framework:
 
     def _point_chains(self) -> dict[str, tuple[str, ...]]:
         chains: dict[str, tuple[tuple[str, Any], ...]] = {
+            "queueSort": self._queue_sort,
             "preEnqueue": self._pre_enqueue,
             "preFilter": self._pre_filter,
             "filter": self._filter,
@@ -215,6 +221,9 @@ class Framework:
             "preScore": self._pre_score,
             "reserve": self._reserve,
             "preBind": self._pre_bind,
+            "permit": self._permit,
+            "bind": self._bind,
+            "postBind": self._post_bind,
         }
         out = {}
         for point in EXTENSION_POINTS:

@@ -12,6 +12,18 @@ Mirrors ``pkg/scheduler/schedule_one.go`` (1.34) ``schedulePod``:
    first tied node in evaluation order, or to seeded reservoir sampling).
 3. The pod is placed with `PredicateSnapshot.assume_pod` (Reserve, claim reservation, store)
    with the CycleState Filter produced: Filter does not run again on the chosen node.
+4. Permit (``RunPermitPlugins``): allow, reject (Unreserve, the pod leaves the node) or wait
+   (the pod keeps its place; the caller finishes it with `Scheduler.finish_waiting` once the
+   waiting pod is decided).
+5. The binding cycle (``bindingCycle``): PreBind (after PreBindPreFlight), Bind (the first
+   Bind plugin that does not Skip; DefaultBinder confirms the snapshot's placement) and
+   PostBind. A failure after Reserve runs Unreserve and takes the pod off the node
+   (``ForgetPod``): a rejection is a FitError ``0/1 nodes are available: ...`` naming the
+   plugin, anything else a `SchedulingError`.
+
+Host selection is kube-scheduler's by default; ``first_fit=True`` takes the Cluster
+Autoscaler's first fit (`SchedulerPluginRunner.find_node`) and runs the same Reserve, Permit
+and binding cycle.
 
 Not modelled: extenders, the nominated-node fast path (``evaluateNominatedNode``: pods with
 ``status.nominatedNodeName`` are bound there, as the Cluster Autoscaler does), parallelism
@@ -32,7 +44,9 @@ import attrs
 from schedsim.api.core import Pod
 from schedsim.framework.cycle_state import CycleState
 from schedsim.framework.fit_error import Diagnosis, FitError
-from schedsim.framework.status import Code, Status
+from schedsim.framework.runtime import PluginError
+from schedsim.framework.status import SUCCESS, Code, Status
+from schedsim.framework.waiting_pods import WaitingPod
 from schedsim.scheduler.cache import ResultCache
 from schedsim.scheduler.explain import SUCCESS_MESSAGE, Explanation, plugin_statuses
 from schedsim.scheduler.feasible import num_feasible_nodes_to_find
@@ -65,14 +79,33 @@ class Placement:
     """The outcome of `Scheduler.schedule_one`.
 
     Attributes:
-        node_name: where the pod was placed, or None.
+        node_name: where the pod was placed (bound, or reserved while ``waiting``), or None.
         fit_error: why it fits nowhere (None when placed).
         explanation: the per node, per plugin results when asked for, else None.
+        waiting: a Permit plugin asked the pod to wait: it holds ``node_name`` and is
+            registered in ``framework.handle.waiting_pods``; `Scheduler.finish_waiting`
+            binds or rejects it once decided.
+        forgotten: the pod held the node after Reserve and was taken off it again (a
+            Permit, PreBind or Bind rejection): kube-scheduler's ``AssignedPodDelete``.
+        state: the pod's CycleState (kept for `Scheduler.finish_waiting`).
+        warnings: PostBind plugins that raised (the pod stays bound).
     """
 
     node_name: str | None
     fit_error: FitError | None = None
     explanation: Explanation | None = None
+    waiting: bool = False
+    forgotten: bool = False
+    state: CycleState | None = attrs.field(default=None, eq=False, repr=False)
+    warnings: tuple[str, ...] = ()
+
+    @property
+    def rejector_plugins(self) -> frozenset[str]:
+        """The plugins that made the pod unschedulable (the queue's
+        ``UnschedulablePlugins``); empty when placed."""
+        if self.fit_error is None:
+            return frozenset()
+        return self.fit_error.diagnosis.unschedulable_plugins
 
 
 class Scheduler:
@@ -86,6 +119,7 @@ class Scheduler:
             an int for upstream's reservoir sampling among tied nodes, from
             ``random.Random(seed)``.
         cache: reuse Filter results between identical pods on unchanged nodes (`ResultCache`).
+        first_fit: choose the first node that passes (CA's order) instead of scoring.
 
     Attributes:
         next_start_node_index: where the next filter walk starts (``nextStartNodeIndex``).
@@ -98,6 +132,7 @@ class Scheduler:
         percentage_of_nodes_to_score: int | None = None,
         seed: int | None = None,
         cache: bool = True,
+        first_fit: bool = False,
     ) -> None:
         self.snapshot = snapshot
         self.framework = snapshot.framework
@@ -108,6 +143,7 @@ class Scheduler:
         self._global_percentage = percentage_of_nodes_to_score
         self._profile_percentage = self.framework.profile.percentage_of_nodes_to_score
         self._filter_plugins = self.framework.filter_plugin_names
+        self._first_fit = first_fit
 
     def schedule_pod(
         self, pod: Pod, explanation: Explanation | None = None
@@ -224,34 +260,140 @@ class Scheduler:
         host = select_host(scores, self._rng)
         return ScheduleResult(host, evaluated, len(feasible)), state
 
-    def schedule_one(self, pod: Pod, *, explain: bool = False) -> Placement:
-        """Schedule ``pod`` and place it: `schedule_pod`, then Reserve and store on the chosen
-        node without running Filter again (`PredicateSnapshot.assume_pod`).
+    def schedule_one(self, pod: Pod, *, explain: bool = False, now: float = 0.0) -> Placement:
+        """Schedule ``pod`` and place it: host selection, Reserve and store on the chosen
+        node without running Filter again (`PredicateSnapshot.assume_pod`), Permit, then,
+        unless a Permit plugin asked to wait, the binding cycle (`bind`).
 
         Args:
             explain: collect the per node, per plugin results (`Explanation`).
+            now: the clock's time (seconds), for Permit deadlines.
 
         Returns:
-            the `Placement`.
+            the `Placement`: bound, waiting at Permit, or unschedulable with its FitError.
 
         Raises:
             SchedulingError: INTERNAL_ERROR when a plugin fails with an Error status; the
-                snapshot is unchanged.
+                snapshot is unchanged (Unreserve ran when Reserve had).
         """
         explanation = Explanation() if explain else None
-        found = self.schedule_pod(pod, explanation)
-        if isinstance(found, FitError):
-            return Placement(None, found, explanation)
-        result, state = found
-        host = result.suggested_host
+        if self._first_fit:
+            with self.snapshot.bound():
+                found_ff = self._runner.find_node(pod)
+            if isinstance(found_ff, FitError):
+                return Placement(None, found_ff, explanation)
+            node_info, state = found_ff
+            assert node_info.node is not None
+            host = node_info.node.name
+        else:
+            found = self.schedule_pod(pod, explanation)
+            if isinstance(found, FitError):
+                return Placement(None, found, explanation)
+            result, state = found
+            host = result.suggested_host
         rejected = self.snapshot.assume_pod(pod, host, state)
         if explanation is not None:
             explanation.reserve = self._reserve_statuses(rejected)
         if rejected is not None:
             return Placement(None, rejected, explanation)
-        if explanation is not None:
+        with self.snapshot.bound():
+            permit = self.framework.run_permit_plugins(state, pod, host, now)
+        if permit.code is Code.Wait:
+            return Placement(host, None, explanation, waiting=True, state=state)
+        if not permit.is_success:
+            return self._failed_after_reserve(pod, host, state, permit, explanation)
+        placed = self.bind(pod, host, state, explanation)
+        if explanation is not None and placed.node_name is not None:
             explanation.selected_node = host
-        return Placement(host, None, explanation)
+        return placed
+
+    def finish_waiting(self, waiting: WaitingPod, placed: Placement) -> Placement:
+        """Finish a pod that waited at Permit once its outcome is decided
+        (``WaitOnPermit`` returning, then the rest of ``bindingCycle``).
+
+        Args:
+            waiting: the decided `WaitingPod` (``status`` not None); removed from
+                ``handle.waiting_pods`` here.
+            placed: the `Placement` `schedule_one` returned for it (``waiting`` set).
+
+        Returns:
+            the pod bound, or unschedulable with the rejecting plugin's FitError
+            (``0/1 nodes are available: <reason>.``) after Unreserve.
+
+        Raises:
+            SchedulingError: a later binding step failed with an Error.
+        """
+        self.framework.handle.waiting_pods.remove(waiting.pod.uid)
+        pod, host, state = waiting.pod, waiting.node_name, placed.state
+        assert state is not None and waiting.status is not None
+        if not waiting.status.is_success:
+            return self._failed_after_reserve(pod, host, state, waiting.status, placed.explanation)
+        out = self.bind(pod, host, state, placed.explanation)
+        if placed.explanation is not None and out.node_name is not None:
+            placed.explanation.selected_node = host
+        return out
+
+    def bind(
+        self, pod: Pod, host: str, state: CycleState, explanation: Explanation | None = None
+    ) -> Placement:
+        """The binding cycle after Permit allowed the pod (``bindingCycle``): PreBind, Bind,
+        PostBind.
+
+        Returns:
+            the pod bound to ``host``, or (after Unreserve and removal from the node) the
+            FitError of a rejecting PreBind or Bind plugin.
+
+        Raises:
+            SchedulingError: INTERNAL_ERROR for an Error status, or when every Bind plugin
+                skipped (``no bind plugin bound pod``), after Unreserve and removal.
+        """
+        framework = self.framework
+        with self.snapshot.bound():
+            status = SUCCESS
+            if framework.has_pre_bind_plugins:
+                status = framework.run_pre_bind_pre_flights(state, pod, host)
+                if status.code is Code.Skip:
+                    status = SUCCESS
+                elif status.is_success:
+                    status = framework.run_pre_bind_plugins(state, pod, host)
+            if status.is_success:
+                status = framework.run_bind_plugins(state, pod, host)
+                if status.code is Code.Skip:
+                    status = Status(
+                        Code.Error,
+                        (f"no bind plugin bound pod {pod.key} to node {host} (every one skipped)",),
+                    )
+            if not status.is_success:
+                return self._failed_after_reserve(pod, host, state, status, explanation)
+            problems = framework.run_post_bind_plugins(state, pod, host)
+        return Placement(host, None, explanation, warnings=tuple(problems))
+
+    def _failed_after_reserve(
+        self,
+        pod: Pod,
+        host: str,
+        state: CycleState,
+        status: Status,
+        explanation: Explanation | None,
+    ) -> Placement:
+        """Unreserve, take the pod off ``host`` (``ForgetPod``), then the failure: a rejection
+        as the FitError upstream builds (one node, its status), else a SchedulingError."""
+        message = status.message
+        with self.snapshot.bound():
+            try:
+                self.framework.run_reserve_plugins_unreserve(state, pod, host)
+            except PluginError as failed:
+                message = f"{message}; {failed}"
+                status = Status(Code.Error, (message,), status.plugin)
+            self.snapshot.unschedule_pod(pod.namespace, pod.name, host)
+        if status.is_rejected:
+            return Placement(
+                None,
+                FitError(1, Diagnosis(node_to_status={host: status})),
+                explanation,
+                forgotten=True,
+            )
+        raise SchedulingError.internal(pod, message)
 
     def _reserve_statuses(self, rejected: FitError | None) -> dict[str, str]:
         plugins = self.framework.order()["Reserve"]

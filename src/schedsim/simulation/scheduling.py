@@ -31,9 +31,17 @@ from schedsim.api.core import Pod
 from schedsim.api.resource import ResourceClaimTemplate
 from schedsim.dra.claim_controller import create_template_claims
 from schedsim.dra.extended import has_extended_resource_requests
-from schedsim.framework.fit_error import FitError
-from schedsim.framework.status import Code
+from schedsim.framework.events import ASSIGNED_POD_ADD, ASSIGNED_POD_DELETE
+from schedsim.framework.queued_pod_info import QueuedPodInfo
+from schedsim.framework.status import Code, Status
 from schedsim.scheduler import Explanation, Scheduler
+from schedsim.scheduler.clock import LogicalClock
+from schedsim.scheduler.queue import (
+    DEFAULT_POD_INITIAL_BACKOFF_SECONDS,
+    DEFAULT_POD_MAX_BACKOFF_SECONDS,
+    SchedulingQueue,
+)
+from schedsim.scheduler.schedule_one import Placement
 from schedsim.snapshot.dra import claim_available_on_node, claim_reserved_for_pod
 from schedsim.snapshot.errors import SchedulingError
 from schedsim.snapshot.predicate import PredicateSnapshot
@@ -124,6 +132,8 @@ class PodOutcome:
             with the next pod, and so does the cycle.
         explanation: per node, per plugin results of the attempt (kube-scheduler placement,
             pods the caller asked to explain), else None.
+        attempts: scheduling attempts the pod had in the pass (0: never popped, e.g.
+            gated); the outcome is the last attempt's.
     """
 
     pod: Pod
@@ -133,6 +143,7 @@ class PodOutcome:
     allocations: tuple[DeviceAllocation, ...] = ()
     error: bool = False
     explanation: Explanation | None = attrs.field(default=None, eq=False)
+    attempts: int = 0
 
 
 @attrs.frozen
@@ -205,12 +216,6 @@ _NEEDS: Mapping[str, Callable[[Pod], bool]] = {
 }
 
 
-def _gated(pod: Pod) -> PodOutcome:
-    # The SchedulingGates PreEnqueue plugin's status (Go %v of a []string).
-    msg = f"waiting for scheduling gates: [{' '.join(pod.scheduling_gates)}]"
-    return PodOutcome(pod, None, (msg,), msg)
-
-
 def partition_pods(
     pods: Iterable[Pod], scheduler_name: str
 ) -> tuple[list[Pod], list[Pod], tuple[Pod, ...]]:
@@ -241,73 +246,230 @@ def pods_on_missing_nodes(snapshot: PredicateSnapshot, bound: Iterable[Pod]) -> 
     return [p for p in bound if (p.node_name or p.nominated_node_name) not in names]
 
 
+MAX_ATTEMPTS_PER_POD = 100
+"""A pass stops retrying a pod after this many attempts and reports it (a guard against
+plugins whose registered events keep requeueing each other; kube-scheduler would go on
+retrying for ever)."""
+
+
+@attrs.define
+class QueueOptions:
+    """How the pass's queue runs (KubeSchedulerConfiguration's queue fields).
+
+    Attributes:
+        pod_initial_backoff_seconds: ``podInitialBackoffSeconds`` (default 1).
+        pod_max_backoff_seconds: ``podMaxBackoffSeconds`` (default 10).
+        max_attempts_per_pod: see `MAX_ATTEMPTS_PER_POD`.
+    """
+
+    pod_initial_backoff_seconds: float = DEFAULT_POD_INITIAL_BACKOFF_SECONDS
+    pod_max_backoff_seconds: float = DEFAULT_POD_MAX_BACKOFF_SECONDS
+    max_attempts_per_pod: int = MAX_ATTEMPTS_PER_POD
+
+
 def run_scheduling_cycle(
     snapshot: PredicateSnapshot,
     pending: Sequence[Pod],
     scheduler: Scheduler | None = None,
     explain: Callable[[Pod], bool] | None = None,
+    *,
+    clock: LogicalClock | None = None,
+    options: QueueOptions | None = None,
+    warnings: list[str] | None = None,
 ) -> list[PodOutcome]:
-    """Schedule ``pending`` (in the given order) into ``snapshot``, which keeps the result.
+    """Schedule ``pending`` into ``snapshot`` through kube-scheduler's queue, in one
+    deterministic pass; the snapshot keeps the result.
+
+    The pass (the rule docs/architecture.md states): every pod is added to a
+    `SchedulingQueue` (PreEnqueue runs there: gated pods and pods a PreEnqueue plugin
+    rejects stay out, with that status as their outcome); then pods are popped in QueueSort
+    order and scheduled one at a time. A bound pod is the cluster event ``AssignedPodAdd``;
+    a pod that fails is parked in unschedulablePods with its rejecting plugins and comes
+    back only when a later event one of them registered may help (a pod leaving a node:
+    ``AssignedPodDelete``, after a failed binding or a rejected waiting pod); an Error fails
+    the pod for the pass (kube-scheduler would retry it after backoff, and fail again). When
+    no pod is ready, the clock moves to the next Permit deadline and pods that waited too
+    long are rejected. The pass ends when activeQ and backoffQ are empty and no pod waits at
+    Permit; each pod's outcome is its last attempt.
 
     Args:
         snapshot: the cluster; its framework is the profile.
-        pending: the pods, in queue order.
+        pending: the pods, in queue order (pods with equal QueueSort keys keep this order).
         scheduler: kube-scheduler placement through this `Scheduler` (over ``snapshot``);
-            None: first fit (`PredicateSnapshot.schedule_pod_or_explain`).
+            None: first fit (the Cluster Autoscaler's placement).
         explain: which pods get an `Explanation` (kube-scheduler placement only); None: none,
             and nothing is collected.
-
-    Pods with scheduling gates are not attempted (kube-scheduler's SchedulingGates), nor
-    pods a PreEnqueue plugin rejects (its status message is the outcome's).
-
-    A plugin Error status (e.g. a CEL runtime error in a claim's selector) fails that pod's
-    attempt only, as in kube-scheduler: its outcome has ``error`` set and the cycle goes on.
+        clock: the pass's clock (a new `LogicalClock` at 0 by default).
+        options: backoff seconds and the attempt guard.
+        warnings: when given, PostBind failures and pods stopped by the attempt guard are
+            appended to it.
     """
+    if scheduler is None:
+        scheduler = Scheduler(snapshot, first_fit=True)
+    loop = _Pass(
+        snapshot,
+        {snapshot.framework.profile.scheduler_name: scheduler},
+        explain,
+        clock or LogicalClock(),
+        options or QueueOptions(),
+    )
     with snapshot.bound():  # PreEnqueue runs here, outside the snapshot's own operations
-        return _cycle(snapshot, pending, scheduler, explain)
-
-
-def _cycle(
-    snapshot: PredicateSnapshot,
-    pending: Sequence[Pod],
-    scheduler: Scheduler | None,
-    explain: Callable[[Pod], bool] | None,
-) -> list[PodOutcome]:
-    out = []
-    framework = snapshot.framework
-    for pod in pending:
-        if pod.scheduling_gates:
-            out.append(_gated(pod))
-            continue
-        st = framework.run_pre_enqueue_plugins(pod)
-        if st.code is Code.Error:
-            out.append(PodOutcome(pod, None, (st.message,), st.message, error=True))
-            continue
-        if not st.is_success:  # kept out of the queue, e.g. a ResourceClaim not created yet
-            out.append(PodOutcome(pod, None, st.reasons, st.message))
-            continue
-        explanation = None
-        try:
-            if scheduler is None:
-                found = snapshot.schedule_pod_or_explain(pod)
-            else:
-                placed = scheduler.schedule_one(pod, explain=explain is not None and explain(pod))
-                if placed.node_name is not None:
-                    found = placed.node_name
-                else:
-                    assert placed.fit_error is not None
-                    found = placed.fit_error
-                explanation = placed.explanation
-        except SchedulingError as e:
-            # An Error status fails this attempt only (the snapshot is unchanged).
-            msg = e.internal_message or str(e)
-            out.append(PodOutcome(pod, None, (msg,), msg, error=True))
-            continue
-        if isinstance(found, FitError):
-            out.append(PodOutcome(pod, None, found.reasons, found.message, explanation=explanation))
-        else:
-            out.append(PodOutcome(pod, found, explanation=explanation))
+        out = loop.run(pending)
+    if warnings is not None:
+        warnings.extend(loop.warnings)
     return out
+
+
+class _Pass:
+    """One pass of the queue over the pending pods (see `run_scheduling_cycle`)."""
+
+    def __init__(
+        self,
+        snapshot: PredicateSnapshot,
+        schedulers: Mapping[str, Scheduler],
+        explain: Callable[[Pod], bool] | None,
+        clock: LogicalClock,
+        options: QueueOptions,
+    ) -> None:
+        self.snapshot = snapshot
+        self.schedulers = schedulers
+        self.explain = explain
+        self.clock = clock
+        self.options = options
+        self.warnings: list[str] = []
+        first = next(iter(schedulers.values())).framework
+        self.queue = SchedulingQueue(
+            first.queue_sort_less(),
+            clock=clock,
+            pod_initial_backoff_seconds=options.pod_initial_backoff_seconds,
+            pod_max_backoff_seconds=options.pod_max_backoff_seconds,
+            pre_enqueue=self._pre_enqueue,
+            queueing_hints={n: s.framework.events_to_register() for n, s in schedulers.items()},
+        )
+        self.outcomes: dict[str, PodOutcome] = {}
+        self.attempts: dict[str, int] = {}
+        # pods waiting at Permit: uid -> (queued info, scheduler, placement)
+        self.waiting: dict[str, tuple[QueuedPodInfo, Scheduler, Placement]] = {}
+
+    def _pre_enqueue(self, pod: Pod) -> Status:
+        if pod.scheduling_gates:  # the SchedulingGates PreEnqueue plugin's status (Go %v)
+            msg = f"waiting for scheduling gates: [{' '.join(pod.scheduling_gates)}]"
+            return Status(Code.UnschedulableAndUnresolvable, (msg,), "SchedulingGates")
+        return self.schedulers[pod.scheduler_name].framework.run_pre_enqueue_plugins(pod)
+
+    def run(self, pending: Sequence[Pod]) -> list[PodOutcome]:
+        queue = self.queue
+        for pod in pending:
+            st = queue.add(pod).gating_status
+            if st is not None:
+                error = st.code is Code.Error
+                reasons = (st.message,) if error else st.reasons
+                self.outcomes[pod.key] = PodOutcome(pod, None, reasons, st.message, error=error)
+        while True:
+            qpi: QueuedPodInfo | None = queue.pop()
+            if qpi is None:
+                deadline = self._next_deadline()
+                if deadline is None:
+                    break
+                self.clock.advance_to(deadline)
+                for s in self.schedulers.values():
+                    s.framework.handle.waiting_pods.expire(deadline)
+                self._finish_decided()
+                continue
+            self._attempt(qpi)
+            self._finish_decided()
+        return [self._final(pod) for pod in pending]
+
+    def _final(self, pod: Pod) -> PodOutcome:
+        o = self.outcomes[pod.key]
+        n = self.attempts.get(pod.key, 0)
+        return attrs.evolve(o, attempts=n) if n != o.attempts else o
+
+    def _next_deadline(self) -> float | None:
+        times = [
+            t
+            for s in self.schedulers.values()
+            for t in (s.framework.handle.waiting_pods.next_deadline(),)
+            if t is not None
+        ]
+        return min(times, default=None)
+
+    def _attempt(self, qpi: QueuedPodInfo) -> None:
+        pod = qpi.pod
+        self.attempts[pod.key] = qpi.attempts
+        scheduler = self.schedulers[pod.scheduler_name]
+        explain = self.explain is not None and self.explain(pod)
+        try:
+            placed = scheduler.schedule_one(pod, explain=explain, now=self.clock())
+        except SchedulingError as e:
+            # An Error status fails this attempt; the snapshot is unchanged. kube-scheduler
+            # would retry after backoff; the pass reports it.
+            msg = e.internal_message or str(e)
+            self.outcomes[pod.key] = PodOutcome(pod, None, (msg,), msg, error=True)
+            self.queue.done(pod)
+            return
+        if placed.waiting:
+            self.waiting[pod.uid] = (qpi, scheduler, placed)
+            return  # in flight until decided
+        self._settle(qpi, placed)
+
+    def _finish_decided(self) -> None:
+        """Bind or fail every pod whose wait at Permit is decided, in the order they started
+        waiting."""
+        while True:
+            decided = [
+                wp
+                for s in self.schedulers.values()
+                for wp in s.framework.handle.waiting_pods.decided()
+            ]
+            if not decided:
+                return
+            for wp in decided:
+                qpi, scheduler, placed = self.waiting.pop(wp.pod.uid)
+                try:
+                    out = scheduler.finish_waiting(wp, placed)
+                except SchedulingError as e:
+                    msg = e.internal_message or str(e)
+                    pod = qpi.pod
+                    self.outcomes[pod.key] = PodOutcome(pod, None, (msg,), msg, error=True)
+                    self.queue.done(pod)
+                    self._forgotten(pod)
+                    continue
+                self._settle(qpi, out)
+
+    def _settle(self, qpi: QueuedPodInfo, placed: Placement) -> None:
+        """Record the attempt's outcome and tell the queue."""
+        pod = qpi.pod
+        queue = self.queue
+        self.warnings.extend(f"pod {pod.key}: {w}" for w in placed.warnings)
+        if placed.node_name is not None:
+            self.outcomes[pod.key] = PodOutcome(
+                pod, placed.node_name, explanation=placed.explanation
+            )
+            queue.done(pod)
+            queue.move_all_to_active_or_backoff(ASSIGNED_POD_ADD, None, pod)
+            return
+        fit_error = placed.fit_error
+        assert fit_error is not None
+        self.outcomes[pod.key] = PodOutcome(
+            pod, None, fit_error.reasons, fit_error.message, explanation=placed.explanation
+        )
+        if qpi.attempts >= self.options.max_attempts_per_pod:
+            self.warnings.append(
+                f"pod {pod.key}: not retried after {qpi.attempts} attempts in this pass"
+            )
+            queue.done(pod)
+            return
+        queue.add_unschedulable_if_not_present(qpi, sorted(placed.rejector_plugins))
+        queue.done(pod)
+        if placed.forgotten:  # it held the node after Reserve: its leaving is an event
+            self._forgotten(pod)
+
+    def _forgotten(self, pod: Pod) -> None:
+        """A reserved pod left its node (``AssignedPodDelete``, not for the pod itself)."""
+        self.queue.move_all_to_active_or_backoff(
+            ASSIGNED_POD_DELETE, pod, None, pre_check=lambda p: p.key != pod.key
+        )
 
 
 def _allocations(snapshot: PredicateSnapshot, pod: Pod) -> tuple[DeviceAllocation, ...]:
@@ -414,7 +576,7 @@ def simulate(
         warnings.extend(_bound_claim_warnings(snapshot, bound, skipped))
     with gc_paused():
         scheduler = Scheduler(snapshot, seed=seed) if placement == "kube-scheduler" else None
-        cycle = run_scheduling_cycle(snapshot, pending, scheduler, explain)
+        cycle = run_scheduling_cycle(snapshot, pending, scheduler, explain, warnings=warnings)
         outcomes = [
             attrs.evolve(o, allocations=_allocations(snapshot, o.pod))
             if o.node_name is not None

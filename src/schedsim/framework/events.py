@@ -1,0 +1,268 @@
+"""Cluster events and queueing hints: what moves an unschedulable pod back into the queue.
+
+Mirrors kube-scheduler 1.34's ``framework.ClusterEvent`` (an ``EventResource`` and an
+``ActionType``), ``ClusterEventWithHint`` and ``QueueingHintFn`` (``EnqueueExtensions``):
+a plugin that rejected a pod says which cluster events could make the pod schedulable again
+and, optionally, a hint function that looks at the changed object and answers ``Queue`` or
+``QueueSkip``. The scheduling queue (`schedsim.scheduler.queue`) moves a pod out of its
+unschedulable pods only for an event one of the pod's rejecting plugins registered, and only
+when that plugin's hint (if any) says ``Queue``.
+
+A plugin declares its events with a plain method (not a pluggy hook: it is asked once per
+profile, like Go's ``EventsToRegister``)::
+
+    def events_to_register(self) -> Sequence[ClusterEventWithHint]:
+        return (ClusterEventWithHint(ClusterEvent(EventResource.AssignedPod, ActionType.Delete)),)
+
+An in-tree plugin without the method gets its upstream events from `IN_TREE_EVENTS`. Any other
+plugin without the method is moved on every event (upstream registers ``allClusterEvents``
+for a plugin that does not implement EnqueueExtensions); one that returns an empty sequence
+is never moved by an event.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Callable, Sequence
+from typing import Protocol
+
+import attrs
+
+from schedsim.api.core import Pod
+
+__all__ = [
+    "ALL_EVENTS",
+    "ASSIGNED_POD_ADD",
+    "ASSIGNED_POD_DELETE",
+    "IN_TREE_EVENTS",
+    "NODE_ADD",
+    "UNSCHEDULABLE_TIMEOUT",
+    "ActionType",
+    "ClusterEvent",
+    "ClusterEventWithHint",
+    "EnqueueExtensions",
+    "EventResource",
+    "QueueingHint",
+    "QueueingHintFn",
+]
+
+
+class EventResource(enum.Enum):
+    """The kind of object an event is about (``framework.EventResource``).
+
+    ``AssignedPod`` / ``UnscheduledPod`` are pods bound / not bound to a node; ``Pod`` matches
+    both; ``WildCard`` (``"*"``) matches every resource.
+    """
+
+    Pod = "Pod"
+    AssignedPod = "AssignedPod"
+    UnscheduledPod = "UnscheduledPod"
+    Node = "Node"
+    PersistentVolume = "PersistentVolume"
+    PersistentVolumeClaim = "PersistentVolumeClaim"
+    CSINode = "CSINode"
+    StorageClass = "StorageClass"
+    ResourceClaim = "ResourceClaim"
+    ResourceSlice = "ResourceSlice"
+    DeviceClass = "DeviceClass"
+    WildCard = "*"
+
+
+class ActionType(enum.Flag):
+    """What happened to the object (``framework.ActionType``, a bit set)."""
+
+    Add = 1
+    Delete = 2
+    UpdateNodeAllocatable = 4
+    UpdateNodeLabel = 8
+    UpdateNodeTaint = 16
+    UpdateNodeCondition = 32
+    UpdateNodeAnnotation = 64
+    UpdatePodLabel = 128
+    UpdatePodScaleDown = 256
+    UpdatePodToleration = 512
+    UpdatePodSchedulingGatesEliminated = 1024
+    UpdatePodGeneratedResourceClaim = 2048
+    Update = (
+        UpdateNodeAllocatable
+        | UpdateNodeLabel
+        | UpdateNodeTaint
+        | UpdateNodeCondition
+        | UpdateNodeAnnotation
+        | UpdatePodLabel
+        | UpdatePodScaleDown
+        | UpdatePodToleration
+        | UpdatePodSchedulingGatesEliminated
+        | UpdatePodGeneratedResourceClaim
+    )
+    All = Add | Delete | Update
+
+
+_POD_RESOURCES = frozenset({EventResource.AssignedPod, EventResource.UnscheduledPod})
+
+
+@attrs.frozen
+class ClusterEvent:
+    """One kind of change (``framework.ClusterEvent``).
+
+    Attributes:
+        resource: the object kind.
+        action: what happened (one or more `ActionType` bits).
+        label: a name for logs and output (upstream's ``CustomLabel``); defaults to
+            resource + action, e.g. ``"AssignedPodDelete"``.
+    """
+
+    resource: EventResource
+    action: ActionType
+    label: str = attrs.field(default="", eq=False)
+
+    def __str__(self) -> str:
+        if self.label:
+            return self.label
+        return f"{self.resource.value}{self.action.name or self.action.value}"
+
+    @property
+    def is_wildcard(self) -> bool:
+        """Whether this is the wildcard event (every resource, every action)."""
+        return self.resource is EventResource.WildCard and self.action == ActionType.All
+
+    def match(self, event: ClusterEvent) -> bool:
+        """Whether ``event`` (what happened) is covered by this registered event
+        (``ClusterEvent.Match``): same resource (``Pod`` covers assigned and unscheduled pods,
+        ``WildCard`` covers all) and at least one common action bit."""
+        if self.is_wildcard:
+            return True
+        res = self.resource
+        if res is not event.resource and res is not EventResource.WildCard:
+            if not (res is EventResource.Pod and event.resource in _POD_RESOURCES):
+                return False
+        return bool(self.action & event.action)
+
+
+class QueueingHint(enum.Enum):
+    """A hint function's answer (``fwk.QueueingHint``)."""
+
+    QueueSkip = 0
+    Queue = 1
+
+
+QueueingHintFn = Callable[[Pod, object, object], QueueingHint]
+"""``(pod, old_obj, new_obj) -> QueueingHint``: whether the event (with the changed object
+before and after; None for the missing side of Add/Delete) may make ``pod`` schedulable. An
+exception counts as ``Queue``, as upstream treats a hint error."""
+
+
+@attrs.frozen
+class ClusterEventWithHint:
+    """A registered event with its optional hint (``fwk.ClusterEventWithHint``).
+
+    Attributes:
+        event: the event the plugin cares about.
+        hint: None: every matching event queues the pod (upstream's default hint).
+    """
+
+    event: ClusterEvent
+    hint: QueueingHintFn | None = None
+
+
+class EnqueueExtensions(Protocol):
+    """A plugin that says which events may make the pods it rejected schedulable
+    (``framework.EnqueueExtensions``). This is a Protocol: implementations don't inherit
+    from it."""
+
+    def events_to_register(self) -> Sequence[ClusterEventWithHint]:
+        """The events (and hints) that may help a pod this plugin rejected."""
+        ...
+
+
+ASSIGNED_POD_ADD = ClusterEvent(EventResource.AssignedPod, ActionType.Add, "AssignedPodAdd")
+"""A pod was bound to a node (kube-scheduler: the informer saw an assigned pod)."""
+
+ASSIGNED_POD_DELETE = ClusterEvent(
+    EventResource.AssignedPod, ActionType.Delete, "AssignedPodDelete"
+)
+"""A bound (or assumed) pod left its node: deleted, evicted by preemption, or forgotten after a
+failed binding cycle."""
+
+NODE_ADD = ClusterEvent(EventResource.Node, ActionType.Add, "NodeAdd")
+"""A node joined the cluster."""
+
+UNSCHEDULABLE_TIMEOUT = ClusterEvent(EventResource.WildCard, ActionType.All, "UnschedulableTimeout")
+"""A pod stayed in the unschedulable pods longer than podMaxInUnschedulablePodsDuration
+(the periodic flush)."""
+
+ALL_EVENTS: tuple[ClusterEventWithHint, ...] = (
+    ClusterEventWithHint(ClusterEvent(EventResource.WildCard, ActionType.All)),
+)
+"""What a plugin without `EnqueueExtensions.events_to_register` is registered for."""
+
+
+def _ev(resource: EventResource, action: ActionType) -> ClusterEventWithHint:
+    return ClusterEventWithHint(ClusterEvent(resource, action))
+
+
+_R, _A = EventResource, ActionType
+_NODE_ADD_LABEL = _ev(_R.Node, _A.Add | _A.UpdateNodeLabel)
+
+IN_TREE_EVENTS: dict[str, tuple[ClusterEventWithHint, ...]] = {
+    "SchedulingGates": (_ev(_R.UnscheduledPod, _A.UpdatePodSchedulingGatesEliminated),),
+    "NodeUnschedulable": (
+        _ev(_R.Node, _A.Add | _A.UpdateNodeTaint),
+        _ev(_R.UnscheduledPod, _A.UpdatePodToleration),
+    ),
+    "NodeName": (_ev(_R.Node, _A.Add | _A.Update),),
+    "TaintToleration": (
+        _ev(_R.Node, _A.Add | _A.UpdateNodeTaint),
+        _ev(_R.UnscheduledPod, _A.UpdatePodToleration),
+    ),
+    "NodeAffinity": (_NODE_ADD_LABEL,),
+    "NodePorts": (_ev(_R.AssignedPod, _A.Delete), _ev(_R.Node, _A.Add | _A.Update)),
+    "NodeResourcesFit": (
+        _ev(_R.AssignedPod, _A.Delete | _A.UpdatePodScaleDown),
+        _ev(_R.Node, _A.Add | _A.UpdateNodeAllocatable | _A.UpdateNodeTaint | _A.UpdateNodeLabel),
+    ),
+    "VolumeRestrictions": (
+        _ev(_R.AssignedPod, _A.Delete),
+        _ev(_R.PersistentVolumeClaim, _A.Add | _A.Update),
+    ),
+    "NodeVolumeLimits": (
+        _ev(_R.AssignedPod, _A.Delete),
+        _ev(_R.Node, _A.Add),
+        _ev(_R.CSINode, _A.Add | _A.Update),
+        _ev(_R.PersistentVolumeClaim, _A.Add),
+    ),
+    "VolumeBinding": (
+        _ev(_R.Node, _A.Add | _A.UpdateNodeLabel | _A.UpdateNodeTaint),
+        _ev(_R.CSINode, _A.Add | _A.Update),
+        _ev(_R.PersistentVolume, _A.Add | _A.Update),
+        _ev(_R.PersistentVolumeClaim, _A.Add | _A.Update),
+        _ev(_R.StorageClass, _A.Add | _A.Update),
+    ),
+    "VolumeZone": (
+        _NODE_ADD_LABEL,
+        _ev(_R.PersistentVolume, _A.Add | _A.Update),
+        _ev(_R.PersistentVolumeClaim, _A.Add | _A.Update),
+        _ev(_R.StorageClass, _A.Add),
+    ),
+    "PodTopologySpread": (
+        _ev(_R.AssignedPod, _A.Add | _A.Delete | _A.UpdatePodLabel),
+        _ev(_R.Node, _A.Add | _A.Delete | _A.UpdateNodeLabel | _A.UpdateNodeTaint),
+    ),
+    "InterPodAffinity": (
+        _ev(_R.AssignedPod, _A.Add | _A.Delete | _A.UpdatePodLabel),
+        _NODE_ADD_LABEL,
+    ),
+    "DynamicResources": (
+        _ev(_R.ResourceClaim, _A.Add | _A.Update),
+        _ev(_R.ResourceSlice, _A.Add | _A.Update),
+        _ev(_R.DeviceClass, _A.Add | _A.Update),
+        _ev(_R.UnscheduledPod, _A.UpdatePodGeneratedResourceClaim),
+        _ev(_R.AssignedPod, _A.Delete),
+    ),
+}
+"""The events kube-scheduler 1.34's in-tree plugins register (their ``EventsToRegister``),
+without hints: schedsim moves a pod on every matching event where upstream's hint may skip
+some (a deliberate simplification: more retries, the same placements). DynamicResources also
+registers ``AssignedPod Delete``: a simulation reports the claim deallocation a leaving pod
+causes as that pod's delete event. Used for an in-tree plugin that has no
+``events_to_register`` method of its own."""

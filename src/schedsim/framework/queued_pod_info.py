@@ -1,0 +1,59 @@
+"""`QueuedPodInfo`: a pod in the scheduling queue with its queue bookkeeping.
+
+Mirrors kube-scheduler 1.34's ``framework.QueuedPodInfo``. QueueSort plugins compare two of
+them (``schedsim_queue_sort_less``); the queue (`schedsim.scheduler.queue`) owns and updates
+them. Times are seconds on the queue's clock (virtual in a simulation).
+"""
+
+from __future__ import annotations
+
+import attrs
+
+from schedsim.api.core import Pod
+from schedsim.framework.status import Status
+
+__all__ = ["QueuedPodInfo"]
+
+
+@attrs.define(eq=False)
+class QueuedPodInfo:
+    """A pending pod as the queue holds it.
+
+    Attributes:
+        pod: the pod.
+        timestamp: when the pod was last added or moved to a queue (seconds); PrioritySort
+            orders equal priorities by it.
+        attempts: scheduling attempts so far (each `SchedulingQueue.pop` adds one).
+        initial_attempt_timestamp: when the pod was first popped, or None.
+        unschedulable_plugins: plugins that rejected the pod in its last attempt
+            (Filter/PreFilter/Reserve/Permit rejections); empty after an Error.
+        pending_plugins: plugins that answered Pending in the last attempt.
+        gating_plugin: the PreEnqueue plugin that keeps the pod out of the active queue, or
+            "" (``GatingPlugin``).
+        gating_status: that plugin's status (its message says why), or None.
+        backoff_expiration: when the pod's backoff ends (seconds), computed when it enters
+            the backoff queue.
+        seq: insertion number: equal pods in every heap keep insertion order (deterministic
+            where Go's heap is not specified).
+    """
+
+    pod: Pod
+    timestamp: float = 0.0
+    attempts: int = 0
+    initial_attempt_timestamp: float | None = None
+    unschedulable_plugins: set[str] = attrs.field(factory=set)
+    pending_plugins: set[str] = attrs.field(factory=set)
+    gating_plugin: str = ""
+    gating_status: Status | None = None
+    backoff_expiration: float = 0.0
+    seq: int = 0
+
+    @property
+    def gated(self) -> bool:
+        """Whether a PreEnqueue plugin keeps the pod out of the active queue."""
+        return bool(self.gating_plugin)
+
+    @property
+    def key(self) -> str:
+        """The pod's ``namespace/name``."""
+        return self.pod.key

@@ -1,0 +1,553 @@
+"""`SchedulingQueue`: kube-scheduler 1.34's PriorityQueue on an injectable clock.
+
+Mirrors ``pkg/scheduler/backend/queue`` (scheduling_queue.go, active_queue.go,
+backoff_queue.go, unschedulable_pods.go):
+
+- **activeQ**: a heap ordered by the profiles' QueueSort plugin (``Less``; PrioritySort:
+  priority descending, then queue timestamp); pods still equal keep insertion order.
+- **backoffQ**: pods that failed and are still backing off, ordered by backoff expiry. The
+  backoff is ``podInitialBackoffSeconds * 2^(attempts-1)``, at most ``podMaxBackoffSeconds``
+  (1 s and 10 s by default), counted from when the pod was last put back. Pods that failed
+  with an Error (no rejecting plugin) wait in a separate error backoff queue.
+  With SchedulerPopFromBackoffQ (beta, on by default since 1.33) `pop` takes the pod whose
+  backoff ends first when activeQ is empty, error backoffs excepted.
+- **unschedulablePods**: pods a plugin rejected. A cluster event moves one back
+  (`move_all_to_active_or_backoff`) only if one of its rejecting plugins registered that event
+  (``events_to_register``, `schedsim.framework.events`) and the registered hint, if any,
+  answers ``Queue`` (``isPodWorthRequeuing``); the pod then goes to activeQ if its backoff is
+  over (or a Pending plugin queued it), else to backoffQ. `flush_unschedulable_pods_left_over`
+  moves pods parked longer than ``podMaxInUnschedulablePodsDuration`` (5 min).
+- **in-flight events**: events that happen while a popped pod is being scheduled are
+  recorded; when the pod then fails (`add_unschedulable_if_not_present`) an event that would
+  have moved it sends it to backoffQ/activeQ instead of unschedulablePods, so the change is
+  not missed (a victim evicted by the pod's own preemption, for one).
+- **PreEnqueue**: `add` runs the pod's PreEnqueue plugins; a pod they reject is parked as
+  gated (``GatingPlugin``) and only an event its gating plugin registered lets PreEnqueue run
+  again.
+- **attempts**: each `pop` counts one attempt for the pod.
+
+Differences from upstream, all deliberate:
+
+- Nothing blocks: `pop` returns None when no pod is ready instead of waiting.
+- Backoff completion is checked in `pop` (upstream flushes completed backoffs every second
+  from a goroutine); `flush_backoff_completed` and `flush_unschedulable_pods_left_over` are
+  also public, for a caller that drives time itself (the replay).
+- Every heap breaks remaining ties by insertion order (Go's heap is not stable).
+- One queue serves every profile (upstream too); hints are looked up by the pod's
+  ``spec.schedulerName``.
+
+Cost: `add`/`pop` O(log n) QueueSort calls; an event costs O(unschedulable pods x matching
+registered events) hint calls, as upstream.
+"""
+
+from __future__ import annotations
+
+import enum
+import heapq
+from collections.abc import Callable, Iterator, Mapping, Sequence
+
+from schedsim.api.core import Pod
+from schedsim.framework.events import UNSCHEDULABLE_TIMEOUT, ClusterEvent, ClusterEventWithHint
+from schedsim.framework.events import QueueingHint as Hint
+from schedsim.framework.queued_pod_info import QueuedPodInfo
+from schedsim.framework.status import Status
+
+__all__ = [
+    "DEFAULT_POD_INITIAL_BACKOFF_SECONDS",
+    "DEFAULT_POD_MAX_BACKOFF_SECONDS",
+    "DEFAULT_POD_MAX_IN_UNSCHEDULABLE_PODS_DURATION",
+    "QueueingStrategy",
+    "SchedulingQueue",
+]
+
+DEFAULT_POD_INITIAL_BACKOFF_SECONDS = 1.0
+"""KubeSchedulerConfiguration v1 default ``podInitialBackoffSeconds``."""
+DEFAULT_POD_MAX_BACKOFF_SECONDS = 10.0
+"""KubeSchedulerConfiguration v1 default ``podMaxBackoffSeconds``."""
+DEFAULT_POD_MAX_IN_UNSCHEDULABLE_PODS_DURATION = 300.0
+"""kube-scheduler's ``DefaultPodMaxInUnschedulablePodsDuration`` (5 minutes)."""
+
+Less = Callable[[QueuedPodInfo, QueuedPodInfo], bool]
+Hints = Mapping[str, Mapping[str, Sequence[ClusterEventWithHint]]]
+
+
+class QueueingStrategy(enum.Enum):
+    """Where an event sends an unschedulable pod (upstream's ``queueingStrategy``)."""
+
+    QueueSkip = 0
+    QueueAfterBackoff = 1
+    QueueImmediately = 2
+
+
+class _Active:
+    """A heap entry of activeQ: compared with the QueueSort ``Less``, then insertion."""
+
+    __slots__ = ("less", "qpi")
+
+    def __init__(self, qpi: QueuedPodInfo, less: Less) -> None:
+        self.qpi = qpi
+        self.less = less
+
+    def __lt__(self, other: _Active) -> bool:
+        a, b = self.qpi, other.qpi
+        if self.less(a, b):
+            return True
+        if self.less(b, a):
+            return False
+        return a.seq < b.seq
+
+
+_ACTIVE, _BACKOFF, _ERROR_BACKOFF, _UNSCHEDULABLE = "active", "backoff", "errorBackoff", "unsched"
+
+
+class SchedulingQueue:
+    """kube-scheduler's PriorityQueue (see the module docstring for the rules).
+
+    Args:
+        less: the QueueSort plugin's ``Less`` (`Framework.queue_sort_less`); every profile
+            shares it, as kube-scheduler requires.
+        clock: the time in seconds (a `schedsim.scheduler.clock.LogicalClock` in a
+            simulation); read when pods are added, failed, moved, popped.
+        pod_initial_backoff_seconds: ``podInitialBackoffSeconds`` (> 0).
+        pod_max_backoff_seconds: ``podMaxBackoffSeconds`` (>= the initial backoff).
+        pre_enqueue: runs a pod's PreEnqueue plugins (its profile's
+            ``run_pre_enqueue_plugins``); None admits every pod.
+        queueing_hints: schedulerName -> plugin -> registered events
+            (`Framework.events_to_register` per profile). A pod whose schedulerName is not
+            here is moved by every event.
+        pop_from_backoff_q: SchedulerPopFromBackoffQ (on by default in 1.34).
+        pod_max_in_unschedulable_pods_duration: seconds before
+            `flush_unschedulable_pods_left_over` moves a parked pod.
+
+    Raises:
+        ValueError: backoff seconds out of range.
+    """
+
+    def __init__(
+        self,
+        less: Less,
+        *,
+        clock: Callable[[], float],
+        pod_initial_backoff_seconds: float = DEFAULT_POD_INITIAL_BACKOFF_SECONDS,
+        pod_max_backoff_seconds: float = DEFAULT_POD_MAX_BACKOFF_SECONDS,
+        pre_enqueue: Callable[[Pod], Status] | None = None,
+        queueing_hints: Hints | None = None,
+        pop_from_backoff_q: bool = True,
+        pod_max_in_unschedulable_pods_duration: float = (
+            DEFAULT_POD_MAX_IN_UNSCHEDULABLE_PODS_DURATION
+        ),
+    ) -> None:
+        if pod_initial_backoff_seconds <= 0:
+            raise ValueError(
+                f"pod_initial_backoff_seconds {pod_initial_backoff_seconds}: must be > 0"
+            )
+        if pod_max_backoff_seconds < pod_initial_backoff_seconds:
+            raise ValueError(
+                f"pod_max_backoff_seconds {pod_max_backoff_seconds}: must be >= "
+                f"pod_initial_backoff_seconds {pod_initial_backoff_seconds}"
+            )
+        self._less = less
+        self._clock = clock
+        self._initial = float(pod_initial_backoff_seconds)
+        self._max = float(pod_max_backoff_seconds)
+        self._pre_enqueue = pre_enqueue
+        self._hints: Hints = queueing_hints if queueing_hints is not None else {}
+        self._pop_from_backoff = pop_from_backoff_q
+        self._max_unschedulable = pod_max_in_unschedulable_pods_duration
+        self._seq = 0
+        # key -> (where, qpi): the one place a pod is; heap entries not matching are stale
+        self._where: dict[str, tuple[str, QueuedPodInfo]] = {}
+        self._active: list[_Active] = []
+        self._backoff: list[tuple[float, int, QueuedPodInfo]] = []
+        self._error_backoff: list[tuple[float, int, QueuedPodInfo]] = []
+        self._unschedulable: dict[str, QueuedPodInfo] = {}
+        # in-flight pods -> index of the first event recorded after their pop
+        self._in_flight: dict[str, int] = {}
+        self._events: list[tuple[ClusterEvent, object, object]] = []
+        self._events_base = 0  # number of events dropped from the front of _events
+        self._counts = {_ACTIVE: 0, _BACKOFF: 0, _ERROR_BACKOFF: 0}
+
+    # ------------------------------------------------------------------ adding and popping
+
+    def add(self, pod: Pod) -> QueuedPodInfo:
+        """A new pending pod (``Add``): PreEnqueue runs; admitted pods enter activeQ, the
+        others are parked as gated in unschedulablePods.
+
+        Returns:
+            the pod's `QueuedPodInfo` (``gating_status`` says why a gated pod waits).
+
+        Raises:
+            ValueError: a pod with the same ``namespace/name`` is already queued or in flight.
+        """
+        key = pod.key
+        if key in self._where or key in self._in_flight:
+            raise ValueError(f"pod {key} is already in the scheduling queue")
+        qpi = QueuedPodInfo(pod, timestamp=self._clock(), seq=self._next_seq())
+        self._activate_or_gate(qpi)
+        return qpi
+
+    def pop(self) -> QueuedPodInfo | None:
+        """The next pod to schedule (``Pop``), or None when none is ready.
+
+        Pods whose backoff is over move to activeQ first; with an empty activeQ the pod whose
+        backoff ends first is taken (SchedulerPopFromBackoffQ). The pod's ``attempts`` grows
+        by one and it is in flight until `done`.
+        """
+        self.flush_backoff_completed()
+        qpi = self._pop_heap_active()
+        if qpi is None and self._pop_from_backoff:
+            qpi = self._pop_heap_timed(self._backoff, _BACKOFF)
+        if qpi is None:
+            return None
+        qpi.attempts += 1
+        if qpi.initial_attempt_timestamp is None:
+            qpi.initial_attempt_timestamp = self._clock()
+        self._in_flight[qpi.key] = self._events_base + len(self._events)
+        return qpi
+
+    def add_unschedulable_if_not_present(
+        self,
+        qpi: QueuedPodInfo,
+        rejector_plugins: Sequence[str] = (),
+        pending_plugins: Sequence[str] = (),
+    ) -> QueueingStrategy:
+        """Put a pod whose attempt failed back (``AddUnschedulableIfNotPresent``).
+
+        Args:
+            qpi: the popped pod.
+            rejector_plugins: the plugins that rejected it (``UnschedulablePlugins``: the
+                Diagnosis' plugins, or the Reserve/Permit/PreBind plugin); empty when the
+                attempt failed with an Error.
+            pending_plugins: plugins that answered Pending.
+
+        Returns:
+            where the pod went: ``QueueSkip`` = unschedulablePods; ``QueueAfterBackoff`` =
+            backoffQ (activeQ if its backoff is already over; an Error goes to the error
+            backoff queue), because it failed with an Error or an event recorded while it was
+            in flight may have helped it; ``QueueImmediately`` = activeQ.
+            A pod already queued is left where it is (``QueueSkip`` returned).
+        """
+        key = qpi.key
+        if key in self._where:
+            return QueueingStrategy.QueueSkip
+        qpi.unschedulable_plugins = set(rejector_plugins)
+        qpi.pending_plugins = set(pending_plugins)
+        qpi.timestamp = self._clock()
+        qpi.backoff_expiration = qpi.timestamp + self.backoff_duration(qpi.attempts)
+        strategy = self._hint_for_in_flight(qpi)
+        if strategy is QueueingStrategy.QueueSkip:
+            self._unschedulable[key] = qpi
+            self._where[key] = (_UNSCHEDULABLE, qpi)
+            return strategy
+        self._requeue(qpi, strategy)
+        return strategy
+
+    def done(self, pod: Pod) -> None:
+        """The pod's scheduling (and binding) is over (``Done``): it is no longer in flight;
+        events recorded only for in-flight pods are dropped once none is left."""
+        self._in_flight.pop(pod.key, None)
+        if not self._in_flight:
+            self._events_base += len(self._events)
+            self._events.clear()
+        else:
+            oldest = min(self._in_flight.values())
+            drop = oldest - self._events_base
+            if drop > 0:
+                del self._events[:drop]
+                self._events_base = oldest
+
+    def delete(self, pod: Pod) -> None:
+        """Forget a pod wherever it is (``Delete``: the pod was deleted or bound elsewhere)."""
+        found = self._where.pop(pod.key, None)
+        if found is not None:
+            where, _ = found
+            if where == _UNSCHEDULABLE:
+                del self._unschedulable[pod.key]
+            else:
+                self._counts[where] -= 1
+        self._in_flight.pop(pod.key, None)
+
+    # ------------------------------------------------------------------ events and time
+
+    def move_all_to_active_or_backoff(
+        self,
+        event: ClusterEvent,
+        old_obj: object = None,
+        new_obj: object = None,
+        pre_check: Callable[[Pod], bool] | None = None,
+    ) -> list[QueuedPodInfo]:
+        """A cluster event happened (``MoveAllToActiveOrBackoffQueue``): move every
+        unschedulable pod it may help to activeQ or backoffQ.
+
+        Args:
+            event: what happened (`schedsim.framework.events`, e.g. ``ASSIGNED_POD_DELETE``).
+            old_obj: the object before (None for an Add).
+            new_obj: the object after (None for a Delete).
+            pre_check: only pods for which it returns True are considered (upstream's
+                PreEnqueueCheck; e.g. not the pod whose binding just failed).
+
+        Returns:
+            the pods moved, in the order they were parked. The event is also recorded for the
+            pods in flight (see `add_unschedulable_if_not_present`).
+        """
+        if self._in_flight:
+            self._events.append((event, old_obj, new_obj))
+        moved = []
+        for qpi in list(self._unschedulable.values()):
+            if pre_check is not None and not pre_check(qpi.pod):
+                continue
+            strategy = self._worth_requeuing(qpi, event, old_obj, new_obj)
+            if strategy is QueueingStrategy.QueueSkip:
+                continue
+            del self._unschedulable[qpi.key]
+            del self._where[qpi.key]
+            self._requeue(qpi, strategy)
+            moved.append(qpi)
+        return moved
+
+    def flush_backoff_completed(self, now: float | None = None) -> None:
+        """Move the pods whose backoff is over (at ``now``, default the clock's time) to
+        activeQ (``flushBackoffQCompleted``), error backoffs included."""
+        t = self._clock() if now is None else now
+        for heap, where in ((self._backoff, _BACKOFF), (self._error_backoff, _ERROR_BACKOFF)):
+            while True:
+                qpi = self._peek_timed(heap, where)
+                if qpi is None or qpi.backoff_expiration > t:
+                    break
+                self._pop_heap_timed(heap, where)
+                self._move_to_active(qpi)
+
+    def flush_unschedulable_pods_left_over(self, now: float | None = None) -> list[QueuedPodInfo]:
+        """Move the pods parked in unschedulablePods for longer than
+        ``podMaxInUnschedulablePodsDuration`` (``flushUnschedulablePodsLeftover``, with the
+        ``UnschedulableTimeout`` event).
+
+        Returns:
+            the pods moved.
+        """
+        t = self._clock() if now is None else now
+        old = {
+            q.key for q in self._unschedulable.values() if t - q.timestamp > self._max_unschedulable
+        }
+        if not old:
+            return []
+        return self.move_all_to_active_or_backoff(
+            UNSCHEDULABLE_TIMEOUT, pre_check=lambda p: p.key in old
+        )
+
+    # ------------------------------------------------------------------ reading
+
+    def backoff_duration(self, attempts: int) -> float:
+        """Seconds of backoff after ``attempts`` attempts (``calculateBackoffDuration``):
+        0 before any attempt, then the initial backoff doubled per further attempt, at most
+        the maximum."""
+        if attempts <= 0:
+            return 0.0
+        duration = self._initial
+        for _ in range(1, attempts):
+            if duration > self._max - duration:
+                return self._max
+            duration += duration
+        return duration
+
+    def is_pod_backing_off(self, qpi: QueuedPodInfo, now: float | None = None) -> bool:
+        """Whether the pod's backoff is not over at ``now`` (default the clock's time)."""
+        t = self._clock() if now is None else now
+        return qpi.backoff_expiration > t
+
+    def next_backoff_expiration(self) -> float | None:
+        """When the next backoff ends (seconds), or None when both backoff queues are empty:
+        the time a caller driving the clock advances to when nothing is ready."""
+        times = [
+            q.backoff_expiration
+            for heap, where in ((self._backoff, _BACKOFF), (self._error_backoff, _ERROR_BACKOFF))
+            for q in (self._peek_timed(heap, where),)
+            if q is not None
+        ]
+        return min(times, default=None)
+
+    def pending_pods(self) -> list[QueuedPodInfo]:
+        """Every queued pod (``PendingPods``): activeQ in pop order, then backoffQ and the error
+        backoff queue by expiry, then unschedulablePods in the order they were parked. In-flight
+        pods are not listed."""
+        active = sorted(e for e in self._active if self._is_live(e.qpi, _ACTIVE))
+        backoff = sorted(
+            (
+                e
+                for e in self._backoff + self._error_backoff
+                if self._is_live(e[2], _BACKOFF) or self._is_live(e[2], _ERROR_BACKOFF)
+            ),
+            key=lambda e: (e[0], e[1]),
+        )
+        return (
+            [e.qpi for e in active] + [e[2] for e in backoff] + list(self._unschedulable.values())
+        )
+
+    def summary(self) -> str:
+        """Upstream's ``PendingPods`` summary: ``activeQ:N; backoffQ:N; unschedulablePods:N``
+        (the error backoff queue counts in backoffQ)."""
+        return (
+            f"activeQ:{self.active_len}; backoffQ:{self.backoff_len}; "
+            f"unschedulablePods:{self.unschedulable_len}"
+        )
+
+    @property
+    def active_len(self) -> int:
+        """Pods in activeQ."""
+        return self._counts[_ACTIVE]
+
+    @property
+    def backoff_len(self) -> int:
+        """Pods in backoffQ and the error backoff queue."""
+        return self._counts[_BACKOFF] + self._counts[_ERROR_BACKOFF]
+
+    @property
+    def unschedulable_len(self) -> int:
+        """Pods in unschedulablePods (gated pods included)."""
+        return len(self._unschedulable)
+
+    def unschedulable_pods(self) -> Iterator[QueuedPodInfo]:
+        """The parked pods, in the order they were parked."""
+        return iter(list(self._unschedulable.values()))
+
+    def in_flight(self) -> tuple[str, ...]:
+        """Keys of the pods popped and not `done` yet."""
+        return tuple(self._in_flight)
+
+    # ------------------------------------------------------------------ internals
+
+    def _next_seq(self) -> int:
+        self._seq += 1
+        return self._seq
+
+    def _is_live(self, qpi: QueuedPodInfo, where: str) -> bool:
+        found = self._where.get(qpi.key)
+        return found is not None and found[0] == where and found[1] is qpi
+
+    def _pop_heap_active(self) -> QueuedPodInfo | None:
+        heap = self._active
+        while heap:
+            qpi = heapq.heappop(heap).qpi
+            if self._is_live(qpi, _ACTIVE):
+                del self._where[qpi.key]
+                self._counts[_ACTIVE] -= 1
+                return qpi
+        return None
+
+    def _peek_timed(
+        self, heap: list[tuple[float, int, QueuedPodInfo]], where: str
+    ) -> QueuedPodInfo | None:
+        while heap:
+            qpi = heap[0][2]
+            if self._is_live(qpi, where):
+                return qpi
+            heapq.heappop(heap)
+        return None
+
+    def _pop_heap_timed(
+        self, heap: list[tuple[float, int, QueuedPodInfo]], where: str
+    ) -> QueuedPodInfo | None:
+        qpi = self._peek_timed(heap, where)
+        if qpi is None:
+            return None
+        heapq.heappop(heap)
+        del self._where[qpi.key]
+        self._counts[where] -= 1
+        return qpi
+
+    def _push_active(self, qpi: QueuedPodInfo) -> None:
+        self._where[qpi.key] = (_ACTIVE, qpi)
+        self._counts[_ACTIVE] += 1
+        heapq.heappush(self._active, _Active(qpi, self._less))
+
+    def _push_backoff(self, qpi: QueuedPodInfo) -> None:
+        error = not qpi.unschedulable_plugins and not qpi.pending_plugins
+        where = _ERROR_BACKOFF if error else _BACKOFF
+        heap = self._error_backoff if error else self._backoff
+        self._where[qpi.key] = (where, qpi)
+        self._counts[where] += 1
+        heapq.heappush(heap, (qpi.backoff_expiration, self._next_seq(), qpi))
+
+    def _activate_or_gate(self, qpi: QueuedPodInfo) -> None:
+        """PreEnqueue, then activeQ; a rejected pod is parked as gated."""
+        if self._pre_enqueue is not None:
+            st = self._pre_enqueue(qpi.pod)
+            if not st.is_success:
+                qpi.gating_plugin = st.plugin or "PreEnqueue"
+                qpi.gating_status = st
+                self._unschedulable[qpi.key] = qpi
+                self._where[qpi.key] = (_UNSCHEDULABLE, qpi)
+                return
+        qpi.gating_plugin = ""
+        qpi.gating_status = None
+        self._push_active(qpi)
+
+    def _move_to_active(self, qpi: QueuedPodInfo) -> None:
+        qpi.timestamp = self._clock()
+        if qpi.gated:
+            self._activate_or_gate(qpi)
+        else:
+            self._push_active(qpi)
+
+    def _requeue(self, qpi: QueuedPodInfo, strategy: QueueingStrategy) -> None:
+        """``requeuePodWithQueueingStrategy``."""
+        if (
+            strategy is QueueingStrategy.QueueAfterBackoff
+            and not qpi.gated
+            and self.is_pod_backing_off(qpi)
+        ):
+            self._push_backoff(qpi)
+            return
+        self._move_to_active(qpi)
+
+    def _hint_for_in_flight(self, qpi: QueuedPodInfo) -> QueueingStrategy:
+        """``determineSchedulingHintForInFlightPod``."""
+        if not qpi.unschedulable_plugins and not qpi.pending_plugins:
+            return QueueingStrategy.QueueAfterBackoff  # an Error: always retried after backoff
+        start = self._in_flight.get(qpi.key)
+        if start is None:
+            return QueueingStrategy.QueueSkip
+        strategy = QueueingStrategy.QueueSkip
+        for event, old, new in self._events[max(0, start - self._events_base) :]:
+            s = self._worth_requeuing(qpi, event, old, new)
+            if s is QueueingStrategy.QueueImmediately:
+                return s
+            if s is QueueingStrategy.QueueAfterBackoff:
+                strategy = s
+        return strategy
+
+    def _worth_requeuing(
+        self, qpi: QueuedPodInfo, event: ClusterEvent, old: object, new: object
+    ) -> QueueingStrategy:
+        """``isPodWorthRequeuing``: the strategy the pod's rejecting (or gating) plugins give
+        the event."""
+        if qpi.gated:
+            rejectors = {qpi.gating_plugin}
+        else:
+            rejectors = qpi.unschedulable_plugins | qpi.pending_plugins
+        if not rejectors:
+            return QueueingStrategy.QueueAfterBackoff
+        if event.is_wildcard:
+            return QueueingStrategy.QueueAfterBackoff
+        hints = self._hints.get(qpi.pod.scheduler_name)
+        if hints is None:
+            return QueueingStrategy.QueueAfterBackoff
+        strategy = QueueingStrategy.QueueSkip
+        for plugin in sorted(rejectors):
+            for registered in hints.get(plugin, ()):
+                if not registered.event.match(event):
+                    continue
+                hint = Hint.Queue
+                if registered.hint is not None:
+                    try:
+                        hint = registered.hint(qpi.pod, old, new)
+                    except Exception:  # upstream: an erroring hint counts as Queue
+                        hint = Hint.Queue
+                if hint is not Hint.Queue:
+                    continue
+                if plugin in qpi.pending_plugins or qpi.gated:
+                    return QueueingStrategy.QueueImmediately
+                if not qpi.pending_plugins:
+                    return QueueingStrategy.QueueAfterBackoff
+                strategy = QueueingStrategy.QueueAfterBackoff
+        return strategy

@@ -1,0 +1,41 @@
+"""`simulate` through kube-scheduler's queue (issue 14 item 2), on both stores."""
+
+from __future__ import annotations
+
+import pytest
+
+from schedsim.engine import Cluster, Engine, EngineConfig
+
+STORES = ["delta", "basic"]
+
+ONE_SLOT = """apiVersion: v1
+kind: Node
+metadata: {name: n1}
+status: {capacity: {cpu: "2", memory: 4Gi, pods: "110"}}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: early-low, creationTimestamp: "2024-01-01T00:00:00Z"}
+spec: {priority: 0, containers: [{name: c, resources: {requests: {cpu: 2}}}]}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: late-high, creationTimestamp: "2024-01-02T00:00:00Z"}
+spec: {priority: 1000, containers: [{name: c, resources: {requests: {cpu: 2}}}]}
+"""
+
+
+@pytest.mark.parametrize("store", STORES)
+@pytest.mark.parametrize("placement", ["kube-scheduler", "first-fit"])
+def test_two_pods_competing_for_one_slot_go_in_priority_order(store: str, placement: str) -> None:
+    """Issue 14 "Done when": two pods competing for one slot go in priority order
+    (PrioritySort, scheduling_queue_test.go TestPriorityQueue_Pop): the later, higher-priority
+    pod is popped first and takes n1; the other fails once on NodeResourcesFit and, with no
+    event that could help it (a bound pod is AssignedPodAdd, which NodeResourcesFit does not
+    register), is not retried: attempts 1 each."""
+    cluster = Cluster.from_text(ONE_SLOT, "one-slot.yaml")
+    result = Engine(EngineConfig(store=store)).simulate(cluster, placement=placement)
+    got = {o.pod.name: (o.node_name, o.attempts) for o in result.outcomes}
+    assert got == {"late-high": ("n1", 1), "early-low": (None, 1)}
+    low = next(o for o in result.outcomes if o.pod.name == "early-low")
+    assert low.message == "0/1 nodes are available: 1 Insufficient cpu."
