@@ -263,6 +263,11 @@ def _to_json(result: SimulationResult) -> str:
         },
         "warnings": cli_output.recorded_warnings(),
     }
+    if result.other_scheduler_pods:  # left to another scheduler: listed, never dropped
+        doc["otherSchedulerPods"] = [
+            {"namespace": p.namespace, "name": p.name, "schedulerName": p.scheduler_name}
+            for p in result.other_scheduler_pods
+        ]
     return json.dumps(doc, indent=2) + "\n"
 
 
@@ -400,6 +405,7 @@ def _engine_config(
         raise _UsageError(f"--feature-gates: {e.args[0]}") from None
     sources = _plugin_sources(args)
     profile, config_file = embedded if embedded is not None else (None, args.config)
+    loaded = None
     if args.config:
         loaded = load_scheduler_configuration(args.config)
         for w in loaded.warnings:
@@ -411,6 +417,7 @@ def _engine_config(
         feature_gates=gates,
         plugins=tuple(args.plugin),
         store=getattr(args, "store", "delta"),
+        scheduler_config=loaded,
     )
     return config, sources
 
@@ -517,7 +524,6 @@ def _simulate(args: argparse.Namespace) -> tuple[str, int]:
     explain, explain_keys = _explain_selector(args)
     cluster = _cluster(args)
     engine, _ = _engine(args, timings, cli_kss.embedded_profile(args.config, cluster))
-    profile = engine.framework.profile
     cli_autoscaling.warn_input(cluster, engine)
     try:
         # CEL selectors that do not compile are refused first, as the API server would
@@ -532,10 +538,15 @@ def _simulate(args: argparse.Namespace) -> tuple[str, int]:
     for p in result.skipped_pods:
         target = p.node_name or p.nominated_node_name
         warn(f"pod {p.key}: node {target!r} is not among the nodes; ignored", f"Pod {p.key}")
-    if result.other_scheduler_pods:
+    by_name: dict[str, list[Pod]] = {}
+    for p in result.other_scheduler_pods:
+        by_name.setdefault(p.scheduler_name, []).append(p)
+    profiles = ", ".join(repr(n) for n in engine.frameworks)
+    for name, theirs in by_name.items():
         warn(
-            f"{_some(result.other_scheduler_pods)} name another schedulerName than "
-            f"{profile.scheduler_name!r}; not scheduled"
+            f"{_some(theirs)} name schedulerName {name!r}, which no profile has "
+            f"(profiles: {profiles}); not scheduled, as kube-scheduler leaves them to that "
+            "scheduler"
         )
     for plugin, pods in result.unchecked.items():
         warn(

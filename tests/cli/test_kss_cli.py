@@ -60,7 +60,7 @@ def test_the_embedded_config_is_used_unless_config_is_given(
     export.write_text(json.dumps(doc))
     code, out, err = _run(capsys, str(export), "-o", "json")
     assert code == 0 and json.loads(out)["pods"] == []
-    assert "name another schedulerName than 'kss-scheduler'; not scheduled" in err
+    assert "which no profile has (profiles: 'kss-scheduler'); not scheduled" in err
     config = tmp_path / "config.yaml"
     config.write_text(
         "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n"

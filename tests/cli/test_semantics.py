@@ -116,7 +116,13 @@ def test_pods_for_another_scheduler_are_left_alone(
     )
     assert code == 0
     assert [p["name"] for p in doc["pods"]] == ["mine"]
-    assert "1 pod(s) (default/theirs) name another schedulerName than 'default-scheduler'" in err
+    assert (
+        "1 pod(s) (default/theirs) name schedulerName 'volcano', which no profile has "
+        "(profiles: 'default-scheduler'); not scheduled"
+    ) in err
+    assert doc["otherSchedulerPods"] == [
+        {"namespace": "default", "name": "theirs", "schedulerName": "volcano"}
+    ]
 
 
 def test_unemulated_checks_are_warned_about(

@@ -78,15 +78,44 @@ def test_fields_without_effect_are_accepted_with_a_warning_naming_them() -> None
             parallelism=16,
             leaderElection={"leaderElect": False},
             clientConnection={"qps": 50.0, "burst": 100},
-            podInitialBackoffSeconds=1,
-            podMaxBackoffSeconds=10,
+            podInitialBackoffSeconds=2,
+            podMaxBackoffSeconds=20,
         )
     )
     assert cfg.warnings == (
-        "parallelism, leaderElection, clientConnection, podInitialBackoffSeconds, "
-        "podMaxBackoffSeconds: accepted, no effect on a simulation",
+        "parallelism, leaderElection, clientConnection: accepted, no effect on a simulation",
     )
     assert scheduler_configuration_from_mapping(_cfg()).warnings == ()
+
+
+def test_backoff_seconds_are_applied_with_v1_defaults() -> None:
+    """podInitialBackoffSeconds / podMaxBackoffSeconds drive the scheduling queue (issue 14):
+    v1 defaults 1 and 10 (SetDefaults_KubeSchedulerConfiguration), values kept as given."""
+    cfg = scheduler_configuration_from_mapping(
+        _cfg(podInitialBackoffSeconds=2, podMaxBackoffSeconds=20)
+    )
+    assert (cfg.pod_initial_backoff_seconds, cfg.pod_max_backoff_seconds) == (2, 20)
+    default = scheduler_configuration_from_mapping(_cfg())
+    assert (default.pod_initial_backoff_seconds, default.pod_max_backoff_seconds) == (1, 10)
+
+
+def test_profiles_must_share_the_queue_sort_plugin() -> None:
+    """validateCommonQueueSort (validation_test.go "different-queue-sort"): every profile
+    sorts the one queue the same way."""
+    raw = _cfg(
+        profiles=[
+            {"schedulerName": "a"},
+            {
+                "schedulerName": "b",
+                "plugins": {
+                    "queueSort": {"enabled": [{"name": "Other"}], "disabled": [{"name": "*"}]}
+                },
+            },
+        ]
+    )
+    assert _refused(raw) == (
+        "profiles[1].plugins.queueSort: Invalid value: [Other]: must be the same for all profiles"
+    )
 
 
 def test_fields_without_effect_are_still_validated_as_upstream() -> None:

@@ -28,7 +28,7 @@ from schedsim.simulation.scaleup import (
     ScaleUpResult,
     scale_up,
 )
-from schedsim.simulation.scheduling import SimulationResult, simulate
+from schedsim.simulation.scheduling import QueueOptions, SimulationResult, simulate
 from schedsim.snapshot.predicate import PredicateSnapshot
 
 __all__ = ["Engine"]
@@ -52,14 +52,18 @@ class Engine:
 
     Attributes:
         config: the config.
-        framework: the profile's plugins, built once; runs bind their snapshot to it.
+        frameworks: one Framework per profile, by schedulerName (`EngineConfig.frameworks`),
+            built once; runs bind their snapshot to them.
+        framework: the first profile's (what scale-up and scale-down use, as the Cluster
+            Autoscaler runs one profile).
     """
 
     def __init__(
         self, config: EngineConfig | None = None, *, timings: PluginTimings | None = None
     ) -> None:
         self.config = config if config is not None else EngineConfig()
-        self.framework: Framework = self.config.framework(timings)
+        self.frameworks: dict[str, Framework] = self.config.frameworks(timings)
+        self.framework: Framework = next(iter(self.frameworks.values()))
         self._checked: Cluster | None = None
 
     def check(self, cluster: Cluster) -> None:
@@ -78,7 +82,9 @@ class Engine:
         # the cluster's Namespaces, Services and controllers, which PodTopologySpread and
         # InterPodAffinity read like informer caches (they do not change during a run); this
         # engine's own framework reads the cluster it runs last
-        self.framework.handle.object_listers = cluster.object_listers()
+        listers = cluster.object_listers()
+        for fw in self.frameworks.values():
+            fw.handle.object_listers = listers
         self._checked = cluster
 
     def snapshot(
@@ -121,6 +127,11 @@ class Engine:
         """
         # kube-scheduler leaves cordoned nodes to the NodeUnschedulable plugin
         snapshot, _ = self.snapshot(cluster, skip_unschedulable_nodes=False)
+        others = {name: fw for name, fw in self.frameworks.items() if fw is not self.framework}
+        sc = self.config.scheduler_config
+        options = QueueOptions()
+        if sc is not None:
+            options = QueueOptions(sc.pod_initial_backoff_seconds, sc.pod_max_backoff_seconds)
         return simulate(
             snapshot,
             cluster.pods,
@@ -128,6 +139,8 @@ class Engine:
             placement=placement,
             seed=seed,
             explain=explain,
+            other_profiles=others,
+            queue_options=options,
         )
 
     def scale_up(

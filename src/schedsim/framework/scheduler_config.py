@@ -3,9 +3,10 @@
 kube-scheduler decodes its configuration file strictly; so does schedsim, and nothing in it is
 lost silently. Every field of the v1 type is either applied (``profiles`` with their
 ``plugins`` at every point schedsim runs, Score weights, ``pluginConfig``,
-``percentageOfNodesToScore`` globally and per profile), accepted with a warning naming it when
+``percentageOfNodesToScore`` globally and per profile, ``podInitialBackoffSeconds`` and
+``podMaxBackoffSeconds`` for the scheduling queue), accepted with a warning naming it when
 it cannot change a simulation's outcome (``leaderElection``, ``clientConnection``, bind
-addresses, ``parallelism``, profiling, backoff seconds, ``delayCacheUntilActive``), or refused
+addresses, ``parallelism``, profiling, ``delayCacheUntilActive``), or refused
 (``extenders``: not emulated; a section for an extension point schedsim does not run yet).
 Unknown fields and other apiVersions are refused.
 
@@ -86,6 +87,9 @@ _PLUGIN_SET_FIELDS = frozenset({"enabled", "disabled"})
 _PLUGIN_FIELDS = frozenset({"name", "weight"})
 _PLUGIN_CONFIG_FIELDS = frozenset({"name", "args"})
 
+# Applied (the queue's backoff), though type-checked and validated with the fields above.
+_APPLIED_QUEUE_FIELDS = frozenset({"podInitialBackoffSeconds", "podMaxBackoffSeconds"})
+
 # validation.invalidPluginsByVersion: removed in v1, refused by name.
 _INVALID_IN_V1 = frozenset({"AzureDiskLimits", "CinderLimits", "EBSLimits", "GCEPDLimits"})
 
@@ -101,6 +105,8 @@ class SchedulerConfiguration:
             profile when the file has none); their ``scheduler_name`` values are unique.
         percentage_of_nodes_to_score: the global ``percentageOfNodesToScore`` (None when
             absent); each profile already carries its effective value.
+        pod_initial_backoff_seconds: ``podInitialBackoffSeconds`` (v1 default 1).
+        pod_max_backoff_seconds: ``podMaxBackoffSeconds`` (v1 default 10).
         warnings: one line per field accepted without effect, weight ignored or plugin not
             emulated yet, each naming the field (``profiles[0].plugins.filter.enabled[0]
             .weight: ...``); the CLI prints them with the file name.
@@ -109,6 +115,8 @@ class SchedulerConfiguration:
     profiles: tuple[Profile, ...] = attrs.field(factory=lambda: (default_profile(),))
     percentage_of_nodes_to_score: int | None = None
     warnings: tuple[str, ...] = ()
+    pod_initial_backoff_seconds: int = 1
+    pod_max_backoff_seconds: int = 10
 
     def profile_for(self, scheduler_name: str) -> Profile | None:
         """The profile whose ``schedulerName`` is ``scheduler_name`` (a pod's
@@ -328,6 +336,26 @@ def _profile(
     )
 
 
+def _check_common_queue_sort(profiles: Sequence[Profile]) -> None:
+    """validateCommonQueueSort: every profile must use the same QueueSort plugins (the queue
+    is shared) and the same QueueSort args."""
+    first = profiles[0]
+    sort = first.plugins.get("queueSort", ())
+    for i, p in enumerate(profiles[1:], start=1):
+        mine = p.plugins.get("queueSort", ())
+        if mine != sort:
+            raise FieldError(
+                f"profiles[{i}].plugins.queueSort",
+                f"Invalid value: [{' '.join(mine)}]: must be the same for all profiles",
+            )
+        for name in sort:
+            if p.plugin_args.get(name) != first.plugin_args.get(name):
+                raise FieldError(
+                    f"profiles[{i}].pluginConfig",
+                    f'Invalid value: "{name}": queueSort must be the same for all profiles',
+                )
+
+
 def scheduler_configuration_from_mapping(raw: Mapping[str, Any]) -> SchedulerConfiguration:
     """Decode a KubeSchedulerConfiguration (v1) strictly.
 
@@ -341,7 +369,8 @@ def scheduler_configuration_from_mapping(raw: Mapping[str, Any]) -> SchedulerCon
     Raises:
         FieldError: the kind or apiVersion is wrong, a field is unknown or malformed, a
             section names an extension point schedsim does not run yet, extenders are
-            configured, two profiles share a schedulerName, or a value fails
+            configured, two profiles share a schedulerName, profiles sort the queue
+            differently (validateCommonQueueSort), or a value fails
             ValidateKubeSchedulerConfiguration's checks (the message names the field).
     """
     kind = d.get_str(raw, "kind", "")
@@ -361,14 +390,18 @@ def scheduler_configuration_from_mapping(raw: Mapping[str, Any]) -> SchedulerCon
             "extenders", "not supported: schedsim does not emulate scheduler extenders"
         )
     warnings: list[str] = []
-    ignored = _no_effect_fields(raw)
+    ignored = [k for k in _no_effect_fields(raw) if k not in _APPLIED_QUEUE_FIELDS]
+    backoff = {
+        "pod_initial_backoff_seconds": raw.get("podInitialBackoffSeconds") or 1,
+        "pod_max_backoff_seconds": raw.get("podMaxBackoffSeconds") or 10,
+    }
     if ignored:
         warnings.append(f"{', '.join(ignored)}: accepted, no effect on a simulation")
     global_percentage = _percentage(raw, "")
     items = d.get_list(raw, "profiles", "")
     if not items:
         profile = attrs.evolve(default_profile(), percentage_of_nodes_to_score=global_percentage)
-        return SchedulerConfiguration((profile,), global_percentage, tuple(warnings))
+        return SchedulerConfiguration((profile,), global_percentage, tuple(warnings), **backoff)
     profiles: list[Profile] = []
     seen: dict[str, int] = {}
     for i in range(len(items)):
@@ -382,7 +415,8 @@ def scheduler_configuration_from_mapping(raw: Mapping[str, Any]) -> SchedulerCon
             )
         seen[profile.scheduler_name] = i
         profiles.append(profile)
-    return SchedulerConfiguration(tuple(profiles), global_percentage, tuple(warnings))
+    _check_common_queue_sort(profiles)
+    return SchedulerConfiguration(tuple(profiles), global_percentage, tuple(warnings), **backoff)
 
 
 def load_scheduler_configuration(path: str) -> SchedulerConfiguration:

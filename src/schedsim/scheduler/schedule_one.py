@@ -351,10 +351,10 @@ class Scheduler:
         with self.snapshot.bound():
             status = SUCCESS
             if framework.has_pre_bind_plugins:
+                # the pre-flights record which plugins have nothing to do; RunPreBindPlugins
+                # skips those and runs the others (a plugin without a pre-flight always runs)
                 status = framework.run_pre_bind_pre_flights(state, pod, host)
-                if status.code is Code.Skip:
-                    status = SUCCESS
-                elif status.is_success:
+                if status.code is not Code.Error:
                     status = framework.run_pre_bind_plugins(state, pod, host)
             if status.is_success:
                 status = framework.run_bind_plugins(state, pod, host)

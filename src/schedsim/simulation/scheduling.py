@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import gc
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from datetime import UTC, datetime
 
@@ -33,6 +33,7 @@ from schedsim.dra.claim_controller import create_template_claims
 from schedsim.dra.extended import has_extended_resource_requests
 from schedsim.framework.events import ASSIGNED_POD_ADD, ASSIGNED_POD_DELETE
 from schedsim.framework.queued_pod_info import QueuedPodInfo
+from schedsim.framework.runtime import Framework
 from schedsim.framework.status import Code, Status
 from schedsim.scheduler import Explanation, Scheduler
 from schedsim.scheduler.clock import LogicalClock
@@ -217,7 +218,7 @@ _NEEDS: Mapping[str, Callable[[Pod], bool]] = {
 
 
 def partition_pods(
-    pods: Iterable[Pod], scheduler_name: str
+    pods: Iterable[Pod], scheduler_name: str | Collection[str]
 ) -> tuple[list[Pod], list[Pod], tuple[Pod, ...]]:
     """Split pods the way every simulation reads them.
 
@@ -226,13 +227,15 @@ def partition_pods(
     Returns:
         ``(bound, pending, others)``: pods with ``spec.nodeName`` (else
         ``status.nominatedNodeName``, as CA does), in input order; unbound pods for
-        ``scheduler_name`` in `queue_order`; unbound pods for another scheduler.
+        ``scheduler_name`` (or any of several names) in `queue_order`; unbound pods for
+        another scheduler.
     """
+    names = {scheduler_name} if isinstance(scheduler_name, str) else set(scheduler_name)
     live = [p for p in pods if not p.is_terminal]
     bound = [p for p in live if p.node_name or p.nominated_node_name]
     unbound = [p for p in live if not (p.node_name or p.nominated_node_name)]
-    pending = queue_order(p for p in unbound if p.scheduler_name == scheduler_name)
-    others = tuple(p for p in unbound if p.scheduler_name != scheduler_name)
+    pending = queue_order(p for p in unbound if p.scheduler_name in names)
+    others = tuple(p for p in unbound if p.scheduler_name not in names)
     return bound, pending, others
 
 
@@ -276,6 +279,7 @@ def run_scheduling_cycle(
     clock: LogicalClock | None = None,
     options: QueueOptions | None = None,
     warnings: list[str] | None = None,
+    other_schedulers: Mapping[str, Scheduler] | None = None,
 ) -> list[PodOutcome]:
     """Schedule ``pending`` into ``snapshot`` through kube-scheduler's queue, in one
     deterministic pass; the snapshot keeps the result.
@@ -303,16 +307,16 @@ def run_scheduling_cycle(
         options: backoff seconds and the attempt guard.
         warnings: when given, PostBind failures and pods stopped by the attempt guard are
             appended to it.
+        other_schedulers: the Schedulers of the other profiles, by schedulerName (over
+            `PredicateSnapshot.with_framework` views of ``snapshot``): each pod is scheduled
+            by the profile its ``spec.schedulerName`` names (``frameworkForPod``); one queue
+            serves them all, sorted by the first profile's QueueSort plugin (kube-scheduler
+            requires every profile to have the same one).
     """
     if scheduler is None:
         scheduler = Scheduler(snapshot, first_fit=True)
-    loop = _Pass(
-        snapshot,
-        {snapshot.framework.profile.scheduler_name: scheduler},
-        explain,
-        clock or LogicalClock(),
-        options or QueueOptions(),
-    )
+    schedulers = {snapshot.framework.profile.scheduler_name: scheduler, **(other_schedulers or {})}
+    loop = _Pass(snapshot, schedulers, explain, clock or LogicalClock(), options or QueueOptions())
     with snapshot.bound():  # PreEnqueue runs here, outside the snapshot's own operations
         out = loop.run(pending)
     if warnings is not None:
@@ -527,6 +531,8 @@ def simulate(
     placement: str = "kube-scheduler",
     seed: int | None = None,
     explain: Callable[[Pod], bool] | None = None,
+    other_profiles: Mapping[str, Framework] | None = None,
+    queue_options: QueueOptions | None = None,
 ) -> SimulationResult:
     """Schedule every pending pod of a loaded cluster.
 
@@ -549,9 +555,15 @@ def simulate(
         seed: kube-scheduler placement: None breaks score ties by taking the first tied node
             in evaluation order; an int samples among them like upstream, seeded.
         explain: which pending pods get an `Explanation` (kube-scheduler placement).
+        other_profiles: the frameworks of the configuration's other profiles, by
+            schedulerName: their pods are scheduled too, each by its own profile, through
+            views of ``snapshot`` (`PredicateSnapshot.with_framework`).
+        queue_options: the queue's backoff seconds (KubeSchedulerConfiguration).
 
     Returns:
-        the outcome per pending pod, with the devices allocated to its claims.
+        the outcome per pending pod, with the devices allocated to its claims; pods naming a
+        schedulerName no profile has are left alone (``other_scheduler_pods``), as
+        kube-scheduler leaves them to that scheduler.
 
     Raises:
         ValueError: an unknown ``placement``.
@@ -559,7 +571,8 @@ def simulate(
     if placement not in PLACEMENTS:
         raise ValueError(f"placement {placement!r}: expected one of {', '.join(PLACEMENTS)}")
     framework = snapshot.framework
-    bound, pending, others = partition_pods(pods, framework.profile.scheduler_name)
+    profiles = {framework.profile.scheduler_name: framework, **(other_profiles or {})}
+    bound, pending, others = partition_pods(pods, profiles)
     dra = snapshot.dra_snapshot
     warnings: list[str] = []
     if any(p.resource_claims for p in pending):
@@ -575,8 +588,22 @@ def simulate(
     if snapshot.dra_enabled:
         warnings.extend(_bound_claim_warnings(snapshot, bound, skipped))
     with gc_paused():
-        scheduler = Scheduler(snapshot, seed=seed) if placement == "kube-scheduler" else None
-        cycle = run_scheduling_cycle(snapshot, pending, scheduler, explain, warnings=warnings)
+        first_fit = placement != "kube-scheduler"
+        scheduler = Scheduler(snapshot, seed=seed, first_fit=first_fit)
+        more = {
+            name: Scheduler(snapshot.with_framework(fw), seed=seed, first_fit=first_fit)
+            for name, fw in profiles.items()
+            if fw is not framework
+        }
+        cycle = run_scheduling_cycle(
+            snapshot,
+            pending,
+            scheduler,
+            explain,
+            options=queue_options,
+            warnings=warnings,
+            other_schedulers=more,
+        )
         outcomes = [
             attrs.evolve(o, allocations=_allocations(snapshot, o.pod))
             if o.node_name is not None

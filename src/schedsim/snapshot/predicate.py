@@ -116,6 +116,25 @@ class PredicateSnapshot:
             framework, self, skip_unschedulable_nodes=skip_unschedulable_nodes
         )
         self._pod_level_resources = framework.handle.feature_gates.enabled("PodLevelResources")
+        self._skip_unschedulable = skip_unschedulable_nodes
+
+    def with_framework(self, framework: Framework) -> PredicateSnapshot:
+        """A snapshot over this one's state (store, DRA, CSI, storage listers, volumes) that
+        runs ``framework``'s plugins: another scheduler profile over the same cluster, as
+        kube-scheduler's profiles share one cache. Changes through either are seen by both.
+        `set_cluster_state` and `clear` replace the DRA/CSI/storage objects of the snapshot
+        they are called on only: call them before making views, not while views are used.
+
+        Time: O(1).
+        """
+        view = PredicateSnapshot(
+            framework, self.store, skip_unschedulable_nodes=self._skip_unschedulable
+        )
+        view.dra_snapshot = self.dra_snapshot
+        view.csi_snapshot = self.csi_snapshot
+        view.storage_listers = self.storage_listers
+        view.volume_snapshot = self.volume_snapshot
+        return view
 
     def bound(self) -> Binding:
         """A context manager during which the framework's handle reads this snapshot (CA's
