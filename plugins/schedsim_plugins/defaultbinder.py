@@ -28,14 +28,15 @@ class DefaultBinder:
         handle: unused.
 
     Raises:
-        ValueError: ``args`` is not empty.
+        ValueError: ``args`` has fields besides ``apiVersion``/``kind``.
     """
 
     name = NAME
 
     def __init__(self, args: Mapping[str, Any], handle: Handle) -> None:
-        if args:
-            raise ValueError(f"{NAME} takes no args, got {sorted(args)}")
+        unknown = sorted(k for k in args if k not in ("apiVersion", "kind"))
+        if unknown:
+            raise ValueError(f"{NAME} takes no args, got {', '.join(unknown)}")
 
     def schedsim_bind(self, state: CycleState, pod: Pod, node_name: str) -> Status | None:
         """Bind: the pod already sits on ``node_name`` in the snapshot; success."""

@@ -26,14 +26,15 @@ class PrioritySort:
         handle: unused.
 
     Raises:
-        ValueError: ``args`` is not empty.
+        ValueError: ``args`` has fields besides ``apiVersion``/``kind``.
     """
 
     name = NAME
 
     def __init__(self, args: Mapping[str, Any], handle: Handle) -> None:
-        if args:
-            raise ValueError(f"{NAME} takes no args, got {sorted(args)}")
+        unknown = sorted(k for k in args if k not in ("apiVersion", "kind"))
+        if unknown:
+            raise ValueError(f"{NAME} takes no args, got {', '.join(unknown)}")
 
     def schedsim_queue_sort_less(self, pod_info1: QueuedPodInfo, pod_info2: QueuedPodInfo) -> bool:
         """``Less``: higher priority first; equal priority, earlier timestamp first."""
