@@ -61,6 +61,25 @@ def test_each_pod_is_scheduled_by_its_profile(tmp_path: Path, store: str) -> Non
     assert "untolerated taint {dedicated: batch}" in default.message
 
 
+@pytest.mark.parametrize("store", ["delta", "basic"])
+def test_pre_enqueue_of_a_second_profile_reads_the_snapshot(tmp_path: Path, store: str) -> None:
+    """PreEnqueue runs with the pod's own profile bound to the snapshot: DynamicResources of
+    the "lenient" profile keeps a pod whose claim does not exist out of the queue with the
+    lister's NotFound text (not an unbound-snapshot failure)."""
+    cfg = tmp_path / "config.yaml"
+    cfg.write_text(CONFIG)
+    claim = (
+        "---\napiVersion: v1\nkind: Pod\nmetadata: {name: claims}\n"
+        "spec: {schedulerName: lenient, containers: [{name: c}], "
+        "resourceClaims: [{name: gpu, resourceClaimName: missing}]}\n"
+    )
+    engine = Engine(EngineConfig.from_config_file(str(cfg), store=store))
+    result = engine.simulate(Cluster.from_text(CLUSTER + claim, "c.yaml"))
+    out = next(o for o in result.outcomes if o.pod.name == "claims")
+    assert (out.node_name, out.attempts, out.error) == (None, 0, False)
+    assert out.message == 'resourceclaim.resource.k8s.io "missing" not found'
+
+
 def _exit_2(tmp_path: Path, capsys: pytest.CaptureFixture[str], config: str) -> str:
     (tmp_path / "c.yaml").write_text(CLUSTER)
     (tmp_path / "s.yaml").write_text(config)

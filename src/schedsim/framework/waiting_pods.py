@@ -124,6 +124,10 @@ class WaitingPods:
         """Forget the pod with ``uid`` (no-op when absent)."""
         self._pods.pop(uid, None)
 
+    def clear(self) -> None:
+        """Forget every waiting pod (a new run starts)."""
+        self._pods.clear()
+
     def get(self, uid: str) -> WaitingPod | None:
         """The waiting pod with ``uid`` (``GetWaitingPod``), or None."""
         return self._pods.get(uid)

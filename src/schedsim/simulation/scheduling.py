@@ -359,10 +359,14 @@ class _Pass:
         if pod.scheduling_gates:  # the SchedulingGates PreEnqueue plugin's status (Go %v)
             msg = f"waiting for scheduling gates: [{' '.join(pod.scheduling_gates)}]"
             return Status(Code.UnschedulableAndUnresolvable, (msg,), "SchedulingGates")
-        return self.schedulers[pod.scheduler_name].framework.run_pre_enqueue_plugins(pod)
+        scheduler = self.schedulers[pod.scheduler_name]
+        with scheduler.snapshot.bound():  # the pod's profile reads the snapshot (O(1) nested)
+            return scheduler.framework.run_pre_enqueue_plugins(pod)
 
     def run(self, pending: Sequence[Pod]) -> list[PodOutcome]:
         queue = self.queue
+        for s in self.schedulers.values():  # pods left waiting by an aborted earlier run
+            s.framework.handle.waiting_pods.clear()
         for pod in pending:
             st = queue.add(pod).gating_status
             if st is not None:
