@@ -250,3 +250,45 @@ def test_delete_and_leftover_flush() -> None:
     assert q.unschedulable_len == 1
     clock.advance_to(301)
     assert [m.pod for m in q.flush_unschedulable_pods_left_over()] == [a]
+
+
+def test_node_change_hints_of_in_tree_plugins() -> None:
+    """The in-tree node-change hints (node_unschedulable.go, taint_toleration.go,
+    node_affinity.go isSchedulableAfterNodeChange): an added node that cannot take the pod
+    leaves it parked; one that can moves it."""
+    from schedsim.framework.events import (
+        node_affinity_hint,
+        node_unschedulable_hint,
+        taint_toleration_hint,
+    )
+    from schedsim.testing.snapshot_conformance import make_node
+
+    queue_, skip = QueueingHint.Queue, QueueingHint.QueueSkip
+    plain = make_node("plain", labels={"zone": "a"})
+    cordoned = make_node("c", unschedulable=True)
+    tainted = make_node("t", taints=[{"key": "gpu", "value": "x", "effect": "NoSchedule"}])
+    pod = make_pod("p", node_selector={"zone": "a"})
+    tolerant = make_pod("q", tolerations=[{"key": "gpu", "operator": "Exists"}])
+    assert node_unschedulable_hint(pod, None, plain) is queue_
+    assert node_unschedulable_hint(pod, None, cordoned) is skip
+    assert node_unschedulable_hint(pod, cordoned, plain) is queue_
+    assert node_unschedulable_hint(pod, plain, plain) is skip
+    assert taint_toleration_hint(pod, None, tainted) is skip
+    assert taint_toleration_hint(tolerant, None, tainted) is queue_
+    assert node_affinity_hint(pod, None, plain) is queue_
+    assert node_affinity_hint(pod, None, tainted) is skip
+
+
+def test_added_node_the_pod_cannot_use_does_not_move_it() -> None:
+    """TestPriorityQueue_MoveAllToActiveOrBackoffQueueWithQueueingHint with a real hint: a
+    pod rejected by TaintToleration stays parked when a node with the same taint is added and
+    moves when an untainted node is."""
+    from schedsim.testing.snapshot_conformance import make_node
+
+    q = _queue(LogicalClock())
+    pod = make_pod("p")
+    _park(q, pod, ("TaintToleration",))
+    tainted = make_node("t", taints=[{"key": "gpu", "value": "x", "effect": "NoSchedule"}])
+    assert q.move_all_to_active_or_backoff(NODE_ADD, None, tainted) == []
+    moved = q.move_all_to_active_or_backoff(NODE_ADD, None, make_node("free"))
+    assert [m.pod for m in moved] == [pod]

@@ -100,3 +100,13 @@ def queue_and_binding_plugins_conform() -> None:
 
     _sort: QueueSortPlugin = PrioritySort({}, Handle())
     _bind: BindPlugin = DefaultBinder({}, Handle())
+
+
+def gang_example_is_a_permit_plugin() -> None:
+    from schedsim.framework import PermitPlugin
+    from schedsim.framework.events import EnqueueExtensions
+    from schedsim_gang import Gang
+
+    gang = Gang({}, Handle())
+    _permit: PermitPlugin = gang
+    _events: EnqueueExtensions = gang

@@ -28,7 +28,8 @@ from typing import Protocol
 
 import attrs
 
-from schedsim.api.core import Pod
+from schedsim.api.core import Node, Pod
+from schedsim.api.nodeaffinity import required_node_affinity
 
 __all__ = [
     "ALL_EVENTS",
@@ -44,6 +45,9 @@ __all__ = [
     "EventResource",
     "QueueingHint",
     "QueueingHintFn",
+    "node_affinity_hint",
+    "node_unschedulable_hint",
+    "taint_toleration_hint",
 ]
 
 
@@ -201,21 +205,70 @@ def _ev(resource: EventResource, action: ActionType) -> ClusterEventWithHint:
     return ClusterEventWithHint(ClusterEvent(resource, action))
 
 
+def _node_after(new: object) -> Node | None:
+    return new if isinstance(new, Node) else None
+
+
+def node_unschedulable_hint(pod: Pod, old: object, new: object) -> QueueingHint:
+    """NodeUnschedulable's ``isSchedulableAfterNodeChange``: queue when a schedulable node
+    is added, or a node goes from unschedulable to schedulable."""
+    node = _node_after(new)
+    if node is None:
+        return QueueingHint.Queue
+    before = old if isinstance(old, Node) else None
+    if not node.unschedulable and (before is None or before.unschedulable):
+        return QueueingHint.Queue
+    return QueueingHint.QueueSkip
+
+
+def taint_toleration_hint(pod: Pod, old: object, new: object) -> QueueingHint:
+    """TaintToleration's ``isSchedulableAfterNodeChange``: queue only if the pod tolerates
+    every NoSchedule/NoExecute taint of the node as it is now."""
+    node = _node_after(new)
+    if node is None:
+        return QueueingHint.Queue
+    for taint in node.taints:
+        if taint.effect not in ("NoSchedule", "NoExecute"):
+            continue
+        if not any(t.tolerates(taint) for t in pod.tolerations):
+            return QueueingHint.QueueSkip
+    return QueueingHint.Queue
+
+
+def node_affinity_hint(pod: Pod, old: object, new: object) -> QueueingHint:
+    """NodeAffinity's ``isSchedulableAfterNodeChange``: queue only if the node as it is now
+    matches the pod's nodeSelector and required node affinity."""
+    node = _node_after(new)
+    if node is None:
+        return QueueingHint.Queue
+    if required_node_affinity(pod)(node.labels, node.name):
+        return QueueingHint.Queue
+    return QueueingHint.QueueSkip
+
+
 _R, _A = EventResource, ActionType
 _NODE_ADD_LABEL = _ev(_R.Node, _A.Add | _A.UpdateNodeLabel)
 
 IN_TREE_EVENTS: dict[str, tuple[ClusterEventWithHint, ...]] = {
     "SchedulingGates": (_ev(_R.UnscheduledPod, _A.UpdatePodSchedulingGatesEliminated),),
     "NodeUnschedulable": (
-        _ev(_R.Node, _A.Add | _A.UpdateNodeTaint),
+        ClusterEventWithHint(
+            ClusterEvent(_R.Node, _A.Add | _A.UpdateNodeTaint), node_unschedulable_hint
+        ),
         _ev(_R.UnscheduledPod, _A.UpdatePodToleration),
     ),
     "NodeName": (_ev(_R.Node, _A.Add | _A.Update),),
     "TaintToleration": (
-        _ev(_R.Node, _A.Add | _A.UpdateNodeTaint),
+        ClusterEventWithHint(
+            ClusterEvent(_R.Node, _A.Add | _A.UpdateNodeTaint), taint_toleration_hint
+        ),
         _ev(_R.UnscheduledPod, _A.UpdatePodToleration),
     ),
-    "NodeAffinity": (_NODE_ADD_LABEL,),
+    "NodeAffinity": (
+        ClusterEventWithHint(
+            ClusterEvent(_R.Node, _A.Add | _A.UpdateNodeLabel), node_affinity_hint
+        ),
+    ),
     "NodePorts": (_ev(_R.AssignedPod, _A.Delete), _ev(_R.Node, _A.Add | _A.Update)),
     "NodeResourcesFit": (
         _ev(_R.AssignedPod, _A.Delete | _A.UpdatePodScaleDown),
@@ -260,9 +313,11 @@ IN_TREE_EVENTS: dict[str, tuple[ClusterEventWithHint, ...]] = {
         _ev(_R.AssignedPod, _A.Delete),
     ),
 }
-"""The events kube-scheduler 1.34's in-tree plugins register (their ``EventsToRegister``),
-without hints: schedsim moves a pod on every matching event where upstream's hint may skip
-some (a deliberate simplification: more retries, the same placements). DynamicResources also
+"""The events kube-scheduler 1.34's in-tree plugins register (their ``EventsToRegister``).
+NodeUnschedulable, TaintToleration and NodeAffinity carry their node-change hints (the node as
+it is now must be able to take the pod); the others have none: schedsim moves a pod on every
+matching event where upstream's hint may skip some (a deliberate simplification: more
+retries, the same placements). DynamicResources also
 registers ``AssignedPod Delete``: a simulation reports the claim deallocation a leaving pod
 causes as that pod's delete event. Used for an in-tree plugin that has no
 ``events_to_register`` method of its own."""
