@@ -103,9 +103,10 @@ def queue_and_binding_plugins_conform() -> None:
 
 
 def gang_example_is_a_permit_plugin() -> None:
+    from schedsim_gang import Gang
+
     from schedsim.framework import PermitPlugin
     from schedsim.framework.events import EnqueueExtensions
-    from schedsim_gang import Gang
 
     gang = Gang({}, Handle())
     _permit: PermitPlugin = gang
