@@ -3,8 +3,9 @@
 Cases are those of ``TestCEL`` in
 ``staging/src/k8s.io/dynamic-resource-allocation/cel/compile_test.go`` that apply to 1.34
 (scalar attributes; the list-type-attribute cases belong to a later alpha), with the
-expected match, compile error or runtime error substring given there. Cost estimates are
-not emulated (cel-cpp has no cost model); the "expensive" case still fails at run time.
+expected match, compile error or runtime error substring given there. The "expensive" case
+is refused when compiled, as the API server's validation refuses it (validation_test.go
+``CEL-cost``); its estimated cost is checked in test_cel_cost.py.
 """
 
 from __future__ import annotations
@@ -248,7 +249,7 @@ CASES: dict[str, tuple[str, str, dict[str, Any], dict[str, str], Any, bool]] = {
         D,
         {},
         {},
-        ("runtime", "actual cost limit exceeded"),
+        ("compile", "Forbidden: too complex, exceeds cost limit"),
         False,
     ),
     "allow_multiple_allocations_default": (

@@ -20,9 +20,16 @@ two source-level passes restore what a typed ``kubernetes.DRADevice`` gives: unk
 of ``device`` are rejected at compile time (``undefined field 'x'``), and
 ``device.attributes[d]`` / ``device.capacity[d]`` are rewritten to
 ``device.attributes[?d].orValue(dyn({}))`` for the empty-map default. Runtime error texts are
-normalized to cel-go's wording. cel-cpp has no configurable cost limit: its fixed budget of
-10 000 comprehension iterations per evaluation stands in for Kubernetes' 1 000 000 cost units
-and reports ``operation cancelled: actual cost limit exceeded``.
+normalized to cel-go's wording.
+
+Cost (issue 15): cel-cpp has neither a cost estimator nor a cost limit, so every compiled
+selector's worst-case cost is estimated over cel-cpp's own checked tree
+(`schedsim.dra.cel_cost`, cel-go's cost model with the declared maximum sizes of ``device``);
+above Kubernetes' 1 000 000 units it is refused like a compile error, with the API server's
+``Forbidden: too complex, exceeds cost limit``. At run time a device larger than the declared
+bounds is re-estimated with its own sizes and, over the limit, not evaluated (``operation
+cancelled: actual cost limit exceeded``, cel-go's runtime message); cel-cpp's fixed budget of
+10 000 comprehension iterations per evaluation reports the same message.
 
 cel-expr-python 0.1.3 leaks a few hundred bytes per Python callback; `CelCache` memoizes
 results per (expression, device), which bounds both time and that leak by the number of
@@ -44,9 +51,11 @@ from cel_expr_python.ext import (  # type: ignore[import-untyped]
 )
 
 from schedsim.api.resource import Device, split_qualified_name
+from schedsim.dra.cel_ast import Node, checked_tree
+from schedsim.dra.cel_cost import DECLARED, MAX_COST, TOO_COMPLEX, Bounds, estimate_cost
 from schedsim.dra.cellib import kubernetes_extension, quantity_value, semver_value
 
-__all__ = ["CelCache", "CelCompileError", "CelRuntimeError", "CompiledSelector"]
+__all__ = ["CelCache", "CelCompileError", "CelRuntimeError", "CompiledSelector", "device_bounds"]
 
 
 class CelCompileError(ValueError):
@@ -204,12 +213,16 @@ class CompiledSelector:
     Attributes:
         expression: the expression as written in the DeviceClass or claim.
         program: the cel-cpp program; None when ``error`` is set.
-        error: the cel-go shaped compile error.
+        error: the cel-go shaped compile error, or the API server's cost refusal.
+        tree: cel-cpp's checked tree (re-estimated for devices beyond the declared bounds).
+        cost: the worst-case cost with the declared bounds (CEL cost units).
     """
 
     expression: str
     program: Any = None
     error: str | None = None
+    tree: Node | None = attrs.field(default=None, eq=False, repr=False)
+    cost: float = 0.0
 
 
 _DYN_DEVICE = cel.Type.Map(cel.Type.STRING, cel.Type.DYN)
@@ -245,6 +258,7 @@ class CelCache:
         self._inputs: dict[tuple[str, bool, int], tuple[Device, Any]] = {}
         self._max_results = max_results
         self._max_inputs = max_inputs
+        self._over: dict[tuple[str, Bounds], bool] = {}
         self.evaluations = 0
         """How many CEL evaluations ran (memo misses); for tests and benchmarks."""
 
@@ -289,7 +303,25 @@ class CelCache:
                 expression,
                 error=f"must evaluate to bool or the unknown type, not {out.name().lower()}",
             )
-        return CompiledSelector(expression, program=program)
+        tree = self._tree(expression, program)
+        cost = estimate_cost(tree)
+        if cost > MAX_COST:
+            worst = "unbounded" if cost == float("inf") else f"{cost:.0f}"
+            return CompiledSelector(
+                expression,
+                error=f"{TOO_COMPLEX} (estimated worst-case cost {worst} exceeds the budget "
+                f"of {MAX_COST})",
+                cost=cost,
+            )
+        return CompiledSelector(expression, program=program, tree=tree, cost=cost)
+
+    def _tree(self, expression: str, program: Any) -> Node:
+        """The checked tree of the expression as written (the domain-lookup rewrite would add
+        its own cost to the estimate), else of the rewritten program."""
+        try:
+            return checked_tree(self._env.compile(expression).serialize())
+        except RuntimeError:  # pragma: no cover - the rewrite compiled, so does the original
+            return checked_tree(program.serialize())
 
     def matches(
         self, expression: str, driver: str, device: Device, consumable_capacity: bool = False
@@ -330,6 +362,8 @@ class CelCache:
         self, compiled: CompiledSelector, driver: str, device: Device, consumable_capacity: bool
     ) -> bool | str:
         self.evaluations += 1
+        if self._over_budget(compiled, driver, device):
+            return "operation cancelled: actual cost limit exceeded"
         activation = self._activation(driver, device, consumable_capacity)
         try:
             value = compiled.program.eval(activation)
@@ -341,6 +375,20 @@ class CelCache:
         if kind == cel.Type.ERROR:
             return _runtime_message(str(value.value()))
         return f"CEL result of type {kind.name().lower()} could not be converted to bool"
+
+    def _over_budget(self, compiled: CompiledSelector, driver: str, device: Device) -> bool:
+        """The runtime cost guard: a device within the declared bounds is covered by the
+        compile-time estimate; a larger one (the API server would have refused it) is
+        re-estimated with its own sizes, once per (expression, sizes)."""
+        sizes = device_bounds(driver, device)
+        if sizes == DECLARED or compiled.tree is None:
+            return False
+        key = (compiled.expression, sizes)
+        over = self._over.get(key)
+        if over is None:
+            over = estimate_cost(compiled.tree, sizes) > MAX_COST
+            self._over[key] = over
+        return over
 
     def _activation(self, driver: str, device: Device, consumable_capacity: bool) -> Any:
         key = (driver, consumable_capacity, id(device))
@@ -373,3 +421,21 @@ def device_input(driver: str, device: Device, consumable_capacity: bool) -> dict
     if consumable_capacity:
         out["allowMultipleAllocations"] = device.allow_multiple_allocations
     return out
+
+
+def device_bounds(driver: str, device: Device) -> Bounds:
+    """The declared bounds (`DECLARED`), widened to this device's sizes where it exceeds
+    them (a driver name, attribute value or name longer, or more entries, than the API
+    allows). Time: O(attributes + capacities)."""
+    longest = max(
+        (len(a.value) for a in device.attributes.values() if isinstance(a.value, str)), default=0
+    )
+    names = [split_qualified_name(driver, n) for n in (*device.attributes, *device.capacity)]
+    actual = Bounds(
+        driver=len(driver),
+        entries=max(len(device.attributes), len(device.capacity)),
+        value=longest,
+        domain=max((len(d) for d, _ in names), default=0),
+        ident=max((len(i) for _, i in names), default=0),
+    )
+    return DECLARED.widen(actual)
