@@ -1,15 +1,26 @@
-"""Small value types of the framework: host ports, affinity terms, image states."""
+"""Small value types of the framework: host ports, affinity terms, image states, and the
+read-only forms a stored NodeInfo hands out (`FrozenHostPortInfo`, `FrozenList`)."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
+from typing import Any, NoReturn, TypeVar
 
 import attrs
 
 from schedsim.api.core import Pod
 from schedsim.api.labels import LabelSelector
 
-__all__ = ["AffinityTerm", "HostPortInfo", "ImageStateSummary", "WeightedAffinityTerm"]
+__all__ = [
+    "AffinityTerm",
+    "FrozenHostPortInfo",
+    "FrozenList",
+    "HostPortInfo",
+    "ImageStateSummary",
+    "WeightedAffinityTerm",
+]
+
+_T = TypeVar("_T")
 
 _ANY_IP = "0.0.0.0"
 
@@ -69,6 +80,77 @@ class HostPortInfo:
         c = HostPortInfo()
         c._ports = {ip: dict(m) for ip, m in self._ports.items()}
         return c
+
+
+_READ_ONLY = (
+    "read-only: a stored snapshot's NodeInfo is shared by every reader; take "
+    "node_info.snapshot() to get a copy you may change"
+)
+
+
+class FrozenHostPortInfo(HostPortInfo):
+    """The host ports of a stored NodeInfo: `check_conflict`, ``len`` and `copy` (a mutable
+    `HostPortInfo`) as usual; `add` and `remove` raise. Its owner changes it with
+    `owner_add` / `owner_remove`.
+
+    Raises:
+        AttributeError: from `add` and `remove`.
+    """
+
+    __slots__ = ()
+
+    def __init__(self, source: HostPortInfo | None = None) -> None:
+        super().__init__()
+        if source is not None:
+            self._ports = {ip: dict(m) for ip, m in source._ports.items()}
+
+    def add(self, ip: str, protocol: str, port: int) -> NoReturn:
+        """Refused."""
+        raise AttributeError(f"cannot add a host port: {_READ_ONLY}")
+
+    def remove(self, ip: str, protocol: str, port: int) -> NoReturn:
+        """Refused."""
+        raise AttributeError(f"cannot remove a host port: {_READ_ONLY}")
+
+    def owner_add(self, ip: str, protocol: str, port: int) -> None:
+        """`HostPortInfo.add`, for the NodeInfo that owns these ports only."""
+        HostPortInfo.add(self, ip, protocol, port)
+
+    def owner_remove(self, ip: str, protocol: str, port: int) -> None:
+        """`HostPortInfo.remove`, for the NodeInfo that owns these ports only."""
+        HostPortInfo.remove(self, ip, protocol, port)
+
+
+class FrozenList(list[_T]):
+    """A list callers can read (index, iterate, ``len``, slices, ``in``: list speed) but not
+    change: what a stored NodeInfo's ``pods``, ``pods_with_affinity`` and
+    ``pods_with_required_anti_affinity`` are. Its owner changes it through ``list``'s own
+    methods (``list.append(x, item)``).
+
+    Raises:
+        AttributeError: from every method that would change it.
+    """
+
+    __slots__ = ()
+
+    def _refuse(self, *_: Any, **__: Any) -> NoReturn:
+        raise AttributeError(f"cannot change the list: {_READ_ONLY}")
+
+    append = extend = insert = pop = remove = clear = sort = reverse = _refuse
+    __setitem__ = __delitem__ = __iadd__ = __imul__ = _refuse
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (FrozenList, (list(self),))
+
+    @staticmethod
+    def owner_append(lst: list[_T], item: _T) -> None:
+        """Append, for the owner only."""
+        list.append(lst, item)
+
+    @staticmethod
+    def owner_extend(lst: list[_T], items: Iterable[_T]) -> None:
+        """Extend, for the owner only."""
+        list.extend(lst, items)
 
 
 @attrs.frozen

@@ -15,6 +15,7 @@ from __future__ import annotations
 import itertools
 from collections.abc import Mapping, Sequence
 from fractions import Fraction
+from types import MappingProxyType
 from typing import Any
 
 from schedsim.api.core import Node, Pod, PodAffinityTerm, WeightedPodAffinityTerm
@@ -26,10 +27,11 @@ from schedsim.api.resources import (
 )
 from schedsim.api.storage import CSINode
 from schedsim.framework import interface
-from schedsim.framework.resource import PodResource, Resource
+from schedsim.framework.resource import FrozenResource, PodResource, Resource, stored_add
 from schedsim.framework.types import (
     AffinityTerm,
-    HostPortInfo,
+    FrozenHostPortInfo,
+    FrozenList,
     ImageStateSummary,
     WeightedAffinityTerm,
 )
@@ -196,7 +198,9 @@ class PodInfo:
         non0_res = Resource.from_resource_list(
             {k: v for k, v in non0.items() if k in ("cpu", "memory")}
         )
-        return PodResource(resource=r, non0_cpu=non0_res.milli_cpu, non0_mem=non0_res.memory)
+        return PodResource(
+            resource=FrozenResource(r), non0_cpu=non0_res.milli_cpu, non0_mem=non0_res.memory
+        )
 
 
 class NodeInfo:
@@ -218,12 +222,14 @@ class NodeInfo:
     __slots__ = (
         "_allocatable",
         "_image_states",
+        "_image_states_view",
         "_node",
         "_non_zero_requested",
         "_pods",
         "_pods_with_affinity",
         "_pods_with_required_anti_affinity",
         "_pvc_ref_counts",
+        "_pvc_ref_counts_view",
         "_requested",
         "_used_ports",
         "csi_node",
@@ -239,15 +245,19 @@ class NodeInfo:
         pods: Sequence[PodInfo] = (),
     ) -> None:
         self._node = node
-        self._pods: list[PodInfo] = []
-        self._pods_with_affinity: list[PodInfo] = []
-        self._pods_with_required_anti_affinity: list[PodInfo] = []
-        self._used_ports = HostPortInfo()
-        self._requested = Resource()
-        self._non_zero_requested = Resource()
-        self._allocatable = Resource.from_resource_list(node.allocatable) if node else Resource()
+        self._pods: FrozenList[PodInfo] = FrozenList()
+        self._pods_with_affinity: FrozenList[PodInfo] = FrozenList()
+        self._pods_with_required_anti_affinity: FrozenList[PodInfo] = FrozenList()
+        self._used_ports = FrozenHostPortInfo()
+        self._requested = FrozenResource()
+        self._non_zero_requested = FrozenResource()
+        self._allocatable = FrozenResource(
+            Resource.from_resource_list(node.allocatable) if node else None
+        )
         self._image_states: dict[str, ImageStateSummary] = {}
         self._pvc_ref_counts: dict[str, int] = {}
+        self._image_states_view = MappingProxyType(self._image_states)
+        self._pvc_ref_counts_view = MappingProxyType(self._pvc_ref_counts)
         self.generation: int = next_generation()
         """Bumped on every mutation; read-only for everybody else (a plain attribute, not a
         property, so bulk readers such as the scheduler's filter table pay no call)."""
@@ -255,6 +265,17 @@ class NodeInfo:
         self.csi_node: CSINode | None = csi_node
         for p in pods:
             self.add_pod_info(p)
+
+    def __getstate__(self) -> dict[str, Any]:
+        """Pickling (sweeps send snapshots to workers): the slots but the read-only
+        mapping views, which are rebuilt."""
+        return {k: getattr(self, k) for k in NodeInfo.__slots__ if not k.endswith("_view")}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        for k, v in state.items():
+            setattr(self, k, v)
+        self._image_states_view = MappingProxyType(self._image_states)
+        self._pvc_ref_counts_view = MappingProxyType(self._pvc_ref_counts)
 
     def __repr__(self) -> str:
         name = self._node.name if self._node else "<no node>"
@@ -283,8 +304,8 @@ class NodeInfo:
         return self._pods_with_required_anti_affinity
 
     @property
-    def used_ports(self) -> HostPortInfo:
-        """Host ports in use."""
+    def used_ports(self) -> FrozenHostPortInfo:
+        """Host ports in use (read-only: `check_conflict`, `copy`)."""
         return self._used_ports
 
     @property
@@ -304,13 +325,13 @@ class NodeInfo:
 
     @property
     def image_states(self) -> Mapping[str, ImageStateSummary]:
-        """Images present on the node."""
-        return self._image_states
+        """Images present on the node (a read-only mapping)."""
+        return self._image_states_view
 
     @property
     def pvc_ref_counts(self) -> Mapping[str, int]:
-        """``namespace/claim`` -> pods on this node using it."""
-        return self._pvc_ref_counts
+        """``namespace/claim`` -> pods on this node using it (a read-only mapping)."""
+        return self._pvc_ref_counts_view
 
     @property
     def resource_claims(self) -> list[Any]:
@@ -336,11 +357,12 @@ class NodeInfo:
         """
         if not isinstance(pod_info, PodInfo):
             raise TypeError(f"expected schedsim.snapshot.PodInfo, got {type(pod_info).__name__}")
-        self._pods.append(pod_info)
+        append = FrozenList.owner_append
+        append(self._pods, pod_info)
         if pod_info.has_affinity:
-            self._pods_with_affinity.append(pod_info)
+            append(self._pods_with_affinity, pod_info)
         if pod_info.required_anti_affinity_terms:
-            self._pods_with_required_anti_affinity.append(pod_info)
+            append(self._pods_with_required_anti_affinity, pod_info)
         self._update(pod_info, 1)
 
     def remove_pod(self, pod: Pod) -> None:
@@ -357,8 +379,8 @@ class NodeInfo:
         pods = self._pods
         for i, pi in enumerate(pods):
             if pi.pod.uid == uid:
-                pods[i] = pods[-1]
-                pods.pop()
+                list.__setitem__(pods, i, pods[-1])
+                list.pop(pods)
                 self._update(pi, -1)
                 return
         node = self._node.name if self._node else ""
@@ -367,7 +389,7 @@ class NodeInfo:
     def set_node(self, node: Node) -> None:
         """Replace the Node and recompute allocatable; pods are not re-accounted."""
         self._node = node
-        self._allocatable = Resource.from_resource_list(node.allocatable)
+        self._allocatable = FrozenResource(Resource.from_resource_list(node.allocatable))
         self.generation = next_generation()
 
     def snapshot(self) -> NodeInfo:
@@ -376,15 +398,17 @@ class NodeInfo:
         copy-on-write use). Keeps the generation."""
         c = NodeInfo.__new__(NodeInfo)
         c._node = self._node
-        c._pods = list(self._pods)
-        c._pods_with_affinity = list(self._pods_with_affinity)
-        c._pods_with_required_anti_affinity = list(self._pods_with_required_anti_affinity)
-        c._used_ports = self._used_ports.copy()
-        c._requested = self._requested.clone()
-        c._non_zero_requested = self._non_zero_requested.clone()
-        c._allocatable = self._allocatable.clone()
+        c._pods = FrozenList(self._pods)
+        c._pods_with_affinity = FrozenList(self._pods_with_affinity)
+        c._pods_with_required_anti_affinity = FrozenList(self._pods_with_required_anti_affinity)
+        c._used_ports = FrozenHostPortInfo(self._used_ports)
+        c._requested = FrozenResource(self._requested)
+        c._non_zero_requested = FrozenResource(self._non_zero_requested)
+        c._allocatable = self._allocatable  # replaced, never changed, by set_node
         c._image_states = dict(self._image_states)
         c._pvc_ref_counts = dict(self._pvc_ref_counts)
+        c._image_states_view = MappingProxyType(c._image_states)
+        c._pvc_ref_counts_view = MappingProxyType(c._pvc_ref_counts)
         c.generation = self.generation
         c.local_resource_slices = list(self.local_resource_slices)
         c.csi_node = self.csi_node
@@ -392,10 +416,8 @@ class NodeInfo:
 
     def _update(self, pod_info: PodInfo, sign: int) -> None:
         res = pod_info.calculate_resource()
-        self._requested.add_resource(res.resource, sign)
-        nz = self._non_zero_requested
-        nz.milli_cpu += sign * res.non0_cpu
-        nz.memory += sign * res.non0_mem
+        stored_add(self._requested, res.resource, sign)
+        stored_add(self._non_zero_requested, None, sign, res.non0_cpu, res.non0_mem)
         pod = pod_info.pod
         ports = self._used_ports
         # Host ports of containers and sidecars only (util.GetHostPorts, kube-scheduler 1.34):
@@ -407,9 +429,9 @@ class NodeInfo:
                 for p in c.ports:
                     if p.host_port > 0:
                         if sign > 0:
-                            ports.add(p.host_ip, p.protocol, p.host_port)
+                            ports.owner_add(p.host_ip, p.protocol, p.host_port)
                         else:
-                            ports.remove(p.host_ip, p.protocol, p.host_port)
+                            ports.owner_remove(p.host_ip, p.protocol, p.host_port)
         counts = self._pvc_ref_counts
         for key in pod_info.pvc_keys:
             n = counts.get(key, 0) + sign
@@ -423,6 +445,6 @@ class NodeInfo:
 def _remove_by_uid(lst: list[PodInfo], uid: str) -> None:
     for i, pi in enumerate(lst):
         if pi.pod.uid == uid:
-            lst[i] = lst[-1]
-            lst.pop()
+            list.__setitem__(lst, i, lst[-1])
+            list.pop(lst)
             return
