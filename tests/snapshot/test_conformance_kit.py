@@ -9,11 +9,17 @@ not pass the kit, and each must be reported once, not once per fork mode.
 from __future__ import annotations
 
 import pydoc
+from pathlib import Path
 
 import pytest
 
 from schedsim.snapshot import BasicSnapshotStore, DeltaSnapshotStore, NodeNotFoundError
-from schedsim.testing import CONFORMANCE_CASES, run_store_conformance
+from schedsim.testing import (
+    CONFORMANCE_CASES,
+    DraConformanceCase,
+    run_dra_conformance,
+    run_store_conformance,
+)
 
 
 class RemovesPodByNameOnly(BasicSnapshotStore):
@@ -78,3 +84,40 @@ def test_help_is_short() -> None:
     text = pydoc.plain(pydoc.render_doc(run_store_conformance))
     assert len(text) < 1500, len(text)
     assert "cases: 'Iterable[ConformanceCase] | None' = None)" in text, text
+
+
+def test_dra_kit_reports_one_failure_per_scenario() -> None:
+    """The DRA kit groups a scenario's fork modes the same way (one ``- `` item each)."""
+
+    def broken(make_store: object, clone_on_fork: bool) -> None:
+        raise AssertionError("claim not reserved\nsecond line")
+
+    cases = [
+        DraConformanceCase(f"dra: schedule pod [{mode}]", broken)
+        for mode in ("base", "fork", "fork & revert")
+    ]
+    with pytest.raises(AssertionError) as info:
+        run_dra_conformance(BasicSnapshotStore, cases=cases)
+    assert str(info.value) == (
+        "3 DRA conformance case(s) failed, 1 broken invariant(s):\n"
+        "- dra: schedule pod [base]: claim not reserved (and 2 more variant(s))\n"
+        "  second line"
+    )
+
+
+def test_dra_help_is_short() -> None:
+    """help(run_dra_conformance) was 7 million characters (the default listed every case)."""
+    text = pydoc.plain(pydoc.render_doc(run_dra_conformance))
+    assert len(text) < 1500, len(text)
+
+
+def test_kit_modules_are_small() -> None:
+    """The kit is split by concept into modules under ~600 lines (STYLE: one concept per
+    module)."""
+    import schedsim.testing as kit
+
+    folder = Path(kit.__file__).parent
+    sizes = {
+        p.name: len(p.read_text().splitlines()) for p in folder.glob("snapshot_conformance*.py")
+    }
+    assert len(sizes) > 1 and max(sizes.values()) <= 600, sizes

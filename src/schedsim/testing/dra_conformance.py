@@ -65,6 +65,7 @@ from schedsim.testing.snapshot_conformance import (
     make_pod,
     new_snapshot,
 )
+from schedsim.testing.snapshot_conformance_state import failure_of, report_failures
 
 __all__ = [
     "DRA_CONFORMANCE_CASES",
@@ -1441,9 +1442,10 @@ def run_dra_conformance(
     make_store: StoreFactory,
     *,
     clone_on_fork: bool = False,
-    cases: Iterable[DraConformanceCase] = DRA_CONFORMANCE_CASES,
+    cases: Iterable[DraConformanceCase] | None = None,
 ) -> None:
-    """Run every DRA case against stores built by ``make_store``.
+    """Run the DRA cases (default: `DRA_CONFORMANCE_CASES`) against stores built by
+    ``make_store``.
 
     Args:
         make_store: builds a fresh, empty store (e.g. the store class).
@@ -1451,17 +1453,13 @@ def run_dra_conformance(
         cases: which cases (all by default).
 
     Raises:
-        AssertionError: listing every failing case with its message.
+        AssertionError: one ``- `` item per broken invariant (a scenario in all its fork
+            modes is one), with its first failing case and how many variants failed too.
     """
-    failures = []
-    for case in cases:
-        try:
-            case.run(make_store, clone_on_fork)
-        except AssertionError as e:
-            failures.append(f"{case.name}: {e}")
-        except Exception as e:
-            failures.append(f"{case.name}: unexpected {type(e).__name__}: {e}")
-    if failures:
-        raise AssertionError(
-            f"{len(failures)} DRA conformance case(s) failed:\n" + "\n".join(failures)
-        )
+    failed: dict[str, list[str]] = {}
+    for case in DRA_CONFORMANCE_CASES if cases is None else cases:
+        message = failure_of(case.name, case.run, make_store, clone_on_fork)
+        if message is not None:
+            invariant = case.name.split(" [", 1)[0]  # the scenario, whatever the fork mode
+            failed.setdefault(invariant, []).append(message)
+    report_failures("DRA", failed)
