@@ -136,3 +136,55 @@ def test_plugin_errors_are_not_unschedulable(
     code, out, _ = _run(capsys, "simulate", str(f))
     assert code == 1
     assert "0 scheduled, 1 unschedulable, 1 plugin error(s), 1 nodes" in out
+
+
+NAME_AFFINITY = """\
+kind: Pod
+apiVersion: v1
+metadata: {name: pinned, namespace: shop}
+spec:
+  containers: [{name: c}]
+  affinity:
+    nodeAffinity:
+      requiredDuringSchedulingIgnoredDuringExecution:
+        nodeSelectorTerms:
+        - matchFields: [{key: metadata.name, operator: In, values: [elsewhere]}]
+"""
+EXCLUDED = "node(s) didn't satisfy plugin(s) [NodeAffinity]"
+"""kube-scheduler's status for nodes a PreFilterResult leaves out (findNodesThatFitPod)."""
+
+
+def test_one_wording_for_a_pre_filter_exclusion(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """NodeAffinity's PreFilter narrows the nodes to one that does not exist: simulate (the
+    FitError), the library's schedule_pod (the predicate error's reasons) and scale-up (the
+    group's reason) all say it with kube-scheduler's words."""
+    from schedsim.engine import Cluster, Engine, EngineConfig
+    from schedsim.snapshot import SchedulingError
+
+    f = tmp_path / "c.yaml"
+    f.write_text("---\n".join([NODE, NAME_AFFINITY]))
+    code, out, _ = _run(capsys, "simulate", str(f), "-o", "json")
+    assert code == 0
+    [pod] = json.loads(out)["pods"]
+    assert pod["message"] == f"0/1 nodes are available: 1 {EXCLUDED}."
+
+    cluster = Cluster.from_paths([str(f)])
+    snapshot, _ = Engine(EngineConfig()).snapshot(cluster)
+    with pytest.raises(SchedulingError) as info:
+        snapshot.schedule_pod(cluster.pods[0], "n1")
+    assert info.value.reasons == (EXCLUDED,)
+
+    groups = tmp_path / "g.yaml"
+    template = {"metadata": {"name": "t"}, "status": {"allocatable": {"cpu": "4", "pods": "10"}}}
+    groups.write_text(
+        yaml.safe_dump(
+            {"nodeGroups": [{"name": "g", "maxSize": 2, "template": {"node": template}}]}
+        )
+    )
+    code, out, _ = _run(capsys, "scale-up", str(f), "--node-groups", str(groups), "-o", "json")
+    assert code == 0
+    assert json.loads(out)["noScaleUp"] == [
+        {"pod": "shop/pinned", "reasons": {"g": f"wouldn't fit: {EXCLUDED}"}}
+    ]

@@ -337,14 +337,16 @@ def test_node_filtered_out_by_pre_filter_names_the_plugin(
     make_store: Callable[[], ClusterSnapshotStore],
 ) -> None:
     """A PreFilterResult that leaves the node out: FailingPredicateError named after the
-    narrowing plugins (``strings.Join(nodeFilteringPlugins, ", ")``), no reasons."""
+    narrowing plugins (CA: ``strings.Join(nodeFilteringPlugins, ", ")``), with
+    kube-scheduler's reason for such a node (findNodesThatFitPod's absent-nodes status), the
+    one wording simulate and scale-up show too (CA gives no reason)."""
     s = _snapshot(make_store, [make_node("n1"), make_node("n2")])
     err = _raises(lambda: s.schedule_pod(make_pod("p", spec=_NAME_AFFINITY), "n1"))
     assert err.type is SchedulingErrorType.FAILING_PREDICATE
     assert err.failing_predicate_name == "NodeAffinity"
     assert str(err) == (
         "can't schedule pod default/p: predicate \"NodeAffinity\" didn't pass "
-        "(predicateReasons=[]; unexpectedError=PreFilter filtered the Node out)"
+        "(predicateReasons=[node(s) didn't satisfy plugin(s) [NodeAffinity]])"
     )
     s.schedule_pod(make_pod("p", spec=_NAME_AFFINITY), "n2")
 

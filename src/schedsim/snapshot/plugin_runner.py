@@ -250,8 +250,8 @@ class SchedulerPluginRunner:
         Raises:
             SchedulingError: INTERNAL_ERROR for a missing node; FAILING_PREDICATE naming the
                 plugin and its reasons when PreFilter or a Filter rejects (a node left out by
-                a PreFilterResult fails with no reasons, named after the narrowing plugins,
-                "PreFilter filtered the Node out").
+                a PreFilterResult fails named after the narrowing plugins, with
+                kube-scheduler's reason ``node(s) didn't satisfy plugin(s) [A B]``).
         """
         try:
             node_info = self._snapshot.get_node_info(node_name)
@@ -261,9 +261,12 @@ class SchedulerPluginRunner:
             ) from None
         state, allowed, plugins = self._pre_filter(pod, self._snapshot.list_node_infos())
         if allowed is not None and node_name not in allowed:
-            # CA names the plugins that narrowed the node set (strings.Join(..., ", ")).
+            # CA names the plugins that narrowed the node set (strings.Join(..., ", ")) and
+            # gives no reason ("PreFilter filtered the Node out"); schedsim gives
+            # kube-scheduler's reason for such a node, so simulate, schedule_pod and scale-up
+            # word it the same way.
             raise SchedulingError.failing_predicate(
-                pod, ", ".join(plugins), (), unexpected_error="PreFilter filtered the Node out"
+                pod, ", ".join(plugins), absent_nodes_status(plugins).reasons
             )
         status = self.framework.run_filter_plugins(state, pod, node_info)
         if not status.is_success:
