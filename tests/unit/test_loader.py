@@ -20,6 +20,7 @@ from schedsim.api.core import (
     Taint,
     Toleration,
 )
+from schedsim.api.defaults import NO_PODS_CAPACITY
 from schedsim.api.errors import ManifestError
 from schedsim.api.loader import Manifests, load_paths, load_text
 
@@ -66,7 +67,7 @@ def test_multi_document_yaml_skips_empty_documents(cwd: Path) -> None:
     m = _load(cwd, text)
     assert [n.name for n in m.nodes] == ["n1"]
     assert [p.key for p in m.pods] == ["default/p1"]
-    assert m.warnings == []
+    assert m.warnings == [f"f.yaml: Node n1: {NO_PODS_CAPACITY}"]  # a bare Node fits no pod
 
 
 @pytest.mark.parametrize(
@@ -106,7 +107,7 @@ items: null
     m = _load(cwd, text)
     assert [n.name for n in m.nodes] == ["n1"]
     assert [p.key for p in m.pods] == ["ns/p1", "default/p2"]
-    assert m.warnings == []
+    assert m.warnings == [f"f.yaml: Node n1: {NO_PODS_CAPACITY}"]  # a bare Node fits no pod
 
 
 def test_json_file(cwd: Path) -> None:

@@ -340,12 +340,41 @@ class _Expander:
     # ------------------------------------------------------------------ per kind
 
     def deployment(self, d: Deployment, managed: list[ReplicaSet]) -> None:
+        orphans: list[Pod] = []
         if not managed:
             managed = [_replica_set_for(d)]
             self.replica_sets.append((managed[0], self.m.source_of(d)))
-        have = sum(len(self.owned.of_controller(rs)) for rs in managed)
+            orphans = self.orphans_of(d, managed[0].name)
+        have = sum(len(self.owned.of_controller(rs)) for rs in managed) + len(orphans)
         if have < d.replicas:
             self.replicas_into(max(managed, key=_revision), d, d.replicas - have)
+
+    def orphans_of(self, d: Deployment, made: str) -> list[Pod]:
+        """Active pods controlled by a ReplicaSet the input does not have, named
+        ``<deployment>-...`` and selected by the Deployment: its ReplicaSet's pods (as
+        ``kubectl get deploy,pods`` lists them, without the ReplicaSet). They count against
+        the Deployment's replicas, as the controller sees them, with a warning. ``made``: the
+        ReplicaSet schedsim makes for ``d`` (its pods already count)."""
+        present = {rs.name for rs in self.m.replica_sets if rs.namespace == d.namespace}
+        present.add(made)
+        found: dict[str, list[Pod]] = {}
+        for (kind, ns, name), pods in self.owned.active.items():
+            if kind != "ReplicaSet" or ns != d.namespace or name in present:
+                continue
+            if not name.startswith(f"{d.name}-"):
+                continue
+            mine = [p for p in pods if d.selector.matches(p.labels)]
+            if mine:
+                found[name] = mine
+        if found:
+            pods = [p for name in sorted(found) for p in found[name]]
+            self.warnings.append(
+                f"{self.m.source_of(d)}: Deployment {d.key}: {len(pods)} pod(s) (e.g. "
+                f"{pods[0].key}) are controlled by ReplicaSet(s) {', '.join(sorted(found))} "
+                "that the input does not have; counted as the Deployment's pods, not created "
+                "again (add the ReplicaSets to the input to silence this)"
+            )
+        return [p for name in sorted(found) for p in found[name]]
 
     def replicas_into(self, rs: ReplicaSet, d: Deployment, count: int) -> None:
         have = len(self.owned.of_controller(rs))

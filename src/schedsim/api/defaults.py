@@ -94,10 +94,22 @@ def default_pod(pod: Pod) -> Pod:
     return attrs.evolve(pod, tolerations=(*pod.tolerations, *add))
 
 
-def node_warnings(node: Node) -> list[str]:
+NO_PODS_CAPACITY = (
+    "status.allocatable.pods: not set, so no pod fits this node (kube-scheduler's "
+    '"Too many pods": a node admits allocatable.pods pods); kubelets always report it, '
+    "110 by default"
+)
+"""The hint for a node without a pod count (a hand-written Node, usually)."""
+
+
+def node_warnings(node: Node, has_pods: bool = True) -> list[str]:
     """``FIELD: problem`` lines for a node whose allocatable exceeds its capacity for some
-    resource (the kubelet never reports that; the input is likely hand-written wrong)."""
+    resource (the kubelet never reports that; the input is likely hand-written wrong), and,
+    when the input has pods (``has_pods``), for a node without ``pods`` in allocatable
+    (`NO_PODS_CAPACITY`)."""
     out = []
+    if has_pods and "pods" not in node.allocatable:
+        out.append(NO_PODS_CAPACITY)
     for name, alloc in node.allocatable.items():
         cap = node.capacity.get(name)
         if cap is not None and alloc > cap:

@@ -561,9 +561,41 @@ def _json_object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return out
 
 
+def _json_documents(text: str) -> list[Any]:
+    """The JSON values of ``text``, one or several written one after another (a JSON
+    stream, as kubectl reads it); whitespace between them is skipped.
+
+    Raises:
+        json.JSONDecodeError: with the line and column in ``text``.
+    """
+    decoder = json.JSONDecoder(object_pairs_hook=_json_object)
+    docs: list[Any] = []
+    end = len(text)
+    i = 0
+    while True:
+        while i < end and text[i] in " \t\r\n":
+            i += 1
+        if i >= end:
+            break
+        doc, i = decoder.raw_decode(text, i)
+        docs.append(doc)
+    if not docs:
+        json.loads(text)  # raises the usual "Expecting value"
+    return docs
+
+
+def _checked_json(text: str) -> list[Any]:
+    docs = _json_documents(text)
+    if _SURROGATE_ESCAPE.search(text):
+        for doc in docs:
+            _check_surrogates(doc)
+    return docs
+
+
 def parse_text(text: str, source: str) -> list[Any]:
-    """Parse YAML (JSON when ``source`` ends in ``.json``) into its documents with the
-    manifest rules (duplicate keys are errors, timestamps stay strings, alias limits).
+    """Parse YAML (JSON when ``source`` ends in ``.json``; one or several JSON objects one
+    after another are read as a stream, as kubectl does) into its documents with the manifest rules
+    (duplicate keys are errors, timestamps stay strings, alias limits).
 
     Raises:
         ManifestError: ``SOURCE: not valid YAML|JSON: problem``.
@@ -571,11 +603,19 @@ def parse_text(text: str, source: str) -> list[Any]:
     is_json = source.endswith(".json")
     try:
         if is_json:
-            doc = json.loads(text, object_pairs_hook=_json_object)
-            if _SURROGATE_ESCAPE.search(text):
-                _check_surrogates(doc)
-            return [doc]
-        docs = list(yaml.load_all(text, Loader=_ManifestLoader))
+            return _checked_json(text)
+        try:
+            docs = list(yaml.load_all(text, Loader=_ManifestLoader))
+        except yaml.YAMLError:
+            # Concatenated JSON objects ({...}{...}, what `kubectl get -o json` in a loop
+            # writes) are not YAML; kubectl's decoder (NewYAMLOrJSONDecoder) reads input
+            # that starts with "{" as a JSON stream, and so does schedsim.
+            if text.lstrip().startswith("{"):
+                try:
+                    return _checked_json(text)
+                except (json.JSONDecodeError, ValueError, RecursionError):
+                    pass  # report the YAML error
+            raise
         if ALIAS_TOKEN.search(text):
             for doc in docs:
                 check_aliasing(doc)
@@ -662,7 +702,8 @@ def _finish(m: Manifests, expand: bool) -> None:
     m.warnings.extend(refused)
     for node in m.nodes:
         m.warnings.extend(
-            f"{m.source_of(node)}: Node {node.name}: {w}" for w in defaults.node_warnings(node)
+            f"{m.source_of(node)}: Node {node.name}: {w}"
+            for w in defaults.node_warnings(node, has_pods=bool(m.pods))
         )
     m.warnings.extend(m.summary_warnings())
 
