@@ -573,10 +573,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         args = _parser().parse_args(argv)
     except cli_output.OutputError as e:  # --help or --version could not be written whole
-        print(f"schedsim: error: {e}", file=sys.stderr)
+        cli_output.error_line(f"schedsim: error: {e}")
         return 1
     except KeyboardInterrupt:
-        print("schedsim: interrupted", file=sys.stderr)
+        cli_output.error_line("schedsim: interrupted")
         return 130
     return cli_output.run_command(lambda: _run(args), getattr(args, "output_file", None))
 
@@ -595,10 +595,10 @@ def _run(args: argparse.Namespace) -> tuple[str | None, int]:
         with gc_paused():
             return _simulate(args)
     except (ManifestError, _UsageError, cli_autoscaling.UsageError, PluginError) as e:
-        print(f"schedsim: error: {e}", file=sys.stderr)
+        cli_output.error_line(f"schedsim: error: {e}")
         return None, 2
     except SchedulingError as e:
-        print(f"schedsim: error: {e}", file=sys.stderr)
+        cli_output.error_line(f"schedsim: error: {e}")
         return None, 1
 
 

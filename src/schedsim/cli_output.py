@@ -33,6 +33,7 @@ __all__ = [
     "OutputError",
     "Parser",
     "deliver",
+    "error_line",
     "recorded_warnings",
     "run_command",
     "stdout_problem",
@@ -194,7 +195,7 @@ def warn(message: str, obj: str | None = None) -> None:
         obj: the object it is about, ``KIND NS/NAME`` (or ``KIND NAME``); by default the
             first one the message names (`named_object`), if any.
     """
-    _print_err(f"warning: {message}")
+    error_line(f"warning: {message}")
     about = obj or named_object(message)
     _warnings.append({"message": message, **({"object": about} if about else {})})
 
@@ -205,7 +206,10 @@ def recorded_warnings() -> list[dict[str, str]]:
     return [dict(w) for w in _warnings]
 
 
-def _print_err(line: str) -> None:
+def error_line(line: str) -> None:
+    """Print one line on standard error (nothing when there is no standard error)."""
+    if sys.stderr is None:  # closed at start: print(file=None) would write to stdout
+        return
     try:
         print(line, file=sys.stderr, flush=True)
     except (OSError, ValueError, AttributeError):  # no standard error either: say nothing
@@ -239,11 +243,11 @@ def run_command(command: Callable[[], tuple[str | None, int]], path: str | None 
             if out is not None:
                 deliver(out, path)
     except OutputError as e:
-        _print_err(f"schedsim: error: {e}")
+        error_line(f"schedsim: error: {e}")
         _quiet_stdout()
         return 1
     except KeyboardInterrupt:
-        _print_err("schedsim: interrupted")
+        error_line("schedsim: interrupted")
         return 130
     return status
 
