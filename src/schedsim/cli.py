@@ -439,7 +439,7 @@ def _engine(
             "yet: they do not run"
         )
     for line in framework.config_warnings:
-        print(f"warning: {config.config_file}: {line}", file=sys.stderr)
+        warn(f"{config.config_file}: {line}")
     unused = sorted(set(framework.profile.plugin_args) - set(framework.plugins))
     if unused:
         warn(f"pluginConfig for plugin(s) not enabled in the profile: {', '.join(unused)}")
