@@ -45,6 +45,7 @@ GROUPS = {
     "leastallocated-": ("cases_plugin", "NodeResourcesFit LeastAllocated"),
     "mostallocated-": ("cases_plugin", "NodeResourcesFit MostAllocated"),
     "rtcr-": ("cases_plugin", "NodeResourcesFit RequestedToCapacityRatio"),
+    "preempt-": ("cases_preempt", "DefaultPreemption (issue #14)"),
 }
 
 

@@ -146,7 +146,7 @@ def run_hook(fw: Framework, hook: str) -> Status:
     if hook == "filter":
         return fw.run_filter_plugins(state, p, infos[0])
     if hook == "post_filter":
-        return fw.run_post_filter_plugins(state, p, {})
+        return fw.run_post_filter_plugins(state, p, {})[1]
     if hook == "pre_score":
         return fw.run_pre_score_plugins(state, p, infos)
     if hook in ("score", "normalize_score"):

@@ -712,6 +712,12 @@ class Pod:
         scheduling_gates: spec.schedulingGates names; a gated pod is not scheduled.
         deletion_timestamp: metadata.deletionTimestamp (a terminating pod; PodTopologySpread
             does not count it).
+        preemption_policy: spec.preemptionPolicy (``PreemptLowerPriority`` or ``Never``; ""
+            when unset: loading fills it from the PriorityClass as admission does).
+        start_time: status.startTime (preemption prefers victims that started last; None:
+            not started, counted as "now").
+        preempted_by_scheduler: status.conditions holds ``DisruptionTarget`` True with reason
+            ``PreemptionByScheduler`` (a victim of an earlier preemption, still terminating).
         topology_spread_constraints: spec.topologySpreadConstraints, validated.
         hard_topology_spread_constraints: how many topologySpreadConstraints are
             ``DoNotSchedule``.
@@ -729,6 +735,9 @@ class Pod:
     priority: int = 0
     priority_class_name: str = ""
     priority_given: bool = True
+    preemption_policy: str = ""
+    start_time: datetime | None = None
+    preempted_by_scheduler: bool = False
     scheduler_name: str = "default-scheduler"
     node_name: str = ""
     node_selector: Mapping[str, str] = attrs.field(factory=dict)
@@ -826,6 +835,13 @@ class Pod:
             sp = f"status.resourceClaimStatuses[{i}]"
             statuses[d.get_str(s, "name", sp)] = d.get_str(s, "resourceClaimName", sp) or None
         affinity_raw = d.get_map(spec, "affinity", "spec")
+        preemption_policy = d.get_str(spec, "preemptionPolicy", "spec")
+        if preemption_policy not in ("", "PreemptLowerPriority", "Never"):
+            raise FieldError(
+                "spec.preemptionPolicy",
+                f'unsupported value "{preemption_policy}": supported values: "Never", '
+                '"PreemptLowerPriority"',
+            )
         return cls(
             name=name,
             namespace=namespace,
@@ -842,6 +858,9 @@ class Pod:
             priority=d.get_int(spec, "priority", "spec"),
             priority_class_name=d.get_str(spec, "priorityClassName", "spec"),
             priority_given=spec.get("priority") is not None,
+            preemption_policy=preemption_policy,
+            start_time=parse_timestamp(status.get("startTime"), "status.startTime"),
+            preempted_by_scheduler=_preempted_by_scheduler(status),
             scheduler_name=d.get_str(spec, "schedulerName", "spec", "default-scheduler"),
             node_name=d.get_str(spec, "nodeName", "spec"),
             node_selector=d.get_str_map(spec, "nodeSelector", "spec"),
@@ -879,6 +898,20 @@ class Pod:
             hard_topology_spread_constraints=hard_spread,
             phase=d.get_str(status, "phase", "status"),
         )
+
+
+def _preempted_by_scheduler(status: Mapping[str, Any]) -> bool:
+    """Whether the first ``DisruptionTarget`` condition is True with reason
+    ``PreemptionByScheduler`` (``podTerminatingByPreemption`` reads the first one)."""
+    items = d.get_list(status, "conditions", "status")
+    for i in range(len(items)):
+        c = d.get_mapping_item(items, i, "status.conditions")
+        if d.get_str(c, "type", f"status.conditions[{i}]") == "DisruptionTarget":
+            return (
+                d.get_str(c, "status", f"status.conditions[{i}]") == "True"
+                and d.get_str(c, "reason", f"status.conditions[{i}]") == "PreemptionByScheduler"
+            )
+    return False
 
 
 def _pod_resource_claims(spec: Mapping[str, Any]) -> tuple[PodResourceClaim, ...]:

@@ -10,12 +10,13 @@ PriorityClass's reserved names and value range, a budget's ``minAvailable`` /
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any, Final
 
 import attrs
 
 from schedsim.api import _decode as d
+from schedsim.api.core import Pod
 from schedsim.api.errors import FieldError
 from schedsim.api.labels import LabelSelector
 from schedsim.api.workloads import default_uid
@@ -212,8 +213,12 @@ class PodDisruptionBudget:
         min_available: ``spec.minAvailable``: an integer, a percentage such as ``"50%"``, or
             None.
         max_unavailable: ``spec.maxUnavailable``, same forms; at most one of the two is set.
-        disruptions_allowed: ``status.disruptionsAllowed`` (what eviction checks).
+        disruptions_allowed: ``status.disruptionsAllowed`` (what eviction and preemption
+            check); None when the input has no ``status.disruptionsAllowed`` (see
+            `resolve_disruptions_allowed`).
         current_healthy, desired_healthy, expected_pods: the other status counts.
+        disrupted_pods: names of the pods in ``status.disruptedPods`` (evictions the API
+            server processed; preemption does not charge them to the budget again).
         unhealthy_pod_eviction_policy: ``IfHealthyBudget`` (default) or ``AlwaysAllow``.
     """
 
@@ -223,11 +228,12 @@ class PodDisruptionBudget:
     selector: LabelSelector | None = None
     min_available: int | str | None = None
     max_unavailable: int | str | None = None
-    disruptions_allowed: int = 0
+    disruptions_allowed: int | None = None
     current_healthy: int = 0
     desired_healthy: int = 0
     expected_pods: int = 0
     unhealthy_pod_eviction_policy: str = "IfHealthyBudget"
+    disrupted_pods: frozenset[str] = frozenset()
 
     @property
     def key(self) -> str:
@@ -277,9 +283,53 @@ class PodDisruptionBudget:
             selector=selector,
             min_available=min_available,
             max_unavailable=max_unavailable,
-            disruptions_allowed=d.get_int(status, "disruptionsAllowed", "status"),
+            disruptions_allowed=d.get_int(status, "disruptionsAllowed", "status")
+            if status.get("disruptionsAllowed") is not None
+            else None,
             current_healthy=d.get_int(status, "currentHealthy", "status"),
             desired_healthy=d.get_int(status, "desiredHealthy", "status"),
             expected_pods=d.get_int(status, "expectedPods", "status"),
             unhealthy_pod_eviction_policy=policy,
+            disrupted_pods=frozenset(d.get_map(status, "disruptedPods", "status")),
         )
+
+    def resolve_disruptions_allowed(self, pods: Iterable[Pod]) -> PodDisruptionBudget:
+        """This budget with ``disruptions_allowed`` set: its own status value when the input
+        had one, else what the disruption controller would compute from ``pods`` (the
+        cluster's live pods).
+
+        The controller's rule (``pkg/controller/disruption``): healthy = the matching pods
+        that run (bound, not terminating); with ``minAvailable`` N, desired = N; with a
+        percentage or ``maxUnavailable``, desired is taken against the expected count, which
+        the controller reads from the pods' controllers' scale: schedsim uses the number of
+        matching pods instead (their controllers are usually expanded into exactly those
+        pods). Percentages round up as ``GetScaledValueFromIntOrPercent(..., true)`` does.
+        allowed = max(0, healthy - desired). A budget with neither field allows none.
+
+        Time: O(pods).
+        """
+        if self.disruptions_allowed is not None:
+            return self
+        matching = [p for p in pods if not p.is_terminal and self.selects(p.namespace, p.labels)]
+        expected = len(matching)
+        healthy = sum(1 for p in matching if p.node_name and p.deletion_timestamp is None)
+        if self.min_available is not None:
+            desired = _scaled(self.min_available, expected)
+        elif self.max_unavailable is not None:
+            desired = max(0, expected - _scaled(self.max_unavailable, expected))
+        else:
+            return attrs.evolve(self, disruptions_allowed=0)
+        return attrs.evolve(
+            self,
+            disruptions_allowed=max(0, healthy - desired),
+            current_healthy=healthy,
+            desired_healthy=desired,
+            expected_pods=expected,
+        )
+
+
+def _scaled(value: int | str, total: int) -> int:
+    """An IntOrString against ``total``: an int as is, a percentage rounded up."""
+    if isinstance(value, int):
+        return value
+    return -(-int(value[:-1]) * total // 100)

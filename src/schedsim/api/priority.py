@@ -9,6 +9,11 @@ is left out of the run with that message as a warning, and the other pods go on.
 
 Pods that already carry ``spec.priority`` are stored objects (``kubectl get`` output):
 admission ran when they were created, and their value is kept.
+
+``spec.preemptionPolicy`` is set from the class as well (``PreemptLowerPriority`` for the
+built-in classes and when no class applies); a pod that sets a different policy than its
+class is refused as admission refuses it (``the string value of PreemptionPolicy (X) must not
+be provided in pod spec; ...``).
 """
 
 from __future__ import annotations
@@ -33,14 +38,16 @@ def admit_priorities(
         classes: the input's PriorityClasses (the built-in ones need not be listed).
 
     Returns:
-        ``(admitted, warnings)``: the pods with ``priority`` set (the same objects where
+        ``(admitted, warnings)``: the pods with ``priority`` and ``preemption_policy`` set
+        (the same objects where
         nothing changes), in input order, without the pods naming an unknown class; one
         warning per pod left out, in admission's words.
     """
-    values = dict(SYSTEM_PRIORITY_CLASSES)
-    values.update({c.name: c.value for c in classes})
-    defaults = [c for c in classes if c.global_default]
-    default_value = min(c.value for c in defaults) if defaults else 0
+    lower = "PreemptLowerPriority"
+    values = {name: (v, lower) for name, v in SYSTEM_PRIORITY_CLASSES.items()}
+    values.update({c.name: (c.value, c.preemption_policy) for c in classes})
+    defaults = sorted((c for c in classes if c.global_default), key=lambda c: c.value)
+    default = (defaults[0].value, defaults[0].preemption_policy) if defaults else (0, lower)
     admitted: list[Pod] = []
     warnings: list[str] = []
     for pod in pods:
@@ -49,14 +56,24 @@ def admit_priorities(
             continue
         name = pod.priority_class_name
         if not name:
-            value = default_value
+            value, policy = default
         elif name in values:
-            value = values[name]
+            value, policy = values[name]
         else:
             warnings.append(
                 f"pod {pod.key}: no PriorityClass with name {name} was found; not admitted, "
                 "so not scheduled"
             )
             continue
-        admitted.append(pod if value == pod.priority else attrs.evolve(pod, priority=value))
+        if pod.preemption_policy and pod.preemption_policy != policy:
+            warnings.append(
+                f"pod {pod.key}: the string value of PreemptionPolicy ({pod.preemption_policy}) "
+                "must not be provided in pod spec; priority admission controller computed "
+                f"{policy} from the given PriorityClass name; not admitted, so not scheduled"
+            )
+            continue
+        if value == pod.priority and policy == pod.preemption_policy:
+            admitted.append(pod)
+        else:
+            admitted.append(attrs.evolve(pod, priority=value, preemption_policy=policy))
     return admitted, warnings

@@ -242,7 +242,8 @@ class Cluster:
     def object_listers(self) -> ObjectListers:
         """The Namespaces, Services, ReplicationControllers, ReplicaSets and StatefulSets,
         indexed (what PodTopologySpread and InterPodAffinity read through
-        ``handle.object_listers``).
+        ``handle.object_listers``), and the PodDisruptionBudgets with their allowed
+        disruptions resolved against the cluster's pods (what DefaultPreemption reads).
 
         Raises:
             ValueError: two objects of one kind share a name.
@@ -253,6 +254,7 @@ class Cluster:
             self.replication_controllers,
             self.replica_sets,
             self.stateful_sets,
+            [b.resolve_disruptions_allowed(self.pods) for b in self.pod_disruption_budgets],
         )
 
     def snapshot(

@@ -13,7 +13,7 @@ from schedsim.framework.extension_points import EXTENSION_POINTS, RUN_POINTS, Ex
 from schedsim.framework.features import DEFAULT_FEATURE_GATES, FeatureGates
 from schedsim.framework.fit_error import Diagnosis, FitError
 from schedsim.framework.handle import Handle, PluginFactory
-from schedsim.framework.hookspec import PreFilterResult, hookimpl
+from schedsim.framework.hookspec import PostFilterResult, PreFilterResult, hookimpl
 from schedsim.framework.interface import (
     NodeInfo,
     NodeInfoLister,
@@ -125,6 +125,7 @@ __all__ = [
     "PodResource",
     "PostBindPlugin",
     "PostFilterPlugin",
+    "PostFilterResult",
     "PreBindPlugin",
     "PreEnqueuePlugin",
     "PreFilterExtensions",

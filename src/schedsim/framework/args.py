@@ -41,6 +41,7 @@ __all__ = [
     "PLUGIN_ARGS",
     "REQUESTED_TO_CAPACITY_RATIO",
     "ArgsError",
+    "DefaultPreemptionArgs",
     "NodeAffinityArgs",
     "NodeResourcesBalancedAllocationArgs",
     "NodeResourcesFitArgs",
@@ -450,7 +451,53 @@ class NodeAffinityArgs:
         return cls(_added_affinity(raw["addedAffinity"], "addedAffinity"))
 
 
+# ------------------------------------------------------------------------------ DefaultPreemption
+
+
+@attrs.frozen
+class DefaultPreemptionArgs:
+    """DefaultPreemptionArgs (v1), defaulted and validated.
+
+    Attributes:
+        min_candidate_nodes_percentage: at least this percentage of the potential nodes is
+            dry-run for candidates (default 10).
+        min_candidate_nodes_absolute: and at least this many nodes (default 100).
+    """
+
+    kind: ClassVar[str] = "DefaultPreemptionArgs"
+
+    min_candidate_nodes_percentage: int = 10
+    min_candidate_nodes_absolute: int = 100
+
+    @classmethod
+    def from_mapping(cls, raw: Mapping[str, Any] | None) -> DefaultPreemptionArgs:
+        """Decode, default (``SetDefaults_DefaultPreemptionArgs``) and validate
+        (``ValidateDefaultPreemptionArgs``) the plugin's args.
+
+        Raises:
+            ArgsError: an unknown field, a value of the wrong type, a percentage outside
+                [0, 100] (``not in valid range [0, 100]``), a negative absolute (``not in
+                valid range [0, inf)``), or both zero (``cannot be zero at the same time as
+                ...``).
+        """
+        keys = ("minCandidateNodesPercentage", "minCandidateNodesAbsolute")
+        raw = _top(raw, frozenset(keys), cls.kind)
+        pct = _int(raw.get(keys[0]), keys[0], 10)
+        absolute = _int(raw.get(keys[1]), keys[1], 100)
+        if not 0 <= pct <= 100:
+            raise ArgsError(keys[0], f"Invalid value: {pct}: not in valid range [0, 100]")
+        if absolute < 0:
+            raise ArgsError(keys[1], f"Invalid value: {absolute}: not in valid range [0, inf)")
+        if pct == 0 and absolute == 0:
+            raise ArgsError(
+                keys[0],
+                "Invalid value: 0: cannot be zero at the same time as minCandidateNodesAbsolute",
+            )
+        return cls(pct, absolute)
+
+
 PLUGIN_ARGS: Mapping[str, Any] = {
+    "DefaultPreemption": DefaultPreemptionArgs,
     "NodeResourcesFit": NodeResourcesFitArgs,
     "NodeResourcesBalancedAllocation": NodeResourcesBalancedAllocationArgs,
     "NodeAffinity": NodeAffinityArgs,

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from typing import Any, Protocol
 
 import attrs
 
+from schedsim.api.core import Pod
+from schedsim.framework.cycle_state import CycleState
 from schedsim.framework.delegating import (
     BindableSnapshot,
     Binding,
@@ -17,11 +20,36 @@ from schedsim.framework.delegating import (
     DelegatingVolumeManager,
 )
 from schedsim.framework.features import FeatureGates
+from schedsim.framework.interface import NodeInfo, PodInfo
+from schedsim.framework.nominator import FilterRunner, PodNominator
 from schedsim.framework.object_listers import ObjectListers
 from schedsim.framework.pod_index import PodIndex
+from schedsim.framework.status import Status
 from schedsim.framework.waiting_pods import WaitingPods
 
-__all__ = ["Handle", "PluginFactory"]
+__all__ = ["FrameworkRunner", "Handle", "PluginFactory"]
+
+
+class FrameworkRunner(FilterRunner, Protocol):
+    """What a plugin may run through ``handle.framework`` (kube-scheduler's Handle embeds the
+    framework): the PreFilter extensions and Filter, for preemption's dry runs. This is a
+    Protocol: implementations don't inherit from it."""
+
+    def run_pre_filter_extension_remove_pod(
+        self,
+        state: CycleState,
+        pod_to_schedule: Pod,
+        pod_info_to_remove: PodInfo,
+        node_info: NodeInfo,
+    ) -> Status:
+        """RunPreFilterExtensionRemovePod."""
+        ...
+
+    def run_filter_plugins_with_nominated_pods(
+        self, state: CycleState, pod: Pod, node_info: NodeInfo
+    ) -> Status:
+        """RunFilterPluginsWithNominatedPods (the handle's nominator)."""
+        ...
 
 
 @attrs.define
@@ -53,6 +81,11 @@ class Handle:
             follows whichever snapshot is bound).
         waiting_pods: the pods waiting at Permit (``IterateOverWaitingPods``,
             ``GetWaitingPod``): a Permit plugin allows or rejects other pods through it.
+        nominator: the nominated pods of the run in progress (kube-scheduler's
+            PodNominator); a scheduler points it at its own with `nominating`; empty
+            otherwise.
+        framework: the Framework built over this handle (it sets itself at construction,
+            as kube-scheduler's framework is its plugins' Handle); None before.
     """
 
     feature_gates: FeatureGates = attrs.field(factory=FeatureGates)
@@ -74,6 +107,21 @@ class Handle:
     object_listers: ObjectListers = attrs.field(factory=ObjectListers, repr=False)
     pod_index: PodIndex = attrs.field(factory=PodIndex, init=False, repr=False)
     waiting_pods: WaitingPods = attrs.field(factory=WaitingPods, init=False, repr=False)
+    nominator: PodNominator = attrs.field(factory=PodNominator, init=False, repr=False)
+    framework: FrameworkRunner | None = attrs.field(default=None, init=False, repr=False)
+
+    @contextmanager
+    def nominating(self, nominator: PodNominator) -> Iterator[None]:
+        """Inside the block ``self.nominator`` is ``nominator``; the previous one after.
+
+        Time: O(1).
+        """
+        saved = self.nominator
+        self.nominator = nominator
+        try:
+            yield
+        finally:
+            self.nominator = saved
 
     def bind(self, snapshot: BindableSnapshot) -> Binding:
         """A context manager during which the delegates read ``snapshot``; on exit what was

@@ -23,9 +23,9 @@ from schedsim.framework.cycle_state import CycleState
 from schedsim.framework.extension_points import hook_names
 from schedsim.framework.interface import NodeInfo, PodInfo
 from schedsim.framework.queued_pod_info import QueuedPodInfo
-from schedsim.framework.status import Status
+from schedsim.framework.status import SUCCESS, Status
 
-__all__ = ["PROJECT", "PreFilterResult", "hookimpl", "hookspec"]
+__all__ = ["PROJECT", "PostFilterResult", "PreFilterResult", "hookimpl", "hookspec"]
 
 PROJECT = "schedsim"
 hookspec = pluggy.HookspecMarker(PROJECT)
@@ -48,6 +48,27 @@ class PreFilterResult:
         if self.node_names is None:
             return other
         return PreFilterResult(self.node_names & other.node_names)
+
+
+@attrs.frozen
+class PostFilterResult:
+    """What a PostFilter plugin proposes (``framework.PostFilterResult`` with its
+    ``NominatingInfo`` in ``ModeOverride``; returning no result is ``ModeNoop``).
+
+    Attributes:
+        nominated_node_name: the node the pod is nominated to (``status.nominatedNodeName``);
+            "" clears an earlier nomination.
+        status: the plugin's status: Success when it made room, else why not (a result
+            with "" and Unschedulable clears the nomination of a pod preemption cannot help).
+        victims: the pods to delete so that the pod fits on ``nominated_node_name``, most
+            important first. schedsim's addition: upstream the plugin deletes them through
+            the API server; here the scheduler evicts them from the snapshot, so a plugin
+            never writes into the cluster it reads.
+    """
+
+    nominated_node_name: str = ""
+    status: Status = SUCCESS
+    victims: tuple[Pod, ...] = ()
 
 
 # -------------------------------------------------------------------------------------------
@@ -183,19 +204,23 @@ def schedsim_filter(state: CycleState, pod: Pod, node_info: NodeInfo) -> Status 
 @hookspec
 def schedsim_post_filter(
     state: CycleState, pod: Pod, node_to_status: Mapping[str, Status]
-) -> Status | None:
+) -> Status | PostFilterResult | None:
     """Try to make the pod schedulable after no node passed Filter (preemption, DRA
     deallocation).
 
-    Called in profile order until one plugin returns Success; never called when a node
-    passed.
+    Called in profile order until one plugin returns Success or UnschedulableAndUnresolvable;
+    never called when a node passed (kube-scheduler's RunPostFilterPlugins).
 
-    :param state: the attempt's cycle state.
+    :param state: the attempt's cycle state (clone it before changing it per node).
     :param pod: the pod that fits nowhere.
-    :param node_to_status: node name -> the status that rejected it.
+    :param node_to_status: node name -> the status that rejected it; a node of the snapshot
+        that is not in it counts as ``UnschedulableAndUnresolvable`` (1.34's
+        NodeToStatusReader: it was left out by a PreFilterResult, or not evaluated).
     :returns: ``None`` / Success (the plugin made room: a later attempt may succeed), or
         ``Unschedulable`` with a message saying what it did or why it could not help (e.g.
         DynamicResources' ``deallocation of ResourceClaim completed``); ``Error`` aborts.
+        A `PostFilterResult` carries a status too, plus the node to nominate the pod to
+        (preemption) and the victims to delete.
     """
 
 

@@ -25,6 +25,7 @@ import attrs
 
 from schedsim.api.labels import LabelSelector
 from schedsim.api.loader import Manifests
+from schedsim.api.policy import PodDisruptionBudget
 
 __all__ = [
     "LabelSelectorWorkload",
@@ -97,6 +98,8 @@ class ObjectListers:
         replication_controllers: (namespace, name) -> ReplicationController.
         replica_sets: (namespace, name) -> ReplicaSet.
         stateful_sets: (namespace, name) -> StatefulSet.
+        pod_disruption_budgets: the PodDisruptionBudgets (policy/v1), in input order, with
+            ``disruptions_allowed`` resolved (what DefaultPreemption lists).
     """
 
     namespaces: Mapping[str, NamespaceObject] = attrs.field(factory=dict)
@@ -106,6 +109,7 @@ class ObjectListers:
     )
     replica_sets: Mapping[tuple[str, str], LabelSelectorWorkload] = attrs.field(factory=dict)
     stateful_sets: Mapping[tuple[str, str], LabelSelectorWorkload] = attrs.field(factory=dict)
+    pod_disruption_budgets: Sequence[PodDisruptionBudget] = ()
 
     @classmethod
     def from_objects(
@@ -115,6 +119,7 @@ class ObjectListers:
         replication_controllers: Iterable[LabelSelectorWorkload] = (),
         replica_sets: Iterable[LabelSelectorWorkload] = (),
         stateful_sets: Iterable[LabelSelectorWorkload] = (),
+        pod_disruption_budgets: Iterable[PodDisruptionBudget] = (),
     ) -> ObjectListers:
         """Index the given objects.
 
@@ -146,19 +151,24 @@ class ObjectListers:
             {(o.namespace, o.name): o for o in rcs},
             {(o.namespace, o.name): o for o in rss},
             {(o.namespace, o.name): o for o in sss},
+            tuple(pod_disruption_budgets),
         )
 
     @classmethod
     def from_manifests(cls, manifests: Manifests) -> ObjectListers:
-        """Index the Namespaces, Services, ReplicationControllers, ReplicaSets and
-        StatefulSets of loaded `Manifests`; raises ValueError like
-        `from_objects`."""
+        """Index the Namespaces, Services, ReplicationControllers, ReplicaSets,
+        StatefulSets and PodDisruptionBudgets (allowed disruptions resolved against the
+        manifests' pods) of loaded `Manifests`; raises ValueError like `from_objects`."""
         return cls.from_objects(
             manifests.namespaces,
             manifests.services,
             manifests.replication_controllers,
             manifests.replica_sets,
             manifests.stateful_sets,
+            [
+                b.resolve_disruptions_allowed(manifests.pods)
+                for b in manifests.pod_disruption_budgets
+            ],
         )
 
     def namespace_labels(self, name: str) -> Mapping[str, str] | None:

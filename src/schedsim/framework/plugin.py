@@ -27,7 +27,7 @@ from typing import Protocol
 
 from schedsim.api.core import Pod
 from schedsim.framework.cycle_state import CycleState
-from schedsim.framework.hookspec import PreFilterResult
+from schedsim.framework.hookspec import PostFilterResult, PreFilterResult
 from schedsim.framework.interface import NodeInfo, PodInfo
 from schedsim.framework.queued_pod_info import QueuedPodInfo
 from schedsim.framework.status import Status
@@ -118,8 +118,9 @@ class PostFilterPlugin(Plugin, Protocol):
 
     def schedsim_post_filter(
         self, *, state: CycleState, pod: Pod, node_to_status: Mapping[str, Status]
-    ) -> Status | None:
-        """After no node passed: make room (None) or say why not (Unschedulable)."""
+    ) -> Status | PostFilterResult | None:
+        """After no node passed: make room (None, or a `PostFilterResult` nominating a node)
+        or say why not (Unschedulable)."""
         ...
 
 

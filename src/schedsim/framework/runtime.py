@@ -31,8 +31,9 @@ from schedsim.framework.handle import Handle, PluginFactory
 from schedsim.framework.hook_binding import HOOK_PREFIX as _HOOK_PREFIX
 from schedsim.framework.hook_binding import HookPluginManager as _PluginManager
 from schedsim.framework.hook_binding import bind_hook as _bind
-from schedsim.framework.hookspec import PROJECT, PreFilterResult
+from schedsim.framework.hookspec import PROJECT, PostFilterResult, PreFilterResult
 from schedsim.framework.interface import NodeInfo, PodInfo
+from schedsim.framework.nominator import run_filter_plugins_with_nominated_pods
 from schedsim.framework.plugin_results import describe_exception as _describe
 from schedsim.framework.plugin_results import error_status as _error
 from schedsim.framework.plugin_results import returned_problem as _returned
@@ -69,7 +70,7 @@ FilterFn = Callable[[CycleState, Pod, NodeInfo], "Status | None"]
 PreFilterFn = Callable[[CycleState, Pod, Sequence[NodeInfo]], "Status | PreFilterResult | None"]
 ReserveFn = Callable[[CycleState, Pod, str], "Status | None"]
 PreEnqueueFn = Callable[[Pod], "Status | None"]
-PostFilterFn = Callable[[CycleState, Pod, Mapping[str, Status]], "Status | None"]
+PostFilterFn = Callable[[CycleState, Pod, Mapping[str, Status]], "Status | PostFilterResult | None"]
 PreScoreFn = Callable[[CycleState, Pod, Sequence[NodeInfo]], "Status | None"]
 PreFilterExtensionFn = Callable[[CycleState, Pod, PodInfo, NodeInfo], "Status | None"]
 
@@ -104,6 +105,7 @@ class Framework(BindingPoints):
         self.profile = profile
         self._timings = timings
         self.handle = handle if handle is not None else Handle()
+        self.handle.framework = self  # kube-scheduler's framework is its plugins' Handle
         registry = discover_plugins() if registry is None else registry
         self.pm = _PluginManager(PROJECT)
         self.pm.add_hookspecs(hookspec)
@@ -298,34 +300,47 @@ class Framework(BindingPoints):
 
     def run_post_filter_plugins(
         self, state: CycleState, pod: Pod, node_to_status: Mapping[str, Status]
-    ) -> Status:
+    ) -> tuple[PostFilterResult | None, Status]:
         """Run PostFilter after no node passed (RunPostFilterPlugins).
 
         Returns:
-            Success from the first plugin that succeeds; the first
-            ``UnschedulableAndUnresolvable``; an ``Error`` for a failing plugin; else
-            ``Unschedulable`` with every plugin's reasons, attributed to the first one.
+            ``(result, status)``: the first plugin's result and Success when it succeeds;
+            its result and status when it returns ``UnschedulableAndUnresolvable``;
+            ``(None, Error)`` for a failing plugin; else the last result that nominates
+            (None when no plugin returned one) and ``Unschedulable`` with every plugin's
+            reasons, attributed to the first one.
         """
         reasons: list[str] = []
         rejector = ""
+        last: PostFilterResult | None = None
         for name, fn in self._post_filter:
             try:
-                st = fn(state, pod, node_to_status)
+                out = fn(state, pod, node_to_status)
             except Exception as e:
-                return _error(f'running PostFilter plugin "{name}": {_describe(e)}', name)
-            if st is None:
-                return SUCCESS
-            if not isinstance(st, Status):
-                return _error(f'running PostFilter plugin "{name}": {_returned(st)}', name)
+                return None, _error(f'running PostFilter plugin "{name}": {_describe(e)}', name)
+            result: PostFilterResult | None = None
+            if out is None:
+                return None, SUCCESS
+            if isinstance(out, PostFilterResult):
+                result, st = out, out.status
+            elif isinstance(out, Status):
+                st = out
+            else:
+                want = "a Status, a PostFilterResult or None"
+                return None, _error(
+                    f'running PostFilter plugin "{name}": {_returned(out, want)}', name
+                )
             if st.is_success:
-                return SUCCESS
+                return result, SUCCESS
             if st.code is Code.UnschedulableAndUnresolvable:
-                return st if st.plugin == name else st.with_plugin(name)
+                return result, st if st.plugin == name else st.with_plugin(name)
             if not st.is_rejected:
-                return _error(f'running PostFilter plugin "{name}": {st.message}', name)
+                return None, _error(f'running PostFilter plugin "{name}": {st.message}', name)
+            if result is not None:
+                last = result
             reasons.extend(st.reasons)
             rejector = rejector or name
-        return Status(Code.Unschedulable, tuple(reasons), rejector)
+        return last, Status(Code.Unschedulable, tuple(reasons), rejector)
 
     def run_pre_bind_pre_flights(self, state: CycleState, pod: Pod, node_name: str) -> Status:
         """Ask each PreBind plugin whether it has work (RunPreBindPreFlights).
@@ -484,6 +499,15 @@ class Framework(BindingPoints):
             if st is not None and not st.is_success:
                 return _error(f'running RemovePod on PreFilter plugin "{name}": {st.message}', name)
         return SUCCESS
+
+    def run_filter_plugins_with_nominated_pods(
+        self, state: CycleState, pod: Pod, node_info: NodeInfo
+    ) -> Status:
+        """Filter counting the pods nominated to the node in ``handle.nominator``
+        (RunFilterPluginsWithNominatedPods, see `schedsim.framework.nominator`)."""
+        return run_filter_plugins_with_nominated_pods(
+            self, self.handle.nominator, state, pod, node_info
+        )
 
     def run_pre_score_plugins(
         self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
