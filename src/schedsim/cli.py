@@ -251,6 +251,8 @@ def _to_json(result: SimulationResult) -> str:
                 ],
                 "attempts": o.attempts,
                 **({"error": True} if o.error else {}),
+                **({"nominatedNode": o.nominated_node} if o.nominated_node else {}),
+                **({"preemptedBy": o.preempted_by} if o.preempted_by else {}),
                 **({"results": o.explanation.to_json()} if o.explanation is not None else {}),
             }
             for o in result.outcomes
@@ -259,6 +261,7 @@ def _to_json(result: SimulationResult) -> str:
             "scheduled": result.scheduled,
             "unschedulable": result.unschedulable,
             "errors": result.errors,
+            "preempted": result.preempted,
             "nodes": result.nodes,
         },
         "warnings": cli_output.recorded_warnings(),
@@ -283,7 +286,10 @@ def _to_table(result: SimulationResult) -> str:
     table.add_column("REASON")
     for o in result.outcomes:
         # rich would read "[...]" in messages (scheduling gates, plugin lists) as markup
-        cells = [escape(o.pod.key), escape(o.node_name or "<none>")]
+        where = o.node_name or "<none>"
+        if o.nominated_node and o.node_name != o.nominated_node:
+            where += f" (nominated {o.nominated_node})"
+        cells = [escape(o.pod.key), escape(where)]
         if devices:
             cells.append(
                 escape(
@@ -297,6 +303,7 @@ def _to_table(result: SimulationResult) -> str:
     console.print(
         f"{result.scheduled} scheduled, {result.unschedulable} unschedulable, "
         + (f"{result.errors} plugin error(s), " if result.errors else "")
+        + (f"{result.preempted} preempted, " if result.preempted else "")
         + f"{result.nodes} nodes"
         + (f" ({spread})" if spread else ""),
         markup=False,

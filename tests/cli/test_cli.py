@@ -168,7 +168,7 @@ def test_example_json_exact(capsys: pytest.CaptureFixture[str]) -> None:
     doc = _json(capsys)
     assert doc == {
         "pods": EXAMPLE_PODS,
-        "summary": {"scheduled": 5, "unschedulable": 2, "errors": 0, "nodes": 4},
+        "summary": {"scheduled": 5, "unschedulable": 2, "errors": 0, "preempted": 0, "nodes": 4},
         "warnings": [],
     }
 
@@ -179,7 +179,7 @@ def test_json_shape(capsys: pytest.CaptureFixture[str]) -> None:
     assert out.endswith("}\n")
     doc = json.loads(out)
     assert list(doc) == ["pods", "summary", "warnings"]
-    assert list(doc["summary"]) == ["scheduled", "unschedulable", "errors", "nodes"]
+    assert list(doc["summary"]) == ["scheduled", "unschedulable", "errors", "preempted", "nodes"]
     assert all(isinstance(v, int) for v in doc["summary"].values())
     for p in doc["pods"]:
         assert list(p) == [
@@ -224,7 +224,7 @@ def test_empty_stdin_is_zero_objects(
     assert (code, err) == (0, "warning: no objects found in <stdin>\n")
     assert json.loads(out) == {
         "pods": [],
-        "summary": {"scheduled": 0, "unschedulable": 0, "errors": 0, "nodes": 0},
+        "summary": {"scheduled": 0, "unschedulable": 0, "errors": 0, "preempted": 0, "nodes": 0},
         "warnings": [{"message": "no objects found in <stdin>"}],
     }
 
@@ -267,7 +267,13 @@ def test_config_on_the_example(cwd: Path, capsys: pytest.CaptureFixture[str]) ->
         "shop/web-1": "worker-a",
         "shop/web-2": "worker-b",
     }
-    assert doc["summary"] == {"scheduled": 7, "unschedulable": 0, "errors": 0, "nodes": 4}
+    assert doc["summary"] == {
+        "scheduled": 7,
+        "unschedulable": 0,
+        "errors": 0,
+        "preempted": 0,
+        "nodes": 4,
+    }
 
 
 BAD_CONFIGS = [
@@ -574,7 +580,13 @@ def test_k8s_sims_benchmark(capsys: pytest.CaptureFixture[str]) -> None:
     if not BENCHMARK.is_dir():
         pytest.skip(f"{BENCHMARK} not found (set SCHEDSIM_SHARED_DIR to the shared folder)")
     doc = _json(capsys, str(BENCHMARK))
-    assert doc["summary"] == {"scheduled": 400, "unschedulable": 0, "errors": 0, "nodes": 4}
+    assert doc["summary"] == {
+        "scheduled": 400,
+        "unschedulable": 0,
+        "errors": 0,
+        "preempted": 0,
+        "nodes": 4,
+    }
     per_node: dict[str, int] = {}
     for p in doc["pods"]:
         assert p["namespace"] == "default"

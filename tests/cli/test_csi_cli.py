@@ -24,7 +24,10 @@ from schedsim.snapshot.basic import BasicSnapshotStore
 from schedsim.snapshot.csi import CsiSnapshot
 from schedsim.snapshot.delta import DeltaSnapshotStore
 
-EXCEEDED_3 = "0/3 nodes are available: 3 node(s) exceed max volume count."
+EXCEEDED_3 = "0/3 nodes are available: 3 node(s) exceed max volume count." + (
+    # DefaultPreemption: every pod has priority 0, so none is a victim
+    " preemption: 0/3 nodes are available: 3 No preemption victims found for incoming pod."
+)
 
 
 def loaded(
@@ -139,7 +142,13 @@ def test_three_nodes_of_five_volumes_through_the_cli(
     assert main(["simulate", str(f), "-o", "json"]) == 0
     out, err = capsys.readouterr()
     doc = json.loads(out)
-    assert doc["summary"] == {"scheduled": 15, "unschedulable": 5, "errors": 0, "nodes": 3}
+    assert doc["summary"] == {
+        "scheduled": 15,
+        "unschedulable": 5,
+        "errors": 0,
+        "preempted": 0,
+        "nodes": 3,
+    }
     assert [p["message"] for p in doc["pods"] if p["node"] is None] == [EXCEEDED_3] * 5
     assert "NodeVolumeLimits" not in err
 
@@ -165,9 +174,17 @@ def test_shipped_ebs_example(store: str, capsys: pytest.CaptureFixture[str]) -> 
     with resources.as_file(path) as p:
         assert main(["simulate", str(p), "-o", "json", "--store", store]) == 0
     doc = json.loads(capsys.readouterr().out)
-    assert doc["summary"] == {"scheduled": 48, "unschedulable": 3, "errors": 0, "nodes": 2}
+    assert doc["summary"] == {
+        "scheduled": 48,
+        "unschedulable": 3,
+        "errors": 0,
+        "preempted": 0,
+        "nodes": 2,
+    }
     failed = {p["name"]: p["message"] for p in doc["pods"] if p["node"] is None}
-    msg = "0/2 nodes are available: 2 node(s) exceed max volume count."
+    msg = "0/2 nodes are available: 2 node(s) exceed max volume count." + (
+        " preemption: 0/2 nodes are available: 2 No preemption victims found for incoming pod."
+    )
     assert failed == {"db-47": msg, "db-48": msg, "db-49": msg}
     placed = [p["node"] for p in doc["pods"] if p["node"] is not None and p["name"] != "web"]
     assert (placed.count("ip-10-0-1-11"), placed.count("ip-10-0-2-22")) == (22, 25)

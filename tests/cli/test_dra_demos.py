@@ -26,6 +26,15 @@ DEMOS = SHARED / "examples" / "dra-example-driver"
 
 NODES = ("dra-worker-1", "dra-worker-2")
 
+# PostFilter: DynamicResources cannot deallocate anything, then DefaultPreemption finds no
+# node where removing pods would help (the claims, not the pods, are the problem)
+STILL_1 = " still not schedulable," + (
+    " preemption: 0/1 nodes are available: 1 Preemption is not helpful for scheduling."
+)
+STILL_2 = " still not schedulable," + (
+    " preemption: 0/2 nodes are available: 2 Preemption is not helpful for scheduling."
+)
+
 
 def _cluster(gpus: int = 8) -> str:
     docs = [
@@ -135,7 +144,7 @@ def test_cel_selector_rejects_when_no_gpu_matches(
     doc = _simulate(tmp_path, capsys, _demo("cel-selector"))
     (pod,) = doc["pods"]
     assert pod["node"] is None
-    assert pod["message"] == "0/2 nodes are available: 2 cannot allocate all claims."
+    assert pod["message"] == "0/2 nodes are available: 2 cannot allocate all claims." + STILL_2
 
 
 def test_prioritized_alternatives_falls_back_and_prefers(
@@ -223,7 +232,9 @@ def test_partitionable_devices_respect_shared_counters(
     assert got["pod0"] == ["gpu-0-part-0", "gpu-0-part-1"]
     assert got["pod1"] == ["gpu-0-part-2", "gpu-0-part-3"]
     assert by_name["pod2"]["node"] is None
-    assert by_name["pod2"]["message"] == "0/1 nodes are available: 1 cannot allocate all claims."
+    assert by_name["pod2"]["message"] == (
+        "0/1 nodes are available: 1 cannot allocate all claims." + STILL_1
+    )
 
 
 def test_partitionable_devices_need_the_feature_gate(
@@ -265,5 +276,12 @@ def test_gpu_cluster_example_exactly(capsys: pytest.CaptureFixture[str]) -> None
         "big-job": (None, []),
     }
     big = next(p for p in doc["pods"] if p["name"] == "big-job")
+    # first fit (the Cluster Autoscaler's) runs no PostFilter
     assert big["message"] == "0/2 nodes are available: 2 cannot allocate all claims."
-    assert doc["summary"] == {"scheduled": 5, "unschedulable": 1, "errors": 0, "nodes": 2}
+    assert doc["summary"] == {
+        "scheduled": 5,
+        "unschedulable": 1,
+        "errors": 0,
+        "preempted": 0,
+        "nodes": 2,
+    }

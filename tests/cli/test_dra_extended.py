@@ -88,7 +88,10 @@ def test_extended_resource_is_allocated_through_dra(
         for a in pods[n]["allocations"]
     )
     assert pods["c"]["node"] is None
-    assert pods["c"]["message"] == "0/1 nodes are available: 1 cannot allocate all claims."
+    assert pods["c"]["message"] == "0/1 nodes are available: 1 cannot allocate all claims." + (
+        " still not schedulable, preemption: 0/1 nodes are available: 1 Preemption is not helpful"
+        " for scheduling."
+    )
 
 
 def test_without_the_gate_the_resource_must_be_in_allocatable(
@@ -99,7 +102,8 @@ def test_without_the_gate_the_resource_must_be_in_allocatable(
     doc = _run(tmp_path, capsys, CLUSTER + PODS)
     assert {p["node"] for p in doc["pods"]} == {None}
     assert {p["message"] for p in doc["pods"]} == {
-        "0/1 nodes are available: 1 Insufficient example.com/gpu."
+        "0/1 nodes are available: 1 Insufficient example.com/gpu. preemption: 0/1 nodes are "
+        "available: 1 Preemption is not helpful for scheduling."  # 0 allocatable
     }
 
 
@@ -117,4 +121,7 @@ def test_device_plugin_resource_is_left_to_node_resources_fit(
     )
     pods = {p["name"]: p for p in doc["pods"]}
     assert pods["a"]["node"] == "worker" and pods["a"]["allocations"] == []
-    assert pods["b"]["message"] == "0/1 nodes are available: 1 Insufficient example.com/gpu."
+    assert pods["b"]["message"] == "0/1 nodes are available: 1 Insufficient example.com/gpu." + (
+        " still not schedulable, preemption: 0/1 nodes are available: 1 No preemption victims"
+        " found for incoming pod."
+    )

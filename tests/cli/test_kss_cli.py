@@ -28,6 +28,7 @@ from schedsim.cli import main
 EXPORT = Path(__file__).resolve().parent / "data" / "kss" / "export.json"
 HUGE = (
     "0/3 nodes are available: 1 node(s) had untolerated taint {dedicated: gpu}, 2 Insufficient cpu."
+    " preemption: 0/3 nodes are available: 3 Preemption is not helpful for scheduling."
 )
 
 
@@ -48,7 +49,13 @@ def test_an_export_schedules(capsys: pytest.CaptureFixture[str]) -> None:
     )
     assert nodes["batch/huge"] is None
     assert [p["message"] for p in doc["pods"] if p["name"] == "huge"] == [HUGE]
-    assert doc["summary"] == {"scheduled": 3, "unschedulable": 1, "errors": 0, "nodes": 3}
+    assert doc["summary"] == {
+        "scheduled": 3,
+        "unschedulable": 1,
+        "errors": 0,
+        "preempted": 0,
+        "nodes": 3,
+    }
 
 
 def test_the_embedded_config_is_used_unless_config_is_given(

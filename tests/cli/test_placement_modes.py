@@ -45,7 +45,8 @@ def _unplaced(doc: dict[str, Any]) -> dict[str, str]:
 def test_shipped_examples_in_both_modes(capsys: pytest.CaptureFixture[str], example: str) -> None:
     """The demo, the DRA GPU example and the CSI volume-limit example: where capacity is not
     contended by order, both placements schedule the same pods and give the same
-    kube-scheduler FitError messages to the others (demo: train-2 and report; GPU: big-job,
+    kube-scheduler FitError messages to the others, followed in kube-scheduler placement by
+    the PostFilter message (demo: train-2 and report; GPU: big-job,
     two GPUs nowhere; EBS: db-47..49, 'exceed max volume count'); kube-scheduler placement is
     the default."""
     path = _example(example)
@@ -53,7 +54,11 @@ def test_shipped_examples_in_both_modes(capsys: pytest.CaptureFixture[str], exam
     assert kube == _doc(capsys, path, "--placement", "kube-scheduler")
     first = _doc(capsys, path, "--placement", "first-fit")
     assert kube["summary"] == first["summary"]
-    assert _unplaced(kube) == _unplaced(first)
+    # kube-scheduler placement then runs PostFilter: DefaultPreemption's message follows
+    unplaced = _unplaced(kube)
+    assert unplaced.keys() == _unplaced(first).keys()
+    for key, message in _unplaced(first).items():
+        assert unplaced[key].startswith(message + " ") and "preemption: " in unplaced[key]
     assert (
         len(_unplaced(kube))
         == {
@@ -85,7 +90,13 @@ def test_k8s_sims_benchmark_in_both_modes(capsys: pytest.CaptureFixture[str], mo
     if not bench.is_dir():
         pytest.skip(f"{bench} not found (set SCHEDSIM_SHARED_DIR to the shared folder)")
     doc = _doc(capsys, str(bench), "--placement", mode)
-    assert doc["summary"] == {"scheduled": 400, "unschedulable": 0, "errors": 0, "nodes": 4}
+    assert doc["summary"] == {
+        "scheduled": 400,
+        "unschedulable": 0,
+        "errors": 0,
+        "preempted": 0,
+        "nodes": 4,
+    }
     per_node: dict[str, int] = {}
     for p in doc["pods"]:
         per_node[p["node"]] = per_node.get(p["node"], 0) + 1

@@ -82,7 +82,8 @@ def test_daemonset_pod_tolerating_cordon_lands_on_the_cordoned_node(
     assert pods["plain-a"]["node"] is None
     assert pods["plain-a"]["message"] == (
         "0/2 nodes are available: 1 node(s) didn't satisfy plugin(s) [NodeAffinity], "
-        "1 node(s) were unschedulable."
+        "1 node(s) were unschedulable. preemption: 0/2 nodes are available: 2 Preemption is not "
+        "helpful for scheduling."
     )
 
 
@@ -156,7 +157,11 @@ def test_unemulated_checks_are_warned_about(
     assert next(p for p in doc["pods"] if p["name"] == "anti")["node"] == "b"
     vol = next(p for p in doc["pods"] if p["name"] == "vol")
     assert vol["node"] is None
-    assert vol["message"] == '0/1 nodes are available: persistentvolumeclaim "c" not found.'
+    assert vol["message"] == (
+        '0/1 nodes are available: persistentvolumeclaim "c" not found. no new claims to '
+        "deallocate, preemption: 0/1 nodes are available: 1 Preemption is not helpful for "
+        "scheduling."
+    )
     dra = next(p for p in doc["pods"] if p["name"] == "dra")
     assert dra["node"] is None
     assert dra["message"] == 'resourceclaim.resource.k8s.io "gpu-claim" not found'
@@ -167,7 +172,13 @@ def test_empty_cluster_message(tmp_path: Path, capsys: pytest.CaptureFixture[str
     code, doc, _ = _run(tmp_path, capsys, [_pod("p")])
     assert code == 0
     assert doc["pods"][0]["message"] == "no nodes available to schedule pods"
-    assert doc["summary"] == {"scheduled": 0, "unschedulable": 1, "errors": 0, "nodes": 0}
+    assert doc["summary"] == {
+        "scheduled": 0,
+        "unschedulable": 1,
+        "errors": 0,
+        "preempted": 0,
+        "nodes": 0,
+    }
 
 
 def test_host_network_ports_default_to_container_ports(
@@ -190,6 +201,7 @@ def test_host_network_ports_default_to_container_ports(
     assert pods["exp-1"]["node"] == "b"
     assert pods["exp-2"]["message"] == (
         "0/1 nodes are available: 1 node(s) didn't have free ports for the requested pod ports."
+        " preemption: 0/1 nodes are available: 1 No preemption victims found for incoming pod."
     )
 
 

@@ -31,7 +31,13 @@ def test_done_when_scenario_schedules_ten_pods(capsys: pytest.CaptureFixture[str
     assert code == 0, err
     assert err == ""
     doc: dict[str, Any] = json.loads(out)
-    assert doc["summary"] == {"scheduled": 10, "unschedulable": 0, "errors": 0, "nodes": 3}
+    assert doc["summary"] == {
+        "scheduled": 10,
+        "unschedulable": 0,
+        "errors": 0,
+        "preempted": 0,
+        "nodes": 3,
+    }
     pods = {f"{p['namespace']}/{p['name']}": p["node"] for p in doc["pods"]}
     assert pods["default/web-0"] and pods["default/web-1"]
     daemons = {k: v for k, v in pods.items() if k.startswith("monitoring/node-exporter-")}

@@ -114,10 +114,15 @@ def test_pre_filter_result_narrows_the_candidates() -> None:
     big = make_pod("big", cpu="2", spec=affinity)
     placed = sched.schedule_one(big)
     assert placed.fit_error is not None
-    assert placed.fit_error.message == sched.snapshot.diagnose(big).message
-    assert placed.fit_error.message == (
-        "0/5 nodes are available: 1 Insufficient cpu, "
+    diagnosed = "0/5 nodes are available: 1 Insufficient cpu, " + (
         "4 node(s) didn't satisfy plugin(s) [NodeAffinity]."
+    )
+    assert sched.snapshot.diagnose(big).message == diagnosed
+    # the request exceeds n3's allocatable (UnschedulableAndUnresolvable) and the other nodes
+    # were left out: DefaultPreemption has no node to try
+    assert placed.fit_error.message == (
+        f"{diagnosed} preemption: 0/5 nodes are available: "
+        "5 Preemption is not helpful for scheduling."
     )
 
 
@@ -133,7 +138,8 @@ def _demo() -> tuple[list[Node], list[Pod], list[Pod]]:
 
 def test_demo_fit_errors_match_the_diagnosis() -> None:
     """On the shipped demo every pod that fits nowhere gets the FitError a full diagnosis
-    gives (kube-scheduler's message), and placed pods pass every Filter where they land."""
+    gives (kube-scheduler's message), followed by DefaultPreemption's PostFilter message, and
+    placed pods pass every Filter where they land."""
     nodes, bound, pending = _demo()
     sched = _scheduler(nodes, bound=bound)
     unschedulable = 0
@@ -141,7 +147,8 @@ def test_demo_fit_errors_match_the_diagnosis() -> None:
         placed = sched.schedule_one(pod)
         if placed.fit_error is not None:
             unschedulable += 1
-            assert placed.fit_error.message == sched.snapshot.diagnose(pod).message
+            diagnosed = sched.snapshot.diagnose(pod).message
+            assert placed.fit_error.message.startswith(diagnosed + " preemption: ")
     assert unschedulable == 2
 
 

@@ -147,6 +147,8 @@ class PriorityClass:
         if raw.get("value") is None:
             raise FieldError("value", "required")
         value = d.get_int(raw, "value", "")
+        if not -(2**31) <= value < 2**31:  # an int32 field: the API server cannot decode it
+            raise FieldError("value", f"invalid value {value}: out of the int32 range")
         if name in SYSTEM_PRIORITY_CLASSES:
             if value != SYSTEM_PRIORITY_CLASSES[name]:
                 raise FieldError(

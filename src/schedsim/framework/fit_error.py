@@ -21,12 +21,15 @@ class Diagnosis:
         pre_filter_status: set when PreFilter rejected the pod outright (then no node ran).
         absent_nodes_status: status of the nodes a PreFilterResult left out.
         absent_nodes: how many nodes that is.
+        post_filter_msg: the PostFilter plugins' message (``PostFilterMsg``, e.g.
+            DefaultPreemption's ``preemption: ...``), appended to the FitError message.
     """
 
     node_to_status: Mapping[str, Status] = attrs.field(factory=dict)
     pre_filter_status: Status | None = None
     absent_nodes_status: Status | None = None
     absent_nodes: int = 0
+    post_filter_msg: str = ""
 
     @property
     def unschedulable_plugins(self) -> frozenset[str]:
@@ -87,16 +90,20 @@ class FitError:
 
         Mirrors ``FitError.Error()`` (and ``ErrNoNodesAvailable`` for an empty cluster): with a
         PreFilter rejection, its message; otherwise per
-        reason ``"<count> <reason>"``, sorted as strings, joined with ``", "``. (schedsim does
-        not run preemption, so the ``preemption: ...`` PostFilter part is never added.)
+        reason ``"<count> <reason>"``, sorted as strings, joined with ``", "``; then the
+        PostFilter message, e.g. ``... 3 Insufficient cpu. preemption: 0/3 nodes are
+        available: 3 No preemption victims found for incoming pod.``
         """
         if self.num_all_nodes == 0:
             return "no nodes available to schedule pods"  # ErrNoNodesAvailable
         msg = f"0/{self.num_all_nodes} nodes are available:"
         pre = self.diagnosis.pre_filter_status
         if pre is not None:
-            return f"{msg} {pre.message}."
-        parts = sorted(f"{n} {r}" for r, n in self.reason_histogram().items())
-        if parts:
-            msg += f" {', '.join(parts)}."
+            msg += f" {pre.message}."
+        else:
+            parts = sorted(f"{n} {r}" for r, n in self.reason_histogram().items())
+            if parts:
+                msg += f" {', '.join(parts)}."
+        if self.diagnosis.post_filter_msg:
+            msg += f" {self.diagnosis.post_filter_msg}"  # its own final period
         return msg

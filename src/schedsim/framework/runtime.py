@@ -271,6 +271,11 @@ class Framework(BindingPoints):
         return bool(self._reserve)
 
     @property
+    def has_post_filter_plugins(self) -> bool:
+        """Whether any enabled plugin implements PostFilter."""
+        return bool(self._post_filter)
+
+    @property
     def has_pre_bind_plugins(self) -> bool:
         """Whether any enabled plugin implements PreBind."""
         return bool(self._pre_bind)
@@ -309,11 +314,18 @@ class Framework(BindingPoints):
             ``(None, Error)`` for a failing plugin; else the last result that nominates
             (None when no plugin returned one) and ``Unschedulable`` with every plugin's
             reasons, attributed to the first one.
+
+        A plugin whose PreFilter returned Skip for the pod is not run: since 1.33 a pod that
+        uses no ResourceClaim no longer gets DynamicResources' "no new claims to deallocate"
+        in its message (kubernetes#129823).
         """
         reasons: list[str] = []
         rejector = ""
         last: PostFilterResult | None = None
+        skip = state.skip_filter_plugins
         for name, fn in self._post_filter:
+            if name in skip:  # nothing to undo for a pod its PreFilter skipped (see above)
+                continue
             try:
                 out = fn(state, pod, node_to_status)
             except Exception as e:

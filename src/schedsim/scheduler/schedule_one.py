@@ -25,9 +25,25 @@ Host selection is kube-scheduler's by default; ``first_fit=True`` takes the Clus
 Autoscaler's first fit (`SchedulerPluginRunner.find_node`) and runs the same Reserve, Permit
 and binding cycle.
 
-Not modelled: extenders, the nominated-node fast path (``evaluateNominatedNode``: pods with
-``status.nominatedNodeName`` are bound there, as the Cluster Autoscaler does), parallelism
-(the walk is sequential, so exactly ``numFeasibleNodesToFind`` nodes pass, never more).
+6. When no node fits (the failure path of ``schedulingCycle``, kube-scheduler host selection),
+   PostFilter runs with the Filter status of every node (DefaultPreemption). Its message
+   becomes the FitError's ``PostFilterMsg`` (``... preemption: 0/3 nodes are available:
+   ...``). A result that nominates a node is applied as kube-scheduler applies it: the victims
+   are deleted (here: evicted from the snapshot, `PredicateSnapshot.unschedule_pod`),
+   lower-priority pods nominated to that node lose their nomination, and the pod is nominated
+   there (``Scheduler.nominator``); a result with an empty node clears the pod's nomination.
+   The pod itself is placed on a later attempt (the victims' deletion is the cluster event
+   that requeues it).
+
+Nominated pods: while any pod is nominated, Filter counts on each node the nominated pods of
+equal or higher priority (``RunFilterPluginsWithNominatedPods``, see
+`schedsim.framework.nominator`), and a nominated pod tries its nominated node first
+(``evaluateNominatedNode``): if it passes, it is chosen without scoring. Pods of the input
+with ``status.nominatedNodeName`` are not in the nominator: loading places them on that node,
+as the Cluster Autoscaler does.
+
+Not modelled: extenders, parallelism (the walk is sequential, so exactly
+``numFeasibleNodesToFind`` nodes pass, never more).
 
 Cost per pod: PreFilter, the Filter chains of the nodes walked (dict look-ups for nodes whose
 result is cached, see `ResultCache`), the scores of the feasible nodes; nothing else over
@@ -44,6 +60,7 @@ import attrs
 from schedsim.api.core import Pod
 from schedsim.framework.cycle_state import CycleState
 from schedsim.framework.fit_error import Diagnosis, FitError
+from schedsim.framework.nominator import PodNominator
 from schedsim.framework.runtime import PluginError
 from schedsim.framework.status import SUCCESS, Code, Status
 from schedsim.framework.waiting_pods import WaitingPod
@@ -52,7 +69,7 @@ from schedsim.scheduler.explain import SUCCESS_MESSAGE, Explanation, plugin_stat
 from schedsim.scheduler.feasible import num_feasible_nodes_to_find
 from schedsim.scheduler.prioritize import prioritize_nodes
 from schedsim.scheduler.select import select_host
-from schedsim.snapshot.errors import SchedulingError
+from schedsim.snapshot.errors import NodeNotFoundError, SchedulingError
 from schedsim.snapshot.plugin_runner import absent_nodes_status
 from schedsim.snapshot.predicate import PredicateSnapshot
 
@@ -89,6 +106,10 @@ class Placement:
             Permit, PreBind or Bind rejection): kube-scheduler's ``AssignedPodDelete``.
         state: the pod's CycleState (kept for `Scheduler.finish_waiting`).
         warnings: PostBind plugins that raised (the pod stays bound).
+        nominated_node: when not placed: the node PostFilter nominated the pod to
+            (preemption made room there; the pod is placed on a later attempt), else "".
+        victims: the pods evicted from the snapshot to make that room, most important
+            first (each one's removal is an ``AssignedPodDelete`` event).
     """
 
     node_name: str | None
@@ -98,6 +119,8 @@ class Placement:
     forgotten: bool = False
     state: CycleState | None = attrs.field(default=None, eq=False, repr=False)
     warnings: tuple[str, ...] = ()
+    nominated_node: str = ""
+    victims: tuple[Pod, ...] = ()
 
     @property
     def rejector_plugins(self) -> frozenset[str]:
@@ -123,6 +146,8 @@ class Scheduler:
 
     Attributes:
         next_start_node_index: where the next filter walk starts (``nextStartNodeIndex``).
+        nominator: the pods nominated by this scheduler's preemptions (the framework's
+            handle reads it while this scheduler runs plugins).
     """
 
     def __init__(
@@ -144,6 +169,7 @@ class Scheduler:
         self._profile_percentage = self.framework.profile.percentage_of_nodes_to_score
         self._filter_plugins = self.framework.filter_plugin_names
         self._first_fit = first_fit
+        self.nominator = PodNominator()
 
     def schedule_pod(
         self, pod: Pod, explanation: Explanation | None = None
@@ -161,21 +187,24 @@ class Scheduler:
             SchedulingError: INTERNAL_ERROR when a plugin returns an Error status (the
                 attempt fails, as upstream; only ``next_start_node_index`` changed).
         """
-        with self.snapshot.bound():  # the plugins read this snapshot through the handle
-            return self._schedule_pod(pod, explanation)
+        # the plugins read this snapshot and this scheduler's nominations through the handle
+        with self.snapshot.bound(), self.framework.handle.nominating(self.nominator):
+            found, state = self._schedule_pod(pod, explanation)
+        return found if isinstance(found, FitError) else (found, state)
 
     def _schedule_pod(
         self, pod: Pod, explanation: Explanation | None
-    ) -> tuple[ScheduleResult, CycleState] | FitError:
-        """The body of `schedule_pod` (bound)."""
+    ) -> tuple[ScheduleResult | FitError, CycleState]:
+        """The body of `schedule_pod` (bound): the choice or the FitError, and the
+        CycleState PreFilter filled (PostFilter runs with it)."""
         nodes = self.snapshot.list_node_infos()
         num_all = len(nodes)
+        state = CycleState()
         if explanation is not None:
             explanation.num_all_nodes = num_all
         if num_all == 0:
-            return FitError(0, Diagnosis())
+            return FitError(0, Diagnosis()), state
         framework = self.framework
-        state = CycleState()
         result, status, narrowing = framework.run_pre_filter_plugins(state, pod, nodes)
         if explanation is not None:
             explanation.pre_filter = plugin_statuses(
@@ -186,7 +215,12 @@ class Scheduler:
         if not status.is_success:
             if status.code is Code.Error:
                 raise SchedulingError.internal(pod, status.message)
-            return FitError(num_all, Diagnosis(pre_filter_status=status))
+            return FitError(num_all, Diagnosis(pre_filter_status=status)), state
+        nominated = self._evaluate_nominated_node(pod, state)
+        if nominated is not None:
+            if explanation is not None:
+                explanation.selected_node = nominated
+            return ScheduleResult(nominated, 1, 1), state
         candidates = nodes
         allowed = None if result is None else result.node_names
         if allowed is not None:
@@ -201,7 +235,8 @@ class Scheduler:
         )
         start = self.next_start_node_index % n if n else 0
         table = None
-        if self._cache is not None and allowed is None:
+        with_nominated = len(self.nominator) > 0
+        if self._cache is not None and allowed is None and not with_nominated:
             table = self._cache.filter_cache(pod, state)
         if table is not None:
             walk = self._runner.walk_rotating(
@@ -209,7 +244,14 @@ class Scheduler:
             )
         else:
             walk = self._runner.walk_filters(
-                state, pod, candidates, chain(range(start, n), range(start)), num_to_find
+                state,
+                pod,
+                candidates,
+                chain(range(start, n), range(start)),
+                num_to_find,
+                run_filter=framework.run_filter_plugins_with_nominated_pods
+                if with_nominated
+                else None,
             )
         self.next_start_node_index = (self.next_start_node_index + walk.processed) % num_all
         if walk.error is not None:
@@ -225,14 +267,12 @@ class Scheduler:
             explanation.not_evaluated_nodes = n - walk.processed
         if not feasible:
             absent = None if allowed is None else absent_nodes_status(narrowing)
-            return FitError(
-                num_all,
-                Diagnosis(
-                    node_to_status=walk.node_to_status,
-                    absent_nodes_status=absent,
-                    absent_nodes=num_all - n if allowed is not None else 0,
-                ),
+            diagnosis = Diagnosis(
+                node_to_status=walk.node_to_status,
+                absent_nodes_status=absent,
+                absent_nodes=num_all - n if allowed is not None else 0,
             )
+            return FitError(num_all, diagnosis), state
         evaluated = walk.processed
         if len(feasible) == 1:
             node = feasible[0].node
@@ -286,11 +326,11 @@ class Scheduler:
             assert node_info.node is not None
             host = node_info.node.name
         else:
-            found = self.schedule_pod(pod, explanation)
-            if isinstance(found, FitError):
-                return Placement(None, found, explanation)
-            result, state = found
-            host = result.suggested_host
+            with self.snapshot.bound(), self.framework.handle.nominating(self.nominator):
+                found, state = self._schedule_pod(pod, explanation)
+                if isinstance(found, FitError):
+                    return self._post_filter(pod, found, state, explanation)
+            host = found.suggested_host
         rejected = self.snapshot.assume_pod(pod, host, state)
         if explanation is not None:
             explanation.reserve = self._reserve_statuses(rejected)
@@ -303,9 +343,67 @@ class Scheduler:
         if not permit.is_success:
             return self._failed_after_reserve(pod, host, state, permit, explanation)
         placed = self.bind(pod, host, state, explanation)
-        if explanation is not None and placed.node_name is not None:
-            explanation.selected_node = host
+        if placed.node_name is not None:
+            self.nominator.delete_nominated_pod_if_exists(pod)
+            if explanation is not None:
+                explanation.selected_node = host
         return placed
+
+    def _evaluate_nominated_node(self, pod: Pod, state: CycleState) -> str | None:
+        """``evaluateNominatedNode``: the pod's nominated node when it passes Filter (with
+        the other nominated pods counted), else None."""
+        name = self.nominator.nominated_node_name(pod)
+        if not name:
+            return None
+        try:
+            node_info = self.snapshot.get_node_info(name)
+        except NodeNotFoundError:  # upstream logs the error and filters every node
+            return None
+        st = self.framework.run_filter_plugins_with_nominated_pods(state, pod, node_info)
+        if st.code is Code.Error:
+            raise SchedulingError.internal(pod, st.message)
+        return name if st.is_success else None
+
+    def _post_filter_statuses(self, fit: FitError) -> dict[str, Status]:
+        """The node-to-status map PostFilter reads: the Filter statuses, or the PreFilter
+        rejection for every node; a node left out (by a PreFilterResult) is absent, which
+        counts as UnschedulableAndUnresolvable."""
+        pre = fit.diagnosis.pre_filter_status
+        if pre is None:
+            return dict(fit.diagnosis.node_to_status)
+        return {ni.node.name: pre for ni in self.snapshot.list_node_infos() if ni.node}
+
+    def _post_filter(
+        self, pod: Pod, fit: FitError, state: CycleState, explanation: Explanation | None
+    ) -> Placement:
+        """The failure path of ``schedulingCycle`` (bound): PostFilter, its message on the
+        FitError, and its nomination applied (victims evicted, the pod nominated)."""
+        framework = self.framework
+        if fit.num_all_nodes == 0 or not framework.has_post_filter_plugins:
+            return Placement(None, fit, explanation)
+        result, st = framework.run_post_filter_plugins(state, pod, self._post_filter_statuses(fit))
+        if explanation is not None:
+            explanation.post_filter = {
+                name: SUCCESS_MESSAGE if st.is_success else st.message
+                for name in framework.order().get("PostFilter", ())
+                if name not in state.skip_filter_plugins
+            }
+        if st.message:
+            diagnosis = attrs.evolve(fit.diagnosis, post_filter_msg=st.message)
+            fit = attrs.evolve(fit, diagnosis=diagnosis)
+        if result is None:  # ModeNoop: the nomination is left as it is
+            return Placement(None, fit, explanation)
+        node = result.nominated_node_name
+        if not node:
+            self.nominator.delete_nominated_pod_if_exists(pod)
+            return Placement(None, fit, explanation)
+        for victim in result.victims:  # prepareCandidate: delete the victims
+            self.snapshot.unschedule_pod(victim.namespace, victim.name, node)
+        for pi in list(self.nominator.nominated_pods_for_node(node)):
+            if pi.pod.priority < pod.priority:  # they may no longer fit there
+                self.nominator.delete_nominated_pod_if_exists(pi.pod)
+        self.nominator.add_nominated_pod(self.snapshot.new_pod_info(pod), node)
+        return Placement(None, fit, explanation, nominated_node=node, victims=result.victims)
 
     def finish_waiting(self, waiting: WaitingPod, placed: Placement) -> Placement:
         """Finish a pod that waited at Permit once its outcome is decided

@@ -9,7 +9,12 @@ creation time, then name) and each is placed in one of two modes:
 - ``first-fit``: the first node that passes, trying nodes round robin from the one after the
   node chosen last (the Cluster Autoscaler's placement, which scale-up and scale-down use).
 
-A pod that fits nowhere gets kube-scheduler's FitError message.
+A pod that fits nowhere gets kube-scheduler's FitError message. With kube-scheduler
+placement PostFilter then runs (DefaultPreemption): when it makes room by preempting running
+pods of lower priority, the victims are evicted from the snapshot and reported
+(``preempted_by``), each eviction is an ``AssignedPodDelete`` event for the queue, and the
+pod, nominated to the node, is placed on its next attempt. Victims are not rescheduled:
+upstream they are deleted, and only their controllers would make new pods.
 
 The cyclic garbage collector is paused while the pods are scheduled (`gc_paused`; the
 ``simulate`` command pauses it for loading too): the cycle creates many small objects and almost no
@@ -133,6 +138,10 @@ class PodOutcome:
             with the next pod, and so does the cycle.
         explanation: per node, per plugin results of the attempt (kube-scheduler placement,
             pods the caller asked to explain), else None.
+        nominated_node: the node preemption nominated the pod to ("" when it did not
+            preempt); the pod is then placed on a later attempt, usually there.
+        preempted_by: for a running pod that preemption evicted: ``namespace/name`` of the
+            preemptor (``node_name`` is then None); "" otherwise.
         attempts: scheduling attempts the pod had in the pass (0: never popped, e.g.
             gated); the outcome is the last attempt's.
     """
@@ -145,6 +154,8 @@ class PodOutcome:
     error: bool = False
     explanation: Explanation | None = attrs.field(default=None, eq=False)
     attempts: int = 0
+    nominated_node: str = ""
+    preempted_by: str = ""
 
 
 @attrs.frozen
@@ -179,10 +190,18 @@ class SimulationResult:
         return sum(1 for o in self.outcomes if o.node_name is not None)
 
     @property
+    def preempted(self) -> int:
+        """Running pods evicted by preemption."""
+        return sum(1 for o in self.outcomes if o.preempted_by)
+
+    @property
     def unschedulable(self) -> int:
-        """Pods not placed because they fit nowhere (pods a plugin failed for are `errors`,
-        counted apart, as kube-scheduler reports an Error status apart from Unschedulable)."""
-        return sum(1 for o in self.outcomes if o.node_name is None and not o.error)
+        """Pending pods not placed because they fit nowhere (pods a plugin failed for are
+        `errors`, counted apart, as kube-scheduler reports an Error status apart from
+        Unschedulable; victims of preemption are `preempted`)."""
+        return sum(
+            1 for o in self.outcomes if o.node_name is None and not o.error and not o.preempted_by
+        )
 
     @property
     def errors(self) -> int:
@@ -351,6 +370,9 @@ class _Pass:
             queueing_hints={n: s.framework.events_to_register() for n, s in schedulers.items()},
         )
         self.outcomes: dict[str, PodOutcome] = {}
+        # preemption: the node each preemptor was nominated to, and the evicted pods
+        self.nominated: dict[str, str] = {}
+        self.victims: dict[str, PodOutcome] = {}
         self.attempts: dict[str, int] = {}
         # pods waiting at Permit: uid -> (queued info, scheduler, placement)
         self.waiting: dict[str, tuple[QueuedPodInfo, Scheduler, Placement]] = {}
@@ -386,7 +408,8 @@ class _Pass:
                 continue
             self._attempt(qpi)
             self._finish_decided()
-        return [self._final(pod) for pod in pending]
+        done = [self._final(pod) for pod in pending if pod.key not in self.victims]
+        return done + list(self.victims.values())
 
     def _final(self, pod: Pod) -> PodOutcome:
         o = self.outcomes[pod.key]
@@ -450,18 +473,29 @@ class _Pass:
         pod = qpi.pod
         queue = self.queue
         self.warnings.extend(f"pod {pod.key}: {w}" for w in placed.warnings)
+        nominated = self.nominated.get(pod.key, "")
         if placed.node_name is not None:
             self.outcomes[pod.key] = PodOutcome(
-                pod, placed.node_name, explanation=placed.explanation
+                pod, placed.node_name, explanation=placed.explanation, nominated_node=nominated
             )
             queue.done(pod)
             queue.move_all_to_active_or_backoff(ASSIGNED_POD_ADD, None, pod)
             return
         fit_error = placed.fit_error
         assert fit_error is not None
+        nominated = self.nominated[pod.key] = placed.nominated_node or nominated
         self.outcomes[pod.key] = PodOutcome(
-            pod, None, fit_error.reasons, fit_error.message, explanation=placed.explanation
+            pod,
+            None,
+            fit_error.reasons,
+            fit_error.message,
+            explanation=placed.explanation,
+            nominated_node=nominated,
         )
+        for victim in placed.victims:  # deleted by preemption, while the pod is in flight
+            msg = f"preempted by {pod.key}"
+            self.victims[victim.key] = PodOutcome(victim, None, (msg,), msg, preempted_by=pod.key)
+            self.queue.move_all_to_active_or_backoff(ASSIGNED_POD_DELETE, victim, None)
         if qpi.attempts >= self.options.max_attempts_per_pod:
             self.warnings.append(
                 f"pod {pod.key}: not retried after {qpi.attempts} attempts in this pass"

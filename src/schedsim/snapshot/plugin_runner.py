@@ -286,6 +286,7 @@ class SchedulerPluginRunner:
         skip_unschedulable: bool = False,
         record: bool = True,
         stop_on_error: bool = True,
+        run_filter: Callable[[CycleState, Pod, NodeInfo], Status] | None = None,
     ) -> FilterWalk:
         """The one filter walk: Filter node by node in ``order`` until ``num_to_find`` nodes
         pass (kube-scheduler ``findNodesThatPassFilters`` with parallelism 1, CA
@@ -304,6 +305,9 @@ class SchedulerPluginRunner:
             record: keep each rejected node's status (kube-scheduler's Diagnosis).
             stop_on_error: an Error status ends the walk (kube-scheduler aborts the attempt);
                 False treats it as a rejection (CA's runner, a diagnosis).
+            run_filter: the Filter run per node (default: ``framework.run_filter_plugins``;
+                the scheduler passes ``run_filter_plugins_with_nominated_pods`` while pods
+                are nominated).
 
         Returns:
             the `FilterWalk`; with ``stop_on_error`` it ends at the first Error status (in
@@ -314,7 +318,8 @@ class SchedulerPluginRunner:
         feasible: list[NodeInfo] = []
         indices: list[int] = []
         statuses: dict[str, Status] = {}
-        run_filter = self.framework.run_filter_plugins
+        if run_filter is None:
+            run_filter = self.framework.run_filter_plugins
         absent = 0
         success = Code.Success
         for idx in order:
