@@ -34,6 +34,7 @@ from schedsim.api.gate_hints import feature_gate_hints
 from schedsim.cli_output import recorded_warnings, warn
 from schedsim.engine import Cluster, Engine
 from schedsim.simulation.equivalence import group_equivalent_pods
+from schedsim.simulation.expendable import DEFAULT_EXPENDABLE_PODS_PRIORITY_CUTOFF
 from schedsim.simulation.nodegroups import (
     NodeGroup,
     NodeGroupError,
@@ -141,6 +142,15 @@ def add_parsers(
         "as Cluster Autoscaler's --scale-down-gpu-utilization-threshold (default 0.5)",
     )
     for p in (up, down):
+        p.add_argument(
+            "--expendable-pods-priority-cutoff",
+            type=int,
+            default=DEFAULT_EXPENDABLE_PODS_PRIORITY_CUTOFF,
+            metavar="N",
+            help="pods with priority below N are left out, as Cluster Autoscaler's flag: "
+            "running ones are not counted on their nodes (nor moved by scale-down), pending "
+            f"ones do not trigger a scale-up (default {DEFAULT_EXPENDABLE_PODS_PRIORITY_CUTOFF})",
+        )
         profile_args(p)
         add_input_args(p)
         p.add_argument("--output", "-o", choices=("table", "json"), default="table")
@@ -308,6 +318,7 @@ def _run(args: argparse.Namespace, engine: Engine) -> tuple[str, int]:
                     expander=args.expander,
                     progress=progress,
                     max_nodes_per_scale_up=args.max_nodes_per_scaleup,
+                    expendable_pods_priority_cutoff=args.expendable_pods_priority_cutoff,
                 )
             for w in up.warnings:
                 warn(w)
@@ -321,6 +332,7 @@ def _run(args: argparse.Namespace, engine: Engine) -> tuple[str, int]:
                 gpu_threshold=args.gpu_utilization_threshold,
                 node_groups=groups,
                 progress=progress,
+                expendable_pods_priority_cutoff=args.expendable_pods_priority_cutoff,
             )
     except NodeGroupError as e:  # a node in two groups, a template that cannot be copied
         raise ManifestError(f"{source}: {e}") from None

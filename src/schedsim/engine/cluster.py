@@ -201,9 +201,7 @@ class Cluster:
     def bound_pods(self) -> list[Pod]:
         """Live pods with ``spec.nodeName``, else ``status.nominatedNodeName`` (as CA places
         them), in input order."""
-        return [
-            p for p in self.pods if not p.is_terminal and (p.node_name or p.nominated_node_name)
-        ]
+        return _bound(self.pods)
 
     def dra_snapshot(self) -> DraSnapshot:
         """A new DRA snapshot of the claims, slices and device classes (runs mutate it).
@@ -266,6 +264,7 @@ class Cluster:
         dra_snapshot: DraSnapshot | None = None,
         csi_snapshot: CsiSnapshot | None = None,
         storage_listers: StorageListers | None = None,
+        pods: Sequence[Pod] | None = None,
     ) -> tuple[PredicateSnapshot, list[Pod]]:
         """A ready snapshot: the nodes with their bound pods (`bound_pods`), the DRA, CSI and
         storage state, scheduling through ``framework`` (bound to it per operation, never
@@ -278,6 +277,8 @@ class Cluster:
             dra_snapshot, csi_snapshot, storage_listers: per-run state to use (not copied)
                 instead of new ones built from the cluster's objects (`dra_snapshot`,
                 `csi_snapshot`, `storage_listers`), e.g. state a test built by hand.
+            pods: where the running pods come from instead of the cluster's pods (e.g.
+                without the expendable ones).
 
         Returns:
             the snapshot, and the bound pods whose node is not among the nodes (skipped).
@@ -293,7 +294,7 @@ class Cluster:
         )
         skipped = snap.set_cluster_state(
             self.nodes,
-            self.bound_pods(),
+            _bound(self.pods if pods is None else pods),
             dra_snapshot if dra_snapshot is not None else self.dra_snapshot(),
             csi_snapshot=csi_snapshot if csi_snapshot is not None else self.csi_snapshot(),
             storage_listers=storage_listers
@@ -301,6 +302,10 @@ class Cluster:
             else self.storage_listers(),
         )
         return snap, skipped
+
+
+def _bound(pods: Sequence[Pod]) -> list[Pod]:
+    return [p for p in pods if not p.is_terminal and (p.node_name or p.nominated_node_name)]
 
 
 _OBJECT_FIELDS = tuple(f for f in attrs.fields(Cluster) if f.name != "origin")

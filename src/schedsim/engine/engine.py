@@ -11,10 +11,17 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
+import attrs
+
 from schedsim.api.core import Pod
 from schedsim.engine.cluster import Cluster
 from schedsim.engine.config import EngineConfig
 from schedsim.framework.runtime import Framework, PluginTimings
+from schedsim.simulation.expendable import (
+    DEFAULT_EXPENDABLE_PODS_PRIORITY_CUTOFF,
+    expendable_warnings,
+    split_expendable,
+)
 from schedsim.simulation.nodegroups import NodeGroup
 from schedsim.simulation.scaledown import (
     DEFAULT_GPU_UTILIZATION_THRESHOLD,
@@ -88,10 +95,15 @@ class Engine:
         self._checked = cluster
 
     def snapshot(
-        self, cluster: Cluster, *, skip_unschedulable_nodes: bool = True
+        self,
+        cluster: Cluster,
+        *,
+        skip_unschedulable_nodes: bool = True,
+        pods: Sequence[Pod] | None = None,
     ) -> tuple[PredicateSnapshot, list[Pod]]:
         """A ready snapshot of ``cluster`` on this engine's framework and store kind (see
-        `Cluster.snapshot`), for callers that drive it themselves.
+        `Cluster.snapshot`; ``pods`` replaces the cluster's pods as the source of running
+        pods), for callers that drive it themselves.
 
         Raises:
             ManifestError: a CEL selector does not compile.
@@ -102,7 +114,13 @@ class Engine:
             self.framework,
             self.config.new_store(),
             skip_unschedulable_nodes=skip_unschedulable_nodes,
+            pods=pods,
         )
+
+    def _non_expendable(self, cluster: Cluster, cutoff: int) -> tuple[list[Pod], list[str]]:
+        """The cluster's pods without the expendable ones, and what to tell about those."""
+        pods, expendable = split_expendable(cluster.pods, cutoff)
+        return pods, expendable_warnings(expendable, cutoff)
 
     def simulate(
         self,
@@ -151,8 +169,13 @@ class Engine:
         expander: str = "least-waste",
         max_nodes_per_scale_up: int = DEFAULT_MAX_NODES_PER_SCALE_UP,
         progress: ProgressCallback | None = None,
+        expendable_pods_priority_cutoff: int = DEFAULT_EXPENDABLE_PODS_PRIORITY_CUTOFF,
     ) -> ScaleUpResult:
         """One Cluster Autoscaler scale-up decision (see `schedsim.simulation.scale_up`).
+
+        Pods with priority below ``expendable_pods_priority_cutoff`` are left out, running or
+        pending, as CA does (`schedsim.simulation.expendable`); the result's warnings say how
+        many.
 
         Raises:
             ManifestError, DraSnapshotError, ValueError: as `simulate`; ValueError also for an
@@ -160,10 +183,12 @@ class Engine:
             NodeGroupError: a node is in two groups, or a template cannot be copied.
             SchedulingError: a plugin failed outside PreFilter/Filter.
         """
-        snapshot, _ = self.snapshot(cluster)  # CA skips cordoned nodes
-        return scale_up(
+        pods, notes = self._non_expendable(cluster, expendable_pods_priority_cutoff)
+        # CA skips cordoned nodes
+        snapshot, _ = self.snapshot(cluster, pods=pods)
+        up = scale_up(
             snapshot,
-            cluster.pods,
+            pods,
             node_groups,
             expander=expander,
             resource_claim_templates=cluster.resource_claim_templates,
@@ -171,6 +196,7 @@ class Engine:
             max_nodes_per_scale_up=max_nodes_per_scale_up,
             daemon_sets=cluster.daemon_sets,
         )
+        return attrs.evolve(up, warnings=(*notes, *up.warnings)) if notes else up
 
     def scale_down(
         self,
@@ -180,8 +206,12 @@ class Engine:
         gpu_threshold: float = DEFAULT_GPU_UTILIZATION_THRESHOLD,
         node_groups: Sequence[NodeGroup] | None = None,
         progress: ProgressCallback | None = None,
+        expendable_pods_priority_cutoff: int = DEFAULT_EXPENDABLE_PODS_PRIORITY_CUTOFF,
     ) -> ScaleDownResult:
         """Which nodes Cluster Autoscaler could remove (see `schedsim.simulation.scale_down`).
+
+        Running pods with priority below ``expendable_pods_priority_cutoff`` are left out of
+        the snapshot, as CA does: they neither count in utilization nor block a removal.
 
         Raises:
             ManifestError, DraSnapshotError: as `simulate`.
@@ -189,13 +219,16 @@ class Engine:
             NodeGroupError: a node is in two groups.
             SchedulingError: a plugin failed outside PreFilter/Filter.
         """
-        snapshot, _ = self.snapshot(cluster)  # CA skips cordoned nodes
-        return scale_down(
+        pods, notes = self._non_expendable(cluster, expendable_pods_priority_cutoff)
+        # CA skips cordoned nodes
+        snapshot, _ = self.snapshot(cluster, pods=pods)
+        down = scale_down(
             snapshot,
-            cluster.pods,
+            pods,
             threshold=threshold,
             gpu_threshold=gpu_threshold,
             node_groups=node_groups,
             resource_claim_templates=cluster.resource_claim_templates,
             progress=progress,
         )
+        return attrs.evolve(down, warnings=(*notes, *down.warnings)) if notes else down
