@@ -72,7 +72,9 @@ GROUPS = """nodeGroups:
 """
 
 
-def run(tmp_path: Path, capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[dict[str, Any], str]:
+def run(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], *argv: str
+) -> tuple[dict[str, Any], str]:
     (tmp_path / "c.yaml").write_text(CLUSTER)
     (tmp_path / "g.yaml").write_text(GROUPS)
     args = [argv[0], str(tmp_path / "c.yaml"), "--node-groups", str(tmp_path / "g.yaml")]
