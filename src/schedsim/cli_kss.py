@@ -56,11 +56,14 @@ def embedded_profile(config_file: str | None, cluster: Cluster) -> tuple[Profile
 
 
 def to_kss(config_file: str | None, cluster: Cluster, result: SimulationResult) -> str:
-    """The input as a kube-scheduler-simulator export after the run (JSON text).
+    """The input as a kube-scheduler-simulator export after the run (JSON text); pods
+    preemption evicted are left out (kube-scheduler deletes them).
 
     The cluster must have been loaded with ``keep_raw=True``. Kinds the format has no place
     for are left out with a warning on stderr.
     """
+    # victims of preemption are deleted, as kube-scheduler deletes them
+    preempted = {(o.pod.namespace, o.pod.name) for o in result.outcomes if o.preempted_by}
     results = {
         (o.pod.namespace, o.pod.name): KssPodResult(
             node=o.node_name,
@@ -68,7 +71,8 @@ def to_kss(config_file: str | None, cluster: Cluster, result: SimulationResult) 
             reason="SchedulerError" if o.error else "Unschedulable",
         )
         for o in result.outcomes
-        if not o.pod.scheduling_gates  # never attempted: kube-scheduler writes no result
+        # gated: never attempted, kube-scheduler writes no result
+        if not o.pod.scheduling_gates and not o.preempted_by
     }
     left_out = {
         "DeviceClass": len(cluster.device_classes),
@@ -90,6 +94,17 @@ def to_kss(config_file: str | None, cluster: Cluster, result: SimulationResult) 
         )
     manifests = cluster.origin
     objects = [] if manifests is None else manifests.raw_objects
+    if preempted:
+        objects = [
+            (k, o)
+            for k, o in objects
+            if k != "Pod"
+            or (
+                (o.get("metadata") or {}).get("namespace") or "default",
+                (o.get("metadata") or {}).get("name"),
+            )
+            not in preempted
+        ]
     written = {(o.get("metadata") or {}).get("name") for k, o in objects if k == "Pod"}
     missing = [key for key in results if key[1] not in written]
     if missing:

@@ -230,3 +230,17 @@ def test_bad_input_names_file_object_and_field(
     assert main(["simulate", str(f)]) == 2
     err = capsys.readouterr().err
     assert f"{f}: {problem}" in err and "Traceback" not in err
+
+
+def test_kss_output_leaves_the_victim_out(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``-o kss`` writes the state after the run: the victim is deleted (kube-scheduler
+    deletes preemption victims), the preemptor is bound to n1."""
+    f = tmp_path / "c.yaml"
+    f.write_text(CLASSES + node("n1") + pod("low", "low", node_name="n1") + pod("high", "high"))
+    assert main(["simulate", str(f), "-o", "kss"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    pods = {p["metadata"]["name"]: p for p in doc["pods"]}
+    assert list(pods) == ["high"]
+    assert pods["high"]["spec"]["nodeName"] == "n1"
