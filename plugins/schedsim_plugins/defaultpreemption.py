@@ -39,7 +39,7 @@ from schedsim.api.policy import PodDisruptionBudget
 from schedsim.framework import CycleState, Handle, NodeInfo, PodInfo, PostFilterResult, Status
 from schedsim.framework.args import DefaultPreemptionArgs
 from schedsim.framework.handle import FrameworkRunner
-from schedsim.framework.preemption import Evaluator, pod_start_time
+from schedsim.framework.preemption import NO_VICTIMS, Evaluator, pod_start_time
 from schedsim.framework.status import Code
 
 __all__ = [
@@ -51,9 +51,6 @@ __all__ = [
 ]
 
 NAME = "DefaultPreemption"
-
-NO_VICTIMS = "No preemption victims found for incoming pod"
-"""Status of a node without any pod of lower priority."""
 
 NOT_ELIGIBLE_NEVER = "not eligible due to preemptionPolicy=Never."
 NOT_ELIGIBLE_TERMINATING = "not eligible due to a terminating pod on the nominated node."
@@ -129,8 +126,10 @@ class DefaultPreemption:
         self.args = DefaultPreemptionArgs.from_mapping(args)
         self.handle = handle
         self.evaluator = Evaluator(NAME, handle, self)
-        self.is_eligible_pod: Callable[[NodeInfo, PodInfo, Pod], bool] = lambda n, v, p: True
+        self.is_eligible_pod: Callable[[NodeInfo, PodInfo, Pod], bool] = _any_victim
         self.more_important_pod: Callable[[Pod, Pod], bool] = more_important_pod
+        # node name -> (generation, lowest pod priority): a generation names one content
+        self._lowest: dict[str, tuple[int, float]] = {}
 
     # ------------------------------------------------------------------ PostFilter
 
@@ -163,6 +162,24 @@ class DefaultPreemption:
         return victim.pod.priority < preemptor.priority and self.is_eligible_pod(
             node_info, victim, preemptor
         )
+
+    def has_potential_victims(self, node_info: NodeInfo, pod: Pod) -> bool:
+        """Whether ``node_info`` runs a pod ``pod`` may preempt, without copying the node
+        (schedsim's addition: a node without one is answered ``No preemption victims found
+        for incoming pod`` at once, as `select_victims_on_node` would).
+
+        Time: O(1) while the node is unchanged (its lowest pod priority is kept per
+        generation), O(pods on the node) after a change.
+        """
+        node = node_info.node
+        if node is None or self.is_eligible_pod is not _any_victim:
+            return True
+        gen = node_info.generation
+        seen = self._lowest.get(node.name)
+        if seen is None or seen[0] != gen:
+            lowest = min((pi.pod.priority for pi in node_info.pods), default=float("inf"))
+            seen = self._lowest[node.name] = (gen, lowest)
+        return seen[1] < pod.priority
 
     def pod_eligible_to_preempt_others(
         self, pod: Pod, nominated_node_status: Status | None
@@ -249,6 +266,11 @@ class DefaultPreemption:
         if violating and non_violating:
             victims = _sorted_by(victims, self.more_important_pod)
         return [pi.pod for pi in victims], num_violating, Status(Code.Success)
+
+
+def _any_victim(node_info: NodeInfo, victim: PodInfo, preemptor: Pod) -> bool:
+    """The default ``IsEligiblePod``: every lower-priority pod may be a victim."""
+    return True
 
 
 def _remove(
