@@ -238,4 +238,8 @@ def test_filter_timeout_through_simulate(
     assert main(args) == 0
     (pod,) = json.loads(capsys.readouterr().out)["pods"]
     assert pod["node"] is None
-    assert pod["message"] == message
+    # then PostFilter: DynamicResources deallocates nothing, DefaultPreemption cannot help
+    assert pod["message"] == message + (
+        " still not schedulable, preemption: 0/1 nodes are available: 1 Preemption is not "
+        "helpful for scheduling."
+    )
