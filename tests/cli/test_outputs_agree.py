@@ -131,6 +131,7 @@ def test_plugin_errors_are_not_unschedulable(
         "scheduled": 0,
         "unschedulable": 1,
         "errors": 1,
+        "preempted": 0,
         "nodes": 1,
     }
     code, out, _ = _run(capsys, "simulate", str(f))

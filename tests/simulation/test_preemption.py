@@ -184,7 +184,13 @@ def test_json_and_table_output(tmp_path: Path, capsys: pytest.CaptureFixture[str
     pods = {p["name"]: p for p in doc["pods"]}
     assert pods["low"]["node"] is None and pods["low"]["preemptedBy"] == "default/high"
     assert pods["high"]["node"] == "n1" and pods["high"]["nominatedNode"] == "n1"
-    assert doc["summary"] == {"scheduled": 1, "unschedulable": 0, "preempted": 1, "nodes": 1}
+    assert doc["summary"] == {
+        "scheduled": 1,
+        "unschedulable": 0,
+        "errors": 0,
+        "preempted": 1,
+        "nodes": 1,
+    }
     assert main(["simulate", str(f)]) == 0
     table = capsys.readouterr().out
     assert "preempted by default/high" in table
