@@ -67,8 +67,8 @@ class Explanation:
         filter: node -> plugin -> ``"passed"`` or the rejection (``filter-result``), for the
             nodes evaluated: the feasible ones first, then the rejected ones, each in
             evaluation order.
-        post_filter: plugin -> status (``postfilter-result``); empty: schedsim's scheduling
-            cycle runs no PostFilter (no preemption).
+        post_filter: plugin -> status (``postfilter-result``) of the PostFilter plugins that
+            ran when no node fitted (``"success"`` or the message); empty when a node fitted.
         pre_score: plugin -> status (``prescore-result``); empty when scoring did not run
             (one feasible node, or none).
         score: node -> plugin -> raw score (``score-result``).
