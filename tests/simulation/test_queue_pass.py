@@ -38,4 +38,9 @@ def test_two_pods_competing_for_one_slot_go_in_priority_order(store: str, placem
     got = {o.pod.name: (o.node_name, o.attempts) for o in result.outcomes}
     assert got == {"late-high": ("n1", 1), "early-low": (None, 1)}
     low = next(o for o in result.outcomes if o.pod.name == "early-low")
-    assert low.message == "0/1 nodes are available: 1 Insufficient cpu."
+    message = "0/1 nodes are available: 1 Insufficient cpu."
+    if placement == "kube-scheduler":  # then PostFilter: the higher pod is no victim
+        message += (
+            " preemption: 0/1 nodes are available: 1 No preemption victims found for incoming pod."
+        )
+    assert low.message == message
