@@ -43,7 +43,10 @@ def test_node_without_pods_capacity_gets_one_hint(
     code, out, err = _run(capsys, "simulate", str(f), "-o", "json")
     assert code == 0
     doc = json.loads(out)
-    assert {p["message"] for p in doc["pods"]} == {"0/1 nodes are available: 1 Too many pods."}
+    assert {p["message"] for p in doc["pods"]} == {
+        "0/1 nodes are available: 1 Too many pods. preemption: 0/1 nodes are available: 1 No"
+        " preemption victims found for incoming pod."  # DefaultPreemption: no lower priority
+    }
     hint = f"{f}: Node bare: {NO_PODS_CAPACITY}"
     assert err == f"warning: {hint}\n"
     assert doc["warnings"] == [{"message": hint, "object": "Node bare"}]

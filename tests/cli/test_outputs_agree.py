@@ -169,7 +169,10 @@ def test_one_wording_for_a_pre_filter_exclusion(
     code, out, _ = _run(capsys, "simulate", str(f), "-o", "json")
     assert code == 0
     [pod] = json.loads(out)["pods"]
-    assert pod["message"] == f"0/1 nodes are available: 1 {EXCLUDED}."
+    assert pod["message"] == (
+        f"0/1 nodes are available: 1 {EXCLUDED}. preemption: 0/1 nodes are available: 1"
+        " Preemption is not helpful for scheduling."  # PostFilter: an excluded node is absent
+    )
 
     cluster = Cluster.from_paths([str(f)])
     snapshot, _ = Engine(EngineConfig()).snapshot(cluster)
