@@ -81,16 +81,18 @@ def _label_matcher(req: NodeSelectorRequirement, path: str) -> tuple[Matcher | N
             n = _parse_int64(v)
             if n is None:
                 errs.append(
-                    f"{path}.values[{i}]: Invalid value: {v!r}: for 'Gt', 'Lt' operators, "
+                    f"{path}.values[{i}]: Invalid value: {go_value(v)}: for 'Gt', 'Lt' operators, "
                     "the value must be an integer"
                 )
             else:
                 bound = n
     else:
-        return None, [f"{path}.operator: Unsupported value: {op!r}"]
+        return None, [f"{path}.operator: Unsupported value: {go_value(op)}"]
     for i, v in enumerate(values):
         if not label_value_ok(v):
-            errs.append(f"{path}.values[{i}]: Invalid value: {v!r}: not a valid label value")
+            errs.append(
+                f"{path}.values[{i}]: Invalid value: {go_value(v)}: not a valid label value"
+            )
     if errs:
         return None, errs
 
@@ -128,10 +130,11 @@ def _field_matcher(req: NodeSelectorRequirement, path: str) -> tuple[Matcher | N
     op = req.operator
     if op not in ("In", "NotIn"):
         return None, [
-            f"{path}.operator: Unsupported value: {op!r}: supported values: 'In', 'NotIn'"
+            f'{path}.operator: Unsupported value: {go_value(op)}: supported values: "In", "NotIn"'
         ]
     if len(req.values) != 1:
-        return None, [f"{path}.values: Invalid value: {list(req.values)!r}: must have one element"]
+        values = ", ".join(go_value(v) for v in req.values)
+        return None, [f"{path}.values: Invalid value: []string{{{values}}}: must have one element"]
     want = req.values[0]
     if req.key == OBJECT_NAME_FIELD:
         if op == "In":
