@@ -363,3 +363,47 @@ def test_cli_refuses_a_score_entry_for_a_plugin_without_score(
         f"{cfg}: KubeSchedulerConfiguration: profiles[0].plugins.score.enabled[0]: "
         'plugin "NodePorts" does not extend ScorePlugin plugin'
     ) in err
+
+
+def test_profiles_may_configure_other_plugins_differently() -> None:
+    """validateCommonQueueSort compares only the ``queueSort`` sections and the args of the
+    QueueSort plugin named there: a second profile with its own NodeResourcesFit strategy or
+    an extra multiPoint plugin is valid (the usual "bin-packing profile" setup of the
+    kube-scheduler docs, Scheduling Framework > Multiple profiles)."""
+    raw = _cfg(
+        profiles=[
+            {"schedulerName": "default-scheduler"},
+            {
+                "schedulerName": "packer",
+                "plugins": {"multiPoint": {"enabled": [{"name": "NodeResourcesFit", "weight": 5}]}},
+                "pluginConfig": [
+                    {
+                        "name": "NodeResourcesFit",
+                        "args": {"scoringStrategy": {"type": "MostAllocated"}},
+                    }
+                ],
+            },
+        ]
+    )
+    conf = scheduler_configuration_from_mapping(raw)
+    assert [p.scheduler_name for p in conf.profiles] == ["default-scheduler", "packer"]
+
+
+def test_profiles_must_share_the_queue_sort_args() -> None:
+    """validateCommonQueueSort: the args of the QueueSort plugin the first profile enables must
+    be the same in every profile (validation_test.go "different-queue-sort-args" shape)."""
+    sort = {"queueSort": {"enabled": [{"name": "PrioritySort"}], "disabled": [{"name": "*"}]}}
+    raw = _cfg(
+        profiles=[
+            {"schedulerName": "a", "plugins": sort},
+            {
+                "schedulerName": "b",
+                "plugins": sort,
+                "pluginConfig": [{"name": "PrioritySort", "args": {"x": 1}}],
+            },
+        ]
+    )
+    assert _refused(raw) == (
+        'profiles[1].pluginConfig.args: Invalid value: "PrioritySort": queueSort must be the '
+        "same for all profiles"
+    )

@@ -91,6 +91,8 @@ class Profile:
         enabled_at: extension point -> ``(plugin, config path)`` of each plugin enabled
             explicitly at that point (not through ``multiPoint``): such a plugin must
             implement the point, as kube-scheduler's updatePluginList requires.
+        queue_sort_set: the ``plugins.queueSort`` section as written: (enabled names,
+            disabled names); profiles must agree on it (validateCommonQueueSort).
         multi_point_weights: ``(plugin, config path)`` of each ``multiPoint`` entry that
             carries a weight; the weight only means something for a Score plugin.
         config_path: where the profile came from (``"profiles[1]"``), empty for a profile
@@ -108,6 +110,7 @@ class Profile:
     percentage_of_nodes_to_score: int | None = None
     enabled_at: Mapping[str, tuple[tuple[str, str], ...]] = attrs.field(factory=dict)
     multi_point_weights: tuple[tuple[str, str], ...] = ()
+    queue_sort_set: tuple[tuple[str, ...], tuple[str, ...]] = ((), ())
     config_path: str = ""
     plugin_config_index: Mapping[str, int] = attrs.field(factory=dict)
 

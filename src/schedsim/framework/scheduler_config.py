@@ -277,6 +277,7 @@ def _profile(
             warnings.append(f"{ip}.weight: 0 counts as 1, as in kube-scheduler")
     per_point: dict[str, tuple[str, ...]] = {}
     enabled_at: dict[str, tuple[tuple[str, str], ...]] = {}
+    queue_sort_set: tuple[tuple[str, ...], tuple[str, ...]] = ((), ())
     for point in RUN_POINTS:
         ps = d.get_map(plugins, point, pp)
         ptp = d.join(pp, point)
@@ -295,6 +296,8 @@ def _profile(
         explicit.update(enabled)
         if entries:
             enabled_at[point] = tuple((n, ip) for n, _, ip in entries)
+        if point == "queueSort":
+            queue_sort_set = (tuple(enabled), tuple(disabled))
         if "*" in disabled:  # no MultiPoint expansion at this point
             per_point[point] = tuple(enabled)
             continue
@@ -330,6 +333,7 @@ def _profile(
         plugin_weights=weights,
         enabled_at=enabled_at,
         multi_point_weights=tuple((n, ip) for n, w, ip in mp_entries if w is not None),
+        queue_sort_set=queue_sort_set,
         percentage_of_nodes_to_score=own if own is not None else global_percentage,
         config_path=path,
         plugin_config_index=index,
@@ -337,23 +341,29 @@ def _profile(
 
 
 def _check_common_queue_sort(profiles: Sequence[Profile]) -> None:
-    """validateCommonQueueSort: every profile must use the same QueueSort plugins (the queue
-    is shared) and the same QueueSort args."""
+    """validateCommonQueueSort: the ``queueSort`` sections written in the profiles must be the
+    same (the queue is shared), and so must the args of the QueueSort plugin the first profile
+    enables there. Plugins reaching the point through ``multiPoint`` are not compared here, as
+    upstream; the built frameworks' QueueSort plugins are compared when they are built."""
     first = profiles[0]
-    sort = first.plugins.get("queueSort", ())
+    canon = first.queue_sort_set
+    sort_name = canon[0][0] if canon[0] else ""
     for i, p in enumerate(profiles[1:], start=1):
-        mine = p.plugins.get("queueSort", ())
-        if mine != sort:
+        mine = p.queue_sort_set
+        if mine != canon:
             raise FieldError(
                 f"profiles[{i}].plugins.queueSort",
-                f"Invalid value: [{' '.join(mine)}]: must be the same for all profiles",
+                f"Invalid value: [{' '.join(mine[0])}]: must be the same for all profiles",
             )
-        for name in sort:
-            if p.plugin_args.get(name) != first.plugin_args.get(name):
-                raise FieldError(
-                    f"profiles[{i}].pluginConfig",
-                    f'Invalid value: "{name}": queueSort must be the same for all profiles',
-                )
+        if (
+            sort_name
+            and sort_name in p.plugin_args
+            and p.plugin_args.get(sort_name) != first.plugin_args.get(sort_name)
+        ):
+            raise FieldError(
+                f"profiles[{i}].pluginConfig.args",
+                f'Invalid value: "{sort_name}": queueSort must be the same for all profiles',
+            )
 
 
 def scheduler_configuration_from_mapping(raw: Mapping[str, Any]) -> SchedulerConfiguration:
