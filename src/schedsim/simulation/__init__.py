@@ -3,6 +3,8 @@
 from schedsim.simulation.scheduling import (
     PLACEMENTS,
     PodOutcome,
+    QueueOptions,
+    SchedulingPass,
     SimulationResult,
     gc_paused,
     queue_order,
@@ -13,6 +15,8 @@ from schedsim.simulation.scheduling import (
 __all__ = [
     "PLACEMENTS",
     "PodOutcome",
+    "QueueOptions",
+    "SchedulingPass",
     "SimulationResult",
     "gc_paused",
     "queue_order",

@@ -53,9 +53,12 @@ from schedsim.snapshot.errors import SchedulingError
 from schedsim.snapshot.predicate import PredicateSnapshot
 
 __all__ = [
+    "MAX_ATTEMPTS_PER_POD",
     "PLACEMENTS",
     "DeviceAllocation",
     "PodOutcome",
+    "QueueOptions",
+    "SchedulingPass",
     "SimulationResult",
     "gc_paused",
     "partition_pods",
@@ -335,7 +338,7 @@ def run_scheduling_cycle(
     if scheduler is None:
         scheduler = Scheduler(snapshot, first_fit=True)
     schedulers = {snapshot.framework.profile.scheduler_name: scheduler, **(other_schedulers or {})}
-    loop = _Pass(snapshot, schedulers, explain, clock or LogicalClock(), options or QueueOptions())
+    loop = SchedulingPass(schedulers, explain, clock, options)
     with snapshot.bound():  # PreEnqueue runs here, outside the snapshot's own operations
         out = loop.run(pending)
     if warnings is not None:
@@ -343,27 +346,41 @@ def run_scheduling_cycle(
     return out
 
 
-class _Pass:
-    """One pass of the queue over the pending pods (see `run_scheduling_cycle`)."""
+class SchedulingPass:
+    """kube-scheduler's scheduling loop over one queue, driven step by step (what
+    `run_scheduling_cycle` runs to the end; a replay drives it on its own clock).
+
+    Args:
+        schedulers: schedulerName -> the `Scheduler` of that profile (views of one snapshot,
+            `PredicateSnapshot.with_framework`); the first one's QueueSort orders the queue.
+        explain: which pods get an `Explanation`, or None.
+        clock: the clock the queue and Permit deadlines read.
+        options: backoff seconds and the attempt guard.
+
+    Attributes:
+        queue: the `SchedulingQueue` (fire cluster events on it with
+            ``move_all_to_active_or_backoff``: a pod evicted, a node added).
+        warnings: PostBind failures and pods stopped by the attempt guard.
+        victims: ``namespace/name`` -> the outcome of each running pod preemption evicted.
+    """
 
     def __init__(
         self,
-        snapshot: PredicateSnapshot,
         schedulers: Mapping[str, Scheduler],
-        explain: Callable[[Pod], bool] | None,
-        clock: LogicalClock,
-        options: QueueOptions,
+        explain: Callable[[Pod], bool] | None = None,
+        clock: LogicalClock | None = None,
+        options: QueueOptions | None = None,
     ) -> None:
-        self.snapshot = snapshot
+        options = options or QueueOptions()
         self.schedulers = schedulers
         self.explain = explain
-        self.clock = clock
+        self.clock = clock or LogicalClock()
         self.options = options
         self.warnings: list[str] = []
         first = next(iter(schedulers.values())).framework
         self.queue = SchedulingQueue(
             first.queue_sort_less(),
-            clock=clock,
+            clock=self.clock,
             pod_initial_backoff_seconds=options.pod_initial_backoff_seconds,
             pod_max_backoff_seconds=options.pod_max_backoff_seconds,
             pre_enqueue=self._pre_enqueue,
@@ -376,6 +393,8 @@ class _Pass:
         self.attempts: dict[str, int] = {}
         # pods waiting at Permit: uid -> (queued info, scheduler, placement)
         self.waiting: dict[str, tuple[QueuedPodInfo, Scheduler, Placement]] = {}
+        for sched in schedulers.values():  # pods left waiting by an aborted earlier run
+            sched.framework.handle.waiting_pods.clear()
 
     def _pre_enqueue(self, pod: Pod) -> Status:
         if pod.scheduling_gates:  # the SchedulingGates PreEnqueue plugin's status (Go %v)
@@ -385,38 +404,34 @@ class _Pass:
         with scheduler.snapshot.bound():  # the pod's profile reads the snapshot (O(1) nested)
             return scheduler.framework.run_pre_enqueue_plugins(pod)
 
-    def run(self, pending: Sequence[Pod]) -> list[PodOutcome]:
-        queue = self.queue
-        for s in self.schedulers.values():  # pods left waiting by an aborted earlier run
-            s.framework.handle.waiting_pods.clear()
-        for pod in pending:
-            st = queue.add(pod).gating_status
-            if st is not None:
-                error = st.code is Code.Error
-                reasons = (st.message,) if error else st.reasons
-                self.outcomes[pod.key] = PodOutcome(pod, None, reasons, st.message, error=error)
-        while True:
-            qpi: QueuedPodInfo | None = queue.pop()
-            if qpi is None:
-                deadline = self._next_deadline()
-                if deadline is None:
-                    break
-                self.clock.advance_to(deadline)
-                for s in self.schedulers.values():
-                    s.framework.handle.waiting_pods.expire(deadline)
-                self._finish_decided()
-                continue
+    def add(self, pod: Pod) -> None:
+        """A pending pod arrives (``Add``: PreEnqueue runs; a pod it keeps out gets that
+        status as its outcome).
+
+        Raises:
+            KeyError: no profile has the pod's schedulerName.
+            ValueError: the pod is already queued.
+        """
+        if pod.scheduler_name not in self.schedulers:
+            raise KeyError(f"pod {pod.key}: no profile has schedulerName {pod.scheduler_name!r}")
+        st = self.queue.add(pod).gating_status
+        if st is not None:
+            error = st.code is Code.Error
+            reasons = (st.message,) if error else st.reasons
+            self.outcomes[pod.key] = PodOutcome(pod, None, reasons, st.message, error=error)
+
+    def schedule_ready(self) -> int:
+        """Schedule pods until none is ready (activeQ and backoffQ empty); the clock does not
+        move. Returns how many attempts were made."""
+        n = 0
+        while (qpi := self.queue.pop()) is not None:
             self._attempt(qpi)
             self._finish_decided()
-        done = [self._final(pod) for pod in pending if pod.key not in self.victims]
-        return done + list(self.victims.values())
+            n += 1
+        return n
 
-    def _final(self, pod: Pod) -> PodOutcome:
-        o = self.outcomes[pod.key]
-        n = self.attempts.get(pod.key, 0)
-        return attrs.evolve(o, attempts=n) if n != o.attempts else o
-
-    def _next_deadline(self) -> float | None:
+    def next_deadline(self) -> float | None:
+        """The earliest Permit deadline of a waiting pod (seconds), or None."""
         times = [
             t
             for s in self.schedulers.values()
@@ -424,6 +439,41 @@ class _Pass:
             if t is not None
         ]
         return min(times, default=None)
+
+    def advance_to(self, t: float) -> None:
+        """Move the clock to ``t``: waiting pods whose deadline passed are rejected (and
+        their pods put back), backoffs that ended move to activeQ."""
+        self.clock.advance_to(t)
+        now = self.clock()
+        for s in self.schedulers.values():
+            s.framework.handle.waiting_pods.expire(now)
+        self._finish_decided()
+        self.queue.flush_backoff_completed(now)
+
+    def run(self, pending: Sequence[Pod]) -> list[PodOutcome]:
+        """Add ``pending`` and schedule until nothing is ready and no pod waits at Permit
+        (the clock jumps to each next Permit deadline). Returns the outcomes of ``pending``
+        in that order, then those of the running pods preemption evicted."""
+        for pod in pending:
+            self.add(pod)
+        while True:
+            self.schedule_ready()
+            deadline = self.next_deadline()
+            if deadline is None:
+                break
+            self.advance_to(deadline)
+        done = [self.outcome(pod) for pod in pending if pod.key not in self.victims]
+        return done + list(self.victims.values())
+
+    def outcome(self, pod: Pod) -> PodOutcome:
+        """The pod's outcome so far (its last attempt), with its attempts.
+
+        Raises:
+            KeyError: the pod was never added, or has not been attempted nor gated yet.
+        """
+        o = self.outcomes[pod.key]
+        n = self.attempts.get(pod.key, 0)
+        return attrs.evolve(o, attempts=n) if n != o.attempts else o
 
     def _attempt(self, qpi: QueuedPodInfo) -> None:
         pod = qpi.pod
