@@ -39,14 +39,13 @@ from schedsim.engine import STORES, Cluster, Engine, EngineConfig
 from schedsim.framework.extension_points import HOOK_TITLES
 from schedsim.framework.features import FeatureGates
 from schedsim.framework.handle import PluginFactory
-from schedsim.framework.profile import Profile
 from schedsim.framework.runtime import (
     PluginError,
     PluginTimings,
     load_plugin_spec,
     plugin_sources,
 )
-from schedsim.framework.scheduler_config import load_scheduler_configuration
+from schedsim.framework.scheduler_config import SchedulerConfiguration, load_scheduler_configuration
 from schedsim.simulation.scheduling import (
     PLACEMENTS,
     PodOutcome,
@@ -182,7 +181,11 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _profile_args(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--config", metavar="FILE", help="KubeSchedulerConfiguration (profiles[0])")
+    p.add_argument(
+        "--config",
+        metavar="FILE",
+        help="KubeSchedulerConfiguration (every profile; pods pick theirs by schedulerName)",
+    )
     p.add_argument(
         "--plugin",
         action="append",
@@ -401,7 +404,7 @@ def _plugin_sources(args: argparse.Namespace) -> dict[str, str]:
 
 
 def _engine_config(
-    args: argparse.Namespace, embedded: tuple[Profile, str] | None = None
+    args: argparse.Namespace, embedded: tuple[SchedulerConfiguration, str] | None = None
 ) -> tuple[EngineConfig, dict[str, str]]:
     """The one place command-line options become an `EngineConfig` (and where each plugin
     comes from, for ``schedsim plugins``)."""
@@ -411,8 +414,8 @@ def _engine_config(
     except KeyError as e:
         raise _UsageError(f"--feature-gates: {e.args[0]}") from None
     sources = _plugin_sources(args)
-    profile, config_file = embedded if embedded is not None else (None, args.config)
-    loaded = None
+    loaded, config_file = embedded if embedded is not None else (None, args.config)
+    profile = None if loaded is None else loaded.profiles[0]
     if args.config:
         loaded = load_scheduler_configuration(args.config)
         for w in loaded.warnings:
@@ -432,9 +435,9 @@ def _engine_config(
 def _engine(
     args: argparse.Namespace,
     timings: PluginTimings | None = None,
-    embedded: tuple[Profile, str] | None = None,
+    embedded: tuple[SchedulerConfiguration, str] | None = None,
 ) -> tuple[Engine, dict[str, str]]:
-    """The engine of the run; ``embedded``: a kube-scheduler-simulator export's profile and
+    """The engine of the run; ``embedded``: a kube-scheduler-simulator export's configuration and
     file, used without ``--config``."""
     config, sources = _engine_config(args, embedded)
     engine = Engine(config, timings=timings)
@@ -455,7 +458,6 @@ def _engine(
 
 def _plugins(args: argparse.Namespace) -> str:
     engine, sources = _engine(args)
-    framework = engine.framework
     registry: Mapping[str, PluginFactory] = engine.config.registry()
     rows = [("PLUGIN", "EXTENSION POINTS", "SOURCE")]
     for name in sorted(registry):
@@ -467,19 +469,20 @@ def _plugins(args: argparse.Namespace) -> str:
     w0 = max(len(r[0]) for r in rows) + 2
     w1 = max(len(r[1]) for r in rows) + 2
     lines = [f"{a:<{w0}}{b:<{w1}}{c}".rstrip() for a, b, c in rows]
-    lines.append("")
-    lines.append(f"profile {framework.profile.scheduler_name!r}:")
-    weights = framework.score_weights
-    for point, names in framework.order().items():
-        if point == "Score":  # each Score plugin with its weight, then which normalize
-            shown = [f"{n} (weight {weights[n]})" for n in names]
-            lines.append(f"  {point}: {', '.join(shown) or '-'}")
-            normalize = framework.normalize_score_plugin_names
-            lines.append(f"  NormalizeScore: {', '.join(normalize) or '-'}")
-            continue
-        lines.append(f"  {point}: {', '.join(names) or '-'}")
-    if framework.not_emulated:
-        lines.append(f"  not emulated (skipped): {', '.join(framework.not_emulated)}")
+    for framework in engine.frameworks.values():  # every profile, in configuration order
+        lines.append("")
+        lines.append(f"profile {framework.profile.scheduler_name!r}:")
+        weights = framework.score_weights
+        for point, names in framework.order().items():
+            if point == "Score":  # each Score plugin with its weight, then which normalize
+                shown = [f"{n} (weight {weights[n]})" for n in names]
+                lines.append(f"  {point}: {', '.join(shown) or '-'}")
+                normalize = framework.normalize_score_plugin_names
+                lines.append(f"  NormalizeScore: {', '.join(normalize) or '-'}")
+                continue
+            lines.append(f"  {point}: {', '.join(names) or '-'}")
+        if framework.not_emulated:
+            lines.append(f"  not emulated (skipped): {', '.join(framework.not_emulated)}")
     return "\n".join(lines) + "\n"
 
 

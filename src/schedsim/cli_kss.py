@@ -18,15 +18,19 @@ from schedsim.api.kss import KssPodResult, export_document, scheduler_config_doc
 from schedsim.api.loader import read_documents
 from schedsim.cli_output import warn
 from schedsim.engine import Cluster
-from schedsim.framework.profile import Profile
-from schedsim.framework.scheduler_config import scheduler_configuration_from_mapping
+from schedsim.framework.scheduler_config import (
+    SchedulerConfiguration,
+    scheduler_configuration_from_mapping,
+)
 from schedsim.simulation.scheduling import SimulationResult
 
 __all__ = ["embedded_profile", "to_kss"]
 
 
-def embedded_profile(config_file: str | None, cluster: Cluster) -> tuple[Profile, str] | None:
-    """The first profile of the export's ``schedulerConfig`` and the file it came from; None
+def embedded_profile(
+    config_file: str | None, cluster: Cluster
+) -> tuple[SchedulerConfiguration, str] | None:
+    """The export's ``schedulerConfig`` (every profile) and the file it came from; None
     without one, or when ``config_file`` (``--config``) overrides it (a note on stderr says
     so). The decoder's warnings (fields without effect on a simulation) go to stderr.
 
@@ -52,7 +56,7 @@ def embedded_profile(config_file: str | None, cluster: Cluster) -> tuple[Profile
         raise ManifestError(f"{where}.{e.field}: {e.problem}") from None
     for w in config.warnings:
         warn(f"{where}: {w}")
-    return config.profiles[0], source
+    return config, source
 
 
 def to_kss(config_file: str | None, cluster: Cluster, result: SimulationResult) -> str:

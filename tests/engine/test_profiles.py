@@ -137,3 +137,19 @@ def test_profiles_with_different_queue_sort_are_refused(
         f"schedsim: error: {tmp_path / 's.yaml'}: KubeSchedulerConfiguration: "
         "profiles[1].plugins.queueSort: Invalid value: []: must be the same for all profiles\n"
     )
+
+
+def test_plugins_command_lists_every_profile(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`schedsim plugins --config` shows each profile's resolved order: "lenient" has no
+    TaintToleration at Filter (disabled there), the default profile has it."""
+    (tmp_path / "s.yaml").write_text(CONFIG)
+    assert main(["plugins", "--config", str(tmp_path / "s.yaml")]) == 0
+    out = capsys.readouterr().out
+    default = out.split("profile 'default-scheduler':")[1].split("profile 'lenient':")[0]
+    lenient = out.split("profile 'lenient':")[1]
+    filters = [line for line in default.splitlines() if line.startswith("  Filter:")]
+    assert "TaintToleration" in filters[0]
+    filters = [line for line in lenient.splitlines() if line.startswith("  Filter:")]
+    assert "TaintToleration" not in filters[0] and "NodeResourcesFit" in filters[0]
