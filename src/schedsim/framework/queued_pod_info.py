@@ -21,7 +21,7 @@ class QueuedPodInfo:
 
     Attributes:
         pod: the pod.
-        timestamp: when the pod was last added or moved to a queue (seconds); PrioritySort
+        timestamp: when the pod was added, or last failed (seconds); PrioritySort
             orders equal priorities by it.
         attempts: scheduling attempts so far (each `SchedulingQueue.pop` adds one).
         initial_attempt_timestamp: when the pod was first popped, or None.

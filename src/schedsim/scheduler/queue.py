@@ -483,7 +483,7 @@ class SchedulingQueue:
         self._push_active(qpi)
 
     def _move_to_active(self, qpi: QueuedPodInfo) -> None:
-        qpi.timestamp = self._clock()
+        # the timestamp stays the one of the pod's last failure (PrioritySort's tie-break)
         if qpi.gated:
             self._activate_or_gate(qpi)
         else:
