@@ -605,7 +605,8 @@ def _run(args: argparse.Namespace) -> tuple[str | None, int]:
         with gc_paused():
             return _simulate(args)
     except (ManifestError, _UsageError, cli_autoscaling.UsageError, PluginError) as e:
-        cli_output.error_line(f"schedsim: error: {e}")
+        for line in str(e).splitlines() or [""]:  # one line per problem
+            cli_output.error_line(f"schedsim: error: {line}")
         return None, 2
     except SchedulingError as e:
         cli_output.error_line(f"schedsim: error: {e}")

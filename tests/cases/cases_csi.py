@@ -37,7 +37,7 @@ def _build(case: dict[str, Any], source: str) -> tuple[PredicateSnapshot, Any, s
     plugin = check["plugin"]
     assert plugin == NodeVolumeLimits.name, plugin
     assert check.get("extensionPoints", []) == ["PreFilter", "Filter"], check
-    m = decode_objects(case["objects"], source)
+    m = decode_objects(case["objects"], source, api_rules=False)
     gates = FeatureGates().with_overrides(check.get("featureGates") or {})
     listers = StorageListers.from_objects(
         m.persistent_volumes, m.persistent_volume_claims, m.storage_classes, m.volume_attachments

@@ -65,7 +65,7 @@ def _check_claims(
 ) -> None:
     claims = list(snap.list_resource_claims())
     want = decode_objects(
-        [_generated(e, claims) for e in expected], f"expect.{step}"
+        [_generated(e, claims) for e in expected], f"expect.{step}", api_rules=False
     ).resource_claims
     got = {c.key: c for c in claims}
     if complete:
@@ -81,7 +81,7 @@ def run(case: dict[str, Any], source: str) -> None:
     """Run one DynamicResources case and compare every status and claim it expects."""
     check, expect = case["check"], case["expect"]
     plugin_name = check["plugin"]
-    manifests = decode_objects(case["objects"], source)
+    manifests = decode_objects(case["objects"], source, api_rules=False)
     gates = FeatureGates().with_overrides(check.get("featureGates") or {})
     profile = Profile(
         plugins={p: (plugin_name,) for p in POINTS},

@@ -43,7 +43,7 @@ def _plugin_case(case: dict[str, Any], source: str) -> dict[str, Any]:
     happened in the case file's vocabulary."""
     check = case["check"]
     plugin = check["plugin"]
-    manifests = decode_objects(case["objects"], source)
+    manifests = decode_objects(case["objects"], source, api_rules=False)
     # upstream sets feature.Features fields directly, so a locked gate (SidecarContainers)
     # may take its other value there
     gates = FeatureGates().with_overrides(check.get("featureGates") or {}, enforce_locks=False)

@@ -116,7 +116,7 @@ def build(case: dict[str, Any], source: str, configure: Configure | None = None)
     points = tuple(check.get("extensionPoints", ()))
     unknown = [p for p in points if p not in HOOKS]
     assert not unknown, f"this checker does not run {unknown}"
-    m = decode_objects(case["objects"], source)
+    m = decode_objects(case["objects"], source, api_rules=False)
     # upstream sets feature.Features fields directly, so a locked gate may take its other value
     gates = FeatureGates().with_overrides(check.get("featureGates") or {}, enforce_locks=False)
     listers = StorageListers.from_objects(

@@ -57,7 +57,7 @@ def run_on(case: dict[str, Any], source: str, store: Any) -> None:
     check = case["check"]
     expect = case["expect"]
     plugin_name = check["plugin"]
-    m = decode_objects(case["objects"], source)
+    m = decode_objects(case["objects"], source, api_rules=False)
     gates = FeatureGates().with_overrides(check.get("featureGates") or {}, enforce_locks=False)
     handle = Handle(feature_gates=gates, object_listers=ObjectListers.from_manifests(m))
     # the snapshot becomes the handle's shared lister; the plugin is called directly

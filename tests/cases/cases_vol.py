@@ -54,7 +54,7 @@ def run(case: dict[str, Any], source: str) -> None:
     name = check["plugin"]
     assert name in PLUGINS, name
     assert check.get("extensionPoints") == ["PreFilter", "Filter"], check
-    m = decode_objects(case["objects"], source)
+    m = decode_objects(case["objects"], source, api_rules=False)
     gates = FeatureGates().with_overrides(check.get("featureGates") or {})
     listers = StorageListers.from_objects(
         m.persistent_volumes,

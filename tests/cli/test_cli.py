@@ -521,7 +521,7 @@ def test_unknown_kind_warning(cwd: Path, capsys: pytest.CaptureFixture[str]) -> 
 
 
 def test_bound_pod_on_unknown_node_warning(cwd: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    (cwd / "f.yaml").write_text(POD + "spec: {nodeName: ghost}\n")
+    (cwd / "f.yaml").write_text(POD + "spec: {nodeName: ghost, containers: [{name: c}]}\n")
     code, out, err = _run(capsys, "f.yaml")
     assert code == 0
     assert err == "warning: pod default/p: node 'ghost' is not among the nodes; ignored\n"

@@ -50,7 +50,7 @@ def _pod(name: str, second: int) -> dict[str, Any]:
         "kind": "Pod",
         "metadata": {"name": name, "creationTimestamp": f"2026-11-01T00:00:0{second}Z"},
         "spec": {
-            "containers": [{"name": "main", "resources": {"requests": {"example.com/gpu": "1"}}}]
+            "containers": [{"name": "main", "resources": {"limits": {"example.com/gpu": "1"}}}]
         },
     }
 

@@ -41,9 +41,7 @@ OBJECTS = [
         "apiVersion": "v1",
         "kind": "Pod",
         "metadata": {"name": "p", "uid": "uid-p"},
-        "spec": {
-            "containers": [{"name": "c", "resources": {"requests": {"example.com/gpu": "1"}}}]
-        },
+        "spec": {"containers": [{"name": "c", "resources": {"limits": {"example.com/gpu": "1"}}}]},
     },
 ]
 

@@ -157,7 +157,8 @@ def test_pods_already_in_the_input_count_against_replicas() -> None:
     owned = (
         "apiVersion: v1\nkind: Pod\nmetadata:\n  name: {name}\n  labels: {{app: frontend}}\n"
         "  ownerReferences: [{{apiVersion: apps/v1, kind: ReplicaSet, name: " + rs.name + ", "
-        "uid: " + rs.uid + ", controller: true}}]\nspec: {{nodeName: n1}}\n"
+        "uid: " + rs.uid + ", controller: true}}]\n"
+        "spec: {{nodeName: n1, containers: [{{name: c}}]}}\n"
         "status: {{phase: {phase}}}\n"
     )
     m = _load(
@@ -240,7 +241,7 @@ def test_statefulset_ordinals_start_and_existing_pods() -> None:
     existing = (
         "apiVersion: v1\nkind: Pod\nmetadata:\n  name: web-5\n"
         "  ownerReferences: [{apiVersion: apps/v1, kind: StatefulSet, name: web, uid: u, "
-        "controller: true}]\nspec: {nodeName: n1}\n"
+        "controller: true}]\nspec: {nodeName: n1, containers: [{name: c}]}\n"
     )
     m = _load(NODES, spec, existing)
     assert [p.name for p in m.pods] == ["web-5", "web-6"]
@@ -334,7 +335,7 @@ def test_daemonset_pod_on_node_is_not_duplicated() -> None:
     existing = (
         "apiVersion: v1\nkind: Pod\nmetadata:\n  name: agent-abcde\n  namespace: kube-system\n"
         "  ownerReferences: [{apiVersion: apps/v1, kind: DaemonSet, name: agent, uid: u, "
-        "controller: true}]\nspec: {nodeName: n2}\n"
+        "controller: true}]\nspec: {nodeName: n2, containers: [{name: c}]}\n"
     )
     m = _load(NODES, DS, existing)
     assert sorted(p.node_name or "pending" for p in m.pods) == ["n2", "pending"]

@@ -403,8 +403,12 @@ def test_duplicate_storage_objects_across_files(tmp_path: Path) -> None:
 def test_storage_kinds_are_not_skipped() -> None:
     """The storage kinds are modelled: no "kind not modelled" warning for them."""
     docs: list[Any] = [
-        {"kind": "CSINode", "metadata": {"name": "n"}},
-        {"kind": "PersistentVolume", "metadata": {"name": "pv"}},
+        {"kind": "CSINode", "metadata": {"name": "n"}, "spec": {"drivers": []}},
+        {
+            "kind": "PersistentVolume",
+            "metadata": {"name": "pv"},
+            "spec": {"hostPath": {"path": "/x"}},
+        },
         {"kind": "PersistentVolumeClaim", "metadata": {"name": "c"}},
         {"kind": "StorageClass", "metadata": {"name": "sc"}, "provisioner": "p"},
         {

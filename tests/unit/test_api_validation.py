@@ -232,6 +232,8 @@ API_VERSIONS = [
     ("VolumeAttachment", "storage.k8s.io/v1", "", "storage.k8s.io/v1"),
 ]
 BODY = {
+    "Pod": "spec: {containers: [{name: c}]}\n",
+    "PersistentVolume": "spec: {hostPath: {path: /x}}\n",
     "StorageClass": "provisioner: p\n",
     "VolumeAttachment": "spec: {attacher: a, nodeName: n, source: {persistentVolumeName: pv}}\n",
 }
@@ -320,8 +322,9 @@ def test_slices_and_csinodes_of_unknown_nodes_warn(
         "spec: {driver: d, nodeName: n1, pool: {name: q, resourceSliceCount: 1}}\n---\n"
         "apiVersion: resource.k8s.io/v1\nkind: ResourceSlice\nmetadata: {name: everywhere}\n"
         "spec: {driver: d, allNodes: true, pool: {name: r, resourceSliceCount: 1}}\n---\n"
-        "apiVersion: storage.k8s.io/v1\nkind: CSINode\nmetadata: {name: ghost}\n---\n"
-        "apiVersion: storage.k8s.io/v1\nkind: CSINode\nmetadata: {name: n1}\n"
+        "apiVersion: storage.k8s.io/v1\nkind: CSINode\nmetadata: {name: ghost}\n"
+        "spec: {drivers: []}\n---\n"
+        "apiVersion: storage.k8s.io/v1\nkind: CSINode\nmetadata: {name: n1}\nspec: {drivers: []}\n"
     )
     # the nodes may come after the objects: the check runs once everything is read
     m = load_paths(["objs.yaml", "nodes.yaml"])

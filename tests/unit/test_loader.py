@@ -13,6 +13,7 @@ from fractions import Fraction
 from pathlib import Path
 
 import pytest
+import yaml
 
 from schedsim.api.core import (
     NodeSelectorRequirement,
@@ -22,7 +23,7 @@ from schedsim.api.core import (
 )
 from schedsim.api.defaults import NO_PODS_CAPACITY
 from schedsim.api.errors import ManifestError
-from schedsim.api.loader import Manifests, load_paths, load_text
+from schedsim.api.loader import Manifests, decode_objects, load_paths, load_text
 
 GI = 2**30
 MI = 2**20
@@ -173,7 +174,8 @@ def test_stdin_errors_name_stdin() -> None:
 def test_default_stdin_reads_utf8_bytes(monkeypatch: pytest.MonkeyPatch) -> None:
     raw = ("\ufeff" + POD.replace("p1", "caf\u00e9")).encode("utf-8")
     monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(raw), encoding="ascii"))
-    assert [p.name for p in load_paths(["-"]).pods] == ["caf\u00e9"]
+    # a name the API server refuses, read as given with the value rules off
+    assert [p.name for p in load_paths(["-"], validate="ignore").pods] == ["caf\u00e9"]
 
 
 def test_default_stdin_not_utf8(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -352,7 +354,8 @@ def test_zero_and_huge_quantities_are_accepted(cwd: Path) -> None:
         _load(
             cwd,
             f"{POD}spec:\n  containers:\n  - name: c\n"
-            "    resources: {requests: {cpu: '0', memory: 1e999, example.com/x: 8Ei}}\n",
+            "    resources: {requests: {cpu: '0', memory: 1e999, example.com/x: 8Ei},\n"
+            "                limits: {example.com/x: 8Ei}}\n",
         )
         .pods[0]
         .containers[0]
@@ -407,7 +410,7 @@ def test_sidecar_detection(cwd: Path) -> None:
   initContainers:
   - {{name: setup}}
   - {{name: proxy, restartPolicy: Always}}
-  - {{name: other, restartPolicy: OnFailure}}
+  - {{name: other}}
   containers:
   - {{name: app}}
 """
@@ -452,6 +455,7 @@ spec:
 kind: Pod
 metadata: {name: p, namespace: ml, labels: {app: train}}
 spec:
+  containers: [{name: c}]
   priority: 1000
   nodeName: ""
   nodeSelector: {accelerator: example-gpu}
@@ -537,11 +541,18 @@ spec:
 
 
 def test_no_affinity_and_empty_required_terms(cwd: Path) -> None:
-    m = _load(
-        cwd,
-        "kind: Pod\nmetadata: {name: a}\n---\nkind: Pod\nmetadata: {name: b}\n"
-        "spec: {affinity: {nodeAffinity: {requiredDuringSchedulingIgnoredDuringExecution: "
-        "{nodeSelectorTerms: []}}}}\n",
+    # the API server refuses empty nodeSelectorTerms (ValidateNodeSelector); Kubernetes' own
+    # unit tests build such pods, and the decoder reads them as terms that match nothing
+    m = decode_objects(
+        list(
+            yaml.safe_load_all(
+                "kind: Pod\nmetadata: {name: a}\n---\nkind: Pod\nmetadata: {name: b}\n"
+                "spec: {affinity: {nodeAffinity: {requiredDuringSchedulingIgnoredDuringExecution: "
+                "{nodeSelectorTerms: []}}}}\n"
+            )
+        ),
+        "f.yaml",
+        api_rules=False,
     )
     assert m.pods[0].affinity is None
     b = m.pods[1].affinity
@@ -789,14 +800,6 @@ BAD_OBJECTS = [
         NA % "{key: a, operator: Foo}",
         f"f.yaml: Pod default/p: {NA_FIELD}.operator: unsupported value 'Foo': want one of "
         "['DoesNotExist', 'Exists', 'Gt', 'In', 'Lt', 'NotIn']",
-    ),
-    (
-        NA % "{key: a, operator: Gt, values: ['1', '2']}",
-        f"f.yaml: Pod default/p: {NA_FIELD}.values: operator Gt needs exactly one value",
-    ),
-    (
-        NA % "{key: a, operator: Lt, values: [x]}",
-        f"f.yaml: Pod default/p: {NA_FIELD}.values[0]: operator Lt needs an integer, got 'x'",
     ),
     (
         P + "spec: {affinity: {podAntiAffinity: {requiredDuringSchedulingIgnoredDuringExecution: "

@@ -222,7 +222,7 @@ def _setup(
         },
     }
     csi = [o for o in objs if o["kind"] in ("CSIDriver", "CSIStorageCapacity")]
-    m = decode_objects([*(o for o in objs if o not in csi), pod_raw], "test")
+    m = decode_objects([*(o for o in objs if o not in csi), pod_raw], "test", api_rules=False)
     listers = StorageListers.from_objects(
         m.persistent_volumes,
         m.persistent_volume_claims,

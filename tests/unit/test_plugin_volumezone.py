@@ -76,7 +76,7 @@ def _objects() -> list[dict[str, Any]]:
 
 
 def _run(claim: str | None, node_labels: dict[str, str]) -> Status | None:
-    m = decode_objects(_objects(), "test")
+    m = decode_objects(_objects(), "test", api_rules=False)  # upstream test objects
     listers = StorageListers.from_objects(
         m.persistent_volumes, m.persistent_volume_claims, m.storage_classes
     )

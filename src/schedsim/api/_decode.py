@@ -114,34 +114,48 @@ _DNS1123_LABEL = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?")
 _DNS1123_SUBDOMAIN = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*")
 
 
-def check_dns1123_label(value: str, field: str) -> None:
-    """Raise FieldError unless ``value`` is an RFC 1123 label (apimachinery
-    ``IsDNS1123Label``: at most 63 characters, lower case alphanumerics or '-', starting and
-    ending with an alphanumeric), with the API server's message."""
+def dns1123_label_problem(value: str) -> str | None:
+    """apimachinery ``IsDNS1123Label``'s first message for ``value`` (at most 63 characters,
+    lower case alphanumerics or '-', starting and ending with an alphanumeric), or None."""
     if len(value) > 63:
-        raise FieldError(field, f"invalid value {value!r}: must be no more than 63 characters")
+        return "must be no more than 63 characters"
     if not _DNS1123_LABEL.fullmatch(value):
-        raise FieldError(
-            field,
-            f"invalid value {value!r}: a lowercase RFC 1123 label must consist of lower case "
-            "alphanumeric characters or '-', and must start and end with an alphanumeric "
-            "character (e.g. 'my-name', or '123-abc')",
+        return (
+            "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or "
+            "'-', and must start and end with an alphanumeric character (e.g. 'my-name', or "
+            "'123-abc')"
         )
+    return None
+
+
+def dns1123_subdomain_problem(value: str) -> str | None:
+    """apimachinery ``IsDNS1123Subdomain``'s first message for ``value`` (at most 253
+    characters, dot-separated labels), or None."""
+    if len(value) > 253:
+        return "must be no more than 253 characters"
+    if not _DNS1123_SUBDOMAIN.fullmatch(value):
+        return (
+            "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, "
+            "'-' or '.', and must start and end with an alphanumeric character (e.g. "
+            "'example.com')"
+        )
+    return None
+
+
+def check_dns1123_label(value: str, field: str) -> None:
+    """Raise FieldError unless ``value`` is an RFC 1123 label (`dns1123_label_problem`),
+    with the API server's message."""
+    problem = dns1123_label_problem(value)
+    if problem is not None:
+        raise FieldError(field, f"invalid value {value!r}: {problem}")
 
 
 def check_dns1123_subdomain(value: str, field: str) -> None:
-    """Raise FieldError unless ``value`` is an RFC 1123 subdomain (apimachinery
-    ``IsDNS1123Subdomain``: at most 253 characters, dot-separated labels), with the API
-    server's message."""
-    if len(value) > 253:
-        raise FieldError(field, f"invalid value {value!r}: must be no more than 253 characters")
-    if not _DNS1123_SUBDOMAIN.fullmatch(value):
-        raise FieldError(
-            field,
-            f"invalid value {value!r}: a lowercase RFC 1123 subdomain must consist of lower case "
-            "alphanumeric characters, '-' or '.', and must start and end with an alphanumeric "
-            "character (e.g. 'example.com')",
-        )
+    """Raise FieldError unless ``value`` is an RFC 1123 subdomain
+    (`dns1123_subdomain_problem`), with the API server's message."""
+    problem = dns1123_subdomain_problem(value)
+    if problem is not None:
+        raise FieldError(field, f"invalid value {value!r}: {problem}")
 
 
 def check_api_version(raw: Mapping[str, Any], kind: str, allowed: tuple[str, ...]) -> None:

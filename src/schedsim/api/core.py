@@ -213,8 +213,11 @@ class NodeSelectorRequirement:
 
     @classmethod
     def from_manifest(cls, raw: Mapping[str, Any], path: str) -> NodeSelectorRequirement:
-        """Decode and validate one requirement (operators In, NotIn, Exists, DoesNotExist,
-        Gt, Lt; Gt/Lt take exactly one integer value); raises FieldError."""
+        """Decode one requirement (operators In, NotIn, Exists, DoesNotExist, Gt, Lt);
+        raises FieldError. A Gt/Lt value is not parsed here: the API server accepts any
+        string and kube-scheduler matches no node when it is not an integer
+        (`schedsim.api.nodeaffinity`); the value counts are checked by
+        `schedsim.api.validation_pod`."""
         key = d.get_str(raw, "key", path)
         operator = d.get_str(raw, "operator", path)
         if operator not in NODE_SELECTOR_OPERATORS:
@@ -223,15 +226,6 @@ class NodeSelectorRequirement:
                 f"unsupported value {operator!r}: want one of {sorted(NODE_SELECTOR_OPERATORS)}",
             )
         values = d.get_str_list(raw, "values", path)
-        if operator in ("Gt", "Lt"):
-            if len(values) != 1:
-                raise FieldError(f"{path}.values", f"operator {operator} needs exactly one value")
-            try:
-                int(values[0])
-            except ValueError:
-                raise FieldError(
-                    f"{path}.values[0]", f"operator {operator} needs an integer, got {values[0]!r}"
-                ) from None
         return cls(key=key, operator=operator, values=values)
 
 

@@ -16,15 +16,12 @@ read, are warned about too. A malformed object (one the API server would reject)
 
 from __future__ import annotations
 
-import json
-import re
 import sys
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 import attrs
-import yaml
 
 from schedsim.api import controllers, defaults, priority
 from schedsim.api._decode import type_name
@@ -32,6 +29,7 @@ from schedsim.api.core import Node, Pod
 from schedsim.api.defaults import generate_name
 from schedsim.api.errors import FieldError, ManifestError
 from schedsim.api.kss import EXPORT_KINDS, expand_export, looks_like_export
+from schedsim.api.manifest_text import parse_text
 from schedsim.api.policy import Namespace, PodDisruptionBudget, PriorityClass, Service
 from schedsim.api.resource import DeviceClass, ResourceClaim, ResourceClaimTemplate, ResourceSlice
 from schedsim.api.storage import (
@@ -44,6 +42,7 @@ from schedsim.api.storage import (
     VolumeAttachment,
 )
 from schedsim.api.strict import FieldChecker, check_mode
+from schedsim.api.validation import ApiValidator
 from schedsim.api.workloads import (
     DaemonSet,
     Deployment,
@@ -52,7 +51,6 @@ from schedsim.api.workloads import (
     ReplicationController,
     StatefulSet,
 )
-from schedsim.api.yaml_aliases import ALIAS_TOKEN, AliasError, check_aliasing
 
 __all__ = [
     "Manifests",
@@ -63,84 +61,6 @@ __all__ = [
     "read_documents",
     "read_stdin",
 ]
-
-# the C loader is ~10x faster on large `kubectl get -o yaml` dumps
-_Loader: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-
-_MERGE_TAG = "tag:yaml.org,2002:merge"
-
-
-def _construct_mapping(loader: Any, node: Any, deep: bool = False) -> Any:
-    """Reject duplicate keys, as kubectl does (``key "kind" already set in map``), and spell
-    keys as kubectl's YAML-to-JSON conversion (sigs.k8s.io/yaml) does: YAML 1.1 booleans
-    (``yes``, ``on``, ``true``) become ``"true"``/``"false"``, numbers their decimal text; a
-    null or collection key is refused ("unsupported map key")."""
-    if not isinstance(node, yaml.MappingNode):
-        return yaml.constructor.SafeConstructor.construct_mapping(loader, node, deep)
-    seen: set[tuple[str, str]] = set()
-    for key_node, _ in node.value:
-        if not isinstance(key_node, yaml.ScalarNode) or key_node.tag == _MERGE_TAG:
-            continue
-        key = (key_node.tag, key_node.value)
-        if key in seen:
-            raise yaml.constructor.ConstructorError(
-                "while constructing a mapping",
-                node.start_mark,
-                f"found duplicate key {key_node.value!r}",
-                key_node.start_mark,
-            )
-        seen.add(key)
-    loader.flatten_mapping(node)  # merge keys (``<<: *base``), as SafeConstructor does
-    out: dict[str, Any] = {}
-    for key_node, value_node in node.value:
-        name = _json_key(loader.construct_object(key_node, deep=deep), key_node)
-        out[name] = loader.construct_object(value_node, deep=deep)
-    return out
-
-
-def _json_key(key: Any, key_node: Any) -> str:
-    if isinstance(key, str):
-        return key
-    if isinstance(key, bool):
-        return "true" if key else "false"
-    if isinstance(key, int):
-        return str(key)
-    if isinstance(key, float):
-        return repr(key).removesuffix(".0")
-    what = "null" if key is None else type(key).__name__
-    raise yaml.constructor.ConstructorError(
-        None, None, f"unsupported map key: {what}", key_node.start_mark
-    )
-
-
-def _checked_scalar(tag: str) -> Callable[[Any, Any], Any]:
-    """Wrap the safe constructor of ``!!tag`` so a bad explicitly tagged value (``!!int abc``,
-    an integer of more digits than `int` accepts) is a YAML error naming its line."""
-    construct = _Loader.yaml_constructors[f"tag:yaml.org,2002:{tag}"]
-
-    def checked(loader: Any, node: Any) -> Any:
-        try:
-            return construct(loader, node)
-        except (ValueError, KeyError):
-            text = node.value if len(node.value) <= 40 else node.value[:37] + "..."
-            raise yaml.constructor.ConstructorError(
-                None, None, f"invalid !!{tag} value {text!r}", node.start_mark
-            ) from None
-
-    return checked
-
-
-# Manifests are read the way the API server reads them: timestamps stay strings (the decoders
-# check them, naming the field; PyYAML would fail on ``2024-13-45`` without saying where) and
-# duplicate keys are an error instead of the last one silently winning.
-_ManifestLoader: Any = type(
-    "_ManifestLoader", (_Loader,), {"construct_mapping": _construct_mapping}
-)
-_ManifestLoader.add_constructor(
-    "tag:yaml.org,2002:timestamp", yaml.constructor.SafeConstructor.construct_yaml_str
-)
-for _tag in ("int", "float", "bool"):
-    _ManifestLoader.add_constructor(f"tag:yaml.org,2002:{_tag}", _checked_scalar(_tag))
 
 _MANIFEST_SUFFIXES = (".yaml", ".yml", ".json")
 
@@ -369,7 +289,10 @@ class Manifests:
 
 
 def _describe(kind: str, namespace: str, name: str) -> str:
-    return f"{kind} {namespace}/{name}" if namespace else f"{kind} {name}"
+    """``KIND NS/NAME``; a name or namespace that is not printable is shown escaped (a
+    terminal escape sequence in a name is never printed raw)."""
+    key = f"{namespace}/{name}" if namespace else name
+    return f"{kind} {key if key.isprintable() else repr(key)}"
 
 
 def _is_list(obj: Mapping[str, Any]) -> bool:
@@ -433,7 +356,12 @@ def _flatten(
 
 
 def decode_objects(
-    docs: Iterable[Any], source: str, validate: str = "strict", keep_raw: bool = False
+    docs: Iterable[Any],
+    source: str,
+    validate: str = "strict",
+    keep_raw: bool = False,
+    *,
+    api_rules: bool = True,
 ) -> Manifests:
     """Decode already-parsed documents (dicts) read from ``source``.
 
@@ -449,16 +377,20 @@ def decode_objects(
             ignored) or ``ignore``; see `schedsim.api.strict`.
         keep_raw: keep the objects a kube-scheduler-simulator export holds, as read, in
             `Manifests.raw_objects`.
+        api_rules: False skips the API server's value rules (`schedsim.api.validation`) but
+            not the field check: for objects as Kubernetes' own unit tests build them, which
+            never pass the API server (the upstream case runners).
 
     Returns:
         the decoded objects.
 
     Raises:
-        ManifestError: an object is malformed or duplicated, or (strict) has an unknown
-            field: ``FILE: KIND NS/NAME: FIELD: unknown field "NAME"``.
+        ManifestError: an object is malformed or duplicated, the API server would refuse
+            it (one line per problem), or (strict) has an unknown field:
+            ``FILE: KIND NS/NAME: FIELD: unknown field "NAME"``.
         ValueError: ``validate`` is not one of strict, warn, ignore.
     """
-    out = _decode_objects(docs, source, validate, keep_raw)
+    out = _decode_objects(docs, source, validate, keep_raw, api_rules)
     out.warnings.extend(out.summary_warnings())
     return out
 
@@ -467,10 +399,15 @@ _RAW_KINDS = frozenset(kind for _, kind in EXPORT_KINDS.values())
 
 
 def _decode_objects(
-    docs: Iterable[Any], source: str, validate: str = "strict", keep_raw: bool = False
+    docs: Iterable[Any],
+    source: str,
+    validate: str = "strict",
+    keep_raw: bool = False,
+    api_rules: bool = True,
 ) -> Manifests:
     out = Manifests()
     checker = FieldChecker(source, validate)
+    api = ApiValidator(source, validate if api_rules else "ignore")
     found = 0
     for where, obj in _flatten(docs, source, validate, out):
         found += 1
@@ -508,129 +445,12 @@ def _decode_objects(
             raise ManifestError(f"{source}: {label}: {e.field}: {e.problem}") from None
         # after decoding: the decoders' messages say more (a v1beta1 field under v1, ...)
         checker.check(obj, kind, label)
+        api.check(obj, kind, label)  # the API server's value rules (schedsim.api.validation)
         out._add(value, source)
     if not found:  # an empty file, only comments or '---', or empty Lists: likely a slip
         out.warnings.append(f"no objects found in {source}")
-    out.warnings.extend(checker.warnings())
+    out.warnings.extend(checker.warnings() + api.finish())
     return out
-
-
-def _yaml_problem(e: yaml.YAMLError, text: str) -> str:
-    """``line L, column C: what`` for a YAML error (PyYAML's own text names "<unicode string>")."""
-    if not isinstance(e, yaml.MarkedYAMLError) or e.problem_mark is None:
-        return " ".join(str(e).split())
-    mark = e.problem_mark
-    what = " ".join(" ".join(x for x in (e.context, e.problem) if x).split())
-    lines = text.splitlines()
-    line = lines[mark.line] if mark.line < len(lines) else ""
-    if "\t" in line[: mark.column + 1] and "tab" not in what:
-        what += " (tabs cannot be used for indentation)"
-    return f"line {mark.line + 1}, column {mark.column + 1}: {what}"
-
-
-_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
-
-
-def _check_surrogates(value: Any) -> None:
-    """Refuse a lone UTF-16 surrogate (``"\\ud800"``) in any JSON string: such a string has no
-    UTF-8 form (Go's decoder turns it into U+FFFD, and the name or label then fails the API
-    server's validation). Only called when the text has a surrogate escape."""
-    stack = [value]
-    while stack:
-        v = stack.pop()
-        if isinstance(v, str):
-            try:
-                v.encode("utf-8")
-            except UnicodeEncodeError as e:
-                bad = v[e.start]
-                raise ValueError(f"lone surrogate \\u{ord(bad):04x} in string {v[:40]!r}") from None
-        elif isinstance(v, dict):
-            stack.extend(v.keys())
-            stack.extend(v.values())
-        elif isinstance(v, list):
-            stack.extend(v)
-
-
-def _json_object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    """A JSON object; duplicate keys are an error, as in YAML."""
-    out: dict[str, Any] = {}
-    for k, v in pairs:
-        if k in out:
-            raise ValueError(f"duplicate key {k!r}")
-        out[k] = v
-    return out
-
-
-def _json_documents(text: str) -> list[Any]:
-    """The JSON values of ``text``, one or several written one after another (a JSON
-    stream, as kubectl reads it); whitespace between them is skipped.
-
-    Raises:
-        json.JSONDecodeError: with the line and column in ``text``.
-    """
-    decoder = json.JSONDecoder(object_pairs_hook=_json_object)
-    docs: list[Any] = []
-    end = len(text)
-    i = 0
-    while True:
-        while i < end and text[i] in " \t\r\n":
-            i += 1
-        if i >= end:
-            break
-        doc, i = decoder.raw_decode(text, i)
-        docs.append(doc)
-    if not docs:
-        json.loads(text)  # raises the usual "Expecting value"
-    return docs
-
-
-def _checked_json(text: str) -> list[Any]:
-    docs = _json_documents(text)
-    if _SURROGATE_ESCAPE.search(text):
-        for doc in docs:
-            _check_surrogates(doc)
-    return docs
-
-
-def parse_text(text: str, source: str) -> list[Any]:
-    """Parse YAML (JSON when ``source`` ends in ``.json``; one or several JSON objects one
-    after another are read as a stream, as kubectl does) into its documents with the manifest rules
-    (duplicate keys are errors, timestamps stay strings, alias limits).
-
-    Raises:
-        ManifestError: ``SOURCE: not valid YAML|JSON: problem``.
-    """
-    is_json = source.endswith(".json")
-    try:
-        if is_json:
-            return _checked_json(text)
-        try:
-            docs = list(yaml.load_all(text, Loader=_ManifestLoader))
-        except yaml.YAMLError:
-            # Concatenated JSON objects ({...}{...}, what `kubectl get -o json` in a loop
-            # writes) are not YAML; kubectl's decoder (NewYAMLOrJSONDecoder) reads input
-            # that starts with "{" as a JSON stream, and so does schedsim.
-            if text.lstrip().startswith("{"):
-                try:
-                    return _checked_json(text)
-                except (json.JSONDecodeError, ValueError, RecursionError):
-                    pass  # report the YAML error
-            raise
-        if ALIAS_TOKEN.search(text):
-            for doc in docs:
-                check_aliasing(doc)
-        return docs
-    except AliasError as e:
-        problem = str(e)
-    except yaml.YAMLError as e:
-        problem = _yaml_problem(e, text)
-    except json.JSONDecodeError as e:
-        problem = f"line {e.lineno}, column {e.colno}: {e.msg}"
-    except ValueError as e:  # json: a duplicate key, or an integer too long for `int`
-        problem = str(e).split(";")[0]
-    except RecursionError:  # json: nesting deeper than the interpreter's stack
-        problem = "nested too deeply"
-    raise ManifestError(f"{source}: not valid {'JSON' if is_json else 'YAML'}: {problem}")
 
 
 def _read(path: Path) -> str:

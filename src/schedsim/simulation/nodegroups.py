@@ -43,6 +43,8 @@ from schedsim.api.workloads import DaemonSet
 from schedsim.snapshot.dra import claim_is_for_pod
 from schedsim.snapshot.infos import NodeInfo, PodInfo
 
+_INT64_MAX = 2**63 - 1  # Cluster Autoscaler node-group sizes are Go ints
+
 __all__ = [
     "HOSTNAME_LABEL",
     "NodeGroup",
@@ -290,6 +292,15 @@ def parse_node_groups(doc: Any, source: str) -> list[NodeGroup]:
             min_size = d.get_int(g, "minSize", path)
             max_size = d.get_int(g, "maxSize", path)
             current = None if g.get("currentSize") is None else d.get_int(g, "currentSize", path)
+            for key, size in (
+                ("minSize", min_size),
+                ("maxSize", max_size),
+                ("currentSize", current),
+            ):
+                if size is not None and size > _INT64_MAX:  # CA reads sizes as Go ints
+                    raise FieldError(
+                        f"{path}.{key}", f"{size} is out of range for a 64-bit integer"
+                    )
             if min_size < 0:
                 raise FieldError(f"{path}.minSize", f"must be >= 0, got {min_size}")
             if max_size < min_size:
