@@ -6,9 +6,10 @@ Mirrors kube-scheduler 1.34 ``imagelocality/image_locality.go`` (Score; no Norma
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from operator import attrgetter
 from typing import Any, ClassVar
 
-from schedsim.api.core import Pod
+from schedsim.api.core import Node, Pod
 from schedsim.framework import MAX_NODE_SCORE, Code, CycleState, Handle, NodeInfo, StateKey, Status
 
 __all__ = [
@@ -30,6 +31,8 @@ MAX_CONTAINER_THRESHOLD = 1000 * _MB
 
 PRE_SCORE_STATE_KEY: StateKey[_PodImages] = StateKey("PreScore" + NAME)
 """The pod's images with their spread over the cluster (schedsim's PreScore)."""
+
+_NODE = attrgetter("node")
 
 _NO_SNAPSHOT = Status(Code.Error, ("ImageLocality: no snapshot to list the nodes of",), NAME)
 
@@ -57,20 +60,16 @@ class _PodImages:
 
     __slots__ = ("names", "num_containers", "spread")
 
-    def __init__(self, pod: Pod, nodes: Sequence[NodeInfo]) -> None:
+    def __init__(self, pod: Pod, with_images: Sequence[Node], total: int) -> None:
         containers = (*pod.init_containers, *pod.containers)
         self.names = tuple(normalized_image_name(c.image) for c in containers)
         self.num_containers = len(containers)
         counts = dict.fromkeys(self.names, 0)
-        for ni in nodes:
-            node = ni.node
-            if node is None or not node.images:
-                continue
+        for node in with_images:
             images = node.images
             for name in counts:
                 if name in images:
                     counts[name] += 1
-        total = len(nodes)
         self.spread = {n: c / total for n, c in counts.items() if c} if total else {}
 
 
@@ -84,10 +83,12 @@ class ImageLocality:
     the one node that happens to have an image.
 
     Upstream reads each image's node count from the scheduler cache (``ImageStateSummary``).
-    schedsim counts it per pod instead, over every node of the snapshot, in a PreScore of its
-    own (upstream's plugin has none), so Score stays O(pod's images); Score without PreScore
-    counts it itself. The size is the one the node reports for the image (upstream: the one
-    the cache saw first; they agree unless nodes report different sizes for one name).
+    schedsim counts it per pod instead, in a PreScore of its own (upstream's plugin has none),
+    over the nodes that list any image (that list is rebuilt only when the snapshot's Node
+    objects differ from the last call's, one C-level comparison), so Score stays
+    O(pod's images); Score without PreScore counts it itself. The size is the one the node
+    reports for the image (upstream: the one the cache saw first; they agree unless nodes
+    report different sizes for one name).
 
     Takes no args.
     """
@@ -99,12 +100,19 @@ class ImageLocality:
         if unknown:
             raise ValueError(f"{NAME} takes no args, got {', '.join(unknown)}")
         self._handle = handle
+        self._nodes: list[Node | None] = []
+        self._with_images: list[Node] = []
 
     def _pod_images(self, pod: Pod) -> _PodImages | None:
         lister = self._handle.shared_lister
         if lister is None:
             return None
-        return _PodImages(pod, lister.node_infos().list())
+        infos = lister.node_infos().list()
+        nodes = list(map(_NODE, infos))
+        if nodes != self._nodes:  # C-level, identity first: the Node objects changed
+            self._nodes = nodes
+            self._with_images = [n for n in nodes if n is not None and n.images]
+        return _PodImages(pod, self._with_images, len(infos))
 
     def schedsim_pre_score(
         self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
@@ -115,6 +123,14 @@ class ImageLocality:
             return _NO_SNAPSHOT
         state[PRE_SCORE_STATE_KEY] = images
         return None
+
+    def score_reuse_token(self, state: CycleState) -> object:
+        """What this plugin's raw score reads beyond the pod and the node (the scheduler's
+        raw score reuse, `schedsim.scheduler.ResultCache`): the spread of the pod's images
+        over the cluster from this attempt's PreScore, or None (no PreScore state: no
+        reuse)."""
+        images = state.get(PRE_SCORE_STATE_KEY)
+        return None if images is None else images.spread
 
     def schedsim_score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> int | Status:
         """Score of upstream ImageLocality."""

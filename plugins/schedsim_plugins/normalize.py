@@ -22,8 +22,14 @@ def default_normalize_score(max_priority: int, reverse: bool, scores: dict[str, 
     max_count = max(scores.values(), default=0)
     if max_count <= 0:
         if reverse:
-            for node in scores:
-                scores[node] = max_priority
+            scores.update(dict.fromkeys(scores, max_priority))
+        return
+    values = scores.values()
+    if min(values) >= 0:  # the usual case, at C speed: no sign handling needed
+        scaled_all = [max_priority * score // max_count for score in values]
+        if reverse:
+            scaled_all = list(map(max_priority.__sub__, scaled_all))
+        scores.update(zip(list(scores), scaled_all, strict=True))
         return
     for node, score in scores.items():
         q = abs(max_priority * score) // max_count

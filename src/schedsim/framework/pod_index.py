@@ -124,6 +124,7 @@ class PodIndex:
         "_anti_scan",
         "_entries",
         "_gens",
+        "_score_entries",
         "_sig_by_pair",
         "anti_terms",
         "node_labels",
@@ -134,6 +135,7 @@ class PodIndex:
     def __init__(self) -> None:
         self._entries: dict[str, _Entry] = {}
         self._gens: list[int] = []
+        self._score_entries: dict[str, tuple[PodInfo, ...]] = {}
         self.node_labels: dict[str, Mapping[str, str]] = {}
         self.sig_nodes: dict[Signature, dict[str, int]] = {}
         self.sig_labels: dict[Signature, Mapping[str, str]] = {}
@@ -157,6 +159,8 @@ class PodIndex:
         """
         gens = list(map(_GENERATION, nodes))
         prev = self._gens
+        if gens == prev:  # nothing changed since the last call (e.g. PreFilter, then PreScore)
+            return
         changed: Iterable[int] = (
             list(compress(range(len(gens)), map(ne, gens, prev)))
             if len(gens) == len(prev)
@@ -177,6 +181,10 @@ class PodIndex:
                 self._apply(name, e, -1)
             e = _Entry(ni)
             entries[name] = e
+            if e.score_pods:
+                self._score_entries[name] = e.score_pods
+            else:
+                self._score_entries.pop(name, None)
             self.node_labels[name] = e.labels
             self._apply(name, e, 1)
         if len(entries) > len(gens):  # nodes were removed
@@ -184,6 +192,7 @@ class PodIndex:
             for name in [n for n in entries if n not in present]:
                 self._apply(name, entries.pop(name), -1)
                 del self.node_labels[name]
+                self._score_entries.pop(name, None)
 
     def _apply(self, name: str, e: _Entry, sign: int) -> None:
         for sig, n in e.sigs.items():
@@ -229,9 +238,11 @@ class PodIndex:
         return out
 
     def score_pods(self) -> Iterable[tuple[str, PodInfo]]:
-        """(node name, pod) for the pods with terms PreScore reads from existing pods."""
-        for name, e in self._entries.items():
-            for pi in e.score_pods:
+        """(node name, pod) for the pods with terms PreScore reads from existing pods, node by
+        node in the order the nodes were first indexed (O(such pods): nodes without any are
+        not visited)."""
+        for name, pods in self._score_entries.items():
+            for pi in pods:
                 yield name, pi
 
 

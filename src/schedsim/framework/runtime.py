@@ -251,6 +251,12 @@ class Framework(BindingPoints):
         return {link[0]: link[3] for link in self._score}
 
     @property
+    def score_links(self) -> tuple[ScoreLink, ...]:
+        """The Score chain: (name, Score, NormalizeScore or None, weight) per plugin, in run
+        order (for bulk scorers such as `schedsim.framework.scoring.score_totals`)."""
+        return self._score
+
+    @property
     def normalize_score_plugin_names(self) -> tuple[str, ...]:
         """Score plugins that also implement NormalizeScore, in run order."""
         return tuple(link[0] for link in self._score if link[2] is not None)

@@ -21,7 +21,14 @@ again:
 
 Raw scores follow the same rule with `PURE_SCORE_PLUGINS` (each plugin on its own: a pod's
 other plugins do not matter, its PreScore state is built from the pod alone);
-NormalizeScore and the weights always run.
+NormalizeScore and the weights always run. An in-tree Score plugin whose raw score also
+depends on something cluster-wide may declare it with a ``score_reuse_token(state)`` method
+(ImageLocality: the spread of the pod's images over the cluster, from its PreScore state):
+its raw scores are reused only while that token compares equal. Raw scores live in the
+pod class's `FilterTable` (``scores``, one column per plugin, aligned with the node list)
+when the Filter walk used it: every position the walk finds changed is cleared there, so
+scoring reads the columns at the feasible positions with C-level look-ups
+(`schedsim.framework.scoring.score_totals`).
 
 Error statuses are never stored. Explained pods use the cache too: their explanation is
 derived from the same statuses, which are exact by the rule above. A revert brings back
@@ -37,9 +44,16 @@ from schedsim.dra.extended import has_extended_resource_requests
 from schedsim.framework.cycle_state import CycleState
 from schedsim.framework.interface import NodeInfo
 from schedsim.framework.runtime import Framework
+from schedsim.framework.scoring import ScoreColumns
 from schedsim.snapshot.plugin_runner import FilterTable
 
-__all__ = ["PURE_FILTER_PLUGINS", "PURE_SCORE_PLUGINS", "ResultCache", "ScoreReuse"]
+__all__ = [
+    "PURE_FILTER_PLUGINS",
+    "PURE_SCORE_PLUGINS",
+    "UNIFORM_NORMALIZE",
+    "ResultCache",
+    "ScoreReuse",
+]
 
 PURE_FILTER_PLUGINS = frozenset(
     {
@@ -59,6 +73,10 @@ PURE_SCORE_PLUGINS = frozenset(
 """In-tree Score plugins whose raw score depends on the pod (through a PreScore state built
 from the pod alone) and one NodeInfo only. Not ImageLocality: its score counts the nodes
 that have each image across the cluster."""
+
+UNIFORM_NORMALIZE = frozenset({"TaintToleration", "NodeAffinity"})
+"""In-tree Score plugins whose NormalizeScore is kube-scheduler's ``DefaultNormalizeScore``
+(nodes with equal raw scores get equal scores in [0, 100]; `ScoreColumns.uniform`)."""
 
 ScoreReuse = dict[str, dict[NodeInfo, tuple[int, int]]]
 """Plugin -> NodeInfo -> (generation, raw score), for one class of identical pods."""
@@ -111,6 +129,16 @@ class ResultCache:
             and type(plugins[name]).__module__.startswith(_IN_TREE_MODULE)
         )
         self._scores: dict[str, ScoreReuse] = {}
+        columns: list[tuple[str, Any, bool]] = []
+        normalizing = set(framework.normalize_score_plugin_names)
+        for name in framework.score_weights:
+            plugin = plugins[name]
+            if not type(plugin).__module__.startswith(_IN_TREE_MODULE):
+                continue
+            token = getattr(plugin, "score_reuse_token", None)
+            if name in PURE_SCORE_PLUGINS or token is not None:
+                columns.append((name, token, name in normalizing))
+        self._columns = tuple(columns)
 
     def filter_cache(self, pod: Pod, state: CycleState) -> FilterTable | None:
         """The shared Filter results for ``pod``'s class, or None when the rule above does not
@@ -142,7 +170,53 @@ class ResultCache:
             reuse = self._scores[key] = {name: {} for name in self._pure_score}
         return reuse
 
+    def score_columns(self, pod: Pod, state: CycleState, table: FilterTable) -> ScoreColumns:
+        """Raw score columns in ``table`` (``pod``'s class, just revalidated by the Filter
+        walk over the whole node list) for the cacheable Score plugins that run for this
+        attempt (after PreScore: ``state`` says which were skipped): those without
+        NormalizeScore summed in one column, the others one column each. Nothing is kept
+        when NodeResourcesFit would read DRA state (DRAExtendedResource)."""
+        if self._dra_extended and has_extended_resource_requests(pod):
+            return ScoreColumns(frozenset(), None, {}, frozenset())
+        n = len(table.objs)
+        skip = state.skip_score_plugins
+        stored, tokens = table.scores, table.tokens
+        summed: list[str] = []
+        summed_tokens: list[object] = []
+        raw: dict[str, list[int | None]] = {}
+        for name, token_fn, normalizes in self._columns:
+            if name in skip:
+                continue
+            token = None
+            if token_fn is not None:
+                token = token_fn(state)
+                if token is None:
+                    continue
+            if not normalizes:
+                summed.append(name)
+                summed_tokens.append(token)
+                continue
+            raw[name] = _column(stored, tokens, name, token, n)
+        combined = None
+        if summed:
+            combined = _column(stored, tokens, "+".join(summed), tuple(summed_tokens), n)
+        return ScoreColumns(frozenset(summed), combined, raw, UNIFORM_NORMALIZE)
+
     def clear(self) -> None:
         """Forget everything (frees the memory; results stay valid otherwise)."""
         self._filters.clear()
         self._scores.clear()
+
+
+def _column(
+    stored: dict[str, list[int | None]], tokens: dict[str, object], key: str, token: object, n: int
+) -> list[int | None]:
+    """The column ``key`` of a `FilterTable` of ``n`` positions, emptied when its token
+    changed or its length is not ``n``."""
+    column = stored.get(key)
+    if column is not None and (len(column) != n or tokens.get(key) != token):
+        column = None
+    if column is None:
+        column = stored[key] = [None] * n
+        tokens[key] = token
+    return column

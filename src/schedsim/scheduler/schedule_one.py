@@ -62,12 +62,13 @@ from schedsim.framework.cycle_state import CycleState
 from schedsim.framework.fit_error import Diagnosis, FitError
 from schedsim.framework.nominator import PodNominator
 from schedsim.framework.runtime import PluginError
+from schedsim.framework.scoring import ScoreColumns
 from schedsim.framework.status import SUCCESS, Code, Status
 from schedsim.framework.waiting_pods import WaitingPod
 from schedsim.scheduler.cache import ResultCache
 from schedsim.scheduler.explain import SUCCESS_MESSAGE, Explanation, plugin_statuses
 from schedsim.scheduler.feasible import num_feasible_nodes_to_find
-from schedsim.scheduler.prioritize import prioritize_nodes
+from schedsim.scheduler.prioritize import prioritize_nodes, prioritize_totals
 from schedsim.scheduler.select import select_host
 from schedsim.snapshot.errors import NodeNotFoundError, SchedulingError
 from schedsim.snapshot.plugin_runner import absent_nodes_status
@@ -284,6 +285,23 @@ class Scheduler:
             host_info = feasible[self._rng.randrange(len(feasible)) if self._rng else 0]
             assert host_info.node is not None
             return ScheduleResult(host_info.node.name, evaluated, len(feasible)), state
+        if table is not None and explanation is None and self._rng is None:
+            assert self._cache is not None
+            # totals only, raw scores from the class's columns (ResultCache, rule there)
+            names = list(map(table.names.__getitem__, walk.indices))
+            cache = self._cache
+
+            def columns(after_pre_score: CycleState) -> ScoreColumns:
+                return cache.score_columns(pod, after_pre_score, table)
+
+            totals, failed = prioritize_totals(
+                framework, state, pod, feasible, walk.indices, names, columns
+            )
+            if failed is not None:
+                raise SchedulingError.internal(pod, failed.message)
+            # selectHost: the highest total, the first of the tied ones in evaluation order
+            host = names[totals.index(max(totals))]
+            return ScheduleResult(host, evaluated, len(feasible)), state
         raw: dict[str, dict[str, int]] | None = {} if explanation is not None else None
         reuse = None if self._cache is None else self._cache.score_reuse(pod)
         scores, failed = prioritize_nodes(framework, state, pod, feasible, raw, reuse)

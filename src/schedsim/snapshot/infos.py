@@ -223,7 +223,6 @@ class NodeInfo:
         "_allocatable",
         "_image_states",
         "_image_states_view",
-        "_node",
         "_non_zero_requested",
         "_pods",
         "_pods_with_affinity",
@@ -235,6 +234,7 @@ class NodeInfo:
         "csi_node",
         "generation",
         "local_resource_slices",
+        "node",
     )
 
     def __init__(
@@ -244,7 +244,9 @@ class NodeInfo:
         csi_node: CSINode | None = None,
         pods: Sequence[PodInfo] = (),
     ) -> None:
-        self._node = node
+        self.node: Node | None = node
+        """The Node; read-only for everybody else (a plain attribute, not a property, so
+        bulk readers pay no call; `set_node` replaces it)."""
         self._pods: FrozenList[PodInfo] = FrozenList()
         self._pods_with_affinity: FrozenList[PodInfo] = FrozenList()
         self._pods_with_required_anti_affinity: FrozenList[PodInfo] = FrozenList()
@@ -278,15 +280,10 @@ class NodeInfo:
         self._pvc_ref_counts_view = MappingProxyType(self._pvc_ref_counts)
 
     def __repr__(self) -> str:
-        name = self._node.name if self._node else "<no node>"
+        name = self.node.name if self.node else "<no node>"
         return f"NodeInfo({name}, pods={len(self._pods)})"
 
     # ----------------------------------------------------------------- read-only members
-
-    @property
-    def node(self) -> Node | None:
-        """The Node."""
-        return self._node
 
     @property
     def pods(self) -> Sequence[PodInfo]:
@@ -383,12 +380,12 @@ class NodeInfo:
                 list.pop(pods)
                 self._update(pi, -1)
                 return
-        node = self._node.name if self._node else ""
+        node = self.node.name if self.node else ""
         raise LookupError(f"no corresponding pod {pod.name} in pods of node {node}")
 
     def set_node(self, node: Node) -> None:
         """Replace the Node and recompute allocatable; pods are not re-accounted."""
-        self._node = node
+        self.node = node
         self._allocatable = FrozenResource(Resource.from_resource_list(node.allocatable))
         self.generation = next_generation()
 
@@ -397,7 +394,7 @@ class NodeInfo:
         lists, aggregates, ports and PVC counts (Snapshot upstream; what a store's fork and
         copy-on-write use). Keeps the generation."""
         c = NodeInfo.__new__(NodeInfo)
-        c._node = self._node
+        c.node = self.node
         c._pods = FrozenList(self._pods)
         c._pods_with_affinity = FrozenList(self._pods_with_affinity)
         c._pods_with_required_anti_affinity = FrozenList(self._pods_with_required_anti_affinity)

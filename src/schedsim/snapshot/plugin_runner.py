@@ -63,9 +63,15 @@ class FilterTable:
     objects and generations), re-runs Filter only where something changed, and finds the
     feasible nodes with C-level slicing; entries count only while object and generation
     match.
+
+    ``scores`` holds, per Score plugin the scheduler declared cacheable, a raw score per
+    position (None: not computed for the current NodeInfo); every position the walk finds
+    changed is set to None in each of them, so a value present is one computed for the
+    NodeInfo object and generation the position holds now. ``tokens`` is the scheduler's
+    (what else a column's scores were computed for, e.g. the cluster's image spread).
     """
 
-    __slots__ = ("gens", "names", "nodeless", "objs", "ok", "statuses")
+    __slots__ = ("gens", "names", "nodeless", "objs", "ok", "scores", "statuses", "tokens")
 
     def __init__(self) -> None:
         self.objs: list[NodeInfo | None] = []
@@ -74,6 +80,8 @@ class FilterTable:
         self.statuses: list[Status | None] = []
         self.names: list[str] = []
         self.nodeless = False
+        self.scores: dict[str, list[int | None]] = {}
+        self.tokens: dict[str, object] = {}
 
     def resize(self, n: int) -> None:
         """Forget everything and hold ``n`` positions, all stale."""
@@ -83,6 +91,8 @@ class FilterTable:
         self.statuses = [None] * n
         self.names = [""] * n
         self.nodeless = False
+        self.scores = {}
+        self.tokens = {}
 
 
 def absent_nodes_status(plugins: Iterable[str]) -> Status:
@@ -395,7 +405,10 @@ class SchedulerPluginRunner:
             table.names,
         )
         errors: list[int] = []
+        columns = list(table.scores.values())
         for i in stale:
+            for column in columns:
+                column[i] = None
             ni = nodes[i]
             node = ni.node
             if node is None:  # never feasible, never recorded (as in walk_filters)

@@ -1,0 +1,163 @@
+"""Host ranking in bulk, for host selection without per-plugin records.
+
+`score_totals` ranks the feasible nodes as `Framework.run_score_plugins` does for
+``selectHost`` (each node's weighted sum of normalized scores, kube-scheduler's
+``RunScorePlugins``), with column-wise C-level operations, and takes raw scores from
+per-position columns (`ScoreColumns`) the caller keeps for plugins whose raw score depends
+on the pod and the node alone (the scheduler's `schedsim.scheduler.ResultCache`).
+NormalizeScore always runs over the nodes given (a normalized score depends on the whole
+feasible set), so normalized scores are never reused.
+
+Anything unusual (a Score returning something else than an int, raising, a NormalizeScore
+failing or leaving a score out of range) makes it return None: the caller then runs
+`Framework.run_score_plugins`, which produces kube-scheduler's error for it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from operator import add, itemgetter
+from typing import Any, cast
+
+from schedsim.api.core import Pod
+from schedsim.framework.cycle_state import CycleState
+from schedsim.framework.interface import NodeInfo
+from schedsim.framework.runtime import Framework
+from schedsim.framework.scores import MAX_NODE_SCORE, MIN_NODE_SCORE
+from schedsim.framework.status import Status
+
+__all__ = ["ScoreColumns", "score_totals"]
+
+_INT_ONLY = {int}
+
+
+class ScoreColumns:
+    """Raw scores kept per position of a node list, for one class of identical pods.
+
+    Attributes:
+        summed: Score plugins without NormalizeScore whose weighted raw scores are kept
+            summed in ``combined``.
+        combined: per position, the sum over ``summed`` of weight x raw score (None: not
+            known for the NodeInfo now at that position); None when ``summed`` is empty.
+        raw: plugin with NormalizeScore -> its raw score per position (None: not known).
+        uniform: plugins of ``raw`` whose NormalizeScore gives nodes with equal raw scores
+            equal scores within [0, 100] (kube-scheduler's ``DefaultNormalizeScore``): when
+            all the feasible nodes' raw scores are equal, the plugin adds the same to every
+            node and cannot change the ranking, so it is left out of the sum.
+
+    The caller vouches that every value present is the plugin's raw score for this pod
+    class and the NodeInfo now at that position.
+    """
+
+    __slots__ = ("combined", "raw", "summed", "uniform")
+
+    def __init__(
+        self,
+        summed: frozenset[str],
+        combined: list[int | None] | None,
+        raw: dict[str, list[int | None]],
+        uniform: frozenset[str],
+    ) -> None:
+        self.summed = summed
+        self.combined = combined
+        self.raw = raw
+        self.uniform = uniform
+
+
+def score_totals(
+    framework: Framework,
+    state: CycleState,
+    pod: Pod,
+    nodes: Sequence[NodeInfo],
+    positions: Sequence[int],
+    columns: ScoreColumns,
+    names: Sequence[str],
+) -> list[int] | None:
+    """Each node's total score up to a constant common to all nodes (mirrors kube-scheduler
+    1.34 ``RunScorePlugins`` followed by the sum ``prioritizeNodes`` takes: the highest
+    total, and the first node having it, are the ones upstream's totals give), or None when
+    a plugin did anything but return ints in range (the caller reruns
+    `Framework.run_score_plugins` for the error).
+
+    Args:
+        framework: the profile.
+        state: the attempt's CycleState after PreScore (plugins in
+            ``state.skip_score_plugins`` do not run).
+        pod: the pod.
+        nodes: the feasible nodes, in evaluation order (two or more).
+        positions: for each node, its position in the caller's node list (the index into
+            the columns).
+        columns: the raw scores kept for the pod's class (`ScoreColumns`); values computed
+            here are written there.
+        names: the nodes' names in ``nodes`` order (NormalizeScore takes a node name ->
+            score map).
+
+    Returns:
+        totals in ``nodes`` order, or None.
+
+    Time: O(nodes) C-level per plugin plus a Score call per node whose raw score is not
+    known; the NormalizeScore calls as upstream.
+    """
+    skip = state.skip_score_plugins
+    links = [link for link in framework.score_links if link[0] not in skip]
+    pick = cast(Callable[[Sequence[Any]], tuple[Any, ...]], itemgetter(*positions))
+    totals: list[int] | None = None
+    summed = columns.summed
+    combined = columns.combined
+    try:
+        if combined is not None:
+            values = list(pick(combined))
+            misses = values.count(None)
+            if misses:
+                adding = [link for link in links if link[0] in summed]
+                k = 0
+                for _ in range(misses):
+                    k = values.index(None, k)
+                    ni = nodes[k]
+                    total = 0
+                    for _name, score, _normalize, weight in adding:
+                        s = score(state, pod, ni)
+                        if s.__class__ is not int or not MIN_NODE_SCORE <= s <= MAX_NODE_SCORE:
+                            return None
+                        total += s * weight
+                    values[k] = combined[positions[k]] = total
+                    k += 1
+            totals = cast(list[int], values)
+        for name, score, normalize, weight in links:
+            if combined is not None and name in summed:
+                continue
+            column = columns.raw.get(name)
+            if column is not None:
+                values = list(pick(column))
+                k = 0
+                for _ in range(values.count(None)):
+                    k = values.index(None, k)
+                    s = score(state, pod, nodes[k])
+                    if s.__class__ is not int:
+                        return None
+                    values[k] = column[positions[k]] = s
+                    k += 1
+                ints = cast(list[int], values)
+                if name in columns.uniform and min(ints) == max(ints):
+                    continue  # the same normalized score on every node: ranking unchanged
+            else:
+                computed = [score(state, pod, ni) for ni in nodes]
+                if set(map(type, computed)) - _INT_ONLY:
+                    return None
+                ints = cast(list[int], computed)
+            if normalize is not None:
+                by_node = dict(zip(names, ints, strict=True))
+                st = normalize(state, pod, by_node)
+                if st is not None and (st.__class__ is not Status or not st.is_success):
+                    return None
+                if len(by_node) != len(names) or set(map(type, by_node.values())) - _INT_ONLY:
+                    return None
+                ints = list(map(by_node.__getitem__, names))
+            if min(ints) < MIN_NODE_SCORE or max(ints) > MAX_NODE_SCORE:
+                return None
+            if weight != 1:
+                ints = list(map(weight.__mul__, ints))
+            totals = ints if totals is None else list(map(add, totals, ints))
+    except Exception:
+        return None
+    return totals if totals is not None else [0] * len(nodes)
