@@ -9,7 +9,8 @@ sequences of pods of a few shapes (so that identical pods recur), interleaved wi
 changes that must invalidate cached results (pods bound to a node, nodes added and removed,
 forks with reverts and commits), both stores give, pod by pod, the same placement, the same
 FitError message, the same nextStartNodeIndex and, for explained pods, the same
-explanation with the cache as without it.
+explanation with the cache as without it. First fit (CA's round robin,
+``schedule_pod_or_explain``) is checked the same way with and without `FailingClasses`.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from hypothesis import strategies as st
 
 from schedsim.api.core import Node, Pod
 from schedsim.framework import Framework, Handle, default_profile
-from schedsim.scheduler import Scheduler
+from schedsim.scheduler import FailingClasses, ResultCache, Scheduler
 from schedsim.snapshot import (
     BasicSnapshotStore,
     ClusterSnapshotStore,
@@ -116,16 +117,22 @@ def _run(
     store: Callable[[], ClusterSnapshotStore],
     percentage: int | None,
     cache: bool,
+    first_fit: bool = False,
 ) -> list[object]:
     fw = Framework(default_profile(), Handle())
     snap = PredicateSnapshot(fw, store(), skip_unschedulable_nodes=False)
     snap.set_cluster_state(nodes, [])
     sched = Scheduler(snap, percentage_of_nodes_to_score=percentage, cache=cache)
+    if first_fit and cache:
+        snap.plugin_runner.failing_classes = FailingClasses(ResultCache(fw))
     trace: list[object] = []
     forked = 0
     for step, (op, arg) in enumerate(ops):
         infos = snap.list_node_infos()
-        if op in ("pod", "explain"):
+        if op in ("pod", "explain") and first_fit:
+            found = snap.schedule_pod_or_explain(_shape(arg)(f"p{step}"))
+            trace.append(found if isinstance(found, str) else found.message)
+        elif op in ("pod", "explain"):
             placed = sched.schedule_one(_shape(arg)(f"p{step}"), explain=op == "explain")
             trace.append(
                 (
@@ -172,17 +179,24 @@ def _run(
     ops=_OPS,
     percentage=st.sampled_from((None, 5, 30, 100)),
     delta=st.booleans(),
+    first_fit=st.booleans(),
 )
 def test_cache_changes_nothing(
-    data: st.DataObject, n: int, ops: list[tuple[str, int]], percentage: int | None, delta: bool
+    data: st.DataObject,
+    n: int,
+    ops: list[tuple[str, int]],
+    percentage: int | None,
+    delta: bool,
+    first_fit: bool,
 ) -> None:
     """With and without the cache: identical placements, FitErrors, nextStartNodeIndex and
-    explanations, on both stores, through binds, node changes, forks, reverts, commits."""
+    explanations, on both stores, through binds, node changes, forks, reverts, commits; and
+    for first fit (`schedule_pod_or_explain`) with and without `FailingClasses`."""
     nodes = [data.draw(_node(i)) for i in range(n)]
     extra = [data.draw(_node(500 + i)) for i in range(3)]
     store: Callable[[], ClusterSnapshotStore] = DeltaSnapshotStore if delta else BasicSnapshotStore
-    without = _run(nodes, ops, list(extra), store, percentage, cache=False)
-    with_cache = _run(nodes, ops, list(extra), store, percentage, cache=True)
+    without = _run(nodes, ops, list(extra), store, percentage, False, first_fit)
+    with_cache = _run(nodes, ops, list(extra), store, percentage, True, first_fit)
     assert with_cache == without
 
 
@@ -204,9 +218,12 @@ def test_many_identical_pods_on_a_changing_cluster() -> None:
     for i in range(400):
         ops.append(("pod", i % 4))
         if i % 50 == 49:
-            ops += [("bind", i), ("remove-node", i), ("add-node", 0)]
-    extra = [make_node(f"x{i}", cpu="8") for i in range(10)]
+            ops += [("bind", i), ("remove-node", i), ("add-node", 0), ("add-node", 0)]
+    extra = [make_node(f"x{i}", cpu="8") for i in range(20)]
     for store in (BasicSnapshotStore, DeltaSnapshotStore):
         runs = [_run(nodes, ops, list(extra), store, None, cache=c) for c in (False, True)]
         assert runs[0] == runs[1]
         assert any(isinstance(t, tuple) and t[0] is None for t in runs[0])
+        fits = [_run(nodes, ops, list(extra), store, None, c, True) for c in (False, True)]
+        assert fits[0] == fits[1]
+        assert any(isinstance(t, str) and t.startswith("0/") for t in fits[0])

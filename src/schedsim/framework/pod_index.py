@@ -26,11 +26,11 @@ not O(pods). Memory: O(pods' distinct signatures and terms + nodes).
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from itertools import compress
-from operator import attrgetter, ne
+from operator import attrgetter
 
 from schedsim.api.labels import LabelSelector
 from schedsim.framework.interface import NodeInfo, PodInfo
+from schedsim.framework.positions import differences
 from schedsim.framework.types import AffinityTerm
 
 __all__ = ["PodIndex", "Signature", "TermKey", "index_pairs", "term_key", "term_matches"]
@@ -161,11 +161,13 @@ class PodIndex:
         prev = self._gens
         if gens == prev:  # nothing changed since the last call (e.g. PreFilter, then PreScore)
             return
-        changed: Iterable[int] = (
-            list(compress(range(len(gens)), map(ne, gens, prev)))
-            if len(gens) == len(prev)
-            else range(len(gens))
-        )
+        changed: Iterable[int]
+        if len(gens) == len(prev):
+            found: list[int] = []
+            differences(gens, prev, 0, len(gens), found)
+            changed = found
+        else:
+            changed = range(len(gens))
         self._gens = gens
         entries = self._entries
         for i in changed:

@@ -7,7 +7,12 @@ First fit, the Cluster Autoscaler's placement, stays in the snapshot
 (`PredicateSnapshot.schedule_pod_on_any_node_matching`); both share one filter walk.
 """
 
-from schedsim.scheduler.cache import PURE_FILTER_PLUGINS, PURE_SCORE_PLUGINS, ResultCache
+from schedsim.scheduler.cache import (
+    PURE_FILTER_PLUGINS,
+    PURE_SCORE_PLUGINS,
+    FailingClasses,
+    ResultCache,
+)
 from schedsim.scheduler.explain import PASSED, SKIP, SUCCESS_MESSAGE, Explanation
 from schedsim.scheduler.feasible import (
     MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND,
@@ -27,6 +32,7 @@ __all__ = [
     "SKIP",
     "SUCCESS_MESSAGE",
     "Explanation",
+    "FailingClasses",
     "Placement",
     "ResultCache",
     "ScheduleResult",

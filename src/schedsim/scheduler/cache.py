@@ -51,6 +51,7 @@ __all__ = [
     "PURE_FILTER_PLUGINS",
     "PURE_SCORE_PLUGINS",
     "UNIFORM_NORMALIZE",
+    "FailingClasses",
     "ResultCache",
     "ScoreReuse",
 ]
@@ -220,3 +221,31 @@ def _column(
         column = stored[key] = [None] * n
         tokens[key] = token
     return column
+
+
+class FailingClasses:
+    """First fit's rejection path made cheap (issue 17 item 3): a pod whose class (the
+    `ResultCache` rule) already fitted nowhere is filtered through the class's `FilterTable`
+    (earlier statuses reused on unchanged nodes, the same walk from the same start), so a
+    run of unschedulable pods costs O(changed nodes) Filter calls each instead of one per
+    node. Classes that never failed keep the plain walk (which stops at the first fitting
+    node). Implements `schedsim.snapshot.plugin_runner.FailingClasses`.
+
+    Args:
+        cache: the profile's `ResultCache` (its sharing rule and tables).
+    """
+
+    def __init__(self, cache: ResultCache) -> None:
+        self._cache = cache
+        self._failed: set[str] = set()
+
+    def table(self, pod: Pod, state: CycleState) -> FilterTable | None:
+        """The class's table if the class failed before and may share results."""
+        if pod.memo(_KEY, lambda: _class_key(pod)) not in self._failed:
+            return None
+        return self._cache.filter_cache(pod, state)
+
+    def failed(self, pod: Pod, state: CycleState) -> None:
+        """Remember that ``pod``'s class fitted nowhere (if it may share results)."""
+        if self._cache.filter_cache(pod, state) is not None:
+            self._failed.add(pod.memo(_KEY, lambda: _class_key(pod)))

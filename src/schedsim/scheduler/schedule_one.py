@@ -65,7 +65,7 @@ from schedsim.framework.runtime import PluginError
 from schedsim.framework.scoring import ScoreColumns
 from schedsim.framework.status import SUCCESS, Code, Status
 from schedsim.framework.waiting_pods import WaitingPod
-from schedsim.scheduler.cache import ResultCache
+from schedsim.scheduler.cache import FailingClasses, ResultCache
 from schedsim.scheduler.explain import SUCCESS_MESSAGE, Explanation, plugin_statuses
 from schedsim.scheduler.feasible import num_feasible_nodes_to_find
 from schedsim.scheduler.prioritize import prioritize_nodes, prioritize_totals
@@ -171,6 +171,9 @@ class Scheduler:
         self._filter_plugins = self.framework.filter_plugin_names
         self._first_fit = first_fit
         self.nominator = PodNominator()
+        if first_fit and self._cache is not None:
+            # unschedulable pods of a class that failed before reuse its results (first fit)
+            self._runner.failing_classes = FailingClasses(self._cache)
 
     def schedule_pod(
         self, pod: Pod, explanation: Explanation | None = None

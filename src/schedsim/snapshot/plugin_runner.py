@@ -17,6 +17,7 @@ from schedsim.api.core import Pod
 from schedsim.framework.cycle_state import CycleState
 from schedsim.framework.fit_error import Diagnosis, FitError
 from schedsim.framework.hookspec import PreFilterResult
+from schedsim.framework.positions import differences
 from schedsim.framework.runtime import Framework, PluginError
 from schedsim.framework.status import Code, Status
 from schedsim.snapshot.errors import NodeNotFoundError, SchedulingError
@@ -24,6 +25,7 @@ from schedsim.snapshot.infos import NodeInfo
 
 __all__ = [
     "RESERVE_REJECTED",
+    "FailingClasses",
     "FilterTable",
     "FilterWalk",
     "LastIndexOrderMapping",
@@ -37,22 +39,6 @@ RESERVE_REJECTED = "Reserve rejected the pod"
 
 
 _GENERATION = attrgetter("generation")
-
-
-def _differences(
-    a: Sequence[object], b: Sequence[object], lo: int, hi: int, out: list[int]
-) -> None:
-    """Append to ``out`` the indices in [lo, hi) where ``a`` and ``b`` differ, by halving:
-    equal halves are skipped with one C-level slice comparison (identity first), so k
-    differences cost O(k log n) slice comparisons."""
-    if a[lo:hi] == b[lo:hi]:
-        return
-    if hi - lo <= 16:
-        out.extend(i for i in range(lo, hi) if a[i] is not b[i] and a[i] != b[i])
-        return
-    mid = (lo + hi) // 2
-    _differences(a, b, lo, mid, out)
-    _differences(a, b, mid, hi, out)
 
 
 class FilterTable:
@@ -195,6 +181,21 @@ class LastIndexOrderMapping:
         self._last = index
 
 
+class FailingClasses(Protocol):
+    """Filter tables for pods of classes that failed before (first fit's rejection path,
+    `SchedulerPluginRunner.find_node`); the scheduler's `schedsim.scheduler.FailingClasses`
+    decides which pods share results. A Protocol: implementations don't inherit from it."""
+
+    def table(self, pod: Pod, state: CycleState) -> FilterTable | None:
+        """The shared table of ``pod``'s class if that class failed before (after
+        PreFilter: ``state``), else None."""
+        ...
+
+    def failed(self, pod: Pod, state: CycleState) -> None:
+        """``pod`` fitted nowhere: later pods of its class use a table."""
+        ...
+
+
 class _Lister(Protocol):
     def get_node_info(self, node_name: str) -> NodeInfo: ...
 
@@ -226,6 +227,8 @@ class SchedulerPluginRunner:
         self._snapshot = snapshot
         self._ordering = node_ordering or LastIndexOrderMapping(1)
         self._skip_unschedulable = skip_unschedulable_nodes
+        self.failing_classes: FailingClasses | None = None
+        """Set by a scheduling loop to make pods that fit nowhere cheap in `find_node`."""
 
     def _pre_filter(
         self, pod: Pod, nodes: Sequence[NodeInfo]
@@ -393,8 +396,8 @@ class SchedulerPluginRunner:
             stale: Iterable[int] = range(n)
         else:
             changed: list[int] = []
-            _differences(cur, table.gens, 0, n, changed)
-            _differences(list(nodes), table.objs, 0, n, changed)
+            differences(cur, table.gens, 0, n, changed)
+            differences(list(nodes), table.objs, 0, n, changed)
             stale = sorted(set(changed))
         run_filter = self.framework.run_filter_plugins
         objs, gens, ok, statuses, names = (
@@ -528,14 +531,24 @@ class SchedulerPluginRunner:
         allowed = None if result is None else result.node_names
         ordering = self._ordering
         ordering.reset(nodes)
-        walk = self.walk_filters(
-            state, pod, nodes, map(ordering.at, range(len(nodes))), 1, allowed=allowed
-        )
+        classes = self.failing_classes if allowed is None and nodes else None
+        table = None
+        if classes is not None and isinstance(ordering, LastIndexOrderMapping):
+            table = classes.table(pod, state)
+        if table is not None:
+            # the same walk from the same start, earlier results of the class reused
+            walk = self.walk_rotating(state, pod, nodes, ordering.at(0), 1, table)
+        else:
+            walk = self.walk_filters(
+                state, pod, nodes, map(ordering.at, range(len(nodes))), 1, allowed=allowed
+            )
         if walk.error is not None:
             raise SchedulingError.internal(pod, walk.error.message)
         if walk.feasible:
             ordering.mark_match(walk.indices[0])
             return walk.feasible[0], state
+        if classes is not None and table is None:
+            classes.failed(pod, state)
         return walk.fit_error(len(nodes), plugins if allowed is not None else None)
 
     def run_reserve_on_node(self, pod: Pod, node_name: str, state: CycleState) -> None:

@@ -1,0 +1,357 @@
+"""kube-scheduler's scheduler_perf workloads, generated as manifests and run through
+``schedsim simulate`` (issue 17 item 6).
+
+Each generator follows a test case of kubernetes ``test/integration/scheduler_perf``
+(``misc/``, ``dra/`` and ``affinity/`` performance-config.yaml, and the templates they name),
+with the parameters of its ``performance`` workload:
+
+- ``SchedulingBasic/5000Nodes_10000Pods``: node-default (4 cpu, 32Gi, 110 pods), 1,000 init
+  pods then 10,000 measured pods of pod-default (100m / 500Mi, one container port 80).
+  Upstream threshold 680 pods/s.
+- ``SchedulingWithResourceClaimTemplate/5000pods_500nodes``: 500 node-with-dra-test-driver
+  nodes, each with the slice createResourceDriver publishes (10 devices,
+  ``maxClaimsPerNode``), DeviceClass ``test-class`` (``device.driver ==
+  "test-driver.cdi.k8s.io"``), ResourceClaimTemplate ``test-claim-template`` (one request of
+  the class) in namespaces ``init`` and ``test``, 2,500 + 2,500 pods of
+  pod-with-claim-template. Upstream threshold 40 pods/s ("typically above 51").
+- ``SteadyStateClusterResourceClaimTemplatePartitionable/2000pods_100nodes``: 100 nodes
+  labelled ``node-with-dra=true``, 2,000 resourceslice-partitionable slices (shared counters,
+  six devices each), 2,000 pods of pod-with-claim-template whose template asks for two
+  devices with ``matchAttribute: dra.example.com/slice`` (resourceclaimtemplate-for-two-
+  devices). Upstream runs it in steady state (pods deleted as they land) with 2,000
+  pre-allocated claims (resourceclaim-with-selector); here the claims are not pre-allocated
+  and the pods stay, so it measures the first fill. No threshold upstream (not a
+  ``performance`` workload).
+- ``SteadyStateClusterResourceClaimTemplateFirstAvailable`` (prioritized list): as
+  SchedulingWithResourceClaimTemplate with resourceclaimtemplate-first-available (subrequest
+  ``sub-0`` of a class that does not exist, ``sub-1`` of ``test-class``), 500 nodes and 2,500
+  pods. Upstream has only a ``fast`` (integration-test) workload, no threshold. Every pod
+  fails here, as upstream's allocator does (``validateDeviceRequest`` refuses a subrequest
+  naming a DeviceClass that does not exist: "could not retrieve device class"), so this row
+  measures the rejection path.
+- ``TopologySpreading``-shaped: 5,000 nodes labelled with three zones, 5,000 pod-default init
+  pods, then 5,000 pods of pod-with-topology-spreading (zone constraint, maxSkew 5,
+  DoNotSchedule, selector ``color: blue``). Upstream threshold: not looked up here.
+
+Not generated: preemption (PreemptionBasic / PreemptionAsync need DefaultPreemption, not on
+main when this was written).
+
+Pods per second here = all pending pods (init + measured, scheduled in input order) divided
+by the whole ``schedsim simulate FILE -o json`` (read, parse, decode, schedule, write; in
+process, wall clock), best of ``--repeat``. Upstream measures the measured pods only,
+through an API server; the numbers are side by side, not comparable one to one.
+
+Run: ``python benchmarks/scheduler_perf.py [--only NAME] [--repeat N] [--scale F]``
+(``--scale 0.1`` runs a tenth of every workload, for development).
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import io
+import json
+import os
+import tempfile
+import time
+from collections.abc import Callable, Iterator
+from typing import Any
+
+DRIVER = "test-driver.cdi.k8s.io"
+PAUSE = "registry.k8s.io/pause:3.10.1"
+
+Obj = dict[str, Any]
+
+
+def node(name: str, labels: dict[str, str] | None = None) -> Obj:
+    """node-default.yaml / node-with-dra-test-driver.yaml (capacity only: the API server
+    defaults allocatable to it)."""
+    return {
+        "apiVersion": "v1",
+        "kind": "Node",
+        "metadata": {"name": name, "labels": {"kubernetes.io/hostname": name, **(labels or {})}},
+        "spec": {},
+        "status": {
+            "capacity": {"pods": "110", "cpu": "4", "memory": "32Gi"},
+            "conditions": [{"status": "True", "type": "Ready"}],
+            "phase": "Running",
+        },
+    }
+
+
+def pod_default(name: str, namespace: str, extra_labels: dict[str, str] | None = None) -> Obj:
+    """pod-default.yaml (100m / 500Mi requests and limits, container port 80)."""
+    return {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {"name": name, "namespace": namespace, "labels": dict(extra_labels or {})},
+        "spec": {
+            "containers": [
+                {
+                    "image": PAUSE,
+                    "name": "pause",
+                    "ports": [{"containerPort": 80}],
+                    "resources": {
+                        "limits": {"cpu": "100m", "memory": "500Mi"},
+                        "requests": {"cpu": "100m", "memory": "500Mi"},
+                    },
+                }
+            ]
+        },
+    }
+
+
+def pod_with_claim_template(name: str, namespace: str) -> Obj:
+    """pod-with-claim-template.yaml."""
+    return {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {"name": name, "namespace": namespace},
+        "spec": {
+            "containers": [
+                {"image": PAUSE, "name": "pause", "resources": {"claims": [{"name": "resource"}]}}
+            ],
+            "resourceClaims": [
+                {"name": "resource", "resourceClaimTemplateName": "test-claim-template"}
+            ],
+        },
+    }
+
+
+def device_class() -> Obj:
+    """deviceclass.yaml."""
+    return {
+        "apiVersion": "resource.k8s.io/v1",
+        "kind": "DeviceClass",
+        "metadata": {"name": "test-class"},
+        "spec": {"selectors": [{"cel": {"expression": f'device.driver == "{DRIVER}"'}}]},
+    }
+
+
+def claim_template(namespace: str, devices: Obj) -> Obj:
+    """A ResourceClaimTemplate ``test-claim-template`` with ``spec.spec.devices``."""
+    return {
+        "apiVersion": "resource.k8s.io/v1",
+        "kind": "ResourceClaimTemplate",
+        "metadata": {"name": "test-claim-template", "namespace": namespace},
+        "spec": {"spec": {"devices": devices}},
+    }
+
+
+ONE_DEVICE = {"requests": [{"name": "req-0", "exactly": {"deviceClassName": "test-class"}}]}
+"""resourceclaimtemplate.yaml (numRequests 1, no selectors or constraints)."""
+
+TWO_DEVICES = {
+    "requests": [{"name": "req-0", "exactly": {"deviceClassName": "test-class", "count": 2}}],
+    "constraints": [{"requests": ["req-0"], "matchAttribute": "dra.example.com/slice"}],
+}
+"""resourceclaimtemplate-for-two-devices.yaml."""
+
+FIRST_AVAILABLE = {
+    "requests": [
+        {
+            "name": "req-0",
+            "firstAvailable": [
+                {"name": "sub-0", "deviceClassName": "no-such-class"},
+                {"name": "sub-1", "deviceClassName": "test-class"},
+            ],
+        }
+    ]
+}
+"""resourceclaimtemplate-first-available.yaml."""
+
+
+def driver_slice(node_name: str, devices: int) -> Obj:
+    """The node-local slice createResourceDriver publishes for a node: pool and slice named
+    after the node, ``devices`` devices ``instance-<i>``."""
+    return {
+        "apiVersion": "resource.k8s.io/v1",
+        "kind": "ResourceSlice",
+        "metadata": {"name": f"{node_name}-{DRIVER}"},
+        "spec": {
+            "driver": DRIVER,
+            "nodeName": node_name,
+            "pool": {"name": node_name, "generation": 1, "resourceSliceCount": 1},
+            "devices": [{"name": f"instance-{i}"} for i in range(devices)],
+        },
+    }
+
+
+def partitionable_slice(index: int) -> Obj:
+    """resourceslice-partitionable.yaml: four shared counters, two devices consuming two of
+    them and four consuming one, all attributed with the slice index."""
+
+    def device(name: str, preallocate: bool, value: str, counters: list[str]) -> Obj:
+        return {
+            "name": name,
+            "attributes": {
+                "preallocate": {"bool": preallocate},
+                "dra.example.com/slice": {"int": index},
+            },
+            "capacity": {"counters": {"value": value}},
+            "consumesCounters": [
+                {"counterSet": "counter-set", "counters": {c: {"value": "1"} for c in counters}}
+            ],
+        }
+
+    return {
+        "apiVersion": "resource.k8s.io/v1",
+        "kind": "ResourceSlice",
+        "metadata": {"name": f"resourceslice-{index}"},
+        "spec": {
+            "pool": {"name": f"resourceslice-{index}", "generation": 1, "resourceSliceCount": 1},
+            "driver": DRIVER,
+            "nodeSelector": {
+                "nodeSelectorTerms": [
+                    {
+                        "matchExpressions": [
+                            {"key": "node-with-dra", "operator": "In", "values": ["true"]}
+                        ]
+                    }
+                ]
+            },
+            "sharedCounters": [
+                {
+                    "name": "counter-set",
+                    "counters": {f"counter{i}": {"value": "1"} for i in range(1, 5)},
+                }
+            ],
+            "devices": [
+                device("device-2-counters-1", True, "2", ["counter1", "counter2"]),
+                device("device-2-counters-2", False, "2", ["counter3", "counter4"]),
+                *(
+                    device(f"device-1-counter-{i}", False, "1", [f"counter{i}"])
+                    for i in range(1, 5)
+                ),
+            ],
+        },
+    }
+
+
+def scheduling_basic(scale: float) -> Iterator[Obj]:
+    """SchedulingBasic/5000Nodes_10000Pods."""
+    for i in range(int(5000 * scale)):
+        yield node(f"scheduler-perf-{i}")
+    for i in range(int(1000 * scale)):
+        yield pod_default(f"init-pod-{i}", "namespace-1")
+    for i in range(int(10000 * scale)):
+        yield pod_default(f"pod-{i}", "namespace-2")
+
+
+def claim_template_workload(scale: float, devices: Obj = ONE_DEVICE) -> Iterator[Obj]:
+    """SchedulingWithResourceClaimTemplate/5000pods_500nodes (``devices``: the template's
+    requests, for the prioritized-list variant)."""
+    nodes = int(500 * scale)
+    for i in range(nodes):
+        yield node(f"scheduler-perf-dra-{i}")
+    for i in range(nodes):
+        yield driver_slice(f"scheduler-perf-dra-{i}", 10)
+    yield device_class()
+    for ns in ("init", "test"):
+        yield claim_template(ns, devices)
+    for ns in ("init", "test"):
+        for i in range(int(2500 * scale)):
+            yield pod_with_claim_template(f"test-dra-{i}", ns)
+
+
+def partitionable(scale: float) -> Iterator[Obj]:
+    """SteadyStateClusterResourceClaimTemplatePartitionable/2000pods_100nodes (first fill)."""
+    for i in range(int(100 * scale)):
+        yield node(f"scheduler-perf-dra-{i}", {"node-with-dra": "true"})
+    for i in range(int(2000 * scale)):
+        yield partitionable_slice(i)
+    yield device_class()
+    yield claim_template("test", TWO_DEVICES)
+    for i in range(int(2000 * scale)):
+        yield pod_with_claim_template(f"test-dra-{i}", "test")
+
+
+def first_available(scale: float) -> Iterator[Obj]:
+    """The prioritized-list (firstAvailable) template on the claim-template workload (500
+    nodes, 2,500 measured pods, no init pods)."""
+    for obj in claim_template_workload(scale, FIRST_AVAILABLE):
+        if obj["kind"] == "Pod" and obj["metadata"]["namespace"] == "init":
+            continue
+        yield obj
+
+
+def topology_spreading(scale: float) -> Iterator[Obj]:
+    """TopologySpreading-shaped: 5,000 nodes in three zones, 5,000 init pods, 5,000
+    spreading pods."""
+    zones = ("moon-1", "moon-2", "moon-3")
+    for i in range(int(5000 * scale)):
+        yield node(f"scheduler-perf-{i}", {"topology.kubernetes.io/zone": zones[i % 3]})
+    for i in range(int(5000 * scale)):
+        yield pod_default(f"init-pod-{i}", "namespace-1")
+    for i in range(int(5000 * scale)):
+        p = pod_default(f"spreading-pod-{i}", "namespace-2", {"color": "blue"})
+        p["spec"]["topologySpreadConstraints"] = [
+            {
+                "maxSkew": 5,
+                "topologyKey": "topology.kubernetes.io/zone",
+                "whenUnsatisfiable": "DoNotSchedule",
+                "labelSelector": {"matchLabels": {"color": "blue"}},
+            }
+        ]
+        yield p
+
+
+_PARTITIONABLE = ("--feature-gates", "DRAPartitionableDevices=true")
+
+WORKLOADS: dict[str, tuple[Callable[[float], Iterator[Obj]], int | None, tuple[str, ...]]] = {
+    "SchedulingBasic/5000Nodes_10000Pods": (scheduling_basic, 680, ()),
+    "SchedulingWithResourceClaimTemplate/5000pods_500nodes": (claim_template_workload, 40, ()),
+    "Partitionable/2000pods_100nodes": (partitionable, None, _PARTITIONABLE),
+    "FirstAvailable/2500pods_500nodes": (first_available, None, ()),
+    "TopologySpreading/5000Nodes_5000Pods": (topology_spreading, None, ()),
+}
+"""Name -> (generator, upstream threshold in pods/s or None, extra ``simulate`` flags: the
+feature gates upstream's test case turns on that are off by default in 1.34)."""
+
+
+def run(objects: list[Obj], repeat: int, extra: tuple[str, ...] = ()) -> tuple[float, int, int]:
+    """Best wall time of ``schedsim simulate -o json`` over ``objects`` (JSON List file),
+    with the pods it placed and the pods it was given."""
+    from schedsim.cli import main as cli_main
+
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "cluster.json")
+        with open(path, "w", encoding="utf-8") as f:
+            json.dump({"apiVersion": "v1", "kind": "List", "items": objects}, f)
+        best = float("inf")
+        out = ""
+        for _ in range(repeat):
+            buf = io.StringIO()
+            start = time.perf_counter()
+            with contextlib.redirect_stdout(buf):
+                cli_main(["simulate", path, "-o", "json", *extra])
+            best = min(best, time.perf_counter() - start)
+            out = buf.getvalue()
+    result = json.loads(out)
+    pods = result.get("pods", [])
+    placed = sum(1 for p in pods if p.get("node"))
+    return best, placed, len(pods)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Generate every workload (or ``--only``), run it, print pods/s beside upstream."""
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--only", action="append", choices=sorted(WORKLOADS))
+    ap.add_argument("--repeat", type=int, default=1)
+    ap.add_argument("--scale", type=float, default=1.0)
+    args = ap.parse_args(argv)
+    print("| workload | pods (placed) | whole process | pods/s | upstream threshold |")
+    print("|---|---|---|---|---|")
+    for name, (generate, threshold, extra) in WORKLOADS.items():
+        if args.only and name not in args.only:
+            continue
+        objects = list(generate(args.scale))
+        total = sum(1 for o in objects if o["kind"] == "Pod")
+        t, placed, _ = run(objects, args.repeat, extra)
+        limit = f"{threshold}" if threshold else "-"
+        print(f"| {name} | {total} ({placed}) | {t:.2f} s | {total / t:,.0f} | {limit} |")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
