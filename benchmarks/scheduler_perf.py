@@ -41,8 +41,9 @@ by the whole ``schedsim simulate FILE -o json`` (read, parse, decode, schedule, 
 process, wall clock), best of ``--repeat``. Upstream measures the measured pods only,
 through an API server; the numbers are side by side, not comparable one to one.
 
-Run: ``python benchmarks/scheduler_perf.py [--only NAME] [--repeat N] [--scale F]``
-(``--scale 0.1`` runs a tenth of every workload, for development).
+Run: ``python benchmarks/scheduler_perf.py [--only NAME] [--repeat N] [--scale F]
+[--placement first-fit]`` (``--scale 0.1`` runs a tenth of every workload, for development;
+the default placement is kube-scheduler's, as ``simulate``'s).
 """
 
 from __future__ import annotations
@@ -339,6 +340,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--only", action="append", choices=sorted(WORKLOADS))
     ap.add_argument("--repeat", type=int, default=1)
     ap.add_argument("--scale", type=float, default=1.0)
+    ap.add_argument(
+        "--placement", choices=("kube-scheduler", "first-fit"), default="kube-scheduler"
+    )
     args = ap.parse_args(argv)
     print("| workload | pods (placed) | whole process | pods/s | upstream threshold |")
     print("|---|---|---|---|---|")
@@ -347,7 +351,7 @@ def main(argv: list[str] | None = None) -> int:
             continue
         objects = list(generate(args.scale))
         total = sum(1 for o in objects if o["kind"] == "Pod")
-        t, placed, _ = run(objects, args.repeat, extra)
+        t, placed, _ = run(objects, args.repeat, (*extra, "--placement", args.placement))
         limit = f"{threshold}" if threshold else "-"
         print(f"| {name} | {total} ({placed}) | {t:.2f} s | {total / t:,.0f} | {limit} |")
     return 0

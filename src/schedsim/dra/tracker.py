@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from schedsim.api.positions import differences
 from schedsim.api.resource import ResourceClaim
 from schedsim.dra.allocator import AllocatedState
 from schedsim.dra.types import DeviceId, DraFeatures
@@ -34,13 +35,14 @@ class AllocatedStateTracker:
         features: the DRA feature gates.
     """
 
-    __slots__ = ("_devices", "_features", "_seen")
+    __slots__ = ("_devices", "_features", "_last_ids", "_seen")
 
     def __init__(self, features: DraFeatures) -> None:
         self._features = features
         # id(claim) -> (the claim (keeps the id unique), its exclusive devices)
         self._seen: dict[int, tuple[ResourceClaim, tuple[DeviceId, ...]]] = {}
         self._devices: dict[DeviceId, int] = {}
+        self._last_ids: list[int] = []  # id of each claim of the last call, in its order
 
     def state(self, claims: Iterable[ResourceClaim]) -> AllocatedState:
         """What ``claims`` (all claims of the cluster) use.
@@ -53,11 +55,21 @@ class AllocatedStateTracker:
             return AllocatedState.from_claims(claims, self._features)
         claims = claims if isinstance(claims, list | tuple) else list(claims)
         ids = list(map(id, claims))
+        last = self._last_ids
         seen = self._seen
-        current = set(ids)
-        for key in seen.keys() - current:  # claims gone (or replaced by a new object)
+        if len(ids) == len(last) and len(seen) == len(ids):
+            # the usual case: the same list with a few claims replaced in place
+            changed: list[int] = []
+            differences(ids, last, 0, len(ids), changed)
+            gone = {last[i] for i in changed} - set(ids)
+            added = {ids[i] for i in changed} - seen.keys()
+        else:
+            current = set(ids)
+            gone = seen.keys() - current
+            added = current - seen.keys()
+        self._last_ids = ids
+        for key in gone:  # claims gone (or replaced by a new object)
             self._drop(seen.pop(key))
-        added = current - seen.keys()
         if added:
             devices = self._devices
             by_id = dict(zip(ids, claims, strict=True))

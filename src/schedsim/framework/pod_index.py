@@ -29,8 +29,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from operator import attrgetter
 
 from schedsim.api.labels import LabelSelector
+from schedsim.api.positions import differences
 from schedsim.framework.interface import NodeInfo, PodInfo
-from schedsim.framework.positions import differences
 from schedsim.framework.types import AffinityTerm
 
 __all__ = ["PodIndex", "Signature", "TermKey", "index_pairs", "term_key", "term_matches"]

@@ -14,10 +14,10 @@ from operator import attrgetter
 from typing import Protocol
 
 from schedsim.api.core import Pod
+from schedsim.api.positions import differences
 from schedsim.framework.cycle_state import CycleState
 from schedsim.framework.fit_error import Diagnosis, FitError
 from schedsim.framework.hookspec import PreFilterResult
-from schedsim.framework.positions import differences
 from schedsim.framework.runtime import Framework, PluginError
 from schedsim.framework.status import Code, Status
 from schedsim.snapshot.errors import NodeNotFoundError, SchedulingError
