@@ -33,8 +33,10 @@ with the parameters of its ``performance`` workload:
   pods, then 5,000 pods of pod-with-topology-spreading (zone constraint, maxSkew 5,
   DoNotSchedule, selector ``color: blue``). Upstream threshold: not looked up here.
 
-Not generated: preemption (PreemptionBasic / PreemptionAsync need DefaultPreemption, not on
-main when this was written).
+- ``PreemptionBasic/1000Nodes``: 1,000 nodes, 4,000 running pod-low-priority pods (bound),
+  1,000 pending pod-high-priority pods that each preempt three (no threshold upstream: a
+  ``performance, short`` workload). PreemptionAsync (preemptors created at 5/s while other
+  pods are measured) has no equivalent without time.
 
 Pods per second here = all pending pods (init + measured, scheduled in input order) divided
 by the whole ``schedsim simulate FILE -o json`` (read, parse, decode, schedule, write; in
@@ -276,6 +278,29 @@ def first_available(scale: float) -> Iterator[Obj]:
         yield obj
 
 
+def preemption_basic(scale: float) -> Iterator[Obj]:
+    """PreemptionBasic/1000Nodes: 1,000 nodes, 4,000 running pod-low-priority pods (900m
+    each, four per node: 3.6 of 4 cpu; bound with ``spec.nodeName``, as upstream waits for
+    them to be scheduled before creating the measured pods), then 1,000 pending
+    pod-high-priority pods (3 cpu, priority 10), each of which must preempt three."""
+    nodes = int(1000 * scale)
+    for i in range(nodes):
+        yield node(f"scheduler-perf-{i}")
+    for i in range(4 * nodes):
+        p = pod_default(f"low-{i}", "namespace-1")
+        p["spec"]["nodeName"] = f"scheduler-perf-{i // 4}"
+        p["spec"]["terminationGracePeriodSeconds"] = 0
+        res = p["spec"]["containers"][0]["resources"]
+        res["limits"]["cpu"] = res["requests"]["cpu"] = "900m"
+        yield p
+    for i in range(nodes):
+        p = pod_default(f"high-{i}", "namespace-2")
+        p["spec"]["priority"] = 10
+        res = p["spec"]["containers"][0]["resources"]
+        res["limits"]["cpu"] = res["requests"]["cpu"] = "3000m"
+        yield p
+
+
 def topology_spreading(scale: float) -> Iterator[Obj]:
     """TopologySpreading-shaped: 5,000 nodes in three zones, 5,000 init pods, 5,000
     spreading pods."""
@@ -305,6 +330,7 @@ WORKLOADS: dict[str, tuple[Callable[[float], Iterator[Obj]], int | None, tuple[s
     "Partitionable/2000pods_100nodes": (partitionable, None, _PARTITIONABLE),
     "FirstAvailable/2500pods_500nodes": (first_available, None, ()),
     "TopologySpreading/5000Nodes_5000Pods": (topology_spreading, None, ()),
+    "PreemptionBasic/1000Nodes": (preemption_basic, None, ()),
 }
 """Name -> (generator, upstream threshold in pods/s or None, extra ``simulate`` flags: the
 feature gates upstream's test case turns on that are off by default in 1.34)."""
@@ -350,7 +376,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.only and name not in args.only:
             continue
         objects = list(generate(args.scale))
-        total = sum(1 for o in objects if o["kind"] == "Pod")
+        total = sum(1 for o in objects if o["kind"] == "Pod" and not o["spec"].get("nodeName"))
         t, placed, _ = run(objects, args.repeat, (*extra, "--placement", args.placement))
         limit = f"{threshold}" if threshold else "-"
         print(f"| {name} | {total} ({placed}) | {t:.2f} s | {total / t:,.0f} | {limit} |")
