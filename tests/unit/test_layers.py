@@ -26,6 +26,7 @@ LAYERS = (
     "simulation",
     "engine",
     "replay",
+    "report",
     "sweeps",
     "testing",
     "cli",
@@ -38,6 +39,7 @@ TOP_LEVEL = {
     "cli": "cli",
     "cli_autoscaling": "cli",
     "cli_kss": "cli",
+    "cli_replay": "cli",
     "cli_output": "cli",
     "__init__": "api",
 }

@@ -133,6 +133,8 @@ class NodeGroup:
         nodes: names of existing nodes that belong to the group (besides those matching
             ``node_selector``); with neither, no cluster node belongs to the group.
         current_size: the group's size now; None: the number of member cluster nodes.
+        price: the cost of one of its nodes per hour (``price`` in the file; what `schedsim
+            replay` bills node-hours at), 0 when not given.
     """
 
     name: str
@@ -142,6 +144,7 @@ class NodeGroup:
     node_selector: Mapping[str, str] = attrs.field(factory=dict)
     current_size: int | None = None
     nodes: frozenset[str] = frozenset()
+    price: float = 0.0
 
     def is_member(self, node: Node) -> bool:
         """``node`` is listed in ``nodes`` or carries every label of a non-empty
@@ -273,6 +276,7 @@ def parse_node_groups(doc: Any, source: str) -> list[NodeGroup]:
                 "nodeSelector",
                 "nodes",
                 "template",
+                "price",
             }
             for key in g:
                 if key not in known:
@@ -312,6 +316,9 @@ def parse_node_groups(doc: Any, source: str) -> list[NodeGroup]:
                     f"{path}.currentSize",
                     f"must be between minSize ({min_size}) and maxSize ({max_size}), got {current}",
                 )
+            price = g.get("price", 0)
+            if isinstance(price, bool) or not isinstance(price, int | float) or not price >= 0:
+                raise FieldError(f"{path}.price", f"must be a number >= 0, got {price!r}")
             selector = d.get_str_map(g, "nodeSelector", path)
             listed = d.get_str_list(g, "nodes", path)
             for j, node_name in enumerate(listed):
@@ -330,7 +337,9 @@ def parse_node_groups(doc: Any, source: str) -> list[NodeGroup]:
         template = _template(template_raw, f"{path}.template", source)
         seen[name] = i
         listed_in.update(dict.fromkeys(members, name))
-        groups.append(NodeGroup(name, min_size, max_size, template, selector, current, members))
+        groups.append(
+            NodeGroup(name, min_size, max_size, template, selector, current, members, float(price))
+        )
     return groups
 
 

@@ -1,0 +1,314 @@
+"""The Alibaba GPU cluster trace (``alibaba/clusterdata``, ``cluster-trace-gpu-v2023``) as a
+`Trace`.
+
+Two CSV files, read with their header rows:
+
+* the node list (``openb_node_list*.csv``): ``sn,cpu_milli,memory_mib,gpu,model``; each row
+  a node named ``sn`` with ``cpu_milli`` milli-CPU, ``memory_mib`` MiB of memory, ``gpu``
+  GPUs of ``model`` (empty or ``nan`` without GPUs), labelled `GPU_MODEL_LABEL`;
+* the pod list (``openb_pod_list*.csv``): ``name,cpu_milli,memory_mib,num_gpu,gpu_milli,
+  gpu_spec,qos,pod_phase,creation_time,deletion_time,scheduled_time`` (times in seconds).
+  Each row is a pod in namespace ``default`` that arrives at ``creation_time`` (t = 0 is the
+  earliest creation time of the file) and runs, once bound, for ``deletion_time -
+  scheduled_time`` seconds (``deletion_time - creation_time`` when it was never scheduled;
+  until the end without a ``deletion_time``). ``gpu_spec`` (models separated by ``|``)
+  becomes a required node affinity on `GPU_MODEL_LABEL`. ``qos`` and ``pod_phase`` are
+  read and checked, not used: every pod of the trace is replayed.
+
+GPUs (``--gpu-as``): ``extended`` (the only mode so far): the extended resource
+``nvidia.com/gpu``, ``gpu`` on the node and ``num_gpu`` on the pod; a GPU-sharing pod
+(``num_gpu`` 1 with ``gpu_milli`` < 1000) takes a whole GPU (a warning counts them: an extended
+resource cannot be shared).
+
+Bad input is refused with ``FILE:LINE: problem`` (`TraceError`, a `ManifestError`): a
+missing or unknown column, a value that is not a non-negative number, a deletion before the
+creation or the scheduling, a scheduling before the creation, a duplicate name, a
+``gpu_spec`` whose models no node of the node list has, a pod that asks for more GPUs than
+``gpu_milli`` allows.
+"""
+
+from __future__ import annotations
+
+import csv
+import math
+from collections.abc import Iterator, Mapping, Sequence
+from typing import Any, Final
+
+from schedsim.api.core import Node, Pod
+from schedsim.api.errors import ManifestError
+from schedsim.engine import Cluster
+from schedsim.replay.trace import Trace, TracePod
+
+__all__ = [
+    "GPU_MODEL_LABEL",
+    "GPU_MODES",
+    "NODE_COLUMNS",
+    "POD_COLUMNS",
+    "TraceError",
+    "alibaba_trace",
+    "read_nodes",
+    "read_pods",
+]
+
+NODE_COLUMNS: Final = ("sn", "cpu_milli", "memory_mib", "gpu", "model")
+POD_COLUMNS: Final = (
+    "name",
+    "cpu_milli",
+    "memory_mib",
+    "num_gpu",
+    "gpu_milli",
+    "gpu_spec",
+    "qos",
+    "pod_phase",
+    "creation_time",
+    "deletion_time",
+    "scheduled_time",
+)
+GPU_MODES: Final = ("extended",)
+"""How GPUs are modelled (``--gpu-as``)."""
+
+GPU_MODEL_LABEL: Final = "alibaba.com/gpu-model"
+"""The node label carrying the node list's ``model`` (what ``gpu_spec`` selects)."""
+
+GPU_RESOURCE: Final = "nvidia.com/gpu"
+_PHASES: Final = frozenset({"Pending", "Running", "Succeeded", "Failed", "Unknown", ""})
+
+
+class TraceError(ManifestError):
+    """A trace file that cannot be read: ``FILE:LINE: problem``."""
+
+
+def _rows(path: str, columns: Sequence[str]) -> list[tuple[int, dict[str, str]]]:
+    try:
+        f = open(path, newline="", encoding="utf-8")
+    except OSError as e:
+        raise TraceError(f"{path}: cannot read: {e.strerror or e}") from None
+    with f:
+        reader = csv.reader(f)
+        try:
+            header = next(reader)
+        except StopIteration:
+            raise TraceError(f"{path}:1: empty file (expected a header row)") from None
+        except csv.Error as e:
+            raise TraceError(f"{path}:1: {e}") from None
+        header = [h.strip() for h in header]
+        unknown = [h for h in header if h not in columns]
+        if unknown:
+            raise TraceError(
+                f"{path}:1: unknown column(s) {', '.join(unknown)} (expected {','.join(columns)})"
+            )
+        missing = [c for c in columns if c not in header]
+        if missing:
+            raise TraceError(f"{path}:1: missing column(s) {', '.join(missing)}")
+        out = []
+        try:
+            for row in reader:
+                line = reader.line_num
+                if not row or all(not c.strip() for c in row):
+                    continue
+                if len(row) != len(header):
+                    raise TraceError(
+                        f"{path}:{line}: {len(row)} fields, the header has {len(header)}"
+                    )
+                out.append((line, {h: v.strip() for h, v in zip(header, row, strict=True)}))
+        except csv.Error as e:
+            raise TraceError(f"{path}:{reader.line_num}: {e}") from None
+    return out
+
+
+def _named_rows(
+    path: str, columns: Sequence[str], key: str, what: str
+) -> Iterator[tuple[int, str, str, dict[str, str]]]:
+    """``(line, "FILE:LINE", name, row)`` per row, the name in column ``key`` required and
+    unique."""
+    seen: dict[str, int] = {}
+    for line, r in _rows(path, columns):
+        where = f"{path}:{line}"
+        name = r[key]
+        if not name:
+            raise TraceError(f"{where}: {key}: required")
+        if name in seen:
+            raise TraceError(
+                f"{where}: {key}: duplicate {what} {name!r} (first on line {seen[name]})"
+            )
+        seen[name] = line
+        yield line, where, name, r
+
+
+def _empty(v: str) -> bool:
+    return v == "" or v.lower() == "nan"
+
+
+def _number(where: str, column: str, v: str, *, required: bool = True) -> float | None:
+    if _empty(v):
+        if required:
+            raise TraceError(f"{where}: {column}: required")
+        return None
+    try:
+        x = float(v)
+    except ValueError:
+        raise TraceError(f"{where}: {column}: expected a number, got {v!r}") from None
+    if not math.isfinite(x) or x < 0:
+        raise TraceError(f"{where}: {column}: must be a number >= 0, got {v!r}")
+    return x
+
+
+def _int(where: str, column: str, v: str) -> int:
+    x = _number(where, column, v)
+    assert x is not None
+    if x != int(x):
+        raise TraceError(f"{where}: {column}: expected a whole number, got {v!r}")
+    return int(x)
+
+
+def read_nodes(path: str) -> list[Node]:
+    """The nodes of a node list (see the module docstring), in file order.
+
+    Raises:
+        TraceError: ``FILE:LINE: problem``.
+    """
+    nodes = []
+    for _, where, name, r in _named_rows(path, NODE_COLUMNS, "sn", "node"):
+        cpu = _int(where, "cpu_milli", r["cpu_milli"])
+        mem = _int(where, "memory_mib", r["memory_mib"])
+        gpus = _int(where, "gpu", r["gpu"])
+        model = "" if _empty(r["model"]) else r["model"]
+        if gpus and not model:
+            raise TraceError(f"{where}: model: required for a node with GPUs")
+        status: dict[str, Any] = {"cpu": f"{cpu}m", "memory": f"{mem}Mi", "pods": "110"}
+        if gpus:
+            status[GPU_RESOURCE] = str(gpus)
+        labels = {"kubernetes.io/hostname": name}
+        if model:
+            labels[GPU_MODEL_LABEL] = model
+        nodes.append(
+            Node.from_manifest(
+                {
+                    "apiVersion": "v1",
+                    "kind": "Node",
+                    "metadata": {"name": name, "labels": labels},
+                    "status": {"capacity": status, "allocatable": status},
+                }
+            )
+        )
+    return nodes
+
+
+def _pod(name: str, cpu: int, mem: int, gpus: int, spec: Sequence[str], created: float) -> Pod:
+    requests: dict[str, str] = {"cpu": f"{cpu}m", "memory": f"{mem}Mi"}
+    if gpus:
+        requests[GPU_RESOURCE] = str(gpus)
+    pod_spec: dict[str, Any] = {
+        "containers": [{"name": "main", "image": "trace", "resources": {"requests": requests}}]
+    }
+    if spec:
+        pod_spec["affinity"] = {
+            "nodeAffinity": {
+                "requiredDuringSchedulingIgnoredDuringExecution": {
+                    "nodeSelectorTerms": [
+                        {
+                            "matchExpressions": [
+                                {"key": GPU_MODEL_LABEL, "operator": "In", "values": list(spec)}
+                            ]
+                        }
+                    ]
+                }
+            }
+        }
+    return Pod.from_manifest(
+        {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name}, "spec": pod_spec}
+    )
+
+
+def read_pods(
+    path: str, models: Mapping[str, int] | None = None
+) -> tuple[list[TracePod], list[str]]:
+    """The pods of a pod list (see the module docstring), by arrival, and warnings.
+
+    Args:
+        path: the CSV file.
+        models: GPU model -> nodes that have it (from the node list); when given, a
+            ``gpu_spec`` naming another model is an error.
+
+    Raises:
+        TraceError: ``FILE:LINE: problem``.
+    """
+    rows = []
+    shared = 0
+    for line, where, name, r in _named_rows(path, POD_COLUMNS, "name", "pod"):
+        cpu = _int(where, "cpu_milli", r["cpu_milli"])
+        mem = _int(where, "memory_mib", r["memory_mib"])
+        gpus = _int(where, "num_gpu", r["num_gpu"])
+        milli = _number(where, "gpu_milli", r["gpu_milli"], required=False) or 0.0
+        if milli > 1000:
+            raise TraceError(
+                f"{where}: gpu_milli: must be <= 1000 (one GPU), got {r['gpu_milli']!r}"
+            )
+        if gpus == 0 and milli > 0:
+            raise TraceError(f"{where}: gpu_milli: {r['gpu_milli']} with num_gpu 0")
+        if gpus > 1 and 0 < milli < 1000:
+            raise TraceError(
+                f"{where}: gpu_milli: a share of a GPU ({r['gpu_milli']}) is only allowed with "
+                f"num_gpu 1, got num_gpu {gpus}"
+            )
+        if gpus == 1 and 0 < milli < 1000:
+            shared += 1
+        spec = tuple(s for s in r["gpu_spec"].split("|") if not _empty(s)) if r["gpu_spec"] else ()
+        if spec and models is not None:
+            if not any(s in models for s in spec):
+                raise TraceError(
+                    f"{where}: gpu_spec: no node of the node list has model(s) {', '.join(spec)}"
+                )
+        if r["pod_phase"] not in _PHASES:
+            raise TraceError(
+                f"{where}: pod_phase: expected one of Pending, Running, Succeeded, Failed, "
+                f"got {r['pod_phase']!r}"
+            )
+        created = _number(where, "creation_time", r["creation_time"])
+        assert created is not None
+        deleted = _number(where, "deletion_time", r["deletion_time"], required=False)
+        scheduled = _number(where, "scheduled_time", r["scheduled_time"], required=False)
+        if scheduled is not None and scheduled < created:
+            raise TraceError(
+                f"{where}: scheduled_time {r['scheduled_time']} is before creation_time "
+                f"{r['creation_time']}"
+            )
+        start = scheduled if scheduled is not None else created
+        if deleted is not None and deleted < start:
+            what = "scheduled_time" if scheduled is not None else "creation_time"
+            raise TraceError(
+                f"{where}: deletion_time {r['deletion_time']} is before {what} {r[what]} "
+                "(a completion before the arrival)"
+            )
+        duration = None if deleted is None else deleted - start
+        rows.append((created, line, _pod(name, cpu, mem, gpus, spec, created), duration, where))
+    t0 = min((c for c, *_ in rows), default=0.0)
+    rows.sort(key=lambda x: (x[0], x[1]))
+    pods = [TracePod(pod, c - t0, d, w) for c, _, pod, d, w in rows]
+    warnings = []
+    if shared:
+        warnings.append(
+            f"{path}: {shared} GPU-sharing pod(s) (gpu_milli < 1000) take a whole GPU: "
+            f"{GPU_RESOURCE} is an extended resource, which cannot be shared"
+        )
+    return pods, warnings
+
+
+def alibaba_trace(pods_csv: str, nodes_csv: str, *, gpu_as: str = "extended") -> Trace:
+    """The trace of an Alibaba pod list and node list (see the module docstring): every
+    node of the node list at the start, every pod arriving.
+
+    Raises:
+        TraceError: ``FILE:LINE: problem``.
+        ValueError: an unknown ``gpu_as``.
+    """
+    if gpu_as not in GPU_MODES:
+        raise ValueError(f"gpu_as: expected one of {', '.join(GPU_MODES)}, got {gpu_as!r}")
+    nodes = read_nodes(nodes_csv)
+    models: dict[str, int] = {}
+    for n in nodes:
+        m = n.labels.get(GPU_MODEL_LABEL)
+        if m:
+            models[m] = models.get(m, 0) + 1
+    arrivals, warnings = read_pods(pods_csv, models)
+    return Trace(Cluster(nodes=nodes), (), tuple(arrivals), None, tuple(warnings))

@@ -1,0 +1,132 @@
+"""``schedsim replay``: the shipped example, the outputs, and bad input (exit status 2, one
+``schedsim: error: ...`` line, nothing on stdout, never a traceback)."""
+
+from __future__ import annotations
+
+import contextlib
+import csv
+import io
+import json
+import os
+import re
+from pathlib import Path
+
+import pytest
+
+from schedsim.cli import main
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_readme_replay_snippet_prints_what_the_readme_says() -> None:
+    """README's replay snippet runs as written on the shipped example."""
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    section = text[text.index("A replay is an object you step and inspect") :]
+    code, expected = re.findall(r"```(?:python)?\n(.*?)```", section, re.S)[:2]
+    out = io.StringIO()
+    cwd = os.getcwd()
+    os.chdir(ROOT)
+    try:
+        with contextlib.redirect_stdout(out):
+            exec(compile(code, "README.md", "exec"), {"__name__": "readme"})
+    finally:
+        os.chdir(cwd)
+    assert out.getvalue() == expected
+
+
+def test_example_outputs(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Without a TRACE the shipped example replays: a table, JSON with the scale events,
+    CSV with one row per sample and a column per node group, and an HTML report."""
+    assert main(["replay"]) == 0
+    table = capsys.readouterr().out
+    assert "replay summary" in table and "scale-up" in table and "scale-down" in table
+    report = tmp_path / "r.html"
+    assert main(["replay", "-o", "json", "--report", str(report)]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    kinds = [e["kind"] for e in doc["events"]]
+    assert kinds[0] == "scale-up" and kinds[-1] == "scale-down"
+    assert doc["summary"]["nodes_added"] == doc["summary"]["nodes_removed"] == 5
+    assert "Plotly.newPlot" in report.read_text()
+    assert main(["replay", "-o", "csv", "--sample-interval", "30s"]) == 0
+    rows = list(csv.DictReader(io.StringIO(capsys.readouterr().out)))
+    assert rows[0]["time"] == "0.0" and "nodes:burst" in rows[0] and "upcoming:burst" in rows[0]
+    assert {float(r["time"]) % 30 for r in rows[:-1]} == {0.0}
+
+
+BAD_TRACE = """\
+apiVersion: v1
+kind: Node
+metadata: {name: n1}
+status: {allocatable: {cpu: "1", memory: 1Gi, pods: "10"}}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: p, namespace: team, annotations: {schedsim.io/duration: "-1m"}}
+spec: {containers: [{name: c, image: x}]}
+"""
+
+
+def _run_bad(argv: list[str], capsys: pytest.CaptureFixture[str]) -> str:
+    assert main(argv) == 2
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert err.count("\n") == 1 and "Traceback" not in err
+    return err.rstrip("\n")
+
+
+def test_negative_duration_is_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    p = tmp_path / "t.yaml"
+    p.write_text(BAD_TRACE)
+    err = _run_bad(["replay", str(p)], capsys)
+    assert err == (
+        f"schedsim: error: {p}: Pod team/p: metadata.annotations[schedsim.io/duration]: "
+        "must not be negative, got '-1m'"
+    )
+
+
+def test_csv_error_names_the_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    pods = tmp_path / "pods.csv"
+    nodes = tmp_path / "nodes.csv"
+    pods.write_text(
+        "name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec,qos,pod_phase,creation_time,"
+        "deletion_time,scheduled_time\n"
+        "a,1000,1024,0,0,,BE,Running,10,20,10\n"
+        "b,1000,1024,0,0,,BE,Running,30,20,30\n"
+    )
+    nodes.write_text("sn,cpu_milli,memory_mib,gpu,model\nn1,4000,4096,0,\n")
+    err = _run_bad(["replay", "--alibaba-pods", str(pods), "--alibaba-nodes", str(nodes)], capsys)
+    assert err == (
+        f"schedsim: error: {pods}:3: deletion_time 20 is before scheduled_time 30 "
+        "(a completion before the arrival)"
+    )
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["replay", "--alibaba-pods", "p.csv"], "--alibaba-pods and --alibaba-nodes go together"),
+        (["replay", "t.yaml", "--alibaba-pods", "p.csv", "--alibaba-nodes", "n.csv"],
+         "give either TRACE manifests or --alibaba-pods/--alibaba-nodes, not both"),
+    ],
+)  # fmt: skip
+def test_usage_errors(argv: list[str], message: str, capsys: pytest.CaptureFixture[str]) -> None:
+    assert _run_bad(argv, capsys) == f"schedsim: error: {message}"
+
+
+def test_bad_duration_flag(capsys: pytest.CaptureFixture[str]) -> None:
+    """Durations are Go durations; argparse refuses others with exit 2."""
+    with pytest.raises(SystemExit) as e:
+        main(["replay", "--scan-interval", "soon"])
+    assert e.value.code == 2
+    assert "invalid duration 'soon'" in capsys.readouterr().err
+
+
+def test_bad_price_is_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A node group's price is a number >= 0 (FILE: FIELD: problem)."""
+    from schedsim.cli_replay import EXAMPLE_NODE_GROUPS
+
+    src = (ROOT / "src/schedsim/examples" / EXAMPLE_NODE_GROUPS).read_text()
+    groups = tmp_path / "groups.yaml"
+    groups.write_text(src.replace("price: 0.2", "price: -1"))
+    err = _run_bad(["replay", "--node-groups", str(groups)], capsys)
+    assert err == f"schedsim: error: {groups}: nodeGroups[0].price: must be a number >= 0, got -1"

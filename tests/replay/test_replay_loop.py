@@ -1,0 +1,197 @@
+"""`Replay`: the Cluster Autoscaler on a virtual clock. Expected times follow CA's documented
+flags and defaults (cluster-autoscaler FAQ, "What are the parameters to CA?" and "How does
+scale-down work?": --scan-interval 10s, --scale-down-unneeded-time 10m,
+--scale-down-delay-after-add 10m, --max-node-provision-time 15m, a node group backs off after
+a failed scale-up) and kube-scheduler's behaviour (a pending pod is retried when a node is
+added or a pod leaves a node)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import yaml
+from replay_scenarios import NODE_GROUPS, TAIL_POD, burst_trace
+
+from schedsim.engine import Cluster
+from schedsim.replay import AutoscalerOptions, Replay, manifest_trace, trace_from_paths
+from schedsim.replay.export import metrics_to_csv, metrics_to_json
+from schedsim.simulation.nodegroups import parse_node_groups
+
+
+def _replay(text: str, options: AutoscalerOptions | None = None, **kw: object) -> Replay:
+    trace = manifest_trace(Cluster.from_text(text, "trace.yaml"))
+    groups = parse_node_groups(yaml.safe_load(NODE_GROUPS), "groups.yaml")
+    return Replay(trace, groups, options=options, **kw)  # type: ignore[arg-type]
+
+
+def test_burst_scales_up_then_down_ten_minutes_after_it_drains() -> None:
+    """A burst of 6 two-CPU pods at t=60 on a 4-CPU node running 1 CPU: one pod fits there,
+    the other 5 are unschedulable and the loop at t=60 asks for 3 burst nodes (binpacking: 2
+    pods per 4-CPU node); they are ready 60s later (the provisioning delay) and the pods
+    bind at t=120; they complete at t=420 (5m), the burst nodes are unneeded from then and
+    are deleted at t=1020, after --scale-down-unneeded-time (10m); the base group stays at
+    its min size."""
+    r = _replay(burst_trace())
+    m = r.run()
+    ups = [e for e in m.events if e.kind == "scale-up"]
+    downs = [e for e in m.events if e.kind == "scale-down"]
+    assert [(e.time, e.group, e.nodes) for e in ups] == [
+        (60.0, "burst", ("burst-0", "burst-1", "burst-2"))
+    ]
+    assert sorted(p for p in ups[0].pods) == [f"default/burst-{i}" for i in range(1, 6)]
+    assert [(e.time, e.nodes) for e in downs] == [
+        (1020.0, ("burst-0",)),
+        (1020.0, ("burst-1",)),
+        (1020.0, ("burst-2",)),
+    ]
+    assert all("unneeded for 10m0s" in e.reason and "empty" in e.reason for e in downs)
+    by_time = {s.time: s for s in m.samples}
+    assert by_time[60.0].pending == 5 and by_time[60.0].nodes["burst"] == 0
+    assert by_time[60.0].upcoming["burst"] == 3  # sampled after the loop of that instant
+    assert by_time[120.0].nodes["burst"] == 3 and by_time[120.0].running == 7
+    # samples are recorded when something changed: the last one before the scale-down
+    assert max(t for t in by_time if t < 1020.0) == 420.0
+    assert by_time[420.0].nodes["burst"] == 3 and by_time[420.0].running == 1
+    assert m.samples[-1].nodes == {"base": 1, "burst": 0}
+    assert m.latencies["default/burst-1"] == 60.0  # waited for the new node
+    assert m.latencies["default/burst-0"] == 0.0  # fit on the base node at once
+    # the loop after the deletions finds nothing left to do: the replay ends there
+    assert m.end == 1030.0 and r.done
+    # node-hours: base to the end, burst 3 nodes x 900 s; cost at 0.2 and 0.5 per hour
+    assert m.node_hours() == pytest.approx({"base": 1030 / 3600, "burst": 3 * 900 / 3600})
+    assert m.summary()["total_cost"] == pytest.approx(0.2 * 1030 / 3600 + 0.5 * 2700 / 3600)
+    assert m.samples[-1].cost == pytest.approx(m.summary()["total_cost"])
+
+
+def test_scale_down_waits_for_the_delay_after_add() -> None:
+    """With --scale-down-unneeded-time 1m the burst nodes (drained at t=150) would go at
+    t=210, but scale-down is in cooldown until --scale-down-delay-after-add (10m) after the
+    scale-up at t=60: they are deleted at t=660 (CA isScaleDownInCooldown)."""
+    options = AutoscalerOptions(scale_down_unneeded_time=60.0)
+    m = _replay(burst_trace(duration="30s"), options).run()
+    downs = [e for e in m.events if e.kind == "scale-down"]
+    assert {e.time for e in downs} == {660.0}
+    assert len(downs) == 3
+
+
+def test_max_scale_down_parallelism_limits_deletions_per_loop() -> None:
+    """--max-scale-down-parallelism 2: two nodes go at the first loop allowed, the third
+    after --scale-down-delay-after-delete (default: the scan interval)."""
+    options = AutoscalerOptions(max_scale_down_parallelism=2)
+    m = _replay(burst_trace(), options).run()
+    assert [e.time for e in m.events if e.kind == "scale-down"] == [1020.0, 1020.0, 1030.0]
+
+
+def test_node_not_ready_in_time_is_given_up_and_its_group_backs_off() -> None:
+    """A node that takes 20m to provision is given up after --max-node-provision-time (15m)
+    and its group backs off for --initial-node-group-backoff-duration (5m): the next
+    scale-up for the still pending pods comes 5m later (one failed scale-up, one backoff,
+    however many nodes it asked for)."""
+    options = AutoscalerOptions(node_provision_delay=1200.0)
+    r = _replay(burst_trace(), options, until=1300.0)
+    m = r.run()
+    kinds = [(e.time, e.kind, len(e.nodes)) for e in m.events]
+    assert kinds[:4] == [
+        (60.0, "scale-up", 3),
+        (960.0, "scale-up-timeout", 1),
+        (960.0, "scale-up-timeout", 1),
+        (960.0, "scale-up-timeout", 1),
+    ]
+    # meanwhile the base node ran the pending pods one at a time (each 5m): one is left
+    assert [t for t, k, _ in kinds if k == "scale-up"] == [60.0, 1260.0]
+    assert "backs off for 5m0s" in m.events[1].reason
+
+
+def test_pod_no_group_can_take_stays_pending_with_reasons() -> None:
+    """A pod larger than every template triggers no scale-up (CA: NotTriggerScaleUp) and is
+    reported with kube-scheduler's message and each group's reason."""
+    text = burst_trace(pods=1, cpu="8")
+    m = _replay(text).run()
+    assert not [e for e in m.events if e.kind == "scale-up"]
+    why = m.unschedulable["default/burst-0"]
+    assert why.startswith("0/1 nodes are available: 1 Insufficient cpu.")
+    assert "burst: wouldn't fit: Insufficient cpu" in why
+
+
+def test_same_input_same_replay() -> None:
+    """Deterministic: two replays of one trace give byte-identical JSON and CSV."""
+    a = _replay(burst_trace()).run()
+    b = _replay(burst_trace()).run()
+    assert metrics_to_json(a) == metrics_to_json(b)
+    assert metrics_to_csv(a) == metrics_to_csv(b)
+
+
+def test_step_and_inspect() -> None:
+    """`run_until` stops at a time; `state` shows pending pods and upcoming nodes."""
+    r = _replay(burst_trace())
+    r.run_until(60.0)
+    s = r.state()
+    assert s.time == 60.0
+    assert s.upcoming == {"burst-0": "burst", "burst-1": "burst", "burst-2": "burst"}
+    assert len(s.pending) == 5
+    r.run_until(120.0)
+    s = r.state()
+    assert s.pending == () and not s.upcoming
+    assert s.nodes == {"base-1": "base", "burst-0": "burst", "burst-1": "burst", "burst-2": "burst"}
+    assert s.running["default/burst-3"].startswith("burst-")
+    assert r.step() and r.now > 120.0
+    assert r.metrics().end == r.now
+
+
+def test_scale_down_disabled_keeps_nodes() -> None:
+    """--scale-down-enabled=false: the burst nodes stay; the replay ends when nothing else
+    can happen."""
+    m = _replay(burst_trace(), AutoscalerOptions(scale_down_enabled=False)).run()
+    assert not [e for e in m.events if e.kind == "scale-down"]
+    assert m.samples[-1].nodes["burst"] == 3
+
+
+def test_without_node_groups_no_autoscaling() -> None:
+    """No node groups: pods that do not fit stay pending; the replay ends with the trace."""
+    trace = manifest_trace(Cluster.from_text(burst_trace(), "trace.yaml"))
+    m = Replay(trace).run()
+    assert m.events == ()
+    assert len(m.unschedulable) == 0  # they all ran, one after the other, on the base node
+    assert m.completed == 7
+    assert max(m.latencies.values()) > 300.0
+
+
+def test_evicted_pods_are_rescheduled() -> None:
+    """A long-running 500m pod arriving at t=130 lands on the least allocated node (the
+    burst node holding one 2-CPU pod: NodeResourcesFit's LeastAllocated score). After the
+    burst drains, that node is under the utilization threshold (0.125 < 0.5) and its pod
+    fits on the base node, so it is unneeded like the empty ones; deleting it evicts the
+    pod, which kube-scheduler places on the base node (CA drains a node it removes)."""
+    text = burst_trace() + TAIL_POD.format(created="2025-01-01T00:02:10Z")
+    r = _replay(text)
+    m = r.run()
+    downs = [e for e in m.events if e.kind == "scale-down"]
+    assert len(downs) == 3 and {e.time for e in downs} == {1020.0}
+    carrying = [e for e in downs if e.pods]
+    assert [e.pods for e in carrying] == [("default/tail",)]
+    assert "its 1 pod(s) fit elsewhere" in carrying[0].reason
+    assert m.evicted == 1
+    assert r.bound["default/tail"] == "base-1"
+    assert m.latencies["default/tail"] == 0.0  # latency is to the first binding
+
+
+def test_bad_options() -> None:
+    """Durations must be finite and >= 0, the scan interval > 0, thresholds in [0, 1]."""
+    with pytest.raises(ValueError, match="scan_interval"):
+        AutoscalerOptions(scan_interval=0)
+    with pytest.raises(ValueError, match="scale_down_unneeded_time"):
+        AutoscalerOptions(scale_down_unneeded_time=-1)
+    with pytest.raises(ValueError, match="threshold"):
+        AutoscalerOptions(scale_down_utilization_threshold=1.5)
+    with pytest.raises(ValueError, match="expander"):
+        AutoscalerOptions(expander="random")
+
+
+def test_shipped_files_unchanged(tmp_path: Path) -> None:
+    """Inputs are never modified: the trace text read is the text left."""
+    p = tmp_path / "trace.yaml"
+    p.write_text(burst_trace())
+    before = p.read_text()
+    Replay(trace_from_paths([str(p)])).run()
+    assert p.read_text() == before

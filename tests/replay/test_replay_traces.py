@@ -1,0 +1,269 @@
+"""Traces: manifest traces (creationTimestamp, the schedsim.io/duration annotation,
+controllers expanded) and the Alibaba GPU trace (cluster-trace-gpu-v2023's documented CSV
+columns, alibaba/clusterdata README), with bad input refused as ``FILE: ...`` or
+``FILE:LINE: ...``."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from schedsim.api.errors import ManifestError
+from schedsim.engine import Cluster
+from schedsim.replay import Replay, manifest_trace, parse_duration
+from schedsim.replay.alibaba import GPU_MODEL_LABEL, TraceError, alibaba_trace, read_pods
+from schedsim.replay.metrics import TaskClass, node_fragmentation, percentile
+
+NODES_CSV = """\
+sn,cpu_milli,memory_mib,gpu,model
+node-a,32000,131072,8,V100M32
+node-b,16000,65536,0,nan
+"""
+
+PODS_CSV = """\
+name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec,qos,pod_phase,creation_time,deletion_time,scheduled_time
+p-late,4000,8192,2,1000,,LS,Running,500,900,510
+p-first,1000,2048,1,460,,BE,Succeeded,100,400,100
+p-never,1000,2048,0,0,,BE,Pending,200,260,
+p-spec,1000,2048,1,1000,V100M32|V100M16,LS,Running,300,,300
+"""
+
+
+@pytest.mark.parametrize(
+    ("text", "seconds"),
+    [
+        ("90s", 90.0),
+        ("10m", 600.0),
+        ("1h30m", 5400.0),
+        ("1.5h", 5400.0),
+        ("250ms", 0.25),
+        ("12", 12.0),
+        ("0", 0.0),
+        ("-5m", -300.0),
+    ],
+)
+def test_parse_duration(text: str, seconds: float) -> None:
+    """Go's time.ParseDuration units (h, m, s, ms), as CA's duration flags take them."""
+    assert parse_duration(text) == seconds
+
+
+@pytest.mark.parametrize("text", ["", "abc", "10x", "1h30", "m"])
+def test_parse_duration_rejects(text: str) -> None:
+    with pytest.raises(ValueError, match="invalid duration"):
+        parse_duration(text)
+
+
+MANIFEST = """\
+apiVersion: v1
+kind: Node
+metadata: {name: n1}
+status: {allocatable: {cpu: "4", memory: 4Gi, pods: "110"}}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: later, creationTimestamp: "2025-01-01T00:10:00Z",
+           annotations: {schedsim.io/duration: 1h30m}}
+spec: {containers: [{name: c, image: x}]}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: early, creationTimestamp: "2025-01-01T00:00:00Z"}
+spec: {containers: [{name: c, image: x}]}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: running, annotations: {schedsim.io/duration: 2m}}
+spec: {nodeName: n1, containers: [{name: c, image: x}]}
+---
+apiVersion: batch/v1
+kind: Job
+metadata: {name: job}
+spec:
+  parallelism: 2
+  template:
+    metadata: {annotations: {schedsim.io/duration: 45s}}
+    spec: {restartPolicy: Never, containers: [{name: c, image: x}]}
+"""
+
+
+def test_manifest_trace_arrivals_and_durations() -> None:
+    """Arrival = creationTimestamp relative to the earliest; duration from the annotation;
+    a Job's pods (expanded as simulate expands them) carry the template's annotation and,
+    without a creationTimestamp, arrive at t = 0; bound pods run from t = 0."""
+    trace = manifest_trace(Cluster.from_text(MANIFEST, "t.yaml"))
+    got = [(tp.pod.name, tp.arrival, tp.duration) for tp in trace.arrivals]
+    assert got[-1] == ("later", 600.0, 5400.0)
+    assert ("early", 0.0, None) in got
+    jobs = [g for g in got if g[0].startswith("job-")]
+    assert len(jobs) == 2 and all(a == 0.0 and d == 45.0 for _, a, d in jobs)
+    assert [(tp.pod.name, tp.duration) for tp in trace.running] == [("running", 120.0)]
+    assert [p.name for p in trace.cluster.pods] == ["running"]
+    assert trace.start is not None and trace.start.isoformat() == "2025-01-01T00:00:00+00:00"
+
+
+@pytest.mark.parametrize(
+    ("value", "problem"),
+    [
+        ("-5m", "must not be negative, got '-5m'"),
+        ("soon", "invalid duration 'soon' (expected e.g. 90s, 10m, 1h30m)"),
+    ],
+)
+def test_manifest_trace_bad_duration(value: str, problem: str) -> None:
+    """FILE: KIND NS/NAME: FIELD: problem."""
+    text = MANIFEST.replace("1h30m", value)
+    with pytest.raises(ManifestError) as e:
+        manifest_trace(Cluster.from_text(text, "t.yaml"))
+    assert str(e.value) == (
+        f"t.yaml: Pod default/later: metadata.annotations[schedsim.io/duration]: {problem}"
+    )
+
+
+def _write(tmp_path: Path, pods: str = PODS_CSV, nodes: str = NODES_CSV) -> tuple[str, str]:
+    p, n = tmp_path / "pods.csv", tmp_path / "nodes.csv"
+    p.write_text(pods)
+    n.write_text(nodes)
+    return str(p), str(n)
+
+
+def test_alibaba_trace(tmp_path: Path) -> None:
+    """Nodes get the listed cpu, memory and nvidia.com/gpu, labelled with their model; pods
+    arrive at creation_time - min(creation_time), run deletion - scheduled (deletion -
+    creation when never scheduled; until the end without a deletion); gpu_spec becomes a
+    node affinity on the model label; a GPU-sharing pod takes a whole GPU (warned)."""
+    pods, nodes = _write(tmp_path)
+    trace = alibaba_trace(pods, nodes)
+    a, b = trace.cluster.nodes
+    assert a.allocatable["nvidia.com/gpu"] == 8 and a.allocatable["cpu"] == 32
+    assert a.labels[GPU_MODEL_LABEL] == "V100M32" and GPU_MODEL_LABEL not in b.labels
+    assert b.allocatable["memory"] == 65536 * 2**20
+    got = [(tp.pod.name, tp.arrival, tp.duration) for tp in trace.arrivals]
+    assert got == [
+        ("p-first", 0.0, 300.0),
+        ("p-never", 100.0, 60.0),
+        ("p-spec", 200.0, None),
+        ("p-late", 400.0, 390.0),
+    ]
+    spec_pod = trace.arrivals[2].pod
+    assert spec_pod.affinity is not None
+    assert "V100M16" in repr(spec_pod.affinity) and GPU_MODEL_LABEL in repr(spec_pod.affinity)
+    first = trace.arrivals[0].pod
+    assert first.containers[0].requests["nvidia.com/gpu"] == 1
+    assert any("1 GPU-sharing pod(s)" in w for w in trace.warnings)
+    m = Replay(trace).run()
+    assert m.completed == 3 and m.arrivals == 4 and not m.unschedulable
+    assert max(s.gpu_allocatable for s in m.samples) == 8
+
+
+@pytest.mark.parametrize(
+    ("pods", "nodes", "message"),
+    [
+        (
+            PODS_CSV.replace("500,900,510", "500,450,510"),
+            NODES_CSV,
+            "pods.csv:2: deletion_time 450 is before scheduled_time 510 (a completion before "
+            "the arrival)",
+        ),
+        (
+            PODS_CSV.replace("200,260,", "200,150,"),
+            NODES_CSV,
+            "pods.csv:4: deletion_time 150 is before creation_time 200 (a completion before "
+            "the arrival)",
+        ),
+        (
+            PODS_CSV.replace("500,900,510", "500,900,490"),
+            NODES_CSV,
+            "pods.csv:2: scheduled_time 490 is before creation_time 500",
+        ),
+        (
+            PODS_CSV.replace("p-late,4000", "p-late,-4000"),
+            NODES_CSV,
+            "pods.csv:2: cpu_milli: must be a number >= 0, got '-4000'",
+        ),
+        (
+            PODS_CSV.replace("scheduled_time", "scheduled_time,extra").replace("510\n", "510,1\n"),
+            NODES_CSV,
+            "pods.csv:1: unknown column(s) extra",
+        ),
+        (PODS_CSV.replace(",qos", ""), NODES_CSV, "pods.csv:1: missing column(s) qos"),
+        (
+            PODS_CSV,
+            NODES_CSV.replace("V100M32", "T4"),
+            "pods.csv:5: gpu_spec: no node of the node list has model(s) V100M32, V100M16",
+        ),
+        (
+            PODS_CSV.replace("p-never", "p-late"),
+            NODES_CSV,
+            "pods.csv:4: name: duplicate pod 'p-late' (first on line 2)",
+        ),
+        (
+            PODS_CSV,
+            NODES_CSV.replace("node-b", "node-a"),
+            "nodes.csv:3: sn: duplicate node 'node-a' (first on line 2)",
+        ),
+        (PODS_CSV, NODES_CSV.replace("8,V100M32", "8,"), "nodes.csv:2: model: required"),
+        (
+            PODS_CSV.replace(",1000,,LS,Running,500", ",abc,,LS,Running,500"),
+            NODES_CSV,
+            "pods.csv:2: gpu_milli: expected a number, got 'abc'",
+        ),
+    ],
+)
+def test_alibaba_bad_input(tmp_path: Path, pods: str, nodes: str, message: str) -> None:
+    """Bad rows are refused with the file and line number, never skipped."""
+    p, n = _write(tmp_path, pods, nodes)
+    with pytest.raises(TraceError) as e:
+        alibaba_trace(p, n)
+    assert str(e.value).startswith(str(tmp_path) + "/")
+    assert message in str(e.value)
+
+
+def test_node_fragmentation_follows_fgd() -> None:
+    """FGD (Weng et al., ATC '23, section 3): a class that cannot run on the node, or asks for
+    no GPU, sees every free GPU as a fragment; one that fits sees none (whole GPUs)."""
+    classes = [
+        TaskClass(1000, 1, 1, 0.5),  # fits: no fragment
+        TaskClass(1000, 1, 4, 0.25),  # needs 4 GPUs, 2 free: both are fragments
+        TaskClass(1000, 1, 0, 0.25),  # CPU only: the free GPUs are fragments to it
+    ]
+    assert node_fragmentation(8000, 2**30, 2, classes) == pytest.approx(1.0)
+    assert node_fragmentation(500, 2**30, 2, classes) == pytest.approx(2.0)  # no cpu left
+    assert node_fragmentation(8000, 2**30, 0, classes) == 0.0
+
+
+def test_percentile_nearest_rank() -> None:
+    values = [float(v) for v in range(1, 101)]
+    assert percentile(values, 50) == 50.0 and percentile(values, 99) == 99.0
+    assert percentile([], 90) == 0.0
+
+
+REAL = os.environ.get("SCHEDSIM_ALIBABA_TRACE")
+
+
+@pytest.mark.skipif(
+    not REAL,
+    reason="set SCHEDSIM_ALIBABA_TRACE to a cluster-trace-gpu-v2023/csv directory (with "
+    "openb_pod_list_default.csv and openb_node_list_gpu_node.csv) to replay a slice of it",
+)
+def test_real_alibaba_slice(tmp_path: Path) -> None:
+    """The first 400 pods of the real trace on its GPU nodes: read without error and every
+    pod is accounted for (scheduled, or pending with a reason)."""
+    assert REAL is not None
+    src = Path(REAL)
+    lines = (src / "openb_pod_list_default.csv").read_text().splitlines()[:401]
+    pods = tmp_path / "pods.csv"
+    pods.write_text("\n".join(lines) + "\n")
+    trace = alibaba_trace(str(pods), str(src / "openb_node_list_gpu_node.csv"))
+    assert len(trace.arrivals) == 400
+    m = Replay(trace).run()
+    assert m.arrivals == 400
+    assert len(m.latencies) + len(m.unschedulable) >= 400 - m.completed
+    assert m.samples[-1].gpu_allocatable > 0
+
+
+def test_read_pods_without_node_list(tmp_path: Path) -> None:
+    """Without a node list any gpu_spec is accepted."""
+    p, _ = _write(tmp_path)
+    pods, _ = read_pods(p)
+    assert len(pods) == 4
