@@ -30,7 +30,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from schedsim import cli_autoscaling, cli_kss, cli_output
+from schedsim import cli_autoscaling, cli_kss, cli_output, cli_replay
 from schedsim.api.core import Pod
 from schedsim.api.errors import ManifestError
 from schedsim.api.strict import VALIDATION_MODES
@@ -46,6 +46,7 @@ from schedsim.framework.runtime import (
     plugin_sources,
 )
 from schedsim.framework.scheduler_config import SchedulerConfiguration, load_scheduler_configuration
+from schedsim.report import simulate_page
 from schedsim.simulation.scheduling import (
     PLACEMENTS,
     PodOutcome,
@@ -60,7 +61,7 @@ __all__ = ["EXAMPLE", "MANIFEST_COMMANDS", "main"]
 EXAMPLE = "demo-cluster.yaml"
 """The example cluster run when no PATH is given (in ``schedsim/examples``)."""
 
-MANIFEST_COMMANDS = ("simulate", "scale-up", "scale-down")
+MANIFEST_COMMANDS = ("simulate", "scale-up", "scale-down", "replay")
 """The commands that read manifests (they take ``--validate``)."""
 
 
@@ -161,6 +162,14 @@ def _parser() -> argparse.ArgumentParser:
     )
     _profile_args(plug)
     cli_autoscaling.add_parsers(sub, _profile_args, sorted(STORES))
+    cli_replay.add_parser(sub, _profile_args)
+    for command in ("simulate", "scale-up", "scale-down"):  # replay has its own
+        sub.choices[command].add_argument(
+            "--report",
+            metavar="FILE.html",
+            help="also write a self-contained HTML report (charts of per-node utilization, "
+            "the pods that found no place and why); opens offline",
+        )
     for each in sub.choices.values():  # the one place --output-file is defined
         each.add_argument(
             "--output-file",
@@ -571,6 +580,8 @@ def _simulate(args: argparse.Namespace) -> tuple[str, int]:
             f"failed (see their messages), the other pods were scheduled",
             file=sys.stderr,
         )
+    if args.report:
+        cli_autoscaling.write_report(args.report, simulate_page(cluster, result))
     if args.output == "kss":
         out = cli_kss.to_kss(args.config, cluster, result)
     else:
@@ -599,6 +610,9 @@ def _run(args: argparse.Namespace) -> tuple[str | None, int]:
             return _plugins(args), 0
         if args.command in ("scale-up", "scale-down"):
             return _autoscaling(args)
+        if args.command == "replay":
+            with gc_paused():
+                return cli_replay.run(args, _engine(args)[0])
         # Loading creates hundreds of thousands of objects and almost no reference
         # cycles: collections of the oldest generation would walk them again and again
         # (docs/performance.md).

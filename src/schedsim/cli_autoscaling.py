@@ -33,6 +33,7 @@ from schedsim.api.errors import ManifestError
 from schedsim.api.gate_hints import feature_gate_hints
 from schedsim.cli_output import recorded_warnings, warn
 from schedsim.engine import Cluster, Engine
+from schedsim.report import Page, scale_down_page, scale_up_page, write_page
 from schedsim.simulation.equivalence import group_equivalent_pods
 from schedsim.simulation.expendable import DEFAULT_EXPENDABLE_PODS_PRIORITY_CUTOFF
 from schedsim.simulation.nodegroups import (
@@ -57,7 +58,7 @@ from schedsim.simulation.scaleup import (
 )
 from schedsim.snapshot.dra import DraSnapshotError
 
-__all__ = ["EXAMPLE_NODE_GROUPS", "PROGRESS_THRESHOLD", "add_parsers", "run"]
+__all__ = ["EXAMPLE_NODE_GROUPS", "PROGRESS_THRESHOLD", "add_parsers", "run", "write_report"]
 
 EXAMPLE_CLUSTER = "demo-cluster.yaml"
 EXAMPLE_NODE_GROUPS = "demo-node-groups.yaml"
@@ -170,6 +171,18 @@ def add_input_args(p: argparse.ArgumentParser) -> None:
         help="do not create the pods of Deployments, ReplicaSets, StatefulSets, DaemonSets, "
         "Jobs and ReplicationControllers (for inputs that already list every pod)",
     )
+
+
+def write_report(path: str, page: Page) -> None:
+    """Write the HTML report of ``--report`` whole or not at all.
+
+    Raises:
+        UsageError: it cannot be written (``--report FILE: cannot write: problem``).
+    """
+    try:
+        write_page(path, page)
+    except OSError as e:
+        raise UsageError(f"--report {path}: cannot write: {e.strerror or e}") from None
 
 
 def warn_input(cluster: Cluster, engine: Engine) -> None:
@@ -324,6 +337,8 @@ def _run(args: argparse.Namespace, engine: Engine) -> tuple[str, int]:
                 warn(w)
             _warn_skipped(up.skipped_pods)
             code = _report_errors(up.errors)
+            if args.report:
+                write_report(args.report, scale_up_page(up))
             return (_up_json(up) if args.output == "json" else _up_table(up)), code
         with _progress(len(cluster.nodes), "nodes") as progress:
             down = engine.scale_down(
@@ -340,6 +355,8 @@ def _run(args: argparse.Namespace, engine: Engine) -> tuple[str, int]:
         warn(w)
     _warn_skipped(down.skipped_pods)
     code = _report_errors(down.errors)
+    if args.report:
+        write_report(args.report, scale_down_page(down))
     return (_down_json(down) if args.output == "json" else _down_table(down)), code
 
 

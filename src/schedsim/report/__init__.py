@@ -1,0 +1,15 @@
+"""HTML reports: one self-contained page (plotly.js embedded, opens offline) per run of
+``replay``, ``simulate``, ``scale-up`` and ``scale-down`` (``--report FILE.html``).
+
+.. code-block:: python
+
+    from schedsim.report import replay_page, write_page
+
+    write_page("replay.html", replay_page(metrics))
+"""
+
+from schedsim.report.page import Page, write_page
+from schedsim.report.replay import replay_page
+from schedsim.report.results import scale_down_page, scale_up_page, simulate_page
+
+__all__ = ["Page", "replay_page", "scale_down_page", "scale_up_page", "simulate_page", "write_page"]

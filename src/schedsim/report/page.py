@@ -1,0 +1,133 @@
+"""One self-contained HTML page: headings, paragraphs, tables and plotly charts, with
+plotly.js embedded once (the page opens offline; nothing is fetched), written whole or not
+at all.
+
+A `Page` is built section by section (`Page.heading`, `Page.text`, `Page.table`,
+`Page.chart`) and rendered by `Page.render`; `write_page` writes it through a temporary file
+in the target's directory renamed over the target, so a reader never sees half a report and
+an interrupted run leaves the old file (or none).
+"""
+
+from __future__ import annotations
+
+import html
+import os
+import tempfile
+from collections.abc import Sequence
+
+import plotly.graph_objects as go
+import plotly.io as pio
+import plotly.offline
+
+__all__ = ["Page", "write_page"]
+
+_STYLE = """
+body { font-family: system-ui, sans-serif; margin: 2em; color: #222; }
+h1 { font-size: 1.6em; } h2 { font-size: 1.25em; margin-top: 1.6em; }
+table { border-collapse: collapse; margin: 0.5em 0 1em; font-size: 0.9em; }
+th, td { border: 1px solid #ccc; padding: 3px 8px; text-align: left; vertical-align: top; }
+th { background: #f2f2f2; } td.num { text-align: right; }
+.chart { width: 100%; max-width: 1100px; height: 360px; }
+p.note { color: #555; font-size: 0.9em; }
+"""
+
+
+class Page:
+    """An HTML report under construction.
+
+    Args:
+        title: the page's title and first heading.
+    """
+
+    def __init__(self, title: str) -> None:
+        self.title = title
+        self._parts: list[str] = []
+        self._charts = 0
+
+    def heading(self, text: str) -> None:
+        """A section heading."""
+        self._parts.append(f"<h2>{html.escape(text)}</h2>")
+
+    def text(self, text: str, *, note: bool = False) -> None:
+        """A paragraph (escaped)."""
+        cls = ' class="note"' if note else ""
+        self._parts.append(f"<p{cls}>{html.escape(text)}</p>")
+
+    def table(
+        self, header: Sequence[str], rows: Sequence[Sequence[object]], *, limit: int = 2000
+    ) -> None:
+        """A table; cells are escaped, numbers right-aligned; beyond ``limit`` rows a note
+        says how many were left out (the JSON output has them all)."""
+        out = ["<table><thead><tr>"]
+        out.extend(f"<th>{html.escape(h)}</th>" for h in header)
+        out.append("</tr></thead><tbody>")
+        for row in rows[:limit]:
+            out.append("<tr>")
+            for cell in row:
+                if isinstance(cell, float):
+                    out.append(f'<td class="num">{cell:.3f}</td>')
+                elif isinstance(cell, int):
+                    out.append(f'<td class="num">{cell}</td>')
+                else:
+                    out.append(f"<td>{html.escape(str(cell))}</td>")
+            out.append("</tr>")
+        out.append("</tbody></table>")
+        self._parts.append("".join(out))
+        if len(rows) > limit:
+            self.text(f"{len(rows) - limit} more rows not shown.", note=True)
+
+    def chart(self, figure: go.Figure) -> None:
+        """A plotly chart (drawn by the embedded plotly.js when the page loads)."""
+        self._charts += 1
+        figure.update_layout(margin={"l": 60, "r": 20, "t": 40, "b": 40})
+        self._parts.append(
+            pio.to_html(
+                figure,
+                include_plotlyjs=False,
+                full_html=False,
+                div_id=f"chart-{self._charts}",
+                default_height="360px",
+                config={"displaylogo": False, "responsive": True},
+            )
+        )
+
+    @property
+    def charts(self) -> int:
+        """Charts added so far."""
+        return self._charts
+
+    def render(self) -> str:
+        """The whole page (plotly.js inlined in the head)."""
+        js = plotly.offline.get_plotlyjs()
+        title = html.escape(self.title)
+        return (
+            '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
+            f"<title>{title}</title><style>{_STYLE}</style>"
+            f'<script type="text/javascript">{js}</script></head><body>'
+            f"<h1>{title}</h1>{''.join(self._parts)}</body></html>\n"
+        )
+
+
+def write_page(path: str, page: Page) -> None:
+    """Write ``page`` to ``path`` whole or not at all (a temporary file in the same directory,
+    renamed over ``path``).
+
+    Raises:
+        OSError: the directory cannot be written (nothing is left behind).
+    """
+    text = page.render()
+    directory = os.path.dirname(os.path.abspath(path))
+    fd, tmp = tempfile.mkstemp(prefix=".schedsim-report-", suffix=".html", dir=directory)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp, 0o666 & ~umask)  # as open() would create it (mkstemp makes it 0600)
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
