@@ -184,6 +184,8 @@ class Replay:
         self._messages: dict[str, str] = {}  # pod key -> last FitError message
         self._unhelped: Mapping[str, Mapping[str, str]] = {}
         self._upcoming_info: dict[str, object] = {}
+        self.counters = {"events": 0, "loops": 0, "attempts": 0}
+        """Work done: trace events handled, autoscaler loops run, scheduling attempts."""
         self._changes = 0  # bumped by every change of the cluster or the queue
         self._sampled_at = -1  # `_changes` at the last sample
         self._done = False
@@ -359,6 +361,7 @@ class Replay:
 
     def _handle(self, event: Event) -> None:
         self._changes += 1
+        self.counters["events"] += 1
         kind = event.kind
         if kind is EventKind.POD_ARRIVAL:
             self._arrive(self._pods[event.key])
@@ -415,6 +418,7 @@ class Replay:
             if key is not None and key in failed_specs:
                 self.queue.add_unschedulable(pod)
                 continue
+            self.counters["attempts"] += 1
             (outcome,) = run_scheduling_cycle(self.snapshot, [pod], self.scheduler)
             if outcome.node_name is None:
                 self._messages[pod.key] = outcome.message
@@ -438,6 +442,7 @@ class Replay:
             self._push(Event(self.now + duration, EventKind.POD_COMPLETION, key, token))
 
     def _autoscaler_loop(self) -> None:
+        self.counters["loops"] += 1
         decision: LoopDecision = self.autoscaler.run_once(
             self.now, self.snapshot, self.queue.unschedulable_pods()
         )

@@ -468,6 +468,9 @@ def scale_down(
     # Empty nodes first (CA's default candidate sorting, ``emptycandidates``): removing them
     # moves nothing, and the pods of other candidates must not take their place.
     def is_empty(node: Node) -> bool:
+        u = utilizations[node.name]
+        if u.value >= (gpu_threshold if u.basis == "gpu" else threshold):
+            return False  # never a candidate: its place in the order changes nothing
         movable, blocking = pods_to_move(snapshot.get_node_info(node.name))
         return blocking is None and not movable
 
