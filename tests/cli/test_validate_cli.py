@@ -77,7 +77,7 @@ def test_ignore_is_silent(capsys: pytest.CaptureFixture[str], cluster: Path) -> 
     assert "ml/trainer" in out
 
 
-@pytest.mark.parametrize("command", ["scale-up", "scale-down"])
+@pytest.mark.parametrize("command", ["scale-up", "scale-down", "replay"])
 def test_autoscaling_commands_validate_too(
     capsys: pytest.CaptureFixture[str], cluster: Path, tmp_path: Path, command: str
 ) -> None:
@@ -95,7 +95,7 @@ def test_autoscaling_commands_validate_too(
 
 
 def test_every_manifest_command_has_the_flag() -> None:
-    assert MANIFEST_COMMANDS == ("simulate", "scale-up", "scale-down")
+    assert MANIFEST_COMMANDS == ("simulate", "scale-up", "scale-down", "replay")
     with pytest.raises(SystemExit) as info:
         main(["simulate", "--validate=lenient"])
     assert info.value.code == 2
