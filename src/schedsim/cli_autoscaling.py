@@ -31,9 +31,9 @@ from rich.table import Table
 from schedsim.api.core import Pod
 from schedsim.api.errors import ManifestError
 from schedsim.api.gate_hints import feature_gate_hints
-from schedsim.cli_output import recorded_warnings, warn
+from schedsim.cli_output import deliver, recorded_warnings, warn
 from schedsim.engine import Cluster, Engine
-from schedsim.report import Page, scale_down_page, scale_up_page, write_page
+from schedsim.report import Page, scale_down_page, scale_up_page
 from schedsim.simulation.equivalence import group_equivalent_pods
 from schedsim.simulation.expendable import DEFAULT_EXPENDABLE_PODS_PRIORITY_CUTOFF
 from schedsim.simulation.nodegroups import (
@@ -174,15 +174,12 @@ def add_input_args(p: argparse.ArgumentParser) -> None:
 
 
 def write_report(path: str, page: Page) -> None:
-    """Write the HTML report of ``--report`` whole or not at all.
+    """Write the HTML report of ``--report`` whole or not at all (`cli_output.deliver`).
 
     Raises:
-        UsageError: it cannot be written (``--report FILE: cannot write: problem``).
+        OutputError: it cannot be written (exit status 1, as for the output itself).
     """
-    try:
-        write_page(path, page)
-    except OSError as e:
-        raise UsageError(f"--report {path}: cannot write: {e.strerror or e}") from None
+    deliver(page.render(), path)
 
 
 def warn_input(cluster: Cluster, engine: Engine) -> None:

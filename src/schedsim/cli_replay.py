@@ -22,6 +22,7 @@ from rich.progress import BarColumn, Progress, TextColumn
 from rich.table import Table
 
 from schedsim.cli_autoscaling import UsageError, write_report
+from schedsim.cli_output import warn
 from schedsim.engine import Cluster, Engine
 from schedsim.replay import AutoscalerOptions, Replay, parse_duration
 from schedsim.replay.alibaba import GPU_MODES, alibaba_trace
@@ -387,7 +388,7 @@ def run(args: argparse.Namespace, engine: Engine) -> tuple[str, int]:
     except NodeGroupError as e:
         raise UsageError(f"{args.node_groups}: {e}") from None
     for w in replay.warnings:
-        print(f"warning: {w}", file=sys.stderr)
+        warn(w)
     total = args.until if args.until is not None else trace.last_arrival
     with _progress(total) as progress:
         metrics = replay.run(progress)

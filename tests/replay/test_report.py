@@ -13,7 +13,7 @@ from replay_scenarios import NODE_GROUPS, burst_trace
 from schedsim.cli import main
 from schedsim.engine import Cluster
 from schedsim.replay import Replay, ReplayMetrics, manifest_trace
-from schedsim.report import Page, replay_page, write_page
+from schedsim.report import replay_page
 from schedsim.simulation.nodegroups import parse_node_groups
 
 
@@ -35,21 +35,6 @@ def test_replay_page_is_self_contained() -> None:
     assert "scale-up" in text and "scale-down" in text and "burst-2" in text
 
 
-def test_write_page_whole_or_nothing(tmp_path: Path) -> None:
-    """An unwritable target leaves nothing behind; a written one has no temp file beside
-    it and the reader's usual permissions."""
-    page = Page("t")
-    page.text("hello")
-    out = tmp_path / "r.html"
-    write_page(str(out), page)
-    assert out.read_text().startswith("<!DOCTYPE html>")
-    assert [p.name for p in tmp_path.iterdir()] == ["r.html"]
-    assert out.stat().st_mode & 0o044  # readable by others, as open() would make it
-    with pytest.raises(OSError):
-        write_page(str(tmp_path / "missing-dir" / "r.html"), page)
-    assert [p.name for p in tmp_path.iterdir()] == ["r.html"]
-
-
 @pytest.mark.parametrize("command", ["simulate", "scale-up", "scale-down"])
 def test_report_flag_of_other_commands(
     tmp_path: Path, command: str, capsys: pytest.CaptureFixture[str]
@@ -63,9 +48,11 @@ def test_report_flag_of_other_commands(
     assert capsys.readouterr().out  # the table is still printed
 
 
-def test_report_unwritable_is_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    """A report that cannot be written is a usage error (exit 2, one line)."""
+def test_report_unwritable_is_exit_1(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A report that cannot be written is an output failure (exit 1, one line, no temporary
+    file left), as for --output-file."""
     bad = tmp_path / "no" / "r.html"
-    assert main(["simulate", "--report", str(bad)]) == 2
+    assert main(["simulate", "--report", str(bad)]) == 1
     err = capsys.readouterr().err
-    assert err.startswith(f"schedsim: error: --report {bad}: cannot write:")
+    assert err.startswith(f"schedsim: error: cannot write the output to {bad}:")
+    assert list(tmp_path.iterdir()) == []

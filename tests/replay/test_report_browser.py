@@ -13,7 +13,7 @@ from replay_scenarios import NODE_GROUPS, burst_trace
 
 from schedsim.engine import Cluster
 from schedsim.replay import Replay, manifest_trace
-from schedsim.report import replay_page, write_page
+from schedsim.report import replay_page
 from schedsim.simulation.nodegroups import parse_node_groups
 
 CHROMIUM = next(
@@ -31,7 +31,7 @@ def test_report_renders_in_chromium(tmp_path: Path) -> None:
     groups = parse_node_groups(yaml.safe_load(NODE_GROUPS), "groups.yaml")
     page = replay_page(Replay(trace, groups).run(), "burst")
     out = tmp_path / "report.html"
-    write_page(str(out), page)
+    out.write_text(page.render(), encoding="utf-8")
     errors: list[str] = []
     requests: list[str] = []
     with sync_api.sync_playwright() as p:

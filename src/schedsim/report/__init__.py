@@ -3,13 +3,15 @@
 
 .. code-block:: python
 
-    from schedsim.report import replay_page, write_page
+    from pathlib import Path
 
-    write_page("replay.html", replay_page(metrics))
+    from schedsim.report import replay_page
+
+    Path("replay.html").write_text(replay_page(metrics).render())
 """
 
-from schedsim.report.page import Page, write_page
+from schedsim.report.page import Page
 from schedsim.report.replay import replay_page
 from schedsim.report.results import scale_down_page, scale_up_page, simulate_page
 
-__all__ = ["Page", "replay_page", "scale_down_page", "scale_up_page", "simulate_page", "write_page"]
+__all__ = ["Page", "replay_page", "scale_down_page", "scale_up_page", "simulate_page"]

@@ -1,25 +1,22 @@
 """One self-contained HTML page: headings, paragraphs, tables and plotly charts, with
-plotly.js embedded once (the page opens offline; nothing is fetched), written whole or not
-at all.
+plotly.js embedded once (the page opens offline; nothing is fetched).
 
 A `Page` is built section by section (`Page.heading`, `Page.text`, `Page.table`,
-`Page.chart`) and rendered by `Page.render`; `write_page` writes it through a temporary file
-in the target's directory renamed over the target, so a reader never sees half a report and
-an interrupted run leaves the old file (or none).
+`Page.chart`) and rendered whole by `Page.render`; the command line writes it with
+``schedsim.cli_output.deliver`` (a temporary file renamed over the target: whole or not at
+all).
 """
 
 from __future__ import annotations
 
 import html
-import os
-import tempfile
 from collections.abc import Sequence
 
 import plotly.graph_objects as go
 import plotly.io as pio
 import plotly.offline
 
-__all__ = ["Page", "write_page"]
+__all__ = ["Page"]
 
 _STYLE = """
 body { font-family: system-ui, sans-serif; margin: 2em; color: #222; }
@@ -106,28 +103,3 @@ class Page:
             f'<script type="text/javascript">{js}</script></head><body>'
             f"<h1>{title}</h1>{''.join(self._parts)}</body></html>\n"
         )
-
-
-def write_page(path: str, page: Page) -> None:
-    """Write ``page`` to ``path`` whole or not at all (a temporary file in the same directory,
-    renamed over ``path``).
-
-    Raises:
-        OSError: the directory cannot be written (nothing is left behind).
-    """
-    text = page.render()
-    directory = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(prefix=".schedsim-report-", suffix=".html", dir=directory)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(tmp, 0o666 & ~umask)  # as open() would create it (mkstemp makes it 0600)
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
