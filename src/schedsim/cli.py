@@ -30,7 +30,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from schedsim import cli_autoscaling, cli_kss, cli_output, cli_replay
+from schedsim import cli_autoscaling, cli_kss, cli_output, cli_replay, cli_sweep
 from schedsim.api.core import Pod
 from schedsim.api.errors import ManifestError
 from schedsim.api.strict import VALIDATION_MODES
@@ -170,6 +170,7 @@ def _parser() -> argparse.ArgumentParser:
             help="also write a self-contained HTML report (charts of per-node utilization, "
             "the pods that found no place and why); opens offline",
         )
+    cli_sweep.add_parser(sub)
     for each in sub.choices.values():  # the one place --output-file is defined
         each.add_argument(
             "--output-file",
@@ -613,6 +614,8 @@ def _run(args: argparse.Namespace) -> tuple[str | None, int]:
         if args.command == "replay":
             with gc_paused():
                 return cli_replay.run(args, _engine(args)[0])
+        if args.command == "sweep":
+            return cli_sweep.run(args)
         # Loading creates hundreds of thousands of objects and almost no reference
         # cycles: collections of the oldest generation would walk them again and again
         # (docs/performance.md).

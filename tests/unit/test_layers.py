@@ -1,8 +1,8 @@
 """The layout is the architecture: every module's imports are walked against the layer list
 (Kubernetes checks its import rules the same way, with import-boss and ``.import-restrictions``
 files): ``api <- dra <- framework <- snapshot <- scheduler <- simulation <- engine <- replay
-<- sweeps``, with ``cli`` (and the test kit) on top; plugins use ``api``, ``dra`` and
-``framework`` only; ``ray`` is imported only in ``sweeps/ray.py``; no module imports another
+<- sweep``, with ``cli`` (and the test kit) on top; plugins use ``api``, ``dra`` and
+``framework`` only; ``ray`` is imported only in ``sweep/ray.py``; no module imports another
 package's private (``_x``) names."""
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ LAYERS = (
     "engine",
     "replay",
     "report",
-    "sweeps",
+    "sweep",
     "testing",
     "cli",
 )
@@ -40,6 +40,7 @@ TOP_LEVEL = {
     "cli_autoscaling": "cli",
     "cli_kss": "cli",
     "cli_replay": "cli",
+    "cli_sweep": "cli",
     "cli_output": "cli",
     "__init__": "api",
 }
@@ -110,7 +111,7 @@ def test_layer_list_names_every_package() -> None:
 @pytest.mark.parametrize("path", _files(), ids=lambda p: str(p.relative_to(ROOT)))
 def test_imports_follow_the_layers(path: Path) -> None:
     """No module imports a layer above its own; plugins import api, dra and framework only;
-    ``ray`` only in ``sweeps/ray.py``; no other package's private names."""
+    ``ray`` only in ``sweep/ray.py``; no other package's private names."""
     module = _module_name(path)
     in_plugins = module.split(".")[0] == "schedsim_plugins"
     own = None if in_plugins else _layer(module)
@@ -118,8 +119,8 @@ def test_imports_follow_the_layers(path: Path) -> None:
     problems = []
     for line, imported, names in _imports(path):
         where = f"{path.relative_to(ROOT)}:{line}"
-        if imported.split(".")[0] == "ray" and module != "schedsim.sweeps.ray":
-            problems.append(f"{where}: imports ray (only schedsim/sweeps/ray.py may)")
+        if imported.split(".")[0] == "ray" and module != "schedsim.sweep.ray":
+            problems.append(f"{where}: imports ray (only schedsim/sweep/ray.py may)")
         target = _layer(imported)
         if target is None:
             continue

@@ -1,0 +1,121 @@
+"""Executors: where a sweep's scenarios run.
+
+Each executor takes the loaded `Cluster` once and yields `ScenarioResult` objects as they
+finish (in completion order; `schedsim.sweep.run_sweep` puts them back in scenario order).
+Every worker runs `run_scenario`, which turns a failure into a failed result, so one bad
+scenario never stops the others.
+
+- `SerialExecutor`: in this process, one after another (the reference).
+- `PoolExecutor`: a local process pool, one worker per core by default. The cluster is
+  pickled once per worker (the pool's initializer), not once per scenario; workers are
+  started by a fork server (no fork of a process running threads).
+- `schedsim.sweep.ray.RayExecutor`: Ray tasks (``--ray``), the cluster put once in Ray's
+  object store.
+"""
+
+from __future__ import annotations
+
+import functools
+import multiprocessing
+import os
+from collections.abc import Iterator, Sequence
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from typing import Protocol
+
+from schedsim.engine import Cluster, Engine
+from schedsim.sweep.results import ScenarioResult
+from schedsim.sweep.scenarios import Scenario, run_scenario
+
+__all__ = ["Executor", "PoolExecutor", "SerialExecutor", "default_workers"]
+
+
+class Executor(Protocol):
+    """Runs scenarios on a cluster."""
+
+    def run(self, cluster: Cluster, scenarios: Sequence[Scenario]) -> Iterator[ScenarioResult]:
+        """Yield one result per scenario, as they finish."""
+        ...
+
+
+class SerialExecutor:
+    """Runs the scenarios in this process, in order (one Engine per config, reused)."""
+
+    def run(self, cluster: Cluster, scenarios: Sequence[Scenario]) -> Iterator[ScenarioResult]:
+        """Yield each scenario's result in turn."""
+        engines: dict[str, Engine] = {}
+        for s in scenarios:
+            yield run_scenario(cluster, s, engines)
+
+
+def default_workers() -> int:
+    """One worker per core this process may use."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # pragma: no cover - not on Linux
+        return max(1, os.cpu_count() or 1)
+
+
+_cluster: Cluster | None = None
+_engines: dict[str, Engine] = {}
+
+
+def _init_worker(cluster: Cluster | None) -> None:
+    global _cluster
+    _cluster = cluster
+    _engines.clear()
+
+
+def _run_in_worker(scenario: Scenario, cluster: Cluster | None = None) -> ScenarioResult:
+    used = cluster if cluster is not None else _cluster
+    assert used is not None, "the pool's initializer sets the cluster"
+    return run_scenario(used, scenario, _engines)
+
+
+class PoolExecutor:
+    """A local process pool.
+
+    Args:
+        workers: processes (default: `default_workers`).
+        ship_per_scenario: send the cluster with every scenario instead of once per worker
+            (only to measure what shipping once saves: benchmarks/sweep.py).
+
+    Failures of the pool itself (a worker killed) become failed results of the scenarios it
+    held.
+    """
+
+    def __init__(self, workers: int | None = None, *, ship_per_scenario: bool = False) -> None:
+        self.workers = workers if workers is not None else default_workers()
+        self.ship_per_scenario = ship_per_scenario
+
+    def run(self, cluster: Cluster, scenarios: Sequence[Scenario]) -> Iterator[ScenarioResult]:
+        """Yield results as workers finish them."""
+        if not scenarios:
+            return
+        ctx = multiprocessing.get_context("forkserver")
+        ctx.set_forkserver_preload(["schedsim.sweep.executors"])
+        shipped = None if self.ship_per_scenario else cluster
+        with ProcessPoolExecutor(
+            max_workers=min(self.workers, len(scenarios)),
+            mp_context=ctx,
+            initializer=functools.partial(_init_worker, shipped),
+        ) as pool:
+            extra = (cluster,) if self.ship_per_scenario else ()
+            pending: dict[Future[ScenarioResult], Scenario] = {
+                pool.submit(_run_in_worker, s, *extra): s for s in scenarios
+            }
+            while pending:
+                done, _ = wait(pending, return_when=FIRST_COMPLETED)
+                for f in done:
+                    s = pending.pop(f)
+                    error = f.exception()
+                    if error is None:
+                        yield f.result()
+                    else:
+                        yield ScenarioResult.failed(
+                            s.name,
+                            s.index,
+                            s.axes,
+                            s.fingerprint,
+                            f"{type(error).__name__}: {error}",
+                            0.0,
+                        )

@@ -1,0 +1,84 @@
+"""`RayExecutor`: a sweep's scenarios as Ray tasks (``schedsim sweep --ray [ADDRESS]``).
+
+The only module that imports ``ray`` (an optional extra: ``pip install 'schedsim[ray]'``).
+The cluster is put once in Ray's object store (``ray.put``) and every task receives the
+reference, so each node fetches it once; each worker process keeps one Engine per config.
+Results come back as tasks finish (``ray.wait``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+from schedsim.engine import Cluster, Engine
+from schedsim.sweep.results import ScenarioResult
+from schedsim.sweep.scenarios import Scenario, run_scenario
+
+__all__ = ["RayExecutor", "RayUnavailableError"]
+
+
+class RayUnavailableError(RuntimeError):
+    """Ray is not installed (``pip install 'schedsim[ray]'``) or cannot connect."""
+
+
+_engines: dict[str, Engine] = {}
+
+
+def _task(cluster: Cluster, scenario: Scenario) -> ScenarioResult:
+    return run_scenario(cluster, scenario, _engines)
+
+
+class RayExecutor:
+    """Runs scenarios as Ray tasks.
+
+    Args:
+        address: an existing cluster's address (``ray://HOST:10001`` or ``auto``), or None
+            for a local instance (``ray.init()``). When Ray is already initialized in this
+            process, that instance is used and left running.
+        num_cpus: CPUs of a local instance (default: all).
+
+    Raises:
+        RayUnavailableError: from `run`, when ray cannot be imported or ``ray.init`` fails.
+    """
+
+    def __init__(self, address: str | None = None, *, num_cpus: int | None = None) -> None:
+        self.address = address
+        self.num_cpus = num_cpus
+
+    def run(self, cluster: Cluster, scenarios: Sequence[Scenario]) -> Iterator[ScenarioResult]:
+        """Yield results as tasks finish; a task that raised (a worker died) becomes a failed
+        result."""
+        try:
+            import ray
+        except ImportError as e:
+            raise RayUnavailableError(
+                f"--ray needs Ray: pip install 'schedsim[ray]' ({e})"
+            ) from None
+        started = False
+        if not ray.is_initialized():
+            kwargs: dict[str, Any] = {"include_dashboard": False, "log_to_driver": False}
+            if self.num_cpus is not None and self.address is None:
+                kwargs["num_cpus"] = self.num_cpus
+            try:
+                ray.init(address=self.address, **kwargs)
+            except Exception as e:
+                raise RayUnavailableError(f"ray.init({self.address or ''}) failed: {e}") from None
+            started = True
+        try:
+            ref = ray.put(cluster)
+            task = ray.remote(_task)
+            pending = {task.remote(ref, s): s for s in scenarios}
+            while pending:
+                done, _ = ray.wait(list(pending), num_returns=1)
+                for obj in done:
+                    s = pending.pop(obj)
+                    try:
+                        yield ray.get(obj)
+                    except Exception as e:
+                        yield ScenarioResult.failed(
+                            s.name, s.index, s.axes, s.fingerprint, f"{type(e).__name__}: {e}", 0.0
+                        )
+        finally:
+            if started:
+                ray.shutdown()

@@ -1,0 +1,238 @@
+"""Sweep results: one row per scenario, the resume directory, and the table / JSON / CSV.
+
+A `ScenarioResult` carries the headline metrics of one scenario (pods scheduled and
+unschedulable, plugin errors, nodes added or removed) and its wall time. Everything but the
+wall time depends only on the scenario: `ScenarioResult.metrics` is what must be equal
+whatever the executor and the order (the tests compare it).
+
+`ResultStore` is the resume directory: one ``NAME.json`` per finished scenario, written to a
+temporary file and renamed (atomic on POSIX: a file is whole or absent, even after a crash).
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import os
+import tempfile
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any, Final
+
+import attrs
+from rich.console import Console
+from rich.markup import escape
+from rich.table import Table
+
+__all__ = ["METRICS", "ResultStore", "ScenarioResult", "to_csv", "to_json", "to_table"]
+
+METRICS: Final = ("scheduled", "unschedulable", "plugin_errors", "nodes_added", "nodes_removed")
+"""The headline metrics, in column order (pod and node counts)."""
+
+
+def _axes(pairs: Iterable[Iterable[str]]) -> tuple[tuple[str, str], ...]:
+    out = []
+    for pair in pairs:
+        axis, variant = pair
+        out.append((axis, variant))
+    return tuple(out)
+
+
+@attrs.frozen
+class ScenarioResult:
+    """The outcome of one scenario.
+
+    Attributes:
+        name, index, axes, fingerprint: the scenario's (see `Scenario`).
+        scheduled: pending pods placed (simulate), or placed on existing nodes plus those the
+            chosen group's new nodes take (scale-up), or placed before planning (scale-down).
+        unschedulable: pending pods left without a place (plugin errors counted apart).
+        plugin_errors: pods whose attempt failed with a plugin error.
+        nodes_added: nodes of the chosen group (scale-up), else 0.
+        nodes_removed: removable nodes (scale-down), else 0.
+        wall_seconds: the run's wall time in the worker (seconds; not part of `metrics`).
+        error: ``Type: message`` when the scenario failed (its metrics are then 0), else None.
+        resumed: read from the resume directory rather than run (not saved).
+    """
+
+    name: str
+    index: int
+    axes: tuple[tuple[str, str], ...] = attrs.field(converter=_axes)
+    fingerprint: str
+    scheduled: int = 0
+    unschedulable: int = 0
+    plugin_errors: int = 0
+    nodes_added: int = 0
+    nodes_removed: int = 0
+    wall_seconds: float = 0.0
+    error: str | None = None
+    resumed: bool = attrs.field(default=False, eq=False)
+
+    @classmethod
+    def failed(
+        cls,
+        name: str,
+        index: int,
+        axes: tuple[tuple[str, str], ...],
+        fingerprint: str,
+        error: str,
+        wall_seconds: float,
+    ) -> ScenarioResult:
+        """A failed scenario's row."""
+        return cls(
+            name=name,
+            index=index,
+            axes=axes,
+            fingerprint=fingerprint,
+            wall_seconds=wall_seconds,
+            error=error,
+        )
+
+    @property
+    def ok(self) -> bool:
+        """The scenario ran to the end."""
+        return self.error is None
+
+    def metrics(self) -> tuple[object, ...]:
+        """Everything that depends only on the scenario: name, axes, the `METRICS`, error."""
+        return (self.name, self.axes, *(getattr(self, m) for m in METRICS), self.error)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON row (``axes`` as a mapping, axis -> variant)."""
+        row: dict[str, Any] = {
+            "scenario": self.name,
+            "index": self.index,
+            "axes": dict(self.axes),
+            "fingerprint": self.fingerprint,
+            "status": "ok" if self.ok else "failed",
+        }
+        row.update({m: getattr(self, m) for m in METRICS})
+        row["wallSeconds"] = round(self.wall_seconds, 6)
+        if self.error is not None:
+            row["error"] = self.error
+        return row
+
+    @classmethod
+    def from_dict(cls, row: Mapping[str, Any]) -> ScenarioResult:
+        """The inverse of `to_dict` (raises KeyError/TypeError/ValueError on a bad row)."""
+        return cls(
+            name=row["scenario"],
+            index=int(row["index"]),
+            axes=tuple(dict(row["axes"]).items()),
+            fingerprint=str(row["fingerprint"]),
+            wall_seconds=float(row["wallSeconds"]),
+            error=row.get("error"),
+            scheduled=int(row["scheduled"]),
+            unschedulable=int(row["unschedulable"]),
+            plugin_errors=int(row["plugin_errors"]),
+            nodes_added=int(row["nodes_added"]),
+            nodes_removed=int(row["nodes_removed"]),
+        )
+
+
+class ResultStore:
+    """The resume directory: ``DIR/NAME.json`` per finished scenario (failed ones are not
+    kept, so a rerun retries them).
+
+    Raises:
+        OSError: the directory cannot be created (constructor) or a file written (`save`).
+    """
+
+    def __init__(self, directory: str) -> None:
+        self.directory = directory
+        os.makedirs(directory, exist_ok=True)
+
+    def _path(self, name: str) -> str:
+        return os.path.join(self.directory, f"{name}.json")
+
+    def load(self, name: str, fingerprint: str) -> ScenarioResult | None:
+        """The stored result of scenario ``name`` when one exists and was made from the same
+        inputs (``fingerprint``); None otherwise (absent, unreadable or stale)."""
+        try:
+            with open(self._path(name), encoding="utf-8") as fh:
+                result = ScenarioResult.from_dict(json.load(fh))
+        except (OSError, ValueError, KeyError, TypeError):
+            return None
+        if result.fingerprint != fingerprint or result.name != name or not result.ok:
+            return None
+        return attrs.evolve(result, resumed=True)
+
+    def save(self, result: ScenarioResult) -> None:
+        """Write ``result`` atomically (temporary file in the directory, then rename);
+        failed results are not written."""
+        if not result.ok:
+            return
+        fd, tmp = tempfile.mkstemp(dir=self.directory, prefix=f".{result.name}.", suffix=".tmp")
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as fh:
+                json.dump(result.to_dict(), fh, indent=2)
+                fh.write("\n")
+            os.replace(tmp, self._path(result.name))
+        except BaseException:
+            if os.path.exists(tmp):
+                os.unlink(tmp)
+            raise
+
+
+def _ordered(results: Iterable[ScenarioResult]) -> list[ScenarioResult]:
+    return sorted(results, key=lambda r: r.index)
+
+
+def to_json(results: Iterable[ScenarioResult], warnings: Sequence[Mapping[str, str]] = ()) -> str:
+    """``{"scenarios": [row...], "failed": N, "warnings": [...]}`` (rows in scenario order,
+    see `ScenarioResult.to_dict`)."""
+    rows = _ordered(results)
+    doc = {
+        "scenarios": [r.to_dict() for r in rows],
+        "failed": sum(1 for r in rows if not r.ok),
+        "warnings": list(warnings),
+    }
+    return json.dumps(doc, indent=2) + "\n"
+
+
+def to_csv(results: Iterable[ScenarioResult]) -> str:
+    """One header line and one line per scenario: the scenario, each axis, status, the
+    metrics, wall seconds, error."""
+    rows = _ordered(results)
+    axes = [a for a, _ in rows[0].axes] if rows else []
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    w.writerow(["scenario", *axes, "status", *METRICS, "wall_seconds", "error"])
+    for r in rows:
+        values = dict(r.axes)
+        w.writerow(
+            [
+                r.name,
+                *(values.get(a, "") for a in axes),
+                "ok" if r.ok else "failed",
+                *(getattr(r, m) for m in METRICS),
+                f"{r.wall_seconds:.3f}",
+                r.error or "",
+            ]
+        )
+    return buf.getvalue()
+
+
+def to_table(results: Iterable[ScenarioResult]) -> str:
+    """A rich table, one row per scenario (failed ones show their error)."""
+    rows = _ordered(results)
+    axes = [a for a, _ in rows[0].axes] if rows else []
+    t = Table(title=f"{len(rows)} scenario(s)")
+    for a in axes:
+        t.add_column(a)
+    for m in METRICS:
+        t.add_column(m.replace("_", " "), justify="right")
+    t.add_column("wall s", justify="right")
+    t.add_column("status")
+    for r in rows:
+        values = dict(r.axes)
+        status = ("resumed" if r.resumed else "ok") if r.ok else escape(f"failed: {r.error}")
+        t.add_row(
+            *(escape(values.get(a, "")) for a in axes),
+            *(str(getattr(r, m)) for m in METRICS),
+            f"{r.wall_seconds:.2f}",
+            status,
+        )
+    buf = io.StringIO()
+    Console(file=buf, width=160, force_terminal=False).print(t)
+    return buf.getvalue()

@@ -1,0 +1,343 @@
+"""The sweep spec: a YAML file naming the cluster, the axes and the commands of a sweep.
+
+.. code-block:: yaml
+
+    kind: Sweep                      # optional
+    cluster: [cluster.yaml]          # manifests (files or directories), parsed once
+    commands: [simulate, scale-up]   # simulate, scale-up, scale-down (an axis)
+    axes:                            # every axis optional; name -> variant
+      nodeGroups:                    # node-groups files (scale-up needs one)
+        small: groups-small.yaml
+        large: groups-large.yaml
+      schedulerConfig:               # KubeSchedulerConfiguration files; null: the default
+        default: null
+        packed: most-allocated.yaml
+      featureGates:                  # gate overrides on top of the 1.34 defaults
+        base: {}
+        prioritized: {DRAPrioritizedList: true}
+    options:                         # the commands' options, the same for every scenario
+      placement: kube-scheduler      # simulate: kube-scheduler | first-fit
+      seed: null                     # simulate: tie-breaking seed
+      expander: least-waste          # scale-up
+      maxNodesPerScaleUp: 1000       # scale-up
+      utilizationThreshold: 0.5      # scale-down
+      gpuUtilizationThreshold: 0.5   # scale-down
+
+Paths are relative to the spec file's directory. Every referenced file is read and checked
+when the spec is loaded (a node-groups file or a scheduler configuration kube-scheduler would
+refuse is a spec error), so a sweep never starts on a typo; a configuration whose plugins
+cannot be built fails its own scenarios only (see `schedsim.sweep.executors`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+from collections.abc import Mapping
+from typing import Any, Final
+
+import attrs
+
+from schedsim.api.errors import ManifestError
+from schedsim.api.loader import read_documents
+from schedsim.engine import EngineConfig
+from schedsim.framework.features import FeatureGateError
+from schedsim.simulation.nodegroups import NodeGroup, load_node_groups
+from schedsim.simulation.scaleup import DEFAULT_MAX_NODES_PER_SCALE_UP, EXPANDERS
+
+__all__ = [
+    "AXES",
+    "COMMANDS",
+    "ConfigVariant",
+    "GroupsVariant",
+    "SweepOptions",
+    "SweepSpec",
+    "digest",
+    "load_spec",
+]
+
+COMMANDS: Final = ("simulate", "scale-up", "scale-down")
+"""The commands a scenario can run, as the ``schedsim`` subcommands of the same names."""
+
+AXES: Final = ("nodeGroups", "schedulerConfig", "featureGates")
+"""The axes, in the order scenario names list them (then the command)."""
+
+_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
+_OPTIONS: Final = {
+    "placement": "placement",
+    "seed": "seed",
+    "expander": "expander",
+    "maxNodesPerScaleUp": "max_nodes_per_scale_up",
+    "utilizationThreshold": "threshold",
+    "gpuUtilizationThreshold": "gpu_threshold",
+}
+
+
+@attrs.frozen
+class SweepOptions:
+    """The commands' options (the same for every scenario; the ``schedsim`` flags of the
+    same names).
+
+    Attributes:
+        placement: simulate's ``--placement`` (``kube-scheduler`` or ``first-fit``).
+        seed: simulate's ``--seed`` (None: no seeded tie-breaking).
+        expander: scale-up's ``--expander``.
+        max_nodes_per_scale_up: scale-up's ``--max-nodes-per-scale-up`` (nodes).
+        threshold, gpu_threshold: scale-down's utilization thresholds (fractions 0..1).
+    """
+
+    placement: str = "kube-scheduler"
+    seed: int | None = None
+    expander: str = "least-waste"
+    max_nodes_per_scale_up: int = DEFAULT_MAX_NODES_PER_SCALE_UP
+    threshold: float = 0.5
+    gpu_threshold: float = 0.5
+
+
+@attrs.frozen
+class GroupsVariant:
+    """One value of the ``nodeGroups`` axis: its name, file (None: no node groups) and the
+    groups read from it."""
+
+    name: str
+    path: str | None
+    groups: tuple[NodeGroup, ...] | None
+    digest: str
+
+
+@attrs.frozen
+class ConfigVariant:
+    """One value of the ``schedulerConfig`` x ``featureGates`` axes: the names of both
+    variants and the `EngineConfig` they make."""
+
+    config_name: str
+    gates_name: str
+    config: EngineConfig
+    digest: str
+
+
+@attrs.frozen
+class SweepSpec:
+    """A loaded spec (see the module docstring for the format).
+
+    Attributes:
+        source: the spec file.
+        cluster: the manifest paths (resolved against the spec's directory).
+        cluster_digest: sha256 of the manifests' bytes (resumed results must match it).
+        commands: the command axis, in spec order.
+        groups: the ``nodeGroups`` variants, in spec order (one unnamed, empty one when the
+            axis is absent).
+        configs: the ``schedulerConfig`` x ``featureGates`` variants, in spec order.
+        options: the commands' options.
+        named_axes: the axes the spec names (scenario names list only these and the
+            command).
+    """
+
+    source: str
+    cluster: tuple[str, ...]
+    cluster_digest: str
+    commands: tuple[str, ...]
+    groups: tuple[GroupsVariant, ...]
+    configs: tuple[ConfigVariant, ...]
+    options: SweepOptions
+    named_axes: tuple[str, ...]
+
+
+def digest(*parts: object) -> str:
+    return hashlib.sha256(json.dumps(parts, sort_keys=True, default=str).encode()).hexdigest()
+
+
+def _file_digest(path: str) -> str:
+    h = hashlib.sha256()
+    paths = [path]
+    if os.path.isdir(path):
+        paths = sorted(
+            os.path.join(root, f)
+            for root, _, files in os.walk(path)
+            for f in files
+            if f.endswith((".yaml", ".yml", ".json"))
+        )
+    for p in paths:
+        try:
+            with open(p, "rb") as fh:
+                h.update(p.encode() + b"\0" + fh.read())
+        except OSError:
+            pass  # loading the cluster reports it
+    return h.hexdigest()
+
+
+def _variants(source: str, axes: Mapping[str, Any], axis: str) -> list[tuple[str, Any]]:
+    raw = axes.get(axis)
+    if raw is None:
+        return []
+    if not isinstance(raw, Mapping) or not raw:
+        raise ManifestError(f"{source}: axes.{axis}: expected a mapping of variant name -> value")
+    for name in raw:
+        if not isinstance(name, str) or not _NAME.match(name):
+            raise ManifestError(
+                f"{source}: axes.{axis}.{name}: variant names are letters, digits, '_', '.', '-'"
+            )
+    return list(raw.items())
+
+
+def _path(source: str, where: str, value: Any) -> str:
+    if not isinstance(value, str) or not value:
+        raise ManifestError(f"{source}: {where}: expected a file path, got {value!r}")
+    return os.path.join(os.path.dirname(os.path.abspath(source)), value)
+
+
+def _options(source: str, raw: Any) -> SweepOptions:
+    if raw is None:
+        return SweepOptions()
+    if not isinstance(raw, Mapping):
+        raise ManifestError(f"{source}: options: expected a mapping")
+    kwargs: dict[str, Any] = {}
+    for key, value in raw.items():
+        if key not in _OPTIONS:
+            raise ManifestError(
+                f"{source}: options.{key}: unknown option (expected one of {', '.join(_OPTIONS)})"
+            )
+        kwargs[_OPTIONS[key]] = value
+    opts = SweepOptions(**kwargs)
+    checks = [
+        (
+            "placement",
+            opts.placement in ("kube-scheduler", "first-fit"),
+            "expected kube-scheduler or first-fit",
+        ),
+        (
+            "seed",
+            opts.seed is None or (isinstance(opts.seed, int) and not isinstance(opts.seed, bool)),
+            "expected an integer or null",
+        ),
+        ("expander", opts.expander in EXPANDERS, f"expected one of {', '.join(EXPANDERS)}"),
+        (
+            "maxNodesPerScaleUp",
+            isinstance(opts.max_nodes_per_scale_up, int) and opts.max_nodes_per_scale_up >= 0,
+            "expected an integer >= 0",
+        ),
+        (
+            "utilizationThreshold",
+            isinstance(opts.threshold, (int, float)) and 0 <= opts.threshold <= 1,
+            "expected a number in [0, 1]",
+        ),
+        (
+            "gpuUtilizationThreshold",
+            isinstance(opts.gpu_threshold, (int, float)) and 0 <= opts.gpu_threshold <= 1,
+            "expected a number in [0, 1]",
+        ),
+    ]
+    for field, ok, problem in checks:
+        if not ok:
+            raise ManifestError(f"{source}: options.{field}: {problem}, got {raw[field]!r}")
+    return opts
+
+
+def _gates(source: str, name: str, value: Any) -> dict[str, bool]:
+    where = f"{source}: axes.featureGates.{name}"
+    if value is None:
+        return {}
+    if not isinstance(value, Mapping):
+        raise ManifestError(f"{where}: expected a mapping of gate name -> true/false")
+    for gate, on in value.items():
+        if not isinstance(on, bool):
+            raise ManifestError(f"{where}.{gate}: expected true or false, got {on!r}")
+    return dict(value)
+
+
+def _configs(source: str, axes: Mapping[str, Any]) -> tuple[ConfigVariant, ...]:
+    configs = _variants(source, axes, "schedulerConfig") or [("", None)]
+    gates = _variants(source, axes, "featureGates") or [("", {})]
+    out = []
+    for cname, cvalue in configs:
+        path = None if cvalue is None else _path(source, f"axes.schedulerConfig.{cname}", cvalue)
+        for gname, gvalue in gates:
+            overrides = _gates(source, gname, gvalue)
+            try:
+                if path is None:
+                    config = EngineConfig(feature_gates=overrides)
+                else:
+                    config = EngineConfig.from_config_file(path, feature_gates=overrides)
+            except FeatureGateError as e:
+                raise ManifestError(f"{source}: axes.featureGates.{gname}: {e.args[0]}") from None
+            key = digest(None if path is None else _file_digest(path), sorted(overrides.items()))
+            out.append(ConfigVariant(cname, gname, config, key))
+    return tuple(out)
+
+
+def _groups(source: str, axes: Mapping[str, Any]) -> tuple[GroupsVariant, ...]:
+    out = []
+    for name, value in _variants(source, axes, "nodeGroups"):
+        if value is None:
+            out.append(GroupsVariant(name, None, None, digest(None)))
+            continue
+        path = _path(source, f"axes.nodeGroups.{name}", value)
+        groups = tuple(load_node_groups(path))
+        out.append(GroupsVariant(name, path, groups, _file_digest(path)))
+    return tuple(out) or (GroupsVariant("", None, None, digest(None)),)
+
+
+def load_spec(path: str) -> SweepSpec:
+    """Read and check a sweep spec, and every file it names.
+
+    Raises:
+        ManifestError: ``FILE: FIELD: problem`` for a malformed spec (unknown field or
+            command, an axis that is not a mapping of names, an option out of range, a gate
+            that does not exist, a command that needs node groups without a nodeGroups
+            axis), and the errors of the node-groups and scheduler configuration files it
+            names (``THATFILE: FIELD: problem``).
+    """
+    docs = [doc for doc in read_documents(path) if doc is not None]
+    if len(docs) != 1:
+        raise ManifestError(f"{path}: expected one YAML document, got {len(docs)}")
+    doc = docs[0]
+    if not isinstance(doc, Mapping):
+        raise ManifestError(f"{path}: expected a mapping (cluster, commands, axes, options)")
+    for key in doc:
+        if key not in ("apiVersion", "kind", "cluster", "commands", "axes", "options"):
+            raise ManifestError(
+                f"{path}: {key}: unknown field (expected cluster, commands, axes, options)"
+            )
+    if doc.get("kind", "Sweep") != "Sweep":
+        raise ManifestError(f"{path}: kind: expected Sweep, got {doc.get('kind')!r}")
+    cluster = doc.get("cluster")
+    if isinstance(cluster, str):
+        cluster = [cluster]
+    if not isinstance(cluster, list) or not cluster:
+        raise ManifestError(f"{path}: cluster: required (a list of manifest files or directories)")
+    paths = tuple(_path(path, f"cluster[{i}]", c) for i, c in enumerate(cluster))
+    commands = doc.get("commands")
+    if isinstance(commands, str):
+        commands = [commands]
+    if not isinstance(commands, list) or not commands:
+        raise ManifestError(f"{path}: commands: required (a list of {', '.join(COMMANDS)})")
+    for i, c in enumerate(commands):
+        if c not in COMMANDS:
+            raise ManifestError(
+                f"{path}: commands[{i}]: unknown command {c!r} (expected {', '.join(COMMANDS)})"
+            )
+    if len(set(commands)) != len(commands):
+        raise ManifestError(f"{path}: commands: a command is listed twice")
+    axes = doc.get("axes") or {}
+    if not isinstance(axes, Mapping):
+        raise ManifestError(f"{path}: axes: expected a mapping of axis -> variants")
+    for key in axes:
+        if key not in AXES:
+            raise ManifestError(f"{path}: axes.{key}: unknown axis (expected {', '.join(AXES)})")
+    groups = _groups(path, axes)
+    if "scale-up" in commands and any(g.groups is None for g in groups):
+        raise ManifestError(
+            f"{path}: axes.nodeGroups: scale-up needs a node-groups file in every variant"
+        )
+    return SweepSpec(
+        source=path,
+        cluster=paths,
+        cluster_digest=digest([_file_digest(p) for p in paths]),
+        commands=tuple(commands),
+        groups=groups,
+        configs=_configs(path, axes),
+        options=_options(path, doc.get("options")),
+        named_axes=tuple(a for a in AXES if axes.get(a) is not None),
+    )
