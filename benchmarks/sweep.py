@@ -1,0 +1,141 @@
+"""Sweeps (issue 19): what running scenarios in parallel buys and what it costs.
+
+1. Speed-up of a 2-worker process pool over a 1-worker pool (and over a serial run), for
+   scenarios of about a second each (``simulate`` of N nodes and 2N pending pods); pool start
+   included.
+2. Ray's overhead per scenario against the pool: tiny scenarios (a 2-node cluster), local Ray
+   (``ray.init(num_cpus=2)``, its start timed apart) vs a 2-worker pool.
+3. Shipping the cluster to the workers once (the pool's initializer) vs with every scenario,
+   on a large cluster with cheap scenarios; plus one pickle round trip of that cluster.
+
+Run: ``python benchmarks/sweep.py [--nodes 120] [--scenarios 8] [--skip-ray]`` (under
+the shared lock: ``flock /work/notes/suite.lock python benchmarks/sweep.py``). Numbers are
+wall times on a shared machine: read the ratios.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import pickle
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+# run as a script, benchmarks/ is sys.path[0] and benchmarks/queue.py would shadow the
+# standard library's queue, which multiprocessing imports
+_HERE = Path(__file__).resolve().parent
+sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != _HERE]
+
+from schedsim.engine import Cluster  # noqa: E402
+from schedsim.sweep import PoolExecutor, SerialExecutor, load_spec, run_sweep  # noqa: E402
+from schedsim.sweep.executors import Executor  # noqa: E402
+
+
+def cluster_yaml(nodes: int, pods: int) -> str:
+    """``nodes`` 8-core nodes and ``pods`` pending pods of 500m-2 cores (deterministic)."""
+    docs = [
+        f"apiVersion: v1\nkind: Node\nmetadata: {{name: node-{i}, labels: {{zone: z{i % 3}}}}}\n"
+        f'status: {{allocatable: {{cpu: "8", memory: 32Gi, pods: "110"}}}}\n'
+        for i in range(nodes)
+    ]
+    docs += [
+        f"apiVersion: v1\nkind: Pod\nmetadata: {{name: p-{j}, namespace: default, "
+        f"labels: {{app: a{j % 7}}}}}\nspec:\n  containers:\n  - name: c\n    image: x\n"
+        f"    resources: {{requests: {{cpu: {500 * (1 + j % 4)}m, memory: 1Gi}}}}\n"
+        for j in range(pods)
+    ]
+    return "---\n".join(docs)
+
+
+def spec_dir(nodes: int, pods: int, scenarios: int) -> Path:
+    """A spec of ``scenarios`` equal-sized simulate scenarios (featureGates variants that
+    set nothing, so every scenario does the same work)."""
+    d = Path(tempfile.mkdtemp(prefix="sweep-bench-"))
+    (d / "cluster.yaml").write_text(cluster_yaml(nodes, pods))
+    gates = ", ".join(f"v{i}: {{}}" for i in range(scenarios))
+    (d / "sweep.yaml").write_text(
+        f"cluster: [cluster.yaml]\ncommands: [simulate]\naxes: {{featureGates: {{{gates}}}}}\n"
+    )
+    return d
+
+
+def timed(f: Callable[[], object]) -> float:
+    start = time.perf_counter()
+    f()
+    return time.perf_counter() - start
+
+
+def sweep_time(d: Path, executor: Executor) -> tuple[float, list[object]]:
+    spec = load_spec(str(d / "sweep.yaml"))
+    cluster = Cluster.from_paths(list(spec.cluster))
+    out: list[object] = []
+    t = timed(lambda: out.extend(r.metrics() for r in run_sweep(spec, executor, cluster=cluster)))
+    return t, out
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--nodes", type=int, default=120)
+    ap.add_argument("--scenarios", type=int, default=8)
+    ap.add_argument("--skip-ray", action="store_true")
+    args = ap.parse_args()
+
+    d = spec_dir(args.nodes, 2 * args.nodes, args.scenarios)
+    serial, ref = sweep_time(d, SerialExecutor())
+    one, r1 = sweep_time(d, PoolExecutor(1))
+    two, r2 = sweep_time(d, PoolExecutor(2))
+    assert r1 == ref and r2 == ref
+    print(
+        f"1. {args.scenarios} scenarios of {serial / args.scenarios:.2f} s each "
+        f"({args.nodes} nodes, {2 * args.nodes} pods)"
+    )
+    print(
+        f"   serial {serial:.2f} s, pool(1) {one:.2f} s, pool(2) {two:.2f} s: "
+        f"speed-up pool(2)/pool(1) {one / two:.2f}x, serial/pool(2) {serial / two:.2f}x"
+    )
+
+    tiny = spec_dir(2, 3, 40)
+    pool_tiny, ref_tiny = sweep_time(tiny, PoolExecutor(2))
+    if args.skip_ray or importlib.util.find_spec("ray") is None:
+        print("2. Ray: skipped (--skip-ray or ray not installed)")
+    else:
+        import ray
+
+        from schedsim.sweep.ray import RayExecutor
+
+        start = timed(lambda: ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False))
+        try:
+            sweep_time(tiny, RayExecutor())  # workers start and import schedsim
+            on_ray, rr = sweep_time(tiny, RayExecutor())
+        finally:
+            ray.shutdown()
+        assert rr == ref_tiny
+        print(
+            f"2. 40 tiny scenarios: pool(2) {pool_tiny:.2f} s (start included), local Ray "
+            f"{on_ray:.2f} s (warm workers; ray.init {start:.1f} s): Ray "
+            f"{1000 * (on_ray - pool_tiny) / 40:+.1f} ms per scenario vs the pool"
+        )
+
+    big = spec_dir(10 * args.nodes, 10 * args.nodes, 16)
+    (big / "sweep.yaml").write_text(
+        (big / "sweep.yaml").read_text().replace("[simulate]", "[scale-down]")
+    )
+    cluster = Cluster.from_paths([str(big / "cluster.yaml")])
+    data = pickle.dumps(cluster)
+    rt = timed(lambda: pickle.loads(pickle.dumps(cluster)))
+    once, a = sweep_time(big, PoolExecutor(2))
+    each, b = sweep_time(big, PoolExecutor(2, ship_per_scenario=True))
+    assert a == b
+    print(
+        f"3. cluster of {10 * args.nodes} nodes + {10 * args.nodes} pods: pickle "
+        f"{len(data) / 1e6:.1f} MB, round trip {1000 * rt:.0f} ms; 16 scale-down "
+        f"scenarios on pool(2): shipped once per worker {once:.2f} s, with every scenario "
+        f"{each:.2f} s ({each / once:.2f}x)"
+    )
+
+
+if __name__ == "__main__":
+    main()
