@@ -62,6 +62,14 @@ def test_no_default_class_gives_zero_and_the_lowest_default_wins() -> None:
         "metadata: {name: other}\nvalue: 500\nglobalDefault: true\n"
     )
     assert _priorities(CLUSTER + second + _pod("p")) == {"p": 500}
+    # Admission refuses creating a second default ("PriorityClass base is already marked as
+    # default. Only one default can exist"): said, not silent (fresh-user finding).
+    m = load_text(CLUSTER + second + _pod("p"), "p.yaml")
+    assert (
+        "PriorityClass other: globalDefault: PriorityClass base is already marked as default. "
+        "Only one default can exist; pods without a class get the lowest default value (500), "
+        "as admission does when several exist" in m.warnings
+    )
 
 
 def test_unknown_class_is_not_admitted_and_the_others_go_on() -> None:

@@ -147,14 +147,14 @@ def test_extenders_are_refused() -> None:
 
 
 def test_multiple_profiles_are_kept_and_found_by_scheduler_name() -> None:
-    """Every profile is loaded; an empty schedulerName defaults to default-scheduler (v1
-    SetDefaults); a duplicate name is refused (field.Duplicate); the global
+    """Every profile is loaded (with several, each names its scheduler: see
+    test_profile_without_scheduler_name_is_refused); a duplicate name is refused (field.Duplicate); the global
     percentageOfNodesToScore applies to profiles without their own."""
     cfg = scheduler_configuration_from_mapping(
         _cfg(
             percentageOfNodesToScore=40,
             profiles=[
-                {},
+                {"schedulerName": "default-scheduler"},
                 {
                     "schedulerName": "bin-packing",
                     "percentageOfNodesToScore": 100,
@@ -247,7 +247,7 @@ def test_plugin_args_errors_name_their_config_field() -> None:
     cfg = scheduler_configuration_from_mapping(
         _cfg(
             profiles=[
-                {},
+                {"schedulerName": "first"},
                 {
                     "schedulerName": "second",
                     "plugins": {"filter": {"enabled": [{"name": "Picky"}]}},
@@ -407,3 +407,48 @@ def test_profiles_must_share_the_queue_sort_args() -> None:
         'profiles[1].pluginConfig.args: Invalid value: "PrioritySort": queueSort must be the '
         "same for all profiles"
     )
+
+
+class _UndoOnly:
+    name: ClassVar[str] = "UndoOnly"
+
+    def __init__(self, args: Mapping[str, Any], handle: Handle) -> None:
+        self.undone: list[str] = []
+
+    def schedsim_unreserve(self, state: Any, pod: Any, node_name: str) -> None:
+        self.undone.append(node_name)
+
+
+def test_plugin_with_any_hook_of_the_point_may_be_enabled_there() -> None:
+    """A plugin implementing only Unreserve belongs at ``reserve`` (schedsim hooks are one
+    method each, where Go's ReservePlugin needs both): enabling it there is accepted and its
+    Unreserve runs (fresh-user finding: the gang example's Unreserve could only be enabled
+    through multiPoint)."""
+    cfg = scheduler_configuration_from_mapping(
+        _cfg(profiles=[{"plugins": {"reserve": {"enabled": [{"name": "UndoOnly"}]}}}])
+    )
+    fw = Framework(cfg.profiles[0], Handle(), {"UndoOnly": _UndoOnly})  # type: ignore[dict-item]
+    plugin = fw.plugins["UndoOnly"]
+    fw.run_reserve_plugins_unreserve(None, None, "n1")  # type: ignore[arg-type]
+    assert plugin.undone == ["n1"]
+
+
+@pytest.mark.parametrize(
+    "profiles",
+    [
+        [{"schedulerName": ""}],
+        [{"schedulerName": "a"}, {}],
+    ],
+)
+def test_profile_without_scheduler_name_is_refused(profiles: list[dict[str, Any]]) -> None:
+    """v1 defaulting gives "default-scheduler" only to a single profile whose schedulerName is
+    absent (SetDefaults_KubeSchedulerConfiguration); otherwise an empty name fails
+    validation with ``profiles[i].schedulerName: Required value`` (validation_test.go)."""
+    i = len(profiles) - 1
+    assert _refused(_cfg(profiles=profiles)) == f"profiles[{i}].schedulerName: Required value"
+
+
+def test_lone_profile_without_scheduler_name_is_the_default_scheduler() -> None:
+    """The v1 default for a single profile (SetDefaults_KubeSchedulerConfiguration)."""
+    conf = scheduler_configuration_from_mapping(_cfg(profiles=[{}]))
+    assert conf.profiles[0].scheduler_name == "default-scheduler"

@@ -41,7 +41,8 @@ def admit_priorities(
         ``(admitted, warnings)``: the pods with ``priority`` and ``preemption_policy`` set
         (the same objects where
         nothing changes), in input order, without the pods naming an unknown class; one
-        warning per pod left out, in admission's words.
+        warning per pod left out, in admission's words, and one per PriorityClass marked
+        ``globalDefault`` after the first (admission refuses creating it).
     """
     lower = "PreemptLowerPriority"
     values = {name: (v, lower) for name, v in SYSTEM_PRIORITY_CLASSES.items()}
@@ -50,6 +51,13 @@ def admit_priorities(
     default = (defaults[0].value, defaults[0].preemption_policy) if defaults else (0, lower)
     admitted: list[Pod] = []
     warnings: list[str] = []
+    marked = [c for c in classes if c.global_default]
+    for extra in marked[1:]:  # admission refuses creating a second default class
+        warnings.append(
+            f"PriorityClass {extra.name}: globalDefault: PriorityClass {marked[0].name} is "
+            "already marked as default. Only one default can exist; pods without a class get "
+            f"the lowest default value ({default[0]}), as admission does when several exist"
+        )
     for pod in pods:
         if pod.priority_given:
             admitted.append(pod)

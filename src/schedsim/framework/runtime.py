@@ -179,11 +179,17 @@ class Framework(BindingPoints):
 
     def _check_points(self, profile: Profile) -> tuple[str, ...]:
         """kube-scheduler's updatePluginList: a plugin enabled explicitly at a point must
-        implement it (PluginError otherwise). Returns one warning per ``multiPoint`` weight
+        implement one of its hooks (PluginError otherwise). Returns one warning per ``multiPoint`` weight
         given to a plugin that has no Score (kube-scheduler ignores it without a word)."""
         for point, entries in profile.enabled_at.items():
             ep = POINTS_BY_KEY[point]
-            implementing = {i.plugin_name for i in getattr(self.pm.hook, ep.hook).get_hookimpls()}
+            # Any hook of the point counts: schedsim plugins implement hooks one by one (an
+            # Unreserve-only plugin belongs at reserve), where Go needs the whole interface.
+            implementing = {
+                i.plugin_name
+                for h in ep.hooks
+                for i in getattr(self.pm.hook, h.name).get_hookimpls()
+            }
             for name, where in entries:
                 if name in self.plugins and name not in implementing:
                     problem = f'plugin "{name}" does not extend {ep.protocol} plugin'

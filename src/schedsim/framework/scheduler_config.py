@@ -416,6 +416,11 @@ def scheduler_configuration_from_mapping(raw: Mapping[str, Any]) -> SchedulerCon
     seen: dict[str, int] = {}
     for i in range(len(items)):
         prof = d.get_mapping_item(items, i, "profiles")
+        # v1 defaulting names only a lone profile whose schedulerName is absent; validation
+        # then wants every name non-empty (ValidateKubeSchedulerConfiguration).
+        if len(items) > 1 or "schedulerName" in prof:
+            if not d.get_str(prof, "schedulerName", f"profiles[{i}]"):
+                raise FieldError(f"profiles[{i}].schedulerName", "Required value")
         profile = _profile(prof, f"profiles[{i}]", global_percentage, warnings)
         if profile.scheduler_name in seen:
             raise FieldError(

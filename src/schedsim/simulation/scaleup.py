@@ -340,13 +340,23 @@ def pending_pods_with_claims(
     resource-claim controller would.
 
     Returns:
-        ``(bound, pending, warnings)``.
+        ``(bound, pending, warnings)``; the warnings name the pending pods left out because
+        they are for another scheduler.
     """
     scheduler_name = snapshot.framework.profile.scheduler_name
-    bound, pending, _ = partition_pods(pods, scheduler_name)
+    bound, pending, others = partition_pods(pods, scheduler_name)
     pending = [p for p in pending if not p.scheduling_gates]
     dra = snapshot.dra_snapshot
     warnings: list[str] = []
+    by_name: dict[str, list[str]] = {}
+    for p in others:
+        by_name.setdefault(p.scheduler_name, []).append(p.key)
+    for name, keys in sorted(by_name.items()):
+        shown = ", ".join(keys[:5]) + (f" and {len(keys) - 5} more" if len(keys) > 5 else "")
+        warnings.append(
+            f"{len(keys)} pending pod(s) ({shown}) name schedulerName {name!r}, not this "
+            f"profile's ({scheduler_name!r}): left out"
+        )
     if any(p.resource_claims for p in pending):
         made = create_template_claims(pending, resource_claim_templates, dra.list_resource_claims())
         pending, warnings = list(made.pods), list(made.warnings)
