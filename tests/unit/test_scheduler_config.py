@@ -148,8 +148,9 @@ def test_extenders_are_refused() -> None:
 
 def test_multiple_profiles_are_kept_and_found_by_scheduler_name() -> None:
     """Every profile is loaded (with several, each names its scheduler: see
-    test_profile_without_scheduler_name_is_refused); a duplicate name is refused (field.Duplicate); the global
-    percentageOfNodesToScore applies to profiles without their own."""
+    test_profile_without_scheduler_name_is_refused); a duplicate name is refused
+    (field.Duplicate); the global percentageOfNodesToScore applies to profiles without their
+    own."""
     cfg = scheduler_configuration_from_mapping(
         _cfg(
             percentageOfNodesToScore=40,

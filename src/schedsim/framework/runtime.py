@@ -179,8 +179,9 @@ class Framework(BindingPoints):
 
     def _check_points(self, profile: Profile) -> tuple[str, ...]:
         """kube-scheduler's updatePluginList: a plugin enabled explicitly at a point must
-        implement one of its hooks (PluginError otherwise). Returns one warning per ``multiPoint`` weight
-        given to a plugin that has no Score (kube-scheduler ignores it without a word)."""
+        implement one of its hooks (PluginError otherwise). Returns one warning per
+        ``multiPoint`` weight given to a plugin that has no Score (kube-scheduler ignores it
+        without a word)."""
         for point, entries in profile.enabled_at.items():
             ep = POINTS_BY_KEY[point]
             # Any hook of the point counts: schedsim plugins implement hooks one by one (an
