@@ -18,20 +18,14 @@ from __future__ import annotations
 import argparse
 import importlib.util
 import pickle
-import sys
 import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
 
-# run as a script, benchmarks/ is sys.path[0] and benchmarks/queue.py would shadow the
-# standard library's queue, which multiprocessing imports
-_HERE = Path(__file__).resolve().parent
-sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != _HERE]
-
-from schedsim.engine import Cluster  # noqa: E402
-from schedsim.sweep import PoolExecutor, SerialExecutor, load_spec, run_sweep  # noqa: E402
-from schedsim.sweep.executors import Executor  # noqa: E402
+from schedsim.engine import Cluster
+from schedsim.sweep import PoolExecutor, SerialExecutor, load_spec, run_sweep
+from schedsim.sweep.executors import Executor
 
 
 def cluster_yaml(nodes: int, pods: int) -> str:

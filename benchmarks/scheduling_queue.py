@@ -1,6 +1,6 @@
 """The scheduling queue's own cost: SchedulingQueue against a plain sort.
 
-Run: ``python benchmarks/queue.py [--pods 7064] [--repeat 3]``
+Run: ``python benchmarks/scheduling_queue.py [--pods 7064] [--repeat 3]``
 
 ``--pods`` pending pods of seven priorities go through a `SchedulingQueue` with the default
 profile's PrioritySort and PreEnqueue plugins (add every pod, then pop each and mark it done:
