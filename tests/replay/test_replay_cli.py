@@ -130,3 +130,97 @@ def test_bad_price_is_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture[str])
     groups.write_text(src.replace("price: 0.2", "price: -1"))
     err = _run_bad(["replay", "--node-groups", str(groups)], capsys)
     assert err == f"schedsim: error: {groups}: nodeGroups[0].price: must be a number >= 0, got -1"
+
+
+@pytest.mark.parametrize("value", ["nan", "inf", "1e400", "9999999999h"])
+def test_non_finite_or_overlong_duration_is_exit_2(
+    value: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Go's time.ParseDuration refuses what does not fit in an int64 of nanoseconds (about
+    2562047h); NaN and infinity are no durations (fresh-user finding: a traceback)."""
+    p = tmp_path / "t.yaml"
+    p.write_text(BAD_TRACE.replace('"-1m"', f'"{value}"'))
+    err = _run_bad(["replay", str(p)], capsys)
+    assert err == (
+        f"schedsim: error: {p}: Pod team/p: metadata.annotations[schedsim.io/duration]: "
+        f"invalid duration '{value}': out of range (at most 2562047h)"
+    )
+
+
+_POD_HEADER = (
+    "name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec,qos,pod_phase,creation_time,"
+    "deletion_time,scheduled_time"
+)
+
+
+def test_csv_with_a_bom_is_read_and_non_utf8_is_exit_2(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A spreadsheet's UTF-8 byte-order mark is not part of the first column's name; bytes
+    that are not UTF-8 are a FILE:LINE error, not a traceback (fresh-user findings)."""
+    pods = tmp_path / "pods.csv"
+    nodes = tmp_path / "nodes.csv"
+    pods.write_bytes(
+        ("\ufeff" + _POD_HEADER + "\r\na,1000,1024,0,0,,BE,Running,10,20,10\r\n").encode()
+    )
+    nodes.write_bytes("\ufeffsn,cpu_milli,memory_mib,gpu,model\r\nn1,4000,4096,0,\r\n".encode())
+    argv = ["replay", "--alibaba-pods", str(pods), "--alibaba-nodes", str(nodes), "-o", "json"]
+    assert main(argv) == 0
+    assert json.loads(capsys.readouterr().out)["summary"]["scheduled"] == 1
+    nodes.write_bytes(b"\xff\xfes\x00n\x00")
+    err = _run_bad(argv, capsys)
+    assert err == f"schedsim: error: {nodes}:1: not UTF-8 text"
+
+
+PREEMPTION_TRACE = """\
+apiVersion: scheduling.k8s.io/v1
+kind: PriorityClass
+metadata: {name: low}
+value: 100
+---
+apiVersion: scheduling.k8s.io/v1
+kind: PriorityClass
+metadata: {name: high}
+value: 1000
+---
+apiVersion: v1
+kind: Node
+metadata: {name: n1}
+status: {allocatable: {cpu: "2", memory: 4Gi, pods: "110"}}
+---
+apiVersion: v1
+kind: Pod
+metadata:
+  name: low
+  namespace: default
+  creationTimestamp: "2026-01-01T00:00:00Z"
+  annotations: {schedsim.io/duration: 10m}
+spec:
+  priorityClassName: low
+  containers: [{name: c, image: x, resources: {requests: {cpu: "2"}}}]
+---
+apiVersion: v1
+kind: Pod
+metadata:
+  name: hi
+  namespace: default
+  creationTimestamp: "2026-01-01T00:01:00Z"
+  annotations: {schedsim.io/duration: 2m}
+spec:
+  priorityClassName: high
+  containers: [{name: c, image: x, resources: {requests: {cpu: "2"}}}]
+"""
+
+
+def test_preemption_during_a_replay(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """kube-scheduler 1.34's DefaultPreemption in a replay: the high-priority pod arriving at
+    t=60s on the full node evicts the low one (deleted, as upstream, so it never completes)
+    and runs its 2 minutes (fresh-user finding: any preemption ended the replay with a
+    traceback)."""
+    p = tmp_path / "t.yaml"
+    p.write_text(PREEMPTION_TRACE)
+    assert main(["replay", str(p), "-o", "json"]) == 0
+    summary = json.loads(capsys.readouterr().out)["summary"]
+    assert summary["preempted"] == 1
+    assert summary["scheduled"] == 2 and summary["completed"] == 1
+    assert summary["pending_at_end"] == 0

@@ -80,7 +80,7 @@ class TraceError(ManifestError):
 
 def _rows(path: str, columns: Sequence[str]) -> list[tuple[int, dict[str, str]]]:
     try:
-        f = open(path, newline="", encoding="utf-8")
+        f = open(path, newline="", encoding="utf-8-sig")  # a spreadsheet's BOM is not a name
     except OSError as e:
         raise TraceError(f"{path}: cannot read: {e.strerror or e}") from None
     with f:
@@ -91,6 +91,8 @@ def _rows(path: str, columns: Sequence[str]) -> list[tuple[int, dict[str, str]]]
             raise TraceError(f"{path}:1: empty file (expected a header row)") from None
         except csv.Error as e:
             raise TraceError(f"{path}:1: {e}") from None
+        except UnicodeDecodeError:
+            raise TraceError(f"{path}:1: not UTF-8 text") from None
         header = [h.strip() for h in header]
         unknown = [h for h in header if h not in columns]
         if unknown:
@@ -113,6 +115,8 @@ def _rows(path: str, columns: Sequence[str]) -> list[tuple[int, dict[str, str]]]
                 out.append((line, {h: v.strip() for h, v in zip(header, row, strict=True)}))
         except csv.Error as e:
             raise TraceError(f"{path}:{reader.line_num}: {e}") from None
+        except UnicodeDecodeError:
+            raise TraceError(f"{path}:{reader.line_num + 1}: not UTF-8 text") from None
     return out
 
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import enum
 import heapq
+import math
 from typing import Final
 
 import attrs
@@ -123,14 +124,16 @@ def parse_duration(text: str) -> float:
     accept.
 
     Raises:
-        ValueError: not a duration (the message quotes the text); negative values are
-            returned as such (callers decide whether they are allowed).
+        ValueError: not a duration (the message quotes the text), or NaN, infinite or longer
+            than Go's time.Duration allows; negative values are returned as such (callers
+            decide whether they are allowed).
     """
     s = text.strip()
     try:
-        return float(s)
-    except ValueError:
-        pass
+        return _in_range(float(s), text)
+    except ValueError as e:
+        if "out of range" in str(e):
+            raise
     sign = 1.0
     if s[:1] and s[0] in "+-":
         sign = -1.0 if s[0] == "-" else 1.0
@@ -154,4 +157,14 @@ def parse_duration(text: str) -> float:
         i = k
     if not seen:
         raise ValueError(f"invalid duration {text!r} (expected e.g. 90s, 10m, 1h30m)")
-    return sign * total
+    return _in_range(sign * total, text)
+
+
+_MAX_SECONDS: Final = 9223372036.854775807
+"""Go's longest time.Duration (2^63-1 ns, about 2562047h): ParseDuration refuses more."""
+
+
+def _in_range(seconds: float, text: str) -> float:
+    if not math.isfinite(seconds) or abs(seconds) > _MAX_SECONDS:
+        raise ValueError(f"invalid duration {text!r}: out of range (at most 2562047h)")
+    return seconds

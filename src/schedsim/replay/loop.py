@@ -419,7 +419,11 @@ class Replay:
                 self.queue.add_unschedulable(pod)
                 continue
             self.counters["attempts"] += 1
-            (outcome,) = run_scheduling_cycle(self.snapshot, [pod], self.scheduler)
+            outcomes = run_scheduling_cycle(self.snapshot, [pod], self.scheduler)
+            outcome = next(o for o in outcomes if o.pod.key == pod.key)
+            for o in outcomes:  # DefaultPreemption's victims, already out of the snapshot
+                if o.preempted_by:
+                    self._preempted(o.pod.key)
             if outcome.node_name is None:
                 self._messages[pod.key] = outcome.message
                 self.queue.add_unschedulable(pod)
@@ -427,6 +431,15 @@ class Replay:
                     failed_specs.add(key)
                 continue
             self._bind(pod, outcome.node_name)
+
+    def _preempted(self, key: str) -> None:
+        """A running pod preemption evicted: deleted, as upstream (only a controller would make
+        a new pod); its completion is stale."""
+        self._changes += 1
+        self.bound.pop(key, None)
+        self._binds[key] = self._binds.get(key, 0) + 1
+        self.metrics_recorder.preempted += 1
+        self.autoscaler.mark_changed()
 
     def _bind(self, pod: Pod, node: str) -> None:
         self._changes += 1

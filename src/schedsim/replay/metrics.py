@@ -184,6 +184,8 @@ class ReplayMetrics:
         unschedulable: pod key -> why it was still pending at the end (kube-scheduler's
             message, then each node group's reason when no group helps it).
         arrivals, completed, evicted: pod counts.
+        preempted: running pods evicted by a higher-priority pod's preemption (deleted, as
+            upstream: not scheduled again).
         end: the replay's last instant (seconds).
         prices: node group -> price per node-hour.
     """
@@ -198,6 +200,7 @@ class ReplayMetrics:
     evicted: int
     end: float
     prices: Mapping[str, float] = attrs.field(factory=dict)
+    preempted: int = 0
 
     def latency_percentiles(self) -> dict[str, float]:
         """``p50``, ``p90``, ``p99`` and ``max`` of the scheduling latencies (seconds)."""
@@ -233,6 +236,7 @@ class ReplayMetrics:
             "scheduled": len(self.latencies),
             "completed": self.completed,
             "evicted": self.evicted,
+            "preempted": self.preempted,
             "pending_at_end": len(self.unschedulable),
             "latency_seconds": self.latency_percentiles(),
             "nodes_added": kinds.get("scale-up", 0),
@@ -286,6 +290,7 @@ class MetricsRecorder:
         self._closed_cost = 0.0
         self.completed = 0
         self.evicted = 0
+        self.preempted = 0
 
     @property
     def last_time(self) -> float | None:
@@ -410,4 +415,5 @@ class MetricsRecorder:
             self.evicted,
             end,
             self.prices,
+            self.preempted,
         )
