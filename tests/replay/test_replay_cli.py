@@ -224,3 +224,16 @@ def test_preemption_during_a_replay(tmp_path: Path, capsys: pytest.CaptureFixtur
     assert summary["preempted"] == 1
     assert summary["scheduled"] == 2 and summary["completed"] == 1
     assert summary["pending_at_end"] == 0
+
+
+def test_replay_ends_at_until_even_when_quiet(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """docs/replay.md: "The replay ends at --until": node-hours count up to it even when no
+    event falls there (fresh-user finding: a 90s replay stopped at the last event, 60s)."""
+    p = tmp_path / "t.yaml"
+    p.write_text(PREEMPTION_TRACE)
+    assert main(["replay", str(p), "--until", "90s", "-o", "json"]) == 0
+    summary = json.loads(capsys.readouterr().out)["summary"]
+    assert summary["simulated_seconds"] == 90.0
+    assert summary["node_hours"] == {"": pytest.approx(90 / 3600)}

@@ -354,6 +354,8 @@ class Replay:
     def _finish(self) -> None:
         if not self._done:
             self._done = True
+            if self.until is not None and self.now < self.until:
+                self.clock.advance(self.until)  # the replay ends at --until, quiet or not
             if self._changes != self._sampled_at or self.metrics_recorder.last_time != self.now:
                 self._sample()  # the end, once (the cost so far keeps growing with time)
 
