@@ -32,7 +32,7 @@ from rich.table import Table
 
 from schedsim import cli_autoscaling, cli_kss, cli_output, cli_replay, cli_sweep
 from schedsim.api.core import Pod
-from schedsim.api.errors import ManifestError
+from schedsim.api.errors import ManifestError, first_few
 from schedsim.api.strict import VALIDATION_MODES
 from schedsim.cli_output import warn
 from schedsim.engine import STORES, Cluster, Engine, EngineConfig
@@ -390,9 +390,7 @@ def _stdin_is_redirected() -> bool:
 
 
 def _some(pods: Sequence[Pod]) -> str:
-    names = ", ".join(p.key for p in pods[:3])
-    more = f" and {len(pods) - 3} more" if len(pods) > 3 else ""
-    return f"{len(pods)} pod(s) ({names}{more})"
+    return f"{len(pods)} pod(s) ({first_few([p.key for p in pods], 3)})"
 
 
 def _plugin_sources(args: argparse.Namespace) -> dict[str, str]:

@@ -7,7 +7,9 @@ form `FILE: KIND NS/NAME: FIELD: problem` that the CLI prints (exit status 2).
 
 from __future__ import annotations
 
-__all__ = ["FieldError", "ManifestError", "go_value"]
+from collections.abc import Sequence
+
+__all__ = ["FieldError", "ManifestError", "first_few", "go_value"]
 
 
 def go_value(value: object) -> str:
@@ -16,6 +18,12 @@ def go_value(value: object) -> str:
         escaped = value.replace("\\", "\\\\").replace('"', '\\"')
         return f'"{escaped}"'
     return str(value)
+
+
+def first_few(names: Sequence[str], shown: int = 5) -> str:
+    """``"a, b, c and 4 more"``: the first ``shown`` names of a list in a warning line."""
+    more = f" and {len(names) - shown} more" if len(names) > shown else ""
+    return ", ".join(names[:shown]) + more
 
 
 class FieldError(ValueError):

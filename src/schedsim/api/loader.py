@@ -27,7 +27,7 @@ from schedsim.api import controllers, defaults, priority
 from schedsim.api._decode import type_name
 from schedsim.api.core import Node, Pod
 from schedsim.api.defaults import generate_name
-from schedsim.api.errors import FieldError, ManifestError
+from schedsim.api.errors import FieldError, ManifestError, first_few
 from schedsim.api.kss import EXPORT_KINDS, expand_export, looks_like_export
 from schedsim.api.manifest_text import parse_text
 from schedsim.api.policy import Namespace, PodDisruptionBudget, PriorityClass, Service
@@ -283,7 +283,7 @@ class Manifests:
             counts = ", ".join(f"{n} {kind}" for kind, n in sorted(self.skipped.items()))
             out.append(f"skipped kinds not modelled by schedsim: {counts}")
         for kind, names in sorted(self._not_run.items()):
-            shown = ", ".join(names[:5]) + (f" and {len(names) - 5} more" if len(names) > 5 else "")
+            shown = first_few(names)
             out.append(f"skipped {len(names)} {kind} object(s) ({shown}): {_NOT_RUN[kind]}")
         return out
 

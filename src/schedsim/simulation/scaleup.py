@@ -40,6 +40,7 @@ from typing import Final
 import attrs
 
 from schedsim.api.core import Node, Pod
+from schedsim.api.errors import first_few
 from schedsim.api.resource import ResourceClaimTemplate
 from schedsim.api.resources import pod_requests
 from schedsim.api.workloads import DaemonSet
@@ -352,9 +353,8 @@ def pending_pods_with_claims(
     for p in others:
         by_name.setdefault(p.scheduler_name, []).append(p.key)
     for name, keys in sorted(by_name.items()):
-        shown = ", ".join(keys[:5]) + (f" and {len(keys) - 5} more" if len(keys) > 5 else "")
         warnings.append(
-            f"{len(keys)} pending pod(s) ({shown}) name schedulerName {name!r}, not this "
+            f"{len(keys)} pending pod(s) ({first_few(keys)}) name schedulerName {name!r}, not this "
             f"profile's ({scheduler_name!r}): left out"
         )
     if any(p.resource_claims for p in pending):
