@@ -195,3 +195,50 @@ def test_shipped_files_unchanged(tmp_path: Path) -> None:
     before = p.read_text()
     Replay(trace_from_paths([str(p)])).run()
     assert p.read_text() == before
+
+
+PICKY_POD = """\
+---
+apiVersion: v1
+kind: Pod
+metadata:
+  name: picky
+  creationTimestamp: "2025-01-01T00:00:00Z"
+  ownerReferences: [{apiVersion: batch/v1, kind: Job, name: picky, uid: picky, controller: true}]
+spec:
+  nodeSelector: {pool: gpu}
+  containers: [{name: c, image: x, resources: {requests: {cpu: 100m, memory: 64Mi}}}]
+"""
+
+
+def test_queue_retries_a_parked_pod_only_for_its_plugins_events_and_the_flush() -> None:
+    """kube-scheduler's queue in the replay: ``picky`` (nodeSelector pool=gpu, no such node)
+    is rejected by NodeAffinity, which registers only Node Add/UpdateNodeLabel with a hint
+    that skips nodes not matching the pod (NodeAffinity ``EventsToRegister`` /
+    ``isSchedulableAfterNodeChange``): neither the burst pods completing (AssignedPodDelete)
+    nor the three burst nodes added at t=120 (pool=burst) move it. Only
+    ``flushUnschedulablePodsLeftover`` does, which runs every 30 s and moves pods parked
+    longer than podMaxInUnschedulablePodsDuration (5m, strictly longer): attempts at 0, 330,
+    660 and 990 while the replay runs (it ends at 1030). The burst pods, rejected by
+    NodeResourcesFit (AssignedPod Delete, Node Add), are retried on those events and bind at
+    t=120 as before."""
+    r = _replay(burst_trace() + PICKY_POD)
+    m = r.run()
+    assert m.end == 1030.0
+    assert r.scheduling.attempts["default/picky"] == 4
+    assert r.scheduling.queue.unschedulable_len == 1
+    assert m.latencies["default/burst-1"] == 60.0
+    assert "node(s) didn't match Pod's node affinity/selector" in m.unschedulable["default/picky"]
+
+
+def test_queue_flush_alone_does_not_keep_the_replay_going() -> None:
+    """Without node groups a parked pod no event can help leaves nothing to wait for: the
+    replay ends with the trace's last event (t=1860: six 2-CPU pods of 5m one after the other
+    on the base node from t=60) rather than flushing for ever; the flush ran at 330, 660,
+    990, 1320 and 1650 meanwhile."""
+    trace = manifest_trace(Cluster.from_text(burst_trace() + PICKY_POD, "trace.yaml"))
+    r = Replay(trace)
+    m = r.run()
+    assert m.end == 1860.0
+    assert r.scheduling.attempts["default/picky"] == 6
+    assert list(m.unschedulable) == ["default/picky"]

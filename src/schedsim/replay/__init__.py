@@ -13,7 +13,7 @@ Autoscaler in the loop (``schedsim replay``).
     print(metrics.summary())
 
 Modules: `clock` (virtual clock, events), `trace` (manifest traces), `alibaba` (the Alibaba
-GPU trace), `pending` (the scheduling queue), `autoscaler` (CA's loop), `metrics`, `loop`
+GPU trace), `autoscaler` (CA's loop), `metrics`, `loop`
 (`Replay`), `export` (JSON and CSV).
 """
 

@@ -2,29 +2,39 @@
 the Cluster Autoscaler in the loop.
 
 The state is one long-lived snapshot of the cluster (the engine's, `Engine.snapshot`). Events
-(`schedsim.replay.clock`) move it: pods arrive and enter the scheduling queue
-(`schedsim.replay.pending`); after the events of an instant, a scheduling pass places the
-queue's active pods as kube-scheduler does (`schedsim.scheduler.Scheduler`: Filter, Score,
-the highest total, through `run_scheduling_cycle`); a bound pod completes ``duration``
-seconds later and leaves its node; every ``scan-interval`` the autoscaler's loop
+(`schedsim.replay.clock`) move it: pods arrive and enter kube-scheduler's scheduling queue
+(`schedsim.scheduler.queue.SchedulingQueue`, stepped through
+`schedsim.simulation.scheduling.SchedulingPass` on the replay's clock); after the events of an
+instant the pass schedules every ready pod as kube-scheduler does (QueueSort order; Filter,
+Score, the highest total; PostFilter preemption); a bound pod completes ``duration`` seconds
+later and leaves its node; every ``scan-interval`` the autoscaler's loop
 (`schedsim.replay.autoscaler`) may request nodes (ready after the provisioning delay) or
-delete unneeded ones (their pods are evicted back into the queue). A node added and a pod
-leaving a node move every unschedulable pod back to the active queue (kube-scheduler's
-cluster events). Metrics are sampled every ``sample_interval`` (`schedsim.replay.metrics`).
+delete unneeded ones (their pods are evicted and come back as new pods). Each change is a
+cluster event for the queue (``AssignedPodDelete`` for a completed or evicted pod,
+``NodeAdd``, ``NodeDelete``; the pass itself fires ``AssignedPodAdd`` for a binding): a
+parked pod moves back only when one of its rejecting plugins registered the event and its
+hint says Queue, as upstream. Backoff expiries, Permit deadlines and the periodic flush of
+pods parked longer than ``podMaxInUnschedulablePodsDuration`` (5 min, checked every 30 s as
+upstream) are instants of the replay too. Metrics are sampled every ``sample_interval``
+(`schedsim.replay.metrics`).
 
 At one instant: nodes become ready and pods complete, then pods arrive, then the scheduling
 pass, then the autoscaler's loop (and a second pass when it evicted pods), then the sample.
 Everything is ordered by time, kind and insertion: the same input gives the same replay.
 
 The replay ends at ``until`` when given; otherwise when nothing can change any more: no pod
-or node event is scheduled, no node is being provisioned or waits to be deleted, and no node
-group that could help a pending pod is backing off.
+or node event is scheduled, no backoff or Permit wait is running, no node is being
+provisioned or waits to be deleted, and no node group that could help a pending pod is
+backing off (the unschedulable flush alone does not keep a replay going: with nothing else
+changing, a retry fails the same way).
 
 Differences from a real cluster, deliberate: binding is instantaneous (no API server, no
-kubelet start-up); an evicted pod starts over (its full duration) when it is bound again;
-within one pass a pod is not attempted when an equivalent pod (same scheduling spec, no pod
-affinity) already failed in that pass (what CA's similar-pods check does); the queue has no
-backoff (see `schedsim.replay.pending`).
+kubelet start-up, no scheduling time: a pod popped at an instant is decided at that
+instant); an evicted pod starts over (its full duration) when it is bound again; the queue
+pops a backing-off pod as soon as activeQ is empty (SchedulerPopFromBackoffQ, on by default
+in 1.34), so with instantaneous scheduling a backoff delays a pod only when a
+feature-gate-less queue is configured; a pod is never dropped after many attempts (the
+one-shot pass's attempt guard is off).
 """
 
 from __future__ import annotations
@@ -37,15 +47,22 @@ import attrs
 from schedsim.api.core import Pod
 from schedsim.dra.claim_controller import create_template_claims
 from schedsim.engine import Engine
+from schedsim.framework.events import (
+    ASSIGNED_POD_DELETE,
+    NODE_ADD,
+    ActionType,
+    ClusterEvent,
+    EventResource,
+)
 from schedsim.replay.autoscaler import Autoscaler, AutoscalerOptions, LoopDecision
 from schedsim.replay.clock import Event, EventKind, EventQueue, VirtualClock
 from schedsim.replay.metrics import MetricsRecorder, ReplayMetrics, task_classes
-from schedsim.replay.pending import PendingQueue, SimpleQueue
 from schedsim.replay.trace import Trace, TracePod
 from schedsim.scheduler import Scheduler
-from schedsim.simulation.equivalence import scheduling_spec
+from schedsim.scheduler.clock import LogicalClock
 from schedsim.simulation.nodegroups import NodeGroup, group_of_nodes, template_node_info
-from schedsim.simulation.scheduling import run_scheduling_cycle
+from schedsim.simulation.scheduling import PodOutcome, QueueOptions, SchedulingPass, queue_order
+from schedsim.snapshot.infos import NodeInfo
 from schedsim.snapshot.predicate import PredicateSnapshot
 
 __all__ = ["DEFAULT_GPU_RESOURCE", "Replay", "ReplayState"]
@@ -55,6 +72,13 @@ DEFAULT_GPU_RESOURCE = "nvidia.com/gpu"
 
 ProgressCallback = Callable[[float], None]
 """Called with the virtual time (seconds) after each instant."""
+
+NODE_DELETE = ClusterEvent(EventResource.Node, ActionType.Delete, "NodeDelete")
+"""The autoscaler deleted a node (kube-scheduler's informer sees a Node delete)."""
+
+FLUSH_PERIOD = 30.0
+"""Seconds between kube-scheduler's checks for pods parked too long
+(``flushUnschedulablePodsLeftover`` runs every 30 s)."""
 
 
 @attrs.frozen
@@ -80,12 +104,6 @@ class ReplayState:
     done: bool
 
 
-def _spec_key(pod: Pod) -> str | None:
-    if pod.affinity is not None and pod.affinity.has_pod_affinity_or_anti_affinity:
-        return None
-    return pod.memo("replay:spec", lambda: repr(scheduling_spec(pod)))
-
-
 class Replay:
     """A replay you can step and inspect.
 
@@ -107,7 +125,10 @@ class Replay:
         until: end at this time (seconds); None: when nothing can change any more.
         seed: kube-scheduler's tie-breaking among equal scores (None: the first tied node).
         gpu_resource: the extended resource GPU metrics count.
-        queue: the scheduling queue (default `SimpleQueue`).
+        queue_options: the queue's backoff seconds (default: the engine's
+            KubeSchedulerConfiguration ``podInitialBackoffSeconds`` /
+            ``podMaxBackoffSeconds``, else 1 s and 10 s); its attempt guard is ignored (a
+            replay retries a pod for as long as it waits).
 
     Raises:
         ValueError: a non-positive ``sample_interval``; a negative ``until``.
@@ -127,7 +148,7 @@ class Replay:
         until: float | None = None,
         seed: int | None = None,
         gpu_resource: str = DEFAULT_GPU_RESOURCE,
-        queue: PendingQueue | None = None,
+        queue_options: QueueOptions | None = None,
     ) -> None:
         if not sample_interval > 0:
             raise ValueError(f"sample interval must be > 0, got {sample_interval}")
@@ -175,15 +196,29 @@ class Replay:
             pod_level_resources=plr,
         )
         self._autoscaling = bool(node_groups)
-        self.queue: PendingQueue = queue if queue is not None else SimpleQueue()
         self.clock = VirtualClock()
+        self._queue_clock = LogicalClock()
+        if queue_options is None:
+            sc = self.engine.config.scheduler_config
+            queue_options = QueueOptions()
+            if sc is not None:
+                queue_options = QueueOptions(
+                    sc.pod_initial_backoff_seconds, sc.pod_max_backoff_seconds
+                )
+        queue_options = attrs.evolve(queue_options, max_attempts_per_pod=2**62)
+        self.scheduling = SchedulingPass(
+            {self._scheduler_name: self.scheduler}, clock=self._queue_clock, options=queue_options
+        )
+        """kube-scheduler's loop and queue (``scheduling.queue``), on the replay's clock."""
+        self.queue = self.scheduling.queue
+        self._flush_at = math.inf  # next check for pods parked too long (30 s grid)
         self.events = EventQueue()
         self._pods: dict[str, TracePod] = {}
         self.bound: dict[str, str] = {}  # pod key -> node
         self._binds: dict[str, int] = {}  # pod key -> bind count (completion tokens)
         self._messages: dict[str, str] = {}  # pod key -> last FitError message
         self._unhelped: Mapping[str, Mapping[str, str]] = {}
-        self._upcoming_info: dict[str, object] = {}
+        self._upcoming_info: dict[str, NodeInfo] = {}
         self.counters = {"events": 0, "loops": 0, "attempts": 0}
         """Work done: trace events handled, autoscaler loops run, scheduling attempts."""
         self._changes = 0  # bumped by every change of the cluster or the queue
@@ -250,7 +285,7 @@ class Replay:
             for ni in self.snapshot.list_node_infos()
             if ni.node is not None
         }
-        pending = [p.key for p in self.queue.unschedulable_pods()]
+        pending = [q.pod.key for q in self.queue.pending_pods()]
         return ReplayState(
             self.now,
             tuple(pending),
@@ -264,8 +299,10 @@ class Replay:
     def metrics(self) -> ReplayMetrics:
         """The metrics so far (pods still queued are reported with their reasons)."""
         unschedulable: dict[str, str] = {}
-        for pod in self.queue.unschedulable_pods():
-            msg = self._messages.get(pod.key, "not attempted yet")
+        for qpi in self.queue.pending_pods():
+            pod = qpi.pod
+            default = qpi.gating_status.message if qpi.gating_status else "not attempted yet"
+            msg = self._messages.get(pod.key, default)
             groups = self._unhelped.get(pod.key)
             if groups:
                 msg += "; no node group helps: " + "; ".join(f"{g}: {r}" for g, r in groups.items())
@@ -278,8 +315,21 @@ class Replay:
         self.events.push(event)
 
     def _next_time(self) -> float:
-        t = self.events.peek_time()
-        return min(math.inf if t is None else t, self._next_sample, self._next_loop)
+        t = min(self._next_event(), self._next_sample, self._next_loop)
+        if not math.isinf(t):  # the flush alone does not keep the replay going
+            t = min(t, self._flush_at)
+        return t
+
+    def _next_queue_time(self) -> float:
+        """When the queue has work of its own: a backoff ends, a Permit wait times out."""
+        times = (self.queue.next_backoff_expiration(), self.scheduling.next_deadline())
+        return min((x for x in times if x is not None), default=math.inf)
+
+    def pending_count(self) -> int:
+        """Pods waiting to be scheduled: in the queue (active, backing off, parked, gated) or
+        waiting at Permit."""
+        q = self.queue
+        return q.active_len + q.backoff_len + q.unschedulable_len + len(self.scheduling.waiting)
 
     def step(self) -> bool:
         """Process the next instant: its events, the scheduling pass, the sample and the
@@ -298,6 +348,7 @@ class Replay:
             self._finish()
             return False
         self.clock.advance(t)
+        self._queue_clock.advance_to(t)
         while self.events.peek_time() == t:
             self._handle(self.events.pop())
         self._schedule_pass()
@@ -307,7 +358,7 @@ class Replay:
                 self._handle(self.events.pop())
             self._schedule_pass()
             self._next_loop = self._grid(
-                min(self._next_event(), self.autoscaler.wake_time(t, len(self.queue) > 0)),
+                min(self._next_event(), self.autoscaler.wake_time(t, self.pending_count() > 0)),
                 t,
                 self.options.scan_interval,
             )
@@ -323,8 +374,9 @@ class Replay:
         return True
 
     def _next_event(self) -> float:
+        """The next trace or node event, or queue deadline (seconds)."""
         t = self.events.peek_time()
-        return math.inf if t is None else t
+        return min(math.inf if t is None else t, self._next_queue_time())
 
     @staticmethod
     def _grid(at: float, now: float, interval: float) -> float:
@@ -389,7 +441,7 @@ class Replay:
             pod = made.pods[0]
             self._pods[pod.key] = attrs.evolve(tp, pod=pod)
         self.metrics_recorder.on_arrival(self.now, pod.key)
-        self.queue.add(pod)
+        self.scheduling.add(pod)
 
     def _complete(self, key: str, token: int) -> None:
         node = self.bound.get(key)
@@ -400,39 +452,48 @@ class Replay:
         del self.bound[key]
         self.metrics_recorder.completed += 1
         self.autoscaler.mark_changed()
-        self.queue.move_all_to_active()
+        self.queue.move_all_to_active_or_backoff(ASSIGNED_POD_DELETE, pod, None)
 
     def _node_ready(self, name: str) -> None:
         info = self._upcoming_info.pop(name, None)
         if info is None or name not in self.autoscaler.upcoming:
             return  # given up (max-node-provision-time)
         group = self.autoscaler.node_ready(name)
-        self.snapshot.add_node_info(info)  # type: ignore[arg-type]
+        self.snapshot.add_node_info(info)
         self.metrics_recorder.on_node_added(self.now, name, group)
-        self.queue.move_all_to_active()
+        self.queue.move_all_to_active_or_backoff(NODE_ADD, None, info.node)
 
     def _schedule_pass(self) -> None:
-        if not self.queue.has_active():
-            return
-        failed_specs: set[str] = set()
-        for pod in self.queue.pop_active():
-            key = _spec_key(pod)
-            if key is not None and key in failed_specs:
-                self.queue.add_unschedulable(pod)
-                continue
-            self.counters["attempts"] += 1
-            outcomes = run_scheduling_cycle(self.snapshot, [pod], self.scheduler)
-            outcome = next(o for o in outcomes if o.pod.key == pod.key)
-            for o in outcomes:  # DefaultPreemption's victims, already out of the snapshot
-                if o.preempted_by:
-                    self._preempted(o.pod.key)
-            if outcome.node_name is None:
-                self._messages[pod.key] = outcome.message
-                self.queue.add_unschedulable(pod)
-                if key is not None:
-                    failed_specs.add(key)
-                continue
-            self._bind(pod, outcome.node_name)
+        """Schedule every ready pod now (kube-scheduler's loop until activeQ and backoffQ are
+        empty), after the queue's own deadlines: Permit waits that timed out, backoffs that
+        ended, and (every 30 s) pods parked longer than podMaxInUnschedulablePodsDuration."""
+        sp = self.scheduling
+        now = self.now
+        parked_max = self.queue.pod_max_in_unschedulable_pods_duration
+        with self.snapshot.bound():
+            sp.advance_to(now)
+            if now >= self._flush_at:
+                self.queue.flush_unschedulable_pods_left_over(now)
+                oldest = min((q.timestamp for q in self.queue.unschedulable_pods()), default=None)
+                self._flush_at = math.inf
+                if oldest is not None:
+                    self._flush_at = self._grid(oldest + parked_max, now, FLUSH_PERIOD)
+            self.counters["attempts"] += sp.schedule_ready()
+        settled, sp.settled = sp.settled, []
+        for outcome in settled:
+            self._settled(outcome)
+        if math.isinf(self._flush_at) and self.queue.unschedulable_len:
+            # pods parked from now on are parked at or after now
+            self._flush_at = self._grid(now + parked_max, now, FLUSH_PERIOD)
+
+    def _settled(self, outcome: PodOutcome) -> None:
+        key = outcome.pod.key
+        if outcome.preempted_by:  # DefaultPreemption's victim, already out of the snapshot
+            self._preempted(key)
+        elif outcome.node_name is None:
+            self._messages[key] = outcome.message
+        else:
+            self._bind(outcome.pod, outcome.node_name)
 
     def _preempted(self, key: str) -> None:
         """A running pod preemption evicted: deleted, as upstream (only a controller would make
@@ -459,7 +520,7 @@ class Replay:
     def _autoscaler_loop(self) -> None:
         self.counters["loops"] += 1
         decision: LoopDecision = self.autoscaler.run_once(
-            self.now, self.snapshot, self.queue.unschedulable_pods()
+            self.now, self.snapshot, self._unschedulable_pods()
         )
         self._unhelped = decision.unhelped
         if decision.add or decision.delete:
@@ -482,25 +543,34 @@ class Replay:
         for name in decision.delete:
             self._delete_node(name)
 
+    def _unschedulable_pods(self) -> list[Pod]:
+        """The pods CA sees as unschedulable: attempted and parked, not gated (a gated pod's
+        PodScheduled condition says SchedulingGated), in queue order."""
+        return queue_order(q.pod for q in self.queue.unschedulable_pods() if not q.gated)
+
     def _delete_node(self, name: str) -> None:
+        """CA drains the node (each pod's eviction an ``AssignedPodDelete``), deletes it
+        (``NodeDelete``); the evicted pods come back as new pending pods."""
         evicted = [k for k, n in self.bound.items() if n == name]
+        node = self.snapshot.get_node_info(name).node
         self.snapshot.remove_node_info(name)
         self.autoscaler.node_removed(name)
         self.metrics_recorder.on_node_removed(self.now, name)
         for key in evicted:
             del self.bound[key]
             self._binds[key] += 1  # its scheduled completion is stale now
-            self.queue.add(self._pods[key].pod)
+            self.queue.move_all_to_active_or_backoff(ASSIGNED_POD_DELETE, self._pods[key].pod, None)
+        self.queue.move_all_to_active_or_backoff(NODE_DELETE, node, None)
+        for key in evicted:
+            self.scheduling.add(self._pods[key].pod)
         self.metrics_recorder.evicted += len(evicted)
-        if evicted:
-            self.queue.move_all_to_active()
 
     def _sample(self) -> None:
         self._sampled_at = self._changes
         a = self.autoscaler
         self.metrics_recorder.sample(
             self.now,
-            len(self.queue),
+            self.pending_count(),
             len(self.bound),
             self.snapshot.list_node_infos(),
             a.upcoming_sizes(),

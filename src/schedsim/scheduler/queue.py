@@ -392,6 +392,12 @@ class SchedulingQueue:
         )
 
     @property
+    def pod_max_in_unschedulable_pods_duration(self) -> float:
+        """Seconds a pod stays parked before the flush moves it
+        (``podMaxInUnschedulablePodsDuration``)."""
+        return self._max_unschedulable
+
+    @property
     def active_len(self) -> int:
         """Pods in activeQ."""
         return self._counts[_ACTIVE]

@@ -362,6 +362,9 @@ class SchedulingPass:
             ``move_all_to_active_or_backoff``: a pod evicted, a node added).
         warnings: PostBind failures and pods stopped by the attempt guard.
         victims: ``namespace/name`` -> the outcome of each running pod preemption evicted.
+        settled: every outcome decided since the caller last cleared it, in order: a pod
+            bound or failed by an attempt, a running pod preemption evicted
+            (``preempted_by``); a caller stepping the pass (the replay) drains it.
     """
 
     def __init__(
@@ -390,6 +393,7 @@ class SchedulingPass:
         # preemption: the node each preemptor was nominated to, and the evicted pods
         self.nominated: dict[str, str] = {}
         self.victims: dict[str, PodOutcome] = {}
+        self.settled: list[PodOutcome] = []
         self.attempts: dict[str, int] = {}
         # pods waiting at Permit: uid -> (queued info, scheduler, placement)
         self.waiting: dict[str, tuple[QueuedPodInfo, Scheduler, Placement]] = {}
@@ -486,13 +490,17 @@ class SchedulingPass:
             # An Error status fails this attempt; the snapshot is unchanged. kube-scheduler
             # would retry after backoff; the pass reports it.
             msg = e.internal_message or str(e)
-            self.outcomes[pod.key] = PodOutcome(pod, None, (msg,), msg, error=True)
+            self._record(PodOutcome(pod, None, (msg,), msg, error=True))
             self.queue.done(pod)
             return
         if placed.waiting:
             self.waiting[pod.uid] = (qpi, scheduler, placed)
             return  # in flight until decided
         self._settle(qpi, placed)
+
+    def _record(self, outcome: PodOutcome) -> None:
+        self.outcomes[outcome.pod.key] = outcome
+        self.settled.append(outcome)
 
     def _finish_decided(self) -> None:
         """Bind or fail every pod whose wait at Permit is decided, in the order they started
@@ -512,7 +520,7 @@ class SchedulingPass:
                 except SchedulingError as e:
                     msg = e.internal_message or str(e)
                     pod = qpi.pod
-                    self.outcomes[pod.key] = PodOutcome(pod, None, (msg,), msg, error=True)
+                    self._record(PodOutcome(pod, None, (msg,), msg, error=True))
                     self.queue.done(pod)
                     self._forgotten(pod)
                     continue
@@ -525,8 +533,10 @@ class SchedulingPass:
         self.warnings.extend(f"pod {pod.key}: {w}" for w in placed.warnings)
         nominated = self.nominated.get(pod.key, "")
         if placed.node_name is not None:
-            self.outcomes[pod.key] = PodOutcome(
-                pod, placed.node_name, explanation=placed.explanation, nominated_node=nominated
+            self._record(
+                PodOutcome(
+                    pod, placed.node_name, explanation=placed.explanation, nominated_node=nominated
+                )
             )
             queue.done(pod)
             queue.move_all_to_active_or_backoff(ASSIGNED_POD_ADD, None, pod)
@@ -534,17 +544,21 @@ class SchedulingPass:
         fit_error = placed.fit_error
         assert fit_error is not None
         nominated = self.nominated[pod.key] = placed.nominated_node or nominated
-        self.outcomes[pod.key] = PodOutcome(
-            pod,
-            None,
-            fit_error.reasons,
-            fit_error.message,
-            explanation=placed.explanation,
-            nominated_node=nominated,
+        self._record(
+            PodOutcome(
+                pod,
+                None,
+                fit_error.reasons,
+                fit_error.message,
+                explanation=placed.explanation,
+                nominated_node=nominated,
+            )
         )
         for victim in placed.victims:  # deleted by preemption, while the pod is in flight
             msg = f"preempted by {pod.key}"
-            self.victims[victim.key] = PodOutcome(victim, None, (msg,), msg, preempted_by=pod.key)
+            gone = PodOutcome(victim, None, (msg,), msg, preempted_by=pod.key)
+            self.victims[victim.key] = gone
+            self.settled.append(gone)
             self.queue.move_all_to_active_or_backoff(ASSIGNED_POD_DELETE, victim, None)
         if qpi.attempts >= self.options.max_attempts_per_pod:
             self.warnings.append(
