@@ -8,9 +8,9 @@
 3. Shipping the cluster to the workers once (the pool's initializer) vs with every scenario,
    on a large cluster with cheap scenarios; plus one pickle round trip of that cluster.
 
-Run: ``python benchmarks/sweep.py [--nodes 120] [--scenarios 8] [--skip-ray]`` (under
-the shared lock: ``flock /work/notes/suite.lock python benchmarks/sweep.py``). Numbers are
-wall times on a shared machine: read the ratios.
+Run: ``nice -n 10 python benchmarks/sweep.py [--nodes 250] [--scenarios 8] [--repeat 3]
+[--skip-ray]``. Numbers are wall times on a shared machine: read the ratios (pool(1) and
+pool(2) alternate which runs first in each pair).
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from schedsim.engine import Cluster
-from schedsim.sweep import PoolExecutor, SerialExecutor, load_spec, run_sweep
+from schedsim.sweep import PoolExecutor, SerialExecutor, load_clusters, load_spec, run_sweep
 from schedsim.sweep.executors import Executor
 
 
@@ -64,9 +64,9 @@ def timed(f: Callable[[], object]) -> float:
 
 def sweep_time(d: Path, executor: Executor) -> tuple[float, list[object]]:
     spec = load_spec(str(d / "sweep.yaml"))
-    cluster = Cluster.from_paths(list(spec.cluster))
+    clusters = load_clusters(spec)
     out: list[object] = []
-    t = timed(lambda: out.extend(r.metrics() for r in run_sweep(spec, executor, cluster=cluster)))
+    t = timed(lambda: out.extend(r.metrics() for r in run_sweep(spec, executor, clusters=clusters)))
     return t, out
 
 
@@ -75,21 +75,35 @@ def main() -> None:
     ap.add_argument("--nodes", type=int, default=120)
     ap.add_argument("--scenarios", type=int, default=8)
     ap.add_argument("--skip-ray", action="store_true")
+    ap.add_argument(
+        "--repeat",
+        type=int,
+        default=1,
+        help="pool(1) / pool(2) pairs, alternating which runs first (ratios per pair)",
+    )
     args = ap.parse_args()
 
     d = spec_dir(args.nodes, 2 * args.nodes, args.scenarios)
     serial, ref = sweep_time(d, SerialExecutor())
-    one, r1 = sweep_time(d, PoolExecutor(1))
-    two, r2 = sweep_time(d, PoolExecutor(2))
-    assert r1 == ref and r2 == ref
     print(
         f"1. {args.scenarios} scenarios of {serial / args.scenarios:.2f} s each "
-        f"({args.nodes} nodes, {2 * args.nodes} pods)"
+        f"({args.nodes} nodes, {2 * args.nodes} pods); serial {serial:.2f} s"
     )
-    print(
-        f"   serial {serial:.2f} s, pool(1) {one:.2f} s, pool(2) {two:.2f} s: "
-        f"speed-up pool(2)/pool(1) {one / two:.2f}x, serial/pool(2) {serial / two:.2f}x"
-    )
+    ratios = []
+    for i in range(args.repeat):
+        order = (1, 2) if i % 2 == 0 else (2, 1)
+        times = {}
+        for workers in order:
+            times[workers], got = sweep_time(d, PoolExecutor(workers))
+            assert got == ref
+        ratios.append(times[1] / times[2])
+        print(
+            f"   pair {i + 1} ({order[0]} first): pool(1) {times[1]:.2f} s, pool(2) "
+            f"{times[2]:.2f} s: speed-up {ratios[-1]:.2f}x, serial/pool(2) "
+            f"{serial / times[2]:.2f}x"
+        )
+    ratios.sort()
+    print(f"   pool(2)/pool(1) median {ratios[len(ratios) // 2]:.2f}x over {len(ratios)} pair(s)")
 
     tiny = spec_dir(2, 3, 40)
     pool_tiny, ref_tiny = sweep_time(tiny, PoolExecutor(2))

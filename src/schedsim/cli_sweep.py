@@ -2,9 +2,10 @@
 
 Thin: parse the flags, pick the executor (a local process pool by default, ``--serial``,
 ``--ray [ADDRESS]``), call `schedsim.sweep.run_sweep`, render the rows as a table, JSON or
-CSV. A progress bar shows on standard error when it is a terminal; each failed scenario gets
-one ``error: scenario NAME: ...`` line and makes the exit status 1 (the others still run and
-are printed); a bad spec is ``schedsim: error: FILE: FIELD: problem`` and exit status 2.
+CSV, and with ``--report FILE.html`` the page comparing them (`schedsim.sweep.report`). A
+progress bar shows on standard error when it is a terminal; each failed scenario gets one
+``error: scenario NAME: ...`` line and makes the exit status 1 (the others still run and are
+printed); a bad spec is ``schedsim: error: FILE: FIELD: problem`` and exit status 2.
 """
 
 from __future__ import annotations
@@ -18,21 +19,23 @@ from typing import Any
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
-from schedsim.api.errors import ManifestError
+from schedsim.api.errors import ManifestError, first_few
+from schedsim.cli_autoscaling import write_report
 from schedsim.cli_output import error_line, recorded_warnings, warn
-from schedsim.engine import Cluster
 from schedsim.sweep import (
     Executor,
     PoolExecutor,
     ResultStore,
     ScenarioResult,
     SerialExecutor,
+    load_clusters,
     load_spec,
     run_sweep,
     to_csv,
     to_json,
     to_table,
 )
+from schedsim.sweep.report import sweep_page
 
 __all__ = ["add_parser", "run"]
 
@@ -41,7 +44,7 @@ def add_parser(sub: Any) -> None:
     """Register ``sweep`` on the ``schedsim`` subparsers."""
     p = sub.add_parser(
         "sweep",
-        help="run a grid of scenarios (node groups x configs x gates x commands)",
+        help="run a grid of scenarios (traces x node groups x configs x gates x commands)",
         description="Run every scenario of SPEC (the cartesian product of its axes and "
         "commands) on the cluster it names, parsed once, and print one row per scenario. "
         "Runs on a local process pool (one worker per core) by default.",
@@ -72,6 +75,12 @@ def add_parser(sub: Any) -> None:
         choices=("table", "json", "csv"),
         default="table",
         help="table (default), json or csv",
+    )
+    p.add_argument(
+        "--report",
+        metavar="FILE.html",
+        help="also write a self-contained HTML page comparing the scenarios (a table and "
+        "bar charts of the headline metrics)",
     )
 
 
@@ -114,6 +123,16 @@ def _progress() -> Iterator[Callable[[ScenarioResult, int], None]]:
         yield report
 
 
+def _warn_scenarios(results: list[ScenarioResult]) -> None:
+    """Each distinct warning of the runs once, with the scenarios that gave it."""
+    by_text: dict[str, list[str]] = {}
+    for r in results:
+        for w in r.warnings:
+            by_text.setdefault(w, []).append(r.name)
+    for w, names in by_text.items():
+        warn(f"{w} (scenario(s) {first_few(names)})")
+
+
 def run(args: argparse.Namespace) -> tuple[str, int]:
     """Run ``schedsim sweep`` as ``args`` say: the whole output and the exit status (1 when a
     scenario failed).
@@ -123,9 +142,10 @@ def run(args: argparse.Namespace) -> tuple[str, int]:
     """
     spec = load_spec(args.spec)
     executor = _executor(args)
-    cluster = Cluster.from_paths(list(spec.cluster))
-    for w in cluster.warnings:
-        warn(w)
+    clusters = load_clusters(spec)
+    for name, cluster in clusters.items():
+        for w in cluster.warnings:
+            warn(f"trace {name}: {w}" if name else w)
     store = None
     if args.resume:
         try:
@@ -134,9 +154,12 @@ def run(args: argparse.Namespace) -> tuple[str, int]:
             raise ManifestError(f"--resume {args.resume}: {e.strerror or e}") from None
     try:
         with _progress() as report:
-            results = run_sweep(spec, executor, cluster=cluster, store=store, on_result=report)
+            results = run_sweep(spec, executor, clusters=clusters, store=store, on_result=report)
     except RuntimeError as e:  # RayUnavailableError
         raise ManifestError(str(e)) from None
+    _warn_scenarios(results)
+    if args.report:
+        write_report(args.report, sweep_page(results, f"schedsim sweep {args.spec}"))
     failed = sum(1 for r in results if not r.ok)
     if failed:
         error_line(f"schedsim: error: {failed} of {len(results)} scenario(s) failed")

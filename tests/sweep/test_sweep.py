@@ -22,6 +22,7 @@ from schedsim.sweep import (
     ResultStore,
     ScenarioResult,
     SerialExecutor,
+    load_clusters,
     load_spec,
     run_sweep,
     scenarios,
@@ -32,19 +33,19 @@ from schedsim.sweep import (
 EXPECTED = {
     # two 4-core nodes; pods small-1, small-2 (2 cores), whole-node (4), extra-1..3 (3 each)
     # LeastAllocated spreads the small pods over both nodes: nothing else fits
-    "capped+spread+simulate": (2, 4, 0, 0, 0),
+    "capped+spread+simulate": (2, 4, 0, 0, 0, 0),
     # MostAllocated packs them on one node, whole-node takes the other
-    "capped+packed+simulate": (3, 3, 0, 0, 0),
+    "capped+packed+simulate": (3, 3, 0, 0, 0, 0),
     # scale-up: CA's first fit leaves whole-node and the extras pending; 4-core templates,
     # max 3 nodes (2 exist): one node, for one pod
-    "capped+spread+scale-up": (3, 3, 0, 1, 0),
-    "capped+packed+scale-up": (3, 3, 0, 1, 0),
+    "capped+spread+scale-up": (3, 3, 0, 0, 1, 0),
+    "capped+packed+scale-up": (3, 3, 0, 0, 1, 0),
     # max 10: one new node per pending pod
-    "roomy+spread+scale-up": (6, 0, 0, 4, 0),
-    "roomy+packed+scale-up": (6, 0, 0, 4, 0),
+    "roomy+spread+scale-up": (6, 0, 0, 0, 4, 0),
+    "roomy+packed+scale-up": (6, 0, 0, 0, 4, 0),
     # 8-core templates: whole-node + an extra, then two extras: two nodes
-    "large+spread+scale-up": (6, 0, 0, 2, 0),
-    "large+packed+scale-up": (6, 0, 0, 2, 0),
+    "large+spread+scale-up": (6, 0, 0, 0, 2, 0),
+    "large+packed+scale-up": (6, 0, 0, 0, 2, 0),
 }
 
 
@@ -70,7 +71,7 @@ def test_serial_and_pool_give_the_same_rows(sweep_dir: Path) -> None:
     spec = load_spec(str(sweep_dir / "sweep.yaml"))
     serial = run_sweep(spec, SerialExecutor())
     assert all(r.ok for r in serial)
-    got = {r.name: r.metrics()[2:7] for r in serial}
+    got = {r.name: r.metrics()[2:8] for r in serial}
     for name, metrics in EXPECTED.items():
         assert got[name] == metrics, name
     # the node groups do not change a simulate run
@@ -131,7 +132,7 @@ def test_a_failing_scenario_is_reported_and_the_others_finish(
         f"{g}+broken+{c}" for g in ("capped", "roomy", "large") for c in ("simulate", "scale-up")
     }
     assert all("NoSuchPlugin" in (r.error or "") for r in failed)
-    assert {r.name: r.metrics()[2:7] for r in results if r.ok}["roomy+packed+scale-up"] == (
+    assert {r.name: r.metrics()[2:8] for r in results if r.ok}["roomy+packed+scale-up"] == (
         EXPECTED["roomy+packed+scale-up"]
     )
 
@@ -177,11 +178,16 @@ def test_outputs(sweep_dir: Path) -> None:
         "schedulerConfig": "spread",
         "command": "scale-up",
     }
-    assert (row["scheduled"], row["nodes_added"], row["status"]) == (6, 4, "ok")
+    assert (row["scheduled"], row["nodesAdded"], row["status"]) == (6, 4, "ok")
+    assert (row["cost"], row["latencyP50Seconds"], row["preempted"]) == (None, None, 0)
     assert ScenarioResult.from_dict(row).metrics() == results[5].metrics()
     lines = to_csv(results).splitlines()
-    assert lines[0].startswith("scenario,nodeGroups,schedulerConfig,command,status,scheduled")
-    assert lines[6].startswith("roomy+spread+scale-up,roomy,spread,scale-up,ok,6,0,0,4,0,")
+    assert lines[0] == (
+        "scenario,nodeGroups,schedulerConfig,command,status,scheduled,unschedulable,"
+        "pluginErrors,preempted,nodesAdded,nodesRemoved,cost,latencyP50Seconds,"
+        "latencyP90Seconds,latencyP99Seconds,wallSeconds,error"
+    )
+    assert lines[6].startswith("roomy+spread+scale-up,roomy,spread,scale-up,ok,6,0,0,0,4,0,,,,,")
 
 
 HEAD = "cluster: [cluster.yaml]\ncommands: [simulate]\n"
@@ -195,6 +201,18 @@ HEAD = "cluster: [cluster.yaml]\ncommands: [simulate]\n"
             "sweep.yaml: extra: unknown field",
         ),
         ("commands: [simulate]\n", "sweep.yaml: cluster: required"),
+        (
+            HEAD + "options: {scanInterval: 0s}\n",
+            "sweep.yaml: options: scan_interval: must be > 0",
+        ),
+        (
+            HEAD + "options: {until: soon}\n",
+            "sweep.yaml: options.until: ",
+        ),
+        (
+            HEAD + "axes: {traces: {a: []}}\n",
+            "sweep.yaml: axes.traces.a: expected a file path or a list of them",
+        ),
         (
             "cluster: [cluster.yaml]\ncommands: [replay-all]\n",
             "sweep.yaml: commands[0]: unknown command 'replay-all'",
@@ -236,3 +254,24 @@ def test_bad_spec(sweep_dir: Path, text: str, message: str) -> None:
         load_spec(str(sweep_dir / "sweep.yaml"))
     assert message in str(e.value)
     assert str(e.value).startswith(str(sweep_dir))
+
+
+def test_errors_name_paths_as_given(
+    sweep_dir: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Files the spec names appear in messages relative, as the user gave them (the spec's
+    directory joined to the spec's own path), not made absolute."""
+    monkeypatch.chdir(sweep_dir.parent)
+    rel = f"{sweep_dir.name}/sweep.yaml"
+    (sweep_dir / "sweep.yaml").write_text(HEAD + "axes: {nodeGroups: {a: missing.yaml}}\n")
+    with pytest.raises(ManifestError) as e:
+        load_spec(rel)
+    assert f"{sweep_dir.name}/missing.yaml" in str(e.value)
+    assert str(sweep_dir) not in str(e.value)
+    (sweep_dir / "broken.yaml").write_text("apiVersion: v1\nkind: Node\nmetadata: {}\n")
+    (sweep_dir / "sweep.yaml").write_text(
+        "cluster: [cluster.yaml]\ncommands: [simulate]\naxes: {traces: {b: broken.yaml}}\n"
+    )
+    with pytest.raises(ManifestError) as e:
+        load_clusters(load_spec(rel))
+    assert str(e.value).startswith(f"{sweep_dir.name}/broken.yaml: ")

@@ -23,7 +23,7 @@ def test_sweep_json_on_the_pool(sweep_dir: Path, capsys: pytest.CaptureFixture[s
     assert status == 0
     doc = json.loads(out)
     assert [r["scenario"] for r in doc["scenarios"]][-1] == "large+packed+scale-up"
-    assert doc["scenarios"][-1]["nodes_added"] == 2
+    assert doc["scenarios"][-1]["nodesAdded"] == 2
 
 
 def test_sweep_table_csv_resume_and_output_file(

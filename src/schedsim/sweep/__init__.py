@@ -1,5 +1,6 @@
-"""What-if sweeps: the same cluster under a grid of node groups, scheduler configurations,
-feature gates and commands, run serially, on a local process pool or on Ray.
+"""What-if sweeps: the same cluster under a grid of traces, node groups, scheduler
+configurations, feature gates and commands (``simulate``, ``scale-up``, ``scale-down``,
+``replay``), run serially, on a local process pool or on Ray.
 
 .. code-block:: python
 
@@ -9,17 +10,18 @@ feature gates and commands, run serially, on a local process pool or on Ray.
 
 Layers: `spec` (the YAML format) -> `scenarios` (the product, `run_scenario`) ->
 `executors` (serial, pool) and `ray` (Ray) -> `results` (rows, resume directory, table /
-JSON / CSV). The command line (``schedsim sweep``) is `schedsim.cli_sweep`.
+JSON / CSV) -> `report` (the HTML page comparing scenarios). The command line
+(``schedsim sweep``) is `schedsim.cli_sweep`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 
 from schedsim.engine import Cluster
 from schedsim.sweep.executors import Executor, PoolExecutor, SerialExecutor, default_workers
 from schedsim.sweep.results import ResultStore, ScenarioResult, to_csv, to_json, to_table
-from schedsim.sweep.scenarios import Scenario, run_scenario, scenarios
+from schedsim.sweep.scenarios import Scenario, load_clusters, run_scenario, scenarios
 from schedsim.sweep.spec import SweepSpec, load_spec
 
 __all__ = [
@@ -31,6 +33,7 @@ __all__ = [
     "SerialExecutor",
     "SweepSpec",
     "default_workers",
+    "load_clusters",
     "load_spec",
     "run_scenario",
     "run_sweep",
@@ -45,7 +48,7 @@ def run_sweep(
     spec: SweepSpec,
     executor: Executor,
     *,
-    cluster: Cluster | None = None,
+    clusters: Mapping[str, Cluster] | None = None,
     store: ResultStore | None = None,
     on_result: Callable[[ScenarioResult, int], None] | None = None,
 ) -> list[ScenarioResult]:
@@ -54,7 +57,8 @@ def run_sweep(
     Args:
         spec: the loaded spec.
         executor: where to run (`SerialExecutor`, `PoolExecutor`, ``RayExecutor``).
-        cluster: the cluster (default: loaded once from ``spec.cluster``).
+        clusters: the clusters by ``traces`` variant (default: `load_clusters`, each
+            loaded once).
         store: the resume directory: scenarios with a matching stored result are not run,
             each new successful result is saved as soon as it arrives.
         on_result: called with each result (resumed ones first) and the total, as they come
@@ -64,8 +68,8 @@ def run_sweep(
         ManifestError: the cluster's manifests are malformed.
         OSError: a result cannot be saved.
     """
-    if cluster is None:
-        cluster = Cluster.from_paths(list(spec.cluster))
+    if clusters is None:
+        clusters = load_clusters(spec)
     todo = scenarios(spec)
     results: list[ScenarioResult] = []
     if store is not None:
@@ -76,7 +80,7 @@ def run_sweep(
     if on_result is not None:
         for r in results:
             on_result(r, total)
-    for r in executor.run(cluster, todo):
+    for r in executor.run(clusters, todo):
         if store is not None:
             store.save(r)
         results.append(r)

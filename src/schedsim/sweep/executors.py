@@ -1,15 +1,16 @@
 """Executors: where a sweep's scenarios run.
 
-Each executor takes the loaded `Cluster` once and yields `ScenarioResult` objects as they
+Each executor takes the loaded clusters (`load_clusters`: one per ``traces`` variant) once and
+yields `ScenarioResult` objects as they
 finish (in completion order; `schedsim.sweep.run_sweep` puts them back in scenario order).
 Every worker runs `run_scenario`, which turns a failure into a failed result, so one bad
 scenario never stops the others.
 
 - `SerialExecutor`: in this process, one after another (the reference).
-- `PoolExecutor`: a local process pool, one worker per core by default. The cluster is
+- `PoolExecutor`: a local process pool, one worker per core by default. The clusters are
   pickled once per worker (the pool's initializer), not once per scenario; workers are
   started by a fork server (no fork of a process running threads).
-- `schedsim.sweep.ray.RayExecutor`: Ray tasks (``--ray``), the cluster put once in Ray's
+- `schedsim.sweep.ray.RayExecutor`: Ray tasks (``--ray``), each cluster put once in Ray's
   object store.
 """
 
@@ -18,7 +19,7 @@ from __future__ import annotations
 import functools
 import multiprocessing
 import os
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from typing import Protocol
 
@@ -32,19 +33,24 @@ __all__ = ["Executor", "PoolExecutor", "SerialExecutor", "default_workers"]
 class Executor(Protocol):
     """Runs scenarios on a cluster."""
 
-    def run(self, cluster: Cluster, scenarios: Sequence[Scenario]) -> Iterator[ScenarioResult]:
-        """Yield one result per scenario, as they finish."""
+    def run(
+        self, clusters: Mapping[str, Cluster], scenarios: Sequence[Scenario]
+    ) -> Iterator[ScenarioResult]:
+        """Yield one result per scenario (run on ``clusters[scenario.cluster_key]``), as
+        they finish."""
         ...
 
 
 class SerialExecutor:
     """Runs the scenarios in this process, in order (one Engine per config, reused)."""
 
-    def run(self, cluster: Cluster, scenarios: Sequence[Scenario]) -> Iterator[ScenarioResult]:
+    def run(
+        self, clusters: Mapping[str, Cluster], scenarios: Sequence[Scenario]
+    ) -> Iterator[ScenarioResult]:
         """Yield each scenario's result in turn."""
         engines: dict[str, Engine] = {}
         for s in scenarios:
-            yield run_scenario(cluster, s, engines)
+            yield run_scenario(clusters, s, engines)
 
 
 def default_workers() -> int:
@@ -55,19 +61,18 @@ def default_workers() -> int:
         return max(1, os.cpu_count() or 1)
 
 
-_cluster: Cluster | None = None
+_clusters: Mapping[str, Cluster] = {}
 _engines: dict[str, Engine] = {}
 
 
-def _init_worker(cluster: Cluster | None) -> None:
-    global _cluster
-    _cluster = cluster
+def _init_worker(clusters: Mapping[str, Cluster]) -> None:
+    global _clusters
+    _clusters = clusters
     _engines.clear()
 
 
 def _run_in_worker(scenario: Scenario, cluster: Cluster | None = None) -> ScenarioResult:
-    used = cluster if cluster is not None else _cluster
-    assert used is not None, "the pool's initializer sets the cluster"
+    used = _clusters if cluster is None else {scenario.cluster_key: cluster}
     return run_scenario(used, scenario, _engines)
 
 
@@ -76,7 +81,8 @@ class PoolExecutor:
 
     Args:
         workers: processes (default: `default_workers`).
-        ship_per_scenario: send the cluster with every scenario instead of once per worker
+        ship_per_scenario: send the scenario's cluster with it instead of all clusters once
+            per worker
             (only to measure what shipping once saves: benchmarks/sweep.py).
 
     Failures of the pool itself (a worker killed) become failed results of the scenarios it
@@ -87,21 +93,27 @@ class PoolExecutor:
         self.workers = workers if workers is not None else default_workers()
         self.ship_per_scenario = ship_per_scenario
 
-    def run(self, cluster: Cluster, scenarios: Sequence[Scenario]) -> Iterator[ScenarioResult]:
+    def run(
+        self, clusters: Mapping[str, Cluster], scenarios: Sequence[Scenario]
+    ) -> Iterator[ScenarioResult]:
         """Yield results as workers finish them."""
         if not scenarios:
             return
         ctx = multiprocessing.get_context("forkserver")
         ctx.set_forkserver_preload(["schedsim.sweep.executors"])
-        shipped = None if self.ship_per_scenario else cluster
+        shipped = {} if self.ship_per_scenario else dict(clusters)
         with ProcessPoolExecutor(
             max_workers=min(self.workers, len(scenarios)),
             mp_context=ctx,
             initializer=functools.partial(_init_worker, shipped),
         ) as pool:
-            extra = (cluster,) if self.ship_per_scenario else ()
             pending: dict[Future[ScenarioResult], Scenario] = {
-                pool.submit(_run_in_worker, s, *extra): s for s in scenarios
+                pool.submit(
+                    _run_in_worker,
+                    s,
+                    *((clusters[s.cluster_key],) if self.ship_per_scenario else ()),
+                ): s
+                for s in scenarios
             }
             while pending:
                 done, _ = wait(pending, return_when=FIRST_COMPLETED)

@@ -1,14 +1,14 @@
 """`RayExecutor`: a sweep's scenarios as Ray tasks (``schedsim sweep --ray [ADDRESS]``).
 
 The only module that imports ``ray`` (an optional extra: ``pip install 'schedsim[ray]'``).
-The cluster is put once in Ray's object store (``ray.put``) and every task receives the
-reference, so each node fetches it once; each worker process keeps one Engine per config.
-Results come back as tasks finish (``ray.wait``).
+Each cluster is put once in Ray's object store (``ray.put``) and every task receives the
+reference of its scenario's, so each node fetches it once; each worker process keeps one
+Engine per config. Results come back as tasks finish (``ray.wait``).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 from schedsim.engine import Cluster, Engine
@@ -26,7 +26,7 @@ _engines: dict[str, Engine] = {}
 
 
 def _task(cluster: Cluster, scenario: Scenario) -> ScenarioResult:
-    return run_scenario(cluster, scenario, _engines)
+    return run_scenario({scenario.cluster_key: cluster}, scenario, _engines)
 
 
 class RayExecutor:
@@ -46,7 +46,9 @@ class RayExecutor:
         self.address = address
         self.num_cpus = num_cpus
 
-    def run(self, cluster: Cluster, scenarios: Sequence[Scenario]) -> Iterator[ScenarioResult]:
+    def run(
+        self, clusters: Mapping[str, Cluster], scenarios: Sequence[Scenario]
+    ) -> Iterator[ScenarioResult]:
         """Yield results as tasks finish; a task that raised (a worker died) becomes a failed
         result."""
         try:
@@ -66,9 +68,9 @@ class RayExecutor:
                 raise RayUnavailableError(f"ray.init({self.address or ''}) failed: {e}") from None
             started = True
         try:
-            ref = ray.put(cluster)
+            refs = {key: ray.put(c) for key, c in clusters.items()}
             task = ray.remote(_task)
-            pending = {task.remote(ref, s): s for s in scenarios}
+            pending = {task.remote(refs[s.cluster_key], s): s for s in scenarios}
             while pending:
                 done, _ = ray.wait(list(pending), num_returns=1)
                 for obj in done:

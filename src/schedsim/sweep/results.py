@@ -1,9 +1,13 @@
 """Sweep results: one row per scenario, the resume directory, and the table / JSON / CSV.
 
-A `ScenarioResult` carries the headline metrics of one scenario (pods scheduled and
-unschedulable, plugin errors, nodes added or removed) and its wall time. Everything but the
+A `ScenarioResult` carries the headline metrics of one scenario (pods scheduled,
+unschedulable and preempted, plugin errors, nodes added or removed, and for ``replay`` the
+total cost and the scheduling latency percentiles) and its wall time. Everything but the
 wall time depends only on the scenario: `ScenarioResult.metrics` is what must be equal
 whatever the executor and the order (the tests compare it).
+
+JSON keys and CSV headers are camelCase, as the JSON of ``simulate``, ``scale-up`` and
+``scale-down`` (Kubernetes' API style): `COLUMNS` maps each field to its key.
 
 `ResultStore` is the resume directory: one ``NAME.json`` per finished scenario, written to a
 temporary file and renamed (atomic on POSIX: a file is whole or absent, even after a crash).
@@ -24,10 +28,46 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-__all__ = ["METRICS", "ResultStore", "ScenarioResult", "to_csv", "to_json", "to_table"]
+__all__ = [
+    "COLUMNS",
+    "METRICS",
+    "ResultStore",
+    "ScenarioResult",
+    "shown_metrics",
+    "to_csv",
+    "to_json",
+    "to_table",
+]
 
-METRICS: Final = ("scheduled", "unschedulable", "plugin_errors", "nodes_added", "nodes_removed")
-"""The headline metrics, in column order (pod and node counts)."""
+METRICS: Final = (
+    "scheduled",
+    "unschedulable",
+    "plugin_errors",
+    "preempted",
+    "nodes_added",
+    "nodes_removed",
+    "cost",
+    "latency_p50",
+    "latency_p90",
+    "latency_p99",
+)
+"""The headline metrics, in column order (`ScenarioResult` field names)."""
+
+COLUMNS: Final = {
+    "scheduled": "scheduled",
+    "unschedulable": "unschedulable",
+    "plugin_errors": "pluginErrors",
+    "preempted": "preempted",
+    "nodes_added": "nodesAdded",
+    "nodes_removed": "nodesRemoved",
+    "cost": "cost",
+    "latency_p50": "latencyP50Seconds",
+    "latency_p90": "latencyP90Seconds",
+    "latency_p99": "latencyP99Seconds",
+}
+"""Metric field -> its JSON key and CSV header."""
+
+_INTS: Final = frozenset(METRICS[:6])
 
 
 def _axes(pairs: Iterable[Iterable[str]]) -> tuple[tuple[str, str], ...]:
@@ -38,6 +78,14 @@ def _axes(pairs: Iterable[Iterable[str]]) -> tuple[tuple[str, str], ...]:
     return tuple(out)
 
 
+def _strings(values: Iterable[str]) -> tuple[str, ...]:
+    return tuple(values)
+
+
+def _optional_float(value: float | None) -> float | None:
+    return None if value is None else float(value)
+
+
 @attrs.frozen
 class ScenarioResult:
     """The outcome of one scenario.
@@ -45,13 +93,24 @@ class ScenarioResult:
     Attributes:
         name, index, axes, fingerprint: the scenario's (see `Scenario`).
         scheduled: pending pods placed (simulate), or placed on existing nodes plus those the
-            chosen group's new nodes take (scale-up), or placed before planning (scale-down).
-        unschedulable: pending pods left without a place (plugin errors counted apart).
-        plugin_errors: pods whose attempt failed with a plugin error.
-        nodes_added: nodes of the chosen group (scale-up), else 0.
-        nodes_removed: removable nodes (scale-down), else 0.
+            chosen group's new nodes take (scale-up), or placed before planning
+            (scale-down), or bound at least once (replay).
+        unschedulable: pending pods left without a place (plugin errors counted apart;
+            replay: pods still pending at the end, plugin errors included).
+        plugin_errors: pods whose attempt failed with a plugin error (0 for replay).
+        preempted: running pods evicted by DefaultPreemption (simulate, replay; 0 for
+            scale-up and scale-down, which never preempt).
+        nodes_added: nodes of the chosen group (scale-up), nodes the autoscaler added
+            (replay), else 0.
+        nodes_removed: removable nodes (scale-down), nodes the autoscaler removed (replay),
+            else 0.
+        cost: node-hours x each group's price over the replay (replay only, else None).
+        latency_p50, latency_p90, latency_p99: scheduling latency percentiles, arrival to
+            first bind (seconds; replay only, None otherwise or when no pod was bound).
+        warnings: what the run had to say beyond the cluster's own warnings, one line each.
         wall_seconds: the run's wall time in the worker (seconds; not part of `metrics`).
-        error: ``Type: message`` when the scenario failed (its metrics are then 0), else None.
+        error: ``Type: message`` when the scenario failed (its metrics are then 0 / None),
+            else None.
         resumed: read from the resume directory rather than run (not saved).
     """
 
@@ -62,8 +121,14 @@ class ScenarioResult:
     scheduled: int = 0
     unschedulable: int = 0
     plugin_errors: int = 0
+    preempted: int = 0
     nodes_added: int = 0
     nodes_removed: int = 0
+    cost: float | None = attrs.field(default=None, converter=_optional_float)
+    latency_p50: float | None = attrs.field(default=None, converter=_optional_float)
+    latency_p90: float | None = attrs.field(default=None, converter=_optional_float)
+    latency_p99: float | None = attrs.field(default=None, converter=_optional_float)
+    warnings: tuple[str, ...] = attrs.field(default=(), converter=_strings)
     wall_seconds: float = 0.0
     error: str | None = None
     resumed: bool = attrs.field(default=False, eq=False)
@@ -94,11 +159,19 @@ class ScenarioResult:
         return self.error is None
 
     def metrics(self) -> tuple[object, ...]:
-        """Everything that depends only on the scenario: name, axes, the `METRICS`, error."""
-        return (self.name, self.axes, *(getattr(self, m) for m in METRICS), self.error)
+        """Everything that depends only on the scenario: name, axes, the `METRICS`,
+        warnings, error."""
+        return (
+            self.name,
+            self.axes,
+            *(getattr(self, m) for m in METRICS),
+            self.warnings,
+            self.error,
+        )
 
     def to_dict(self) -> dict[str, Any]:
-        """The JSON row (``axes`` as a mapping, axis -> variant)."""
+        """The JSON row (``axes`` as a mapping, axis -> variant; `COLUMNS` keys; cost and
+        latencies null when the command does not measure them)."""
         row: dict[str, Any] = {
             "scenario": self.name,
             "index": self.index,
@@ -106,8 +179,9 @@ class ScenarioResult:
             "fingerprint": self.fingerprint,
             "status": "ok" if self.ok else "failed",
         }
-        row.update({m: getattr(self, m) for m in METRICS})
+        row.update({COLUMNS[m]: getattr(self, m) for m in METRICS})
         row["wallSeconds"] = round(self.wall_seconds, 6)
+        row["warnings"] = list(self.warnings)
         if self.error is not None:
             row["error"] = self.error
         return row
@@ -115,6 +189,9 @@ class ScenarioResult:
     @classmethod
     def from_dict(cls, row: Mapping[str, Any]) -> ScenarioResult:
         """The inverse of `to_dict` (raises KeyError/TypeError/ValueError on a bad row)."""
+        metrics = {m: row[COLUMNS[m]] for m in METRICS}
+        for m in _INTS:
+            metrics[m] = int(metrics[m])
         return cls(
             name=row["scenario"],
             index=int(row["index"]),
@@ -122,11 +199,8 @@ class ScenarioResult:
             fingerprint=str(row["fingerprint"]),
             wall_seconds=float(row["wallSeconds"]),
             error=row.get("error"),
-            scheduled=int(row["scheduled"]),
-            unschedulable=int(row["unschedulable"]),
-            plugin_errors=int(row["plugin_errors"]),
-            nodes_added=int(row["nodes_added"]),
-            nodes_removed=int(row["nodes_removed"]),
+            warnings=tuple(str(w) for w in row["warnings"]),
+            **metrics,
         )
 
 
@@ -190,14 +264,24 @@ def to_json(results: Iterable[ScenarioResult], warnings: Sequence[Mapping[str, s
     return json.dumps(doc, indent=2) + "\n"
 
 
+def _cell(value: object) -> str:
+    """A metric in the CSV and the table: None empty, floats to 3 decimals."""
+    if value is None:
+        return ""
+    if isinstance(value, float):
+        return f"{value:.3f}"
+    return str(value)
+
+
 def to_csv(results: Iterable[ScenarioResult]) -> str:
-    """One header line and one line per scenario: the scenario, each axis, status, the
-    metrics, wall seconds, error."""
+    """One header line and one line per scenario: ``scenario``, each axis, ``status``, the
+    metrics (`COLUMNS`; empty when the command does not measure them), ``wallSeconds``,
+    ``error``."""
     rows = _ordered(results)
     axes = [a for a, _ in rows[0].axes] if rows else []
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
-    w.writerow(["scenario", *axes, "status", *METRICS, "wall_seconds", "error"])
+    w.writerow(["scenario", *axes, "status", *COLUMNS.values(), "wallSeconds", "error"])
     for r in rows:
         values = dict(r.axes)
         w.writerow(
@@ -205,7 +289,7 @@ def to_csv(results: Iterable[ScenarioResult]) -> str:
                 r.name,
                 *(values.get(a, "") for a in axes),
                 "ok" if r.ok else "failed",
-                *(getattr(r, m) for m in METRICS),
+                *(_cell(getattr(r, m)) for m in METRICS),
                 f"{r.wall_seconds:.3f}",
                 r.error or "",
             ]
@@ -213,15 +297,32 @@ def to_csv(results: Iterable[ScenarioResult]) -> str:
     return buf.getvalue()
 
 
+_HEADERS: Final = {
+    "plugin_errors": "plugin errors",
+    "nodes_added": "nodes added",
+    "nodes_removed": "nodes removed",
+    "latency_p50": "p50 s",
+    "latency_p90": "p90 s",
+    "latency_p99": "p99 s",
+}
+
+
+def shown_metrics(results: Sequence[ScenarioResult]) -> list[str]:
+    """The `METRICS` worth a column: cost and latencies only when some row has them."""
+    return [m for m in METRICS if m in _INTS or any(getattr(r, m) is not None for r in results)]
+
+
 def to_table(results: Iterable[ScenarioResult]) -> str:
-    """A rich table, one row per scenario (failed ones show their error)."""
+    """A rich table, one row per scenario (failed ones show their error; cost and latency
+    columns only when some scenario measured them)."""
     rows = _ordered(results)
     axes = [a for a, _ in rows[0].axes] if rows else []
+    metrics = shown_metrics(rows)
     t = Table(title=f"{len(rows)} scenario(s)")
     for a in axes:
         t.add_column(a)
-    for m in METRICS:
-        t.add_column(m.replace("_", " "), justify="right")
+    for m in metrics:
+        t.add_column(_HEADERS.get(m, m), justify="right")
     t.add_column("wall s", justify="right")
     t.add_column("status")
     for r in rows:
@@ -229,10 +330,10 @@ def to_table(results: Iterable[ScenarioResult]) -> str:
         status = ("resumed" if r.resumed else "ok") if r.ok else escape(f"failed: {r.error}")
         t.add_row(
             *(escape(values.get(a, "")) for a in axes),
-            *(str(getattr(r, m)) for m in METRICS),
+            *(_cell(getattr(r, m)) for m in metrics),
             f"{r.wall_seconds:.2f}",
             status,
         )
     buf = io.StringIO()
-    Console(file=buf, width=160, force_terminal=False).print(t)
+    Console(file=buf, width=200, force_terminal=False).print(t)
     return buf.getvalue()

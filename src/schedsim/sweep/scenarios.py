@@ -1,24 +1,27 @@
 """Scenarios: the cartesian product of a spec's axes, each a picklable unit of work.
 
 A `Scenario` holds plain data only (an `EngineConfig`, node groups, the command and its
-options), so any executor ships it to any worker; the `Cluster` travels apart, once per
-worker. `run_scenario` is the one function every executor calls: it never raises, a failure
-becomes a failed `ScenarioResult` carrying the error.
+options, the key of its cluster), so any executor ships it to any worker; the clusters
+(`load_clusters`: one per ``traces`` variant) travel apart, once per worker.
+`run_scenario` is the one function every executor calls: it never raises, a failure becomes
+a failed `ScenarioResult` carrying the error.
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import MutableMapping
+from collections.abc import Mapping, MutableMapping
+from typing import Any
 
 import attrs
 
 from schedsim.engine import Cluster, Engine, EngineConfig
+from schedsim.replay import Replay, manifest_trace
 from schedsim.simulation.nodegroups import NodeGroup
 from schedsim.sweep.results import ScenarioResult
 from schedsim.sweep.spec import SweepOptions, SweepSpec, digest
 
-__all__ = ["Scenario", "run_scenario", "scenarios"]
+__all__ = ["Scenario", "load_clusters", "run_scenario", "scenarios"]
 
 
 @attrs.frozen
@@ -30,7 +33,9 @@ class Scenario:
         name: its axis variants and command joined by ``+`` (``small+packed+scale-up``),
             unique in the sweep; the resume file is ``NAME.json``.
         axes: (axis, variant name) for each axis the spec names, then ``("command", ...)``.
-        command: ``simulate``, ``scale-up`` or ``scale-down``.
+        command: ``simulate``, ``scale-up``, ``scale-down`` or ``replay``.
+        cluster_key: the ``traces`` variant's name: the key of its cluster in
+            `load_clusters` ("" without the axis).
         config: the scheduler configuration and gates.
         engine_key: the config variant's name (workers build one Engine per key).
         node_groups: the node groups (None: none given).
@@ -43,6 +48,7 @@ class Scenario:
     name: str
     axes: tuple[tuple[str, str], ...]
     command: str
+    cluster_key: str
     config: EngineConfig
     engine_key: str
     node_groups: tuple[NodeGroup, ...] | None
@@ -50,49 +56,68 @@ class Scenario:
     fingerprint: str
 
 
+def load_clusters(spec: SweepSpec) -> dict[str, Cluster]:
+    """The cluster of every ``traces`` variant (its name -> ``spec.cluster`` + its paths,
+    loaded once, workload controllers expanded).
+
+    Raises:
+        ManifestError: a manifest is malformed (``FILE: KIND NS/NAME: FIELD: problem``).
+    """
+    return {t.name: Cluster.from_paths([*spec.cluster, *t.paths]) for t in spec.traces}
+
+
 def scenarios(spec: SweepSpec) -> list[Scenario]:
-    """Every scenario of ``spec``: nodeGroups x schedulerConfig x featureGates x commands,
-    in that nesting order (the last varies fastest)."""
+    """Every scenario of ``spec``: traces x nodeGroups x schedulerConfig x featureGates x
+    commands, in that nesting order (the last varies fastest)."""
     out: list[Scenario] = []
-    for g in spec.groups:
-        for c in spec.configs:
-            for command in spec.commands:
-                values = {
-                    "nodeGroups": g.name,
-                    "schedulerConfig": c.config_name,
-                    "featureGates": c.gates_name,
-                }
-                axes = (*((a, values[a]) for a in spec.named_axes), ("command", command))
-                name = "+".join(v for _, v in axes)
-                out.append(
-                    Scenario(
-                        index=len(out),
-                        name=name,
-                        axes=axes,
-                        command=command,
-                        config=c.config,
-                        engine_key=f"{c.config_name}+{c.gates_name}",
-                        node_groups=g.groups,
-                        options=spec.options,
-                        fingerprint=digest(
-                            spec.cluster_digest,
-                            g.digest,
-                            c.digest,
-                            command,
-                            attrs.asdict(spec.options),
-                        ),
-                    )
-                )
+    grid = (
+        (t, g, c, cmd)
+        for t in spec.traces
+        for g in spec.groups
+        for c in spec.configs
+        for cmd in spec.commands
+    )
+    for t, g, c, command in grid:
+        values = {
+            "traces": t.name,
+            "nodeGroups": g.name,
+            "schedulerConfig": c.config_name,
+            "featureGates": c.gates_name,
+        }
+        axes = (*((a, values[a]) for a in spec.named_axes), ("command", command))
+        out.append(
+            Scenario(
+                index=len(out),
+                name="+".join(v for _, v in axes),
+                axes=axes,
+                command=command,
+                cluster_key=t.name,
+                config=c.config,
+                engine_key=f"{c.config_name}+{c.gates_name}",
+                node_groups=g.groups,
+                options=spec.options,
+                fingerprint=digest(
+                    spec.cluster_digest,
+                    t.digest,
+                    g.digest,
+                    c.digest,
+                    command,
+                    attrs.asdict(spec.options),
+                ),
+            )
+        )
     return out
 
 
 def run_scenario(
-    cluster: Cluster, scenario: Scenario, engines: MutableMapping[str, Engine] | None = None
+    clusters: Mapping[str, Cluster],
+    scenario: Scenario,
+    engines: MutableMapping[str, Engine] | None = None,
 ) -> ScenarioResult:
-    """Run one scenario on ``cluster`` (never modified); never raises.
+    """Run one scenario on its cluster (never modified); never raises.
 
     Args:
-        cluster: the loaded cluster.
+        clusters: the loaded clusters by `Scenario.cluster_key` (`load_clusters`).
         scenario: what to run.
         engines: a per-worker cache of Engines by `Scenario.engine_key` (the framework is
             built once per config and worker; runs never leak state into each other).
@@ -108,7 +133,7 @@ def run_scenario(
             engine = Engine(scenario.config)
             if engines is not None:
                 engines[scenario.engine_key] = engine
-        metrics = _run(engine, cluster, scenario)
+        metrics = _run(engine, clusters[scenario.cluster_key], scenario)
     except Exception as e:  # a scenario's failure is data; the others go on
         return ScenarioResult.failed(
             scenario.name,
@@ -124,26 +149,23 @@ def run_scenario(
         axes=scenario.axes,
         fingerprint=scenario.fingerprint,
         wall_seconds=time.perf_counter() - start,
-        scheduled=metrics[0],
-        unschedulable=metrics[1],
-        plugin_errors=metrics[2],
-        nodes_added=metrics[3],
-        nodes_removed=metrics[4],
+        **metrics,
     )
 
 
-def _run(engine: Engine, cluster: Cluster, s: Scenario) -> tuple[int, int, int, int, int]:
-    """(scheduled, unschedulable, plugin errors, nodes added, nodes removed)."""
+def _run(engine: Engine, cluster: Cluster, s: Scenario) -> dict[str, Any]:
+    """The scenario's `ScenarioResult` metrics, by field name (those a command does not
+    measure keep their defaults: 0 for counts it cannot have, None for cost and latency)."""
     o = s.options
     if s.command == "simulate":
         r = engine.simulate(cluster, placement=o.placement, seed=o.seed)
-        return (
-            r.scheduled,
-            r.unschedulable,
-            r.errors,
-            0,
-            0,
-        )
+        return {
+            "scheduled": r.scheduled,
+            "unschedulable": r.unschedulable,
+            "plugin_errors": r.errors,
+            "preempted": r.preempted,
+            "warnings": r.warnings,
+        }
     if s.command == "scale-up":
         assert s.node_groups is not None  # the spec checks it
         u = engine.scale_up(
@@ -154,21 +176,52 @@ def _run(engine: Engine, cluster: Cluster, s: Scenario) -> tuple[int, int, int, 
         )
         chosen = next((g for g in u.options if g.name == u.chosen), None)
         helped = 0 if chosen is None else len(chosen.pods)
-        added = 0 if chosen is None else chosen.node_count
-        return (
-            len(u.scheduled) + helped,
-            max(0, u.pending - len(u.scheduled) - helped - len(u.errors)),
-            len(u.errors),
-            added,
-            0,
-        )
+        return {
+            "scheduled": len(u.scheduled) + helped,
+            "unschedulable": max(0, u.pending - len(u.scheduled) - helped - len(u.errors)),
+            "plugin_errors": len(u.errors),
+            "nodes_added": 0 if chosen is None else chosen.node_count,
+        }
+    if s.command == "replay":
+        return _replay(engine, cluster, s)
     d = engine.scale_down(
         cluster, threshold=o.threshold, gpu_threshold=o.gpu_threshold, node_groups=s.node_groups
     )
-    return (
-        len(d.pending_placed),
-        len(d.pending_unplaced),
-        len(d.errors),
-        0,
-        sum(1 for v in d.verdicts if v.removable),
+    return {
+        "scheduled": len(d.pending_placed),
+        "unschedulable": len(d.pending_unplaced),
+        "plugin_errors": len(d.errors),
+        "nodes_removed": sum(1 for v in d.verdicts if v.removable),
+    }
+
+
+def _replay(engine: Engine, cluster: Cluster, s: Scenario) -> dict[str, Any]:
+    """``schedsim replay`` of the cluster as a trace (`schedsim.replay.Replay`): pods
+    scheduled and still pending at the end, preempted, nodes the autoscaler added and
+    removed, total cost, scheduling latency percentiles (seconds)."""
+    o = s.options
+    trace = manifest_trace(cluster)
+    replay = Replay(
+        trace,
+        s.node_groups or (),
+        engine=engine,
+        options=o.autoscaler(),
+        sample_interval=o.sample_interval,
+        until=o.until,
+        seed=o.seed,
     )
+    m = replay.run()
+    summary = m.summary()
+    lat = m.latency_percentiles() if m.latencies else None
+    return {
+        "scheduled": len(m.latencies),
+        "unschedulable": len(m.unschedulable),
+        "preempted": m.preempted,
+        "nodes_added": summary["nodes_added"],
+        "nodes_removed": summary["nodes_removed"],
+        "cost": sum(m.cost().values()),
+        "latency_p50": None if lat is None else lat["p50"],
+        "latency_p90": None if lat is None else lat["p90"],
+        "latency_p99": None if lat is None else lat["p99"],
+        "warnings": tuple(w for w in replay.warnings if w not in trace.warnings),
+    }

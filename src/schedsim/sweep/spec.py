@@ -4,8 +4,11 @@
 
     kind: Sweep                      # optional
     cluster: [cluster.yaml]          # manifests (files or directories), parsed once
-    commands: [simulate, scale-up]   # simulate, scale-up, scale-down (an axis)
+    commands: [simulate, replay]     # simulate, scale-up, scale-down, replay (an axis)
     axes:                            # every axis optional; name -> variant
+      traces:                        # manifests added to the cluster: a replay's trace
+        monday: [monday/]            #   (pods arrive at their creationTimestamp), the
+        tuesday: tuesday.yaml        #   pending pods of the other commands
       nodeGroups:                    # node-groups files (scale-up needs one)
         small: groups-small.yaml
         large: groups-large.yaml
@@ -21,9 +24,18 @@
       expander: least-waste          # scale-up
       maxNodesPerScaleUp: 1000       # scale-up
       utilizationThreshold: 0.5      # scale-down
-      gpuUtilizationThreshold: 0.5   # scale-down
+      gpuUtilizationThreshold: 0.5   # scale-down, replay
+      scanInterval: 10s              # replay: CA's --scan-interval
+      scaleDownUnneededTime: 10m     # replay: CA's --scale-down-unneeded-time
+      scaleDownDelayAfterAdd: 10m    # replay: CA's --scale-down-delay-after-add
+      nodeProvisionDelay: 60s        # replay: --node-provision-delay
+      sampleInterval: 1m             # replay: --sample-interval
+      until: null                    # replay: --until (null: when nothing can change)
 
-Paths are relative to the spec file's directory. Every referenced file is read and checked
+``cluster`` may be left out when ``traces`` is given (each trace is then the whole input).
+``expander``, ``maxNodesPerScaleUp``, the thresholds and ``seed`` apply to replay too (its
+flags of the same meaning). Paths are relative to the spec file's directory and appear in
+messages as the spec gives them. Every referenced file is read and checked
 when the spec is loaded (a node-groups file or a scheduler configuration kube-scheduler would
 refuse is a spec error), so a sweep never starts on a typo; a configuration whose plugins
 cannot be built fails its own scenarios only (see `schedsim.sweep.executors`).
@@ -44,6 +56,8 @@ from schedsim.api.errors import ManifestError
 from schedsim.api.loader import read_documents
 from schedsim.engine import EngineConfig
 from schedsim.framework.features import FeatureGateError
+from schedsim.replay.autoscaler import AutoscalerOptions
+from schedsim.replay.clock import parse_duration
 from schedsim.simulation.nodegroups import NodeGroup, load_node_groups
 from schedsim.simulation.scaleup import DEFAULT_MAX_NODES_PER_SCALE_UP, EXPANDERS
 
@@ -54,14 +68,15 @@ __all__ = [
     "GroupsVariant",
     "SweepOptions",
     "SweepSpec",
+    "TraceVariant",
     "digest",
     "load_spec",
 ]
 
-COMMANDS: Final = ("simulate", "scale-up", "scale-down")
+COMMANDS: Final = ("simulate", "scale-up", "scale-down", "replay")
 """The commands a scenario can run, as the ``schedsim`` subcommands of the same names."""
 
-AXES: Final = ("nodeGroups", "schedulerConfig", "featureGates")
+AXES: Final = ("traces", "nodeGroups", "schedulerConfig", "featureGates")
 """The axes, in the order scenario names list them (then the command)."""
 
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
@@ -72,7 +87,21 @@ _OPTIONS: Final = {
     "maxNodesPerScaleUp": "max_nodes_per_scale_up",
     "utilizationThreshold": "threshold",
     "gpuUtilizationThreshold": "gpu_threshold",
+    "scanInterval": "scan_interval",
+    "scaleDownUnneededTime": "scale_down_unneeded_time",
+    "scaleDownDelayAfterAdd": "scale_down_delay_after_add",
+    "nodeProvisionDelay": "node_provision_delay",
+    "sampleInterval": "sample_interval",
+    "until": "until",
 }
+_DURATIONS: Final = (
+    "scanInterval",
+    "scaleDownUnneededTime",
+    "scaleDownDelayAfterAdd",
+    "nodeProvisionDelay",
+    "sampleInterval",
+    "until",
+)
 
 
 @attrs.frozen
@@ -86,6 +115,10 @@ class SweepOptions:
         expander: scale-up's ``--expander``.
         max_nodes_per_scale_up: scale-up's ``--max-nodes-per-scale-up`` (nodes).
         threshold, gpu_threshold: scale-down's utilization thresholds (fractions 0..1).
+        scan_interval, scale_down_unneeded_time, scale_down_delay_after_add,
+        node_provision_delay: replay's autoscaler settings (seconds; `AutoscalerOptions`).
+        sample_interval: replay's ``--sample-interval`` (seconds, > 0).
+        until: replay's ``--until`` (seconds; None: when nothing can change any more).
     """
 
     placement: str = "kube-scheduler"
@@ -94,6 +127,40 @@ class SweepOptions:
     max_nodes_per_scale_up: int = DEFAULT_MAX_NODES_PER_SCALE_UP
     threshold: float = 0.5
     gpu_threshold: float = 0.5
+    scan_interval: float = 10.0
+    scale_down_unneeded_time: float = 600.0
+    scale_down_delay_after_add: float = 600.0
+    node_provision_delay: float = 60.0
+    sample_interval: float = 60.0
+    until: float | None = None
+
+    def autoscaler(self) -> AutoscalerOptions:
+        """Replay's autoscaler settings (CA's defaults for what the spec does not set).
+
+        Raises:
+            ValueError: a value `AutoscalerOptions` refuses.
+        """
+        return AutoscalerOptions(
+            scan_interval=self.scan_interval,
+            scale_down_unneeded_time=self.scale_down_unneeded_time,
+            scale_down_delay_after_add=self.scale_down_delay_after_add,
+            scale_down_utilization_threshold=self.threshold,
+            scale_down_gpu_utilization_threshold=self.gpu_threshold,
+            node_provision_delay=self.node_provision_delay,
+            expander=self.expander,
+            max_nodes_per_scaleup=self.max_nodes_per_scale_up,
+        )
+
+
+@attrs.frozen
+class TraceVariant:
+    """One value of the ``traces`` axis: its name, its manifest paths (added to the spec's
+    ``cluster``; none when the axis is absent) and the sha256 of their bytes. Scenarios
+    run on the cluster loaded from ``cluster + paths``, keyed by ``name``."""
+
+    name: str
+    paths: tuple[str, ...]
+    digest: str
 
 
 @attrs.frozen
@@ -124,9 +191,12 @@ class SweepSpec:
 
     Attributes:
         source: the spec file.
-        cluster: the manifest paths (resolved against the spec's directory).
+        cluster: the manifest paths (joined to the spec's directory; may be empty when
+            ``traces`` is given).
         cluster_digest: sha256 of the manifests' bytes (resumed results must match it).
         commands: the command axis, in spec order.
+        traces: the ``traces`` variants, in spec order (one unnamed variant without paths
+            when the axis is absent).
         groups: the ``nodeGroups`` variants, in spec order (one unnamed, empty one when the
             axis is absent).
         configs: the ``schedulerConfig`` x ``featureGates`` variants, in spec order.
@@ -139,6 +209,7 @@ class SweepSpec:
     cluster: tuple[str, ...]
     cluster_digest: str
     commands: tuple[str, ...]
+    traces: tuple[TraceVariant, ...]
     groups: tuple[GroupsVariant, ...]
     configs: tuple[ConfigVariant, ...]
     options: SweepOptions
@@ -185,7 +256,7 @@ def _variants(source: str, axes: Mapping[str, Any], axis: str) -> list[tuple[str
 def _path(source: str, where: str, value: Any) -> str:
     if not isinstance(value, str) or not value:
         raise ManifestError(f"{source}: {where}: expected a file path, got {value!r}")
-    return os.path.join(os.path.dirname(os.path.abspath(source)), value)
+    return os.path.join(os.path.dirname(source), value)
 
 
 def _options(source: str, raw: Any) -> SweepOptions:
@@ -199,6 +270,8 @@ def _options(source: str, raw: Any) -> SweepOptions:
             raise ManifestError(
                 f"{source}: options.{key}: unknown option (expected one of {', '.join(_OPTIONS)})"
             )
+        if key in _DURATIONS and value is not None:
+            value = _duration(source, key, value)
         kwargs[_OPTIONS[key]] = value
     opts = SweepOptions(**kwargs)
     checks = [
@@ -232,7 +305,26 @@ def _options(source: str, raw: Any) -> SweepOptions:
     for field, ok, problem in checks:
         if not ok:
             raise ManifestError(f"{source}: options.{field}: {problem}, got {raw[field]!r}")
+    if not opts.sample_interval > 0:
+        raise ManifestError(f"{source}: options.sampleInterval: must be > 0")
+    try:
+        opts.autoscaler()
+    except ValueError as e:
+        raise ManifestError(f"{source}: options: {e}") from None
     return opts
+
+
+def _duration(source: str, key: str, value: Any) -> float:
+    """A duration option: a Go duration (``10m``) or a number of seconds, >= 0."""
+    try:
+        if isinstance(value, bool) or not isinstance(value, (str, int, float)):
+            raise ValueError(f"expected a duration (10s, 10m, 1h) or seconds, got {value!r}")
+        seconds = parse_duration(value) if isinstance(value, str) else float(value)
+        if not 0 <= seconds < float("inf"):
+            raise ValueError(f"must be a finite duration >= 0, got {value!r}")
+    except ValueError as e:
+        raise ManifestError(f"{source}: options.{key}: {e}") from None
+    return seconds
 
 
 def _gates(source: str, name: str, value: Any) -> dict[str, bool]:
@@ -279,6 +371,23 @@ def _groups(source: str, axes: Mapping[str, Any]) -> tuple[GroupsVariant, ...]:
     return tuple(out) or (GroupsVariant("", None, None, digest(None)),)
 
 
+def _paths(source: str, where: str, value: Any) -> tuple[str, ...]:
+    """A file or directory, or a non-empty list of them, joined to the spec's directory."""
+    if isinstance(value, str):
+        value = [value]
+    if not isinstance(value, list) or not value:
+        raise ManifestError(f"{source}: {where}: expected a file path or a list of them")
+    return tuple(_path(source, f"{where}[{i}]", v) for i, v in enumerate(value))
+
+
+def _traces(source: str, axes: Mapping[str, Any]) -> tuple[TraceVariant, ...]:
+    out = []
+    for name, value in _variants(source, axes, "traces"):
+        paths = _paths(source, f"axes.traces.{name}", value)
+        out.append(TraceVariant(name, paths, digest([_file_digest(p) for p in paths])))
+    return tuple(out) or (TraceVariant("", (), digest([])),)
+
+
 def load_spec(path: str) -> SweepSpec:
     """Read and check a sweep spec, and every file it names.
 
@@ -302,12 +411,24 @@ def load_spec(path: str) -> SweepSpec:
             )
     if doc.get("kind", "Sweep") != "Sweep":
         raise ManifestError(f"{path}: kind: expected Sweep, got {doc.get('kind')!r}")
+    axes = doc.get("axes") or {}
+    if not isinstance(axes, Mapping):
+        raise ManifestError(f"{path}: axes: expected a mapping of axis -> variants")
+    for key in axes:
+        if key not in AXES:
+            raise ManifestError(f"{path}: axes.{key}: unknown axis (expected {', '.join(AXES)})")
     cluster = doc.get("cluster")
-    if isinstance(cluster, str):
-        cluster = [cluster]
-    if not isinstance(cluster, list) or not cluster:
-        raise ManifestError(f"{path}: cluster: required (a list of manifest files or directories)")
-    paths = tuple(_path(path, f"cluster[{i}]", c) for i, c in enumerate(cluster))
+    if cluster is None and axes.get("traces") is not None:
+        paths: tuple[str, ...] = ()
+    else:
+        if isinstance(cluster, str):
+            cluster = [cluster]
+        if not isinstance(cluster, list) or not cluster:
+            raise ManifestError(
+                f"{path}: cluster: required (a list of manifest files or directories) unless "
+                "axes.traces is given"
+            )
+        paths = tuple(_path(path, f"cluster[{i}]", c) for i, c in enumerate(cluster))
     commands = doc.get("commands")
     if isinstance(commands, str):
         commands = [commands]
@@ -320,12 +441,6 @@ def load_spec(path: str) -> SweepSpec:
             )
     if len(set(commands)) != len(commands):
         raise ManifestError(f"{path}: commands: a command is listed twice")
-    axes = doc.get("axes") or {}
-    if not isinstance(axes, Mapping):
-        raise ManifestError(f"{path}: axes: expected a mapping of axis -> variants")
-    for key in axes:
-        if key not in AXES:
-            raise ManifestError(f"{path}: axes.{key}: unknown axis (expected {', '.join(AXES)})")
     groups = _groups(path, axes)
     if "scale-up" in commands and any(g.groups is None for g in groups):
         raise ManifestError(
@@ -336,6 +451,7 @@ def load_spec(path: str) -> SweepSpec:
         cluster=paths,
         cluster_digest=digest([_file_digest(p) for p in paths]),
         commands=tuple(commands),
+        traces=_traces(path, axes),
         groups=groups,
         configs=_configs(path, axes),
         options=_options(path, doc.get("options")),

@@ -1,0 +1,97 @@
+"""The HTML report comparing a sweep's scenarios (``schedsim sweep --report FILE.html``).
+
+Built on `schedsim.report.Page` (one self-contained page, plotly.js embedded, opens
+offline), as the reports of the single commands: a table of every row, then one bar chart
+per headline metric with a bar per scenario (grouped where metrics share a unit: pods,
+nodes, latency percentiles), and the failed scenarios with their errors. Cost and latency
+charts show only the scenarios that measure them (``replay``), and are left out when none
+does.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+import plotly.graph_objects as go
+
+from schedsim.report import Page
+from schedsim.sweep.results import COLUMNS, ScenarioResult, shown_metrics
+
+__all__ = ["CHARTS", "sweep_page"]
+
+CHARTS: tuple[tuple[str, str, tuple[str, ...]], ...] = (
+    ("Pods per scenario", "pods", ("scheduled", "unschedulable", "preempted", "plugin_errors")),
+    ("Nodes added and removed", "nodes", ("nodes_added", "nodes_removed")),
+    ("Total cost (replay)", "cost", ("cost",)),
+    (
+        "Scheduling latency percentiles (replay)",
+        "seconds",
+        ("latency_p50", "latency_p90", "latency_p99"),
+    ),
+    ("Wall time per scenario", "seconds", ("wall_seconds",)),
+)
+"""(title, y-axis unit, the `ScenarioResult` fields drawn as one bar group each)."""
+
+
+def _bars(
+    title: str, unit: str, fields: Sequence[str], rows: Sequence[ScenarioResult]
+) -> go.Figure:
+    names = [r.name for r in rows]
+    fig = go.Figure(
+        [
+            go.Bar(
+                x=names,
+                y=[getattr(r, f) for r in rows],
+                name=COLUMNS.get(f, "wallSeconds"),
+            )
+            for f in fields
+        ]
+    )
+    fig.update_layout(title=title, yaxis_title=unit, barmode="group", xaxis_tickangle=-30)
+    return fig
+
+
+def sweep_page(results: Iterable[ScenarioResult], title: str = "schedsim sweep") -> Page:
+    """The page comparing ``results`` (in scenario order): the rows as a table (axes,
+    status, every measured metric by its JSON key, wall seconds), a bar chart per metric
+    group over the scenarios that ran, and the failed scenarios with their errors."""
+    rows = sorted(results, key=lambda r: r.index)
+    ok = [r for r in rows if r.ok]
+    metrics = shown_metrics(rows)
+    axes = [a for a, _ in rows[0].axes] if rows else []
+    page = Page(title)
+    page.heading("Scenarios")
+    failed = len(rows) - len(ok)
+    page.text(
+        f"{len(rows)} scenario(s), {failed} failed. Cost is node-hours x price per node "
+        "group; latencies are seconds from arrival to first binding (both from replay)."
+    )
+    page.table(
+        ("scenario", *axes, "status", *(COLUMNS[m] for m in metrics), "wallSeconds"),
+        [
+            (
+                r.name,
+                *(dict(r.axes).get(a, "") for a in axes),
+                "ok" if r.ok else "failed",
+                *("" if getattr(r, m) is None else getattr(r, m) for m in metrics),
+                r.wall_seconds,
+            )
+            for r in rows
+        ],
+    )
+    page.heading("Headline metrics per scenario")
+    for chart_title, unit, fields in CHARTS:
+        drawn = [f for f in fields if f == "wall_seconds" or f in metrics]
+        measured = [r for r in ok if any(getattr(r, f) is not None for f in drawn)]
+        if measured and drawn:
+            page.chart(_bars(chart_title, unit, drawn, measured))
+    if not ok:
+        page.text("No scenario ran to the end: nothing to chart.", note=True)
+    if failed:
+        page.heading("Failed scenarios")
+        page.table(("scenario", "error"), [(r.name, r.error or "") for r in rows if not r.ok])
+    warned = [(r.name, w) for r in rows for w in r.warnings]
+    if warned:
+        page.heading("Warnings")
+        page.table(("scenario", "warning"), warned)
+    return page

@@ -1,0 +1,61 @@
+"""Fixtures shared by every test directory."""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import attrs
+import pytest
+
+
+@attrs.define
+class OpenedReport:
+    """An HTML report loaded in headless Chromium: the playwright page, the script errors
+    (uncaught exceptions and console errors) and every URL the page requested."""
+
+    tab: Any
+    errors: list[str]
+    requests: list[str]
+
+    @property
+    def offline(self) -> bool:
+        """Nothing was fetched but the file itself and inline data."""
+        return all(u.startswith(("file://", "data:")) for u in self.requests)
+
+
+@pytest.fixture
+def open_report() -> Iterator[Callable[[Path, int], OpenedReport]]:
+    """``open_report(path, charts)`` loads a report in the distribution's Chromium (which
+    .ci/run installs) and waits until its ``charts`` plotly charts are drawn. Skips, saying
+    why, without Chromium or Playwright."""
+    chromium = next(
+        (p for p in ("/usr/bin/chromium", "/usr/bin/chromium-browser") if Path(p).exists()),
+        shutil.which("chromium"),
+    )
+    sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
+    if chromium is None:
+        pytest.skip("no Chromium found (.ci/run installs the Debian package chromium)")
+    with sync_api.sync_playwright() as p:
+        browser = p.chromium.launch(
+            executable_path=chromium, args=["--no-sandbox", "--disable-gpu"], headless=True
+        )
+
+        def load(path: Path, charts: int) -> OpenedReport:
+            tab = browser.new_page(viewport={"width": 1280, "height": 900})
+            opened = OpenedReport(tab, [], [])
+            tab.on("pageerror", lambda e: opened.errors.append(str(e)))
+            tab.on("console", lambda m: opened.errors.append(m.text) if m.type == "error" else None)
+            tab.on("request", lambda r: opened.requests.append(r.url))
+            tab.goto(path.as_uri())
+            tab.wait_for_function(
+                f"document.querySelectorAll('.js-plotly-plot').length === {charts}"
+            )
+            return opened
+
+        try:
+            yield load
+        finally:
+            browser.close()
