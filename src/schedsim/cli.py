@@ -30,7 +30,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from schedsim import cli_autoscaling, cli_kss, cli_output, cli_replay, cli_sweep
+from schedsim import cli_autoscaling, cli_kss, cli_output, cli_replay, cli_sweep, cli_table
 from schedsim.api.core import Pod
 from schedsim.api.errors import ManifestError, first_few
 from schedsim.api.strict import VALIDATION_MODES
@@ -290,27 +290,24 @@ def _to_json(result: SimulationResult) -> str:
 def _to_table(result: SimulationResult) -> str:
     buf = io.StringIO()
     console = Console(file=buf, width=120, force_terminal=False, color_system=None)
-    table = Table(title=None, show_lines=False)
-    table.add_column("POD")
-    table.add_column("NODE")
+    columns: list[cli_table.ColumnSpec] = [("POD", "ellipsis"), ("NODE", "ellipsis")]
     devices = any(o.allocations for o in result.outcomes)
     if devices:
-        table.add_column("DEVICES", overflow="fold")  # the device name is the useful end
-    table.add_column("REASON")
+        columns.append(("DEVICES", "fold"))  # the device name is the useful end
+    columns.append(("REASON", "ellipsis"))
+    rows: list[list[str]] = []
     for o in result.outcomes:
-        # rich would read "[...]" in messages (scheduling gates, plugin lists) as markup
         where = o.node_name or "<none>"
         if o.nominated_node and o.node_name != o.nominated_node:
             where += f" (nominated {o.nominated_node})"
-        cells = [escape(o.pod.key), escape(where)]
+        cells = [o.pod.key, where]
         if devices:
             cells.append(
-                escape(
-                    "\n".join(f"{a.request}: {a.driver}/{a.pool}/{a.device}" for a in o.allocations)
-                )
+                "\n".join(f"{a.request}: {a.driver}/{a.pool}/{a.device}" for a in o.allocations)
             )
-        table.add_row(*cells, escape(o.message))
-    console.print(table)
+        cells.append(o.message)
+        rows.append(cells)
+    buf.write(cli_table.table_text(columns, rows, width=120))
     per_node = result.pods_per_node()
     spread = ", ".join(f"{n}: {c}" for n, c in sorted(per_node.items()))
     console.print(

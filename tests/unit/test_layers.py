@@ -42,6 +42,7 @@ TOP_LEVEL = {
     "cli_replay": "cli",
     "cli_sweep": "cli",
     "cli_output": "cli",
+    "cli_table": "cli",
     "__init__": "api",
 }
 """Modules directly in ``schedsim/``, by layer."""
