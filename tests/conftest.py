@@ -10,6 +10,8 @@ from typing import Any
 import attrs
 import pytest
 
+from schedsim.api.interning import EMPTY_MAP, changed_shared_maps
+
 
 @attrs.define
 class OpenedReport:
@@ -59,3 +61,15 @@ def open_report() -> Iterator[Callable[[Path, int], OpenedReport]]:
             yield load
         finally:
             browser.close()
+
+
+@pytest.fixture(autouse=True)
+def _shared_maps_untouched() -> Iterator[None]:
+    """Decoded objects share equal maps (`schedsim.api.interning`): code that wrote into an
+    object's map would change every object sharing it. No test may leave a shared map
+    changed."""
+    yield
+    changed = [dict(m) for m in changed_shared_maps()]
+    if changed:
+        EMPTY_MAP.clear()
+        pytest.fail(f"something wrote into an API object's shared map(s): {changed[:3]}")

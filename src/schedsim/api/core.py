@@ -12,6 +12,7 @@ Decoders (`Node.from_manifest`, `Pod.from_manifest`) raise `FieldError` naming t
 from __future__ import annotations
 
 import re
+import sys
 import uuid
 from collections.abc import Callable, Mapping
 from datetime import datetime
@@ -22,6 +23,7 @@ import attrs
 
 from schedsim.api import _decode as d
 from schedsim.api.errors import FieldError
+from schedsim.api.interning import shared, shared_map
 from schedsim.api.labels import LabelSelector, check_label_key
 from schedsim.api.spread import (
     DO_NOT_SCHEDULE,
@@ -514,14 +516,28 @@ class Container:
                 )
             )
         policy = raw.get("restartPolicy")
-        limits = d.get_resource_list(res, "limits", rp)
-        return cls(
-            name=d.get_str(raw, "name", path),
-            requests=default_requests(d.get_resource_list(res, "requests", rp), limits),
-            limits=limits,
-            ports=tuple(ports),
-            restart_policy=None if policy is None else d.get_str(raw, "restartPolicy", path),
-            image=d.get_str(raw, "image", path),
+        raw_limits = d.get_resource_list(res, "limits", rp)
+        requests = shared_map(
+            default_requests(d.get_resource_list(res, "requests", rp), raw_limits)
+        )
+        limits = shared_map(raw_limits)
+        name = d.get_str(raw, "name", path)
+        restart_policy = None if policy is None else d.get_str(raw, "restartPolicy", path)
+        image = d.get_str(raw, "image", path)
+        # equal containers (a template's) are one object; the shared maps are keyed by
+        # identity, which is safe: the stored container holds them, so no other object can
+        # reuse their ids while the entry exists
+        key = ("Container", name, id(requests), id(limits), tuple(ports), restart_policy, image)
+        return shared(
+            key,
+            cls(
+                name=name,
+                requests=requests,
+                limits=limits,
+                ports=key[4],
+                restart_policy=restart_policy,
+                image=image,
+            ),
         )
 
 
@@ -654,21 +670,22 @@ class Node:
             if status.get("allocatable") is None
             else d.get_resource_list(status, "allocatable", "status")
         )
+        taints = tuple(
+            Taint.from_manifest(
+                d.get_mapping_item(taints_raw, i, "spec.taints"), f"spec.taints[{i}]"
+            )
+            for i in range(len(taints_raw))
+        )
         return cls(
             name=name,
             uid=d.get_str(meta, "uid", "metadata") or _default_uid("Node", "", name),
-            labels=d.get_str_map(meta, "labels", "metadata"),
-            annotations=d.get_str_map(meta, "annotations", "metadata"),
-            taints=tuple(
-                Taint.from_manifest(
-                    d.get_mapping_item(taints_raw, i, "spec.taints"), f"spec.taints[{i}]"
-                )
-                for i in range(len(taints_raw))
-            ),
+            labels=shared_map(d.get_str_map(meta, "labels", "metadata")),
+            annotations=shared_map(d.get_str_map(meta, "annotations", "metadata")),
+            taints=shared(("taints", taints), taints) if taints else (),
             unschedulable=d.get_bool(spec, "unschedulable", "spec"),
-            allocatable=allocatable,
-            capacity=capacity,
-            images=_node_images(status),
+            allocatable=shared_map(allocatable),
+            capacity=shared_map(capacity),
+            images=shared_map(_node_images(status)),
         )
 
 
@@ -751,8 +768,9 @@ class Pod:
     hard_topology_spread_constraints: int = 0
     # Values derived from this immutable pod (request sums), computed once: simulations
     # schedule the same pod object many times (forks, what-if loops). Not part of equality;
-    # attrs.evolve starts a copy with an empty memo.
-    _memo: dict[Any, Any] = attrs.field(factory=dict, init=False, repr=False, eq=False)
+    # attrs.evolve starts a copy with an empty memo. Made on first use (a stored pod that is
+    # never scheduled has none).
+    _memo: dict[Any, Any] | None = attrs.field(default=None, init=False, repr=False, eq=False)
 
     def memo(self, key: Any, compute: Callable[[], _T]) -> _T:
         """``compute()`` the first time ``key`` is asked for, the stored value afterwards.
@@ -760,11 +778,17 @@ class Pod:
         For values that depend on the pod only (it is immutable), e.g. its request vector in
         scheduler units. Callers must treat the value as read-only: it is shared.
         """
-        try:
-            return cast(_T, self._memo[key])
-        except KeyError:
-            value = self._memo[key] = compute()
-            return value
+        memo = self._memo
+        if memo is None:
+            memo = {}
+            object.__setattr__(self, "_memo", memo)  # frozen: the memo is not state
+        else:
+            try:
+                return cast(_T, memo[key])
+            except KeyError:
+                pass
+        value = memo[key] = compute()
+        return value
 
     @property
     def key(self) -> str:
@@ -793,11 +817,15 @@ class Pod:
 
         def containers(key: str) -> tuple[Container, ...]:
             items = d.get_list(spec, key, "spec")
+            if not items:
+                return ()
             p = f"spec.{key}"
-            return tuple(
+            decoded = tuple(
                 Container.from_manifest(d.get_mapping_item(items, i, p), f"{p}[{i}]", host_network)
                 for i in range(len(items))
             )
+            # the tuple holds the containers, so their ids cannot be reused while it is stored
+            return shared(("containers", *map(id, decoded)), decoded)
 
         gates_raw = d.get_list(spec, "schedulingGates", "spec")
         gates = tuple(
@@ -810,7 +838,7 @@ class Pod:
         )
         spread = decode_topology_spread_constraints(spec)
         hard_spread = sum(1 for c in spread if c.when_unsatisfiable == DO_NOT_SCHEDULE)
-        labels = d.get_str_map(meta, "labels", "metadata")
+        labels = shared_map(d.get_str_map(meta, "labels", "metadata"))
 
         tol = d.get_list(spec, "tolerations", "spec")
         vols = d.get_list(spec, "volumes", "spec")
@@ -836,13 +864,22 @@ class Pod:
                 f'unsupported value "{preemption_policy}": supported values: "Never", '
                 '"PreemptLowerPriority"',
             )
+        tolerations = tuple(
+            Toleration.from_manifest(
+                d.get_mapping_item(tol, i, "spec.tolerations"), f"spec.tolerations[{i}]"
+            )
+            for i in range(len(tol))
+        )
+        owners = decode_owner_references(meta)
+        pod_resources = d.get_map(spec, "resources", "spec")
+        namespace = sys.intern(namespace)
         return cls(
             name=name,
             namespace=namespace,
             uid=d.get_str(meta, "uid", "metadata") or _default_uid("Pod", namespace, name),
             labels=labels,
-            annotations=d.get_str_map(meta, "annotations", "metadata"),
-            owner_references=decode_owner_references(meta),
+            annotations=shared_map(d.get_str_map(meta, "annotations", "metadata")),
+            owner_references=shared(("owners", owners), owners) if owners else (),
             creation_timestamp=parse_timestamp(
                 meta.get("creationTimestamp"), "metadata.creationTimestamp"
             ),
@@ -850,33 +887,28 @@ class Pod:
                 meta.get("deletionTimestamp"), "metadata.deletionTimestamp"
             ),
             priority=d.get_int(spec, "priority", "spec"),
-            priority_class_name=d.get_str(spec, "priorityClassName", "spec"),
+            priority_class_name=sys.intern(d.get_str(spec, "priorityClassName", "spec")),
             priority_given=spec.get("priority") is not None,
-            preemption_policy=preemption_policy,
+            preemption_policy=sys.intern(preemption_policy),
             start_time=parse_timestamp(status.get("startTime"), "status.startTime"),
             preempted_by_scheduler=_preempted_by_scheduler(status),
-            scheduler_name=d.get_str(spec, "schedulerName", "spec", "default-scheduler"),
-            node_name=d.get_str(spec, "nodeName", "spec"),
-            node_selector=d.get_str_map(spec, "nodeSelector", "spec"),
+            scheduler_name=sys.intern(
+                d.get_str(spec, "schedulerName", "spec", "default-scheduler")
+            ),
+            node_name=sys.intern(d.get_str(spec, "nodeName", "spec")),
+            node_selector=shared_map(d.get_str_map(spec, "nodeSelector", "spec")),
             affinity=Affinity.from_manifest(affinity_raw, "spec.affinity", labels)
             if affinity_raw
             else None,
-            tolerations=tuple(
-                Toleration.from_manifest(
-                    d.get_mapping_item(tol, i, "spec.tolerations"), f"spec.tolerations[{i}]"
-                )
-                for i in range(len(tol))
-            ),
+            tolerations=shared(("tolerations", tolerations), tolerations) if tolerations else (),
             containers=containers("containers"),
             init_containers=containers("initContainers"),
-            overhead=d.get_resource_list(spec, "overhead", "spec"),
-            resources=default_requests(
-                d.get_resource_list(
-                    d.get_map(spec, "resources", "spec"), "requests", "spec.resources"
-                ),
-                d.get_resource_list(
-                    d.get_map(spec, "resources", "spec"), "limits", "spec.resources"
-                ),
+            overhead=shared_map(d.get_resource_list(spec, "overhead", "spec")),
+            resources=shared_map(
+                default_requests(
+                    d.get_resource_list(pod_resources, "requests", "spec.resources"),
+                    d.get_resource_list(pod_resources, "limits", "spec.resources"),
+                )
             ),
             volumes=tuple(
                 Volume.from_manifest(
@@ -885,12 +917,12 @@ class Pod:
                 for i in range(len(vols))
             ),
             resource_claims=claims,
-            resource_claim_statuses=statuses,
-            nominated_node_name=d.get_str(status, "nominatedNodeName", "status"),
+            resource_claim_statuses=shared_map(statuses),
+            nominated_node_name=sys.intern(d.get_str(status, "nominatedNodeName", "status")),
             scheduling_gates=gates,
             topology_spread_constraints=spread,
             hard_topology_spread_constraints=hard_spread,
-            phase=d.get_str(status, "phase", "status"),
+            phase=sys.intern(d.get_str(status, "phase", "status")),
         )
 
 
