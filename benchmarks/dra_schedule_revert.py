@@ -267,7 +267,7 @@ def cluster() -> Cluster:
 # --------------------------------------------------------------------------- designs
 
 
-class _NoTxPredicateSnapshot(PredicateSnapshot):
+class NoTxPredicateSnapshot(PredicateSnapshot):
     """``clone-notx``: no DRA fork per mutation (CA's SchedulePod is not transactional).
     Benchmark-only; overrides a private method."""
 
@@ -286,7 +286,7 @@ def new_snapshot(design: str) -> PredicateSnapshot:
     """An empty snapshot of ``design``."""
     if design == "delta":
         return PredicateSnapshot(framework(), DeltaSnapshotStore())
-    cls = _NoTxPredicateSnapshot if design == "clone-notx" else PredicateSnapshot
+    cls = NoTxPredicateSnapshot if design == "clone-notx" else PredicateSnapshot
     return cls(framework(), BasicSnapshotStore())
 
 

@@ -20,6 +20,7 @@ from typing import Final
 import attrs
 
 from schedsim.api.core import Node, Pod, Toleration
+from schedsim.api.interning import shared
 from schedsim.api.quantity import format_quantity
 
 __all__ = [
@@ -91,7 +92,9 @@ def default_pod(pod: Pod) -> Pod:
         add.append(_UNREACHABLE_TOLERATION)
     if not add:
         return pod
-    return attrs.evolve(pod, tolerations=(*pod.tolerations, *add))
+    tolerations = (*pod.tolerations, *add)
+    # pods of one template get one tuple (schedsim.api.interning)
+    return attrs.evolve(pod, tolerations=shared(("tolerations", tolerations), tolerations))
 
 
 NO_PODS_CAPACITY = (
