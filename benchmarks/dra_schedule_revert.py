@@ -391,8 +391,10 @@ def allocated_bytes(
 ) -> int:
     """Total bytes allocated during one iteration (or its operations), freed or not: the sum
     of every Python allocation memray records (``trace_python_allocators``; PyMem/PyObject
-    malloc, calloc, realloc), the analogue of Go's B/op. Needs memray (``pip install
-    '.[bench]'``); raises ImportError without it."""
+    malloc, calloc, realloc), the analogue of Go's B/op. Not for ratios between designs: it
+    also counts what the interpreter allocates for every Python call (~150 B per call), so it
+    grows with the calls made, not only with the data copied (use `peak_bytes`). Needs
+    memray (``pip install '.[bench]'``); raises ImportError without it."""
     import os
     import tempfile
 
@@ -482,7 +484,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     p.add_argument(
         "--allocated",
         action="store_true",
-        help="also total bytes allocated (memray; Go's B/op analogue)",
+        help="also total bytes allocated (memray; counts ~150 B per Python call: not for ratios)",
     )
     p.add_argument(
         "--ops-only",
