@@ -14,7 +14,7 @@ import attrs
 
 from schedsim.api import interning
 from schedsim.api.core import Node, Pod
-from schedsim.api.interning import EMPTY_MAP, shared, shared_map
+from schedsim.api.interning import EMPTY_MAP, changed_shared_maps, shared, shared_map
 
 
 def _pod(name: str, labels: dict[str, str], cpu: str = "100m", **spec: Any) -> dict[str, Any]:
@@ -96,3 +96,17 @@ def test_shared_pods_pickle_evolve_and_memo_apart() -> None:
     c = attrs.evolve(a, name="c")
     assert c.memo("k", lambda: 4) == 4
     assert pickle.loads(pickle.dumps(a)) == a
+
+
+def test_a_write_into_a_shared_map_is_detected() -> None:
+    """The suite-wide fixture's check: a shared map written to is reported."""
+    pod = Pod.from_manifest(_pod("a", {"app": "detect-me"}))
+    assert changed_shared_maps() == []
+    labels = pod.labels
+    assert isinstance(labels, dict)
+    labels["app"] = "changed"
+    try:
+        assert changed_shared_maps() == [{"app": "changed"}]
+    finally:
+        labels["app"] = "detect-me"
+    assert changed_shared_maps() == []
