@@ -40,7 +40,7 @@ from typing import Any, ClassVar
 
 import attrs
 
-from schedsim.api.core import OwnerReference, Pod
+from schedsim.api.core import Node, OwnerReference, Pod
 from schedsim.api.nodeaffinity import node_matches
 from schedsim.api.resource import (
     AllocationResult,
@@ -63,6 +63,7 @@ from schedsim.dra.extended import (
     is_dra_extended_resource_name,
     request_mappings,
 )
+from schedsim.dra.filter_cache import MISS, AllocationCache
 from schedsim.dra.pools import PoolCache
 from schedsim.dra.tracker import AllocatedStateTracker
 from schedsim.dra.types import AllocationError, AllocationTimeout, DraFeatures
@@ -180,6 +181,8 @@ class _State:
     # Indices into ``claims`` of the claims Filter must allocate, in pod order.
     to_allocate: list[int]
     allocator: Allocator | None
+    # The claim specs' key in the plugin's AllocationCache (None: not cached for this pod).
+    cache_key: int | None = None
     # node name -> one AllocationResult per claim in ``to_allocate``.
     node_allocations: dict[str, list[AllocationResult]] = attrs.field(factory=dict)
     # Indices of allocated claims found unavailable on some node.
@@ -238,6 +241,11 @@ class DynamicResources:
 
     name: ClassVar[str] = NAME
 
+    use_allocation_cache: ClassVar[bool] = True
+    """Reuse Filter's allocation for later pods with equal claims while the node's DRA state
+    holds (`schedsim.dra.filter_cache`); False runs the allocator on every call, as
+    kube-scheduler does (the reference of the differential test)."""
+
     def __init__(self, args: Mapping[str, Any], handle: Handle) -> None:
         unknown = sorted(set(args) - {"apiVersion", "kind", "filterTimeout"})
         if unknown:
@@ -253,6 +261,7 @@ class DynamicResources:
         self.cel_cache = CelCache()
         self.pool_cache = PoolCache()
         self.allocated = AllocatedStateTracker(self.features)
+        self.allocation_cache = AllocationCache(self.allocated)
         # Any positive timeout limits the search, even one shorter than a device's cost
         # (upstream's 1ns times out at once); 0 turns the limit off.
         self.max_steps: int | None = (
@@ -313,21 +322,30 @@ class DynamicResources:
             if st is not None:
                 return st
         allocator = None
+        cache_key = None
         if to_allocate or extended is not None:
             all_claims = manager.list_resource_claims()
+            classes = manager.list_device_classes()
             allocator = Allocator(
                 self.features,
                 self.allocated.state(all_claims),
-                {c.name: c for c in manager.list_device_classes()},
+                {c.name: c for c in classes},
                 manager.list_resource_slices(),
                 self.cel_cache,
                 max_steps=self.max_steps,
                 pool_cache=self.pool_cache,
             )
+            if (
+                self.use_allocation_cache
+                and extended is None
+                and self.allocation_cache.begin(self.pool_cache.generation, classes)
+            ):
+                cache_key = self.allocation_cache.spec_key([claims[i] for i in to_allocate])
         state[STATE_KEY] = _State(
             claims,
             to_allocate,
             allocator,
+            cache_key=cache_key,
             extended=extended,
             extended_original=(
                 None if special is None else manager.get_resource_claim(pod.namespace, special.name)
@@ -436,12 +454,9 @@ class DynamicResources:
             claims = [s.claims[i] for i in s.to_allocate]
             if node_claim is not None:
                 claims.append(node_claim)
-            try:
-                results = s.allocator.allocate(node, claims)
-            except AllocationError as e:
-                return _error(str(e))
-            except AllocationTimeout:
-                return _TIMED_OUT
+            results = self._allocate(s, node, claims)
+            if isinstance(results, Status):
+                return results
             if results is None or len(results) != len(claims):
                 return _CANNOT_ALLOCATE
             s.node_allocations[node.name] = results
@@ -451,6 +466,29 @@ class DynamicResources:
             s.unavailable.update(unavailable)
             return _NOT_AVAILABLE
         return None
+
+    def _allocate(
+        self, s: _State, node: Node, claims: list[ResourceClaim]
+    ) -> list[AllocationResult] | Status | None:
+        """The allocator's answer for ``claims`` on ``node`` (an Error or timeout Status on
+        failure), from the AllocationCache when an equal pod's answer still holds there."""
+        assert s.allocator is not None
+        key = s.cache_key
+        pools = None
+        if key is not None:
+            pools = self.pool_cache.pools(node)
+            kept = self.allocation_cache.get(key, node, pools)
+            if kept is not MISS:
+                return kept  # type: ignore[return-value]
+        try:
+            results = s.allocator.allocate(node, claims)
+        except AllocationError as e:
+            return _error(str(e))
+        except AllocationTimeout:
+            return _TIMED_OUT
+        if key is not None and pools is not None:
+            self.allocation_cache.put(key, node, pools, results)
+        return results
 
     def _filter_extended(
         self, s: _State, pod: Pod, node_info: NodeInfo

@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 
 from schedsim.api.core import Node
 from schedsim.api.resource import ResourceClaim, ResourceSlice
-from schedsim.dra import AllocatedState, DraFeatures
+from schedsim.dra import AllocatedState, DeviceId, DraFeatures
 from schedsim.dra.pools import PoolCache, gather_pools
 from schedsim.dra.tracker import AllocatedStateTracker
 
@@ -79,7 +79,7 @@ def _allocated(name: str, devices: list[int], admin: bool = False) -> ResourceCl
         {
             "request": "r",
             "driver": "driver-a",
-            "pool": "pool-1",
+            "pool": f"pool-{d % 3}",
             "device": f"dev-{d}",
             **({"adminAccess": True} if admin else {}),
         }
@@ -99,22 +99,46 @@ op_st = st.tuples(st.integers(0, 4), st.lists(st.integers(0, 5), max_size=3), st
 @given(ops=st.lists(op_st, min_size=1, max_size=25))
 def test_tracker_equals_from_claims(ops: list[tuple[int, list[int], bool]]) -> None:
     """After every change (a claim allocated, re-allocated, deallocated, removed when its
-    device list is empty and the flag is set), the tracked devices equal a full rebuild."""
+    device list is empty and the flag is set), the tracked devices equal a full rebuild, and
+    the journal names exactly the pools whose devices in use changed."""
     tracker = AllocatedStateTracker(DraFeatures())
     claims: dict[int, ResourceClaim] = {}
     history: list[dict[int, ResourceClaim]] = []
     for key, devices, flag in ops:
+        before = set(tracker.state(list(claims.values())).devices)
+        claims = dict(claims)
         if not devices and flag:
             claims.pop(key, None)
         else:
             claims[key] = _allocated(f"c{key}", devices, admin=flag and len(devices) == 1)
-        history.append(dict(claims))
+        history.append(claims)
+        epoch = tracker.epoch
+        assert epoch is not None
         got = tracker.state(list(claims.values()))
         want = AllocatedState.from_claims(claims.values(), DraFeatures())
         assert set(got.devices) == set(want.devices)
+        _check_journal(tracker, epoch, before, set(want.devices))
     # a revert hands back objects seen before
     for earlier in reversed(history):
+        before = set(tracker.state(list(claims.values())).devices)
+        epoch = tracker.epoch
+        assert epoch is not None
         got = tracker.state(list(earlier.values()))
-        assert set(got.devices) == set(
-            AllocatedState.from_claims(earlier.values(), DraFeatures()).devices
-        )
+        rebuilt = set(AllocatedState.from_claims(earlier.values(), DraFeatures()).devices)
+        assert set(got.devices) == rebuilt
+        _check_journal(tracker, epoch, before, rebuilt)
+        claims = earlier
+
+
+def _check_journal(
+    tracker: AllocatedStateTracker, epoch: int, before: set[DeviceId], after: set[DeviceId]
+) -> None:
+    """The journal since ``epoch`` names exactly the pools whose devices in use changed (the
+    AllocationCache's validity rule relies on it), and the per-pool check agrees."""
+    changed_pools = {(d.driver, d.pool) for d in before ^ after}
+    journal = tracker.pools_changed_since(epoch)
+    assert journal is not None
+    assert set(journal) == changed_pools
+    assert tracker.changes_since(epoch) == len(journal)
+    for pool in (("driver-a", f"pool-{i}") for i in range(3)):
+        assert tracker.pool_changed_after(pool, epoch) == (pool in changed_pools)

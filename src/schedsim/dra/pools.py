@@ -172,6 +172,7 @@ class PoolCache:
         "_shared",
         "_shared_by_pool",
         "_slices",
+        "generation",
     )
 
     def __init__(self) -> None:
@@ -182,6 +183,8 @@ class PoolCache:
         self._selective: list[ResourceSlice] = []
         self._shared: list[Pool] = []
         self._shared_by_pool: dict[PoolId, list[ResourceSlice]] = {}
+        # Bumped whenever `bind` gets other slices or features (the cached pools are dropped).
+        self.generation = 0
 
     def bind(self, slices: Sequence[ResourceSlice], features: DraFeatures) -> None:
         """Use ``slices`` from now on; keep what was computed unless they are other slice
@@ -194,6 +197,7 @@ class PoolCache:
             return
         self._slices = tuple(slices)
         self._features = features
+        self.generation += 1
         self._by_node = {}
         self._by_node_name = {}
         self._selective = []

@@ -1,0 +1,230 @@
+"""Differential test of the DynamicResources plugin's `AllocationCache`.
+
+kube-scheduler has no such cache: its Filter runs the structured allocator on every node
+for every pod (pkg/scheduler/framework/plugins/dynamicresources, ``Filter`` ->
+``allocator.Allocate``). So the reference is schedsim with the cache off
+(``DynamicResources.use_allocation_cache = False``), which does exactly that. For random
+clusters (node-local, ``allNodes`` and ``nodeSelector`` slices, shared counters, devices
+already allocated to bound pods' claims) and random sequences of pods whose claims come from
+a few templates (so equal claims recur: one device, two devices under ``matchAttribute``, a
+prioritized list), ``schedsim simulate`` gives the same JSON (placements, allocated devices,
+reasons) with the cache as without it, with both placements and both snapshot stores.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from schedsim.cli import main as cli_main
+from schedsim.dra.filter_cache import MISS, AllocationCache
+from schedsim_plugins.dynamicresources import DynamicResources
+
+DRIVER = "driver-a"
+
+TEMPLATES: dict[str, dict[str, Any]] = {
+    "one": {"requests": [{"name": "r", "exactly": {"deviceClassName": "gpu"}}]},
+    "two": {
+        "requests": [{"name": "r", "exactly": {"deviceClassName": "gpu", "count": 2}}],
+        "constraints": [{"requests": ["r"], "matchAttribute": f"{DRIVER}/group"}],
+    },
+    "either": {
+        "requests": [
+            {
+                "name": "r",
+                "firstAvailable": [
+                    {"name": "big", "deviceClassName": "gpu", "count": 3},
+                    {"name": "small", "deviceClassName": "gpu"},
+                ],
+            }
+        ]
+    },
+}
+
+
+def _device(name: str, group: int, counter: int | None) -> dict[str, Any]:
+    out: dict[str, Any] = {"name": name, "attributes": {"group": {"int": group}}}
+    if counter is not None:
+        out["consumesCounters"] = [
+            {"counterSet": "set", "counters": {f"c{counter}": {"value": "1"}}}
+        ]
+    return out
+
+
+def _slice(i: int, kind: int, devices: int, counters: bool, node: int) -> dict[str, Any]:
+    spec: dict[str, Any] = {
+        "driver": DRIVER,
+        "pool": {"name": f"pool-{i}", "generation": 1, "resourceSliceCount": 1},
+        "devices": [_device(f"d{j}", j % 2, j % 2 if counters else None) for j in range(devices)],
+    }
+    if counters:
+        spec["sharedCounters"] = [
+            {"name": "set", "counters": {"c0": {"value": "1"}, "c1": {"value": "2"}}}
+        ]
+    if kind == 0:
+        spec["nodeName"] = f"node-{node}"
+    elif kind == 1:
+        spec["allNodes"] = True
+    else:
+        spec["nodeSelector"] = {
+            "nodeSelectorTerms": [
+                {"matchExpressions": [{"key": "zone", "operator": "In", "values": ["a"]}]}
+            ]
+        }
+    return {
+        "apiVersion": "resource.k8s.io/v1",
+        "kind": "ResourceSlice",
+        "metadata": {"name": f"slice-{i}"},
+        "spec": spec,
+    }
+
+
+def _objects(
+    nodes: int, slices: list[tuple[int, int, bool, int]], pods: list[tuple[str, int]]
+) -> list[dict[str, Any]]:
+    out: list[dict[str, Any]] = [
+        {
+            "apiVersion": "v1",
+            "kind": "Node",
+            "metadata": {"name": f"node-{i}", "labels": {"zone": "a" if i % 2 else "b"}},
+            "status": {"allocatable": {"cpu": "4", "memory": "8Gi", "pods": "110"}},
+        }
+        for i in range(nodes)
+    ]
+    out += [_slice(i, *s) for i, s in enumerate(slices)]
+    out.append(
+        {
+            "apiVersion": "resource.k8s.io/v1",
+            "kind": "DeviceClass",
+            "metadata": {"name": "gpu"},
+            "spec": {"selectors": [{"cel": {"expression": f'device.driver == "{DRIVER}"'}}]},
+        }
+    )
+    for ns in ("a", "b"):  # equal templates in two namespaces: equal specs, other objects
+        out += [
+            {
+                "apiVersion": "resource.k8s.io/v1",
+                "kind": "ResourceClaimTemplate",
+                "metadata": {"name": name, "namespace": ns},
+                "spec": {"spec": {"devices": devices}},
+            }
+            for name, devices in TEMPLATES.items()
+        ]
+    for i, (template, cpu) in enumerate(pods):
+        out.append(
+            {
+                "apiVersion": "v1",
+                "kind": "Pod",
+                "metadata": {"name": f"pod-{i:03d}", "namespace": "ab"[i % 2]},
+                "spec": {
+                    "containers": [
+                        {
+                            "name": "c",
+                            "resources": {
+                                "requests": {"cpu": f"{cpu}"},
+                                "claims": [{"name": "r"}],
+                            },
+                        }
+                    ],
+                    "resourceClaims": [{"name": "r", "resourceClaimTemplateName": template}],
+                },
+            }
+        )
+    return out
+
+
+def _simulate(path: Path, *args: str) -> dict[str, Any]:
+    buf = io.StringIO()
+    with contextlib.redirect_stdout(buf):
+        cli_main(["simulate", str(path), "-o", "json", *args])
+    result: dict[str, Any] = json.loads(buf.getvalue())
+    return result
+
+
+def _both(
+    monkeypatch: pytest.MonkeyPatch, objects: list[dict[str, Any]], tmp: Path, *args: str
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    path = tmp / "cluster.json"
+    path.write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": objects}))
+    with_cache = _simulate(path, *args)
+    with monkeypatch.context() as m:
+        m.setattr(DynamicResources, "use_allocation_cache", False)
+        without = _simulate(path, *args)
+    return with_cache, without
+
+
+slice_st = st.tuples(st.integers(0, 2), st.integers(1, 4), st.booleans(), st.integers(0, 3))
+pod_st = st.tuples(st.sampled_from(sorted(TEMPLATES)), st.integers(1, 3))
+
+
+@settings(
+    max_examples=40,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture],
+)
+@given(
+    nodes=st.integers(1, 4),
+    slices=st.lists(slice_st, min_size=1, max_size=6),
+    pods=st.lists(pod_st, min_size=1, max_size=14),
+    placement=st.sampled_from(["kube-scheduler", "first-fit"]),
+    store=st.sampled_from(["delta", "basic"]),
+)
+def test_cache_changes_nothing(
+    monkeypatch: pytest.MonkeyPatch,
+    tmp_path_factory: pytest.TempPathFactory,
+    nodes: int,
+    slices: list[tuple[int, int, bool, int]],
+    pods: list[tuple[str, int]],
+    placement: str,
+    store: str,
+) -> None:
+    """Same placements, devices and reasons, pod by pod, with the cache as without it
+    (pods that do not fit included: cpu runs out on small nodes, devices and counters
+    run out)."""
+    objects = _objects(nodes, slices, pods)
+    args: tuple[str, ...] = ("--placement", placement, "--store", store)
+    args += ("--feature-gates", "DRAPartitionableDevices=true")
+    with_cache, without = _both(monkeypatch, objects, tmp_path_factory.mktemp("c"), *args)
+    assert with_cache == without
+
+
+def test_scheduler_perf_claim_template_shape(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """scheduler_perf's SchedulingWithResourceClaimTemplate shape (node-local slices of 10
+    devices, one template per namespace): equal output, and the cache answers most Filter
+    calls (so a cache that never hits fails here)."""
+    nodes = 12
+    objects = _objects(nodes, [(0, 10, False, i) for i in range(nodes)], [])
+    objects += [
+        {
+            "apiVersion": "v1",
+            "kind": "Pod",
+            "metadata": {"name": f"p-{i:03d}", "namespace": "ab"[i % 2]},
+            "spec": {
+                "containers": [{"name": "c", "resources": {"claims": [{"name": "r"}]}}],
+                "resourceClaims": [{"name": "r", "resourceClaimTemplateName": "one"}],
+            },
+        }
+        for i in range(130)  # 10 more than the 120 devices: those fail on every node
+    ]
+    hits: list[int] = []
+    get = AllocationCache.get
+
+    def counting_get(self: AllocationCache, *args: Any) -> Any:
+        out = get(self, *args)
+        hits.append(0 if out is MISS else 1)
+        return out
+
+    monkeypatch.setattr(AllocationCache, "get", counting_get)
+    with_cache, without = _both(monkeypatch, objects, tmp_path)
+    assert with_cache == without
+    assert with_cache["summary"]["scheduled"] == 120
+    assert sum(hits) > len(hits) // 2
