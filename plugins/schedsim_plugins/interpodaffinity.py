@@ -320,6 +320,16 @@ class InterPodAffinity:
         (the same counts as `pre_filter_state_by_walk`, without walking every pod)."""
         listers = self._handle.object_listers
         affinity, anti_affinity, _, _ = incoming_terms(pod, listers)
+        bound = self._handle.shared_lister.delegate
+        if (
+            not affinity
+            and not anti_affinity
+            and bound is not None
+            and not bound.node_infos().have_pods_with_required_anti_affinity_list()
+        ):
+            # upstream counts existing anti-affinity over HavePodsWithRequiredAntiAffinityList
+            # and Skips when nothing counts: no index refresh (the stores cache that list)
+            return _SKIP
         ns_labels = listers.namespace_labels(pod.namespace) or _NO_LABELS
         s = PreFilterState(pod, affinity, anti_affinity, ns_labels)
         idx = self.index
@@ -413,8 +423,12 @@ class InterPodAffinity:
         )
         if self.ignore_preferred_terms_of_existing_pods and not has_constraints:
             return _SKIP
+        node_infos = lister.node_infos()
+        if not has_constraints and not node_infos.have_pods_with_affinity_list():
+            # upstream then visits only HavePodsWithAffinityList: no score, Skip (no refresh)
+            return _SKIP
         idx = self.index
-        idx.refresh(lister.node_infos().list())
+        idx.refresh(node_infos.list())
         node_labels = idx.node_labels
         listers = self._handle.object_listers
         _, _, preferred, preferred_anti = incoming_terms(pod, listers)

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from schedsim.api.core import Node, Pod
-from schedsim.framework import CycleState, Framework, Handle, Profile
+from schedsim.framework import Code, CycleState, Framework, Handle, Profile
 from schedsim.snapshot import BasicSnapshotStore, DeltaSnapshotStore, PredicateSnapshot
 from schedsim_plugins.interpodaffinity import (
     PRE_FILTER_STATE_KEY as IPA_KEY,
@@ -172,3 +172,104 @@ def test_index_counts_equal_the_walk(store: Any, seed: int) -> None:
     _check(snap, rng)
     snap.commit()
     _check(snap, rng)
+
+
+def _plain(name: str, node: str = "", app: str = "a") -> Pod:
+    return Pod.from_manifest(
+        {
+            "apiVersion": "v1",
+            "kind": "Pod",
+            "metadata": {"name": name, "labels": {"app": app}},
+            "spec": {"containers": [{"name": "c"}], "nodeName": node},
+        }
+    )
+
+
+def _anti(name: str, node: str) -> Pod:
+    raw: dict[str, Any] = {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {"name": name, "labels": {"app": "x"}},
+        "spec": {
+            "containers": [{"name": "c"}],
+            "nodeName": node,
+            "affinity": {
+                "podAntiAffinity": {
+                    "requiredDuringSchedulingIgnoredDuringExecution": [
+                        {"topologyKey": ZONE, "labelSelector": {"matchLabels": {"app": "a"}}}
+                    ]
+                }
+            },
+        },
+    }
+    return Pod.from_manifest(raw)
+
+
+def _affinity_lists_are_visible(snap: PredicateSnapshot) -> None:
+    lister = snap.store.node_infos()
+    for ni in (
+        *lister.have_pods_with_affinity_list(),
+        *lister.have_pods_with_required_anti_affinity_list(),
+    ):
+        assert ni.node is not None and lister.get(ni.node.name) is ni
+
+
+@pytest.mark.parametrize("store", [DeltaSnapshotStore, BasicSnapshotStore])
+def test_pre_filter_skips_without_refresh_until_an_anti_affine_pod_exists(store: Any) -> None:
+    """Upstream InterPodAffinity PreFilter counts existing anti-affinity over
+    ``HavePodsWithRequiredAntiAffinityList`` and returns Skip when a pod without required
+    (anti-)affinity meets no such pod: the index is then not refreshed (no per-node work).
+    After a fork adds an anti-affine pod the counts equal the walk's and Filter rejects that
+    pod's zone (``ErrReasonExistingAntiAffinityRulesNotMatch``); a revert brings the Skip
+    back. The stores' affinity lists hold the visible NodeInfos through copy-on-write."""
+    plugins = ("InterPodAffinity",)
+    fw = Framework(
+        Profile(plugins={"preFilter": plugins, "filter": plugins, "reserve": ()}), Handle()
+    )
+    ipa = fw.plugins["InterPodAffinity"]
+    assert isinstance(ipa, InterPodAffinity)
+    snap = PredicateSnapshot(fw, store())
+    snap.set_cluster_state(
+        [_node(i) for i in range(6)], [_plain(f"p{i}", f"n{i}") for i in range(6)]
+    )
+    incoming = _plain("incoming")
+
+    def pre_filter() -> Any:
+        s = CycleState()
+        with snap.bound():
+            st = ipa.schedsim_pre_filter(s, incoming, snap.list_node_infos())
+        return st, s.get(IPA_KEY)
+
+    st, _ = pre_filter()
+    assert st is not None and st.code is Code.Skip
+    assert not fw.handle.pod_index.node_labels  # never refreshed
+    snap.fork()
+    _affinity_lists_are_visible(snap)
+    snap.force_add_pod(_anti("anti", "n1"), "n1")
+    _affinity_lists_are_visible(snap)
+    snap.force_add_pod(_plain("more", "n1"), "n1")  # a write on a node already listed
+    snap.force_add_pod(_plain("other", "n2"), "n2")  # copy-on-write of an unlisted node
+    _affinity_lists_are_visible(snap)
+    st, got = pre_filter()
+    assert st is None and got is not None
+    want = pre_filter_state_by_walk(incoming, snap.list_node_infos(), fw.handle.object_listers)
+    assert (
+        got.existing_anti_affinity_counts == want.existing_anti_affinity_counts == {(ZONE, "z1"): 1}
+    )
+    state = CycleState()
+    state[IPA_KEY] = got
+    assert ipa.schedsim_filter(state, incoming, snap.get_node_info("n1")) is not None
+    assert ipa.schedsim_filter(state, incoming, snap.get_node_info("n0")) is None  # zone z0
+    snap.revert()
+    _affinity_lists_are_visible(snap)
+    st, _ = pre_filter()
+    assert st is not None and st.code is Code.Skip
+    # a node already listed is copied on its first write in a fork: the lists show the copy
+    snap.force_add_pod(_anti("anti", "n1"), "n1")
+    _affinity_lists_are_visible(snap)
+    snap.fork()
+    _affinity_lists_are_visible(snap)
+    snap.force_add_pod(_plain("more", "n1"), "n1")
+    _affinity_lists_are_visible(snap)
+    snap.revert()
+    _affinity_lists_are_visible(snap)

@@ -27,12 +27,25 @@ __all__ = ["BasicSnapshotStore"]
 
 
 class _Layer:
-    __slots__ = ("list_cache", "node_infos", "pvc_pods")
+    __slots__ = ("affinity_cache", "anti_affinity_cache", "list_cache", "node_infos", "pvc_pods")
 
     def __init__(self) -> None:
         self.node_infos: dict[str, NodeInfo] = {}
         self.pvc_pods: dict[str, set[str]] = {}  # "ns/claim" -> {"ns/pod"}
         self.list_cache: list[NodeInfo] | None = None
+        # the affinity lists, until the node set or a pod with affinity changes
+        self.affinity_cache: list[NodeInfo] | None = None
+        self.anti_affinity_cache: list[NodeInfo] | None = None
+
+    def nodes_changed(self) -> None:
+        self.list_cache = None
+        self.affinity_cache = None
+        self.anti_affinity_cache = None
+
+    def affinity_changed(self, pod_info: PodInfo) -> None:
+        if pod_info.has_affinity:
+            self.affinity_cache = None
+            self.anti_affinity_cache = None
 
     def clone(self) -> _Layer:
         c = _Layer()
@@ -66,10 +79,18 @@ class _NodeLister:
         return layer.list_cache
 
     def have_pods_with_affinity_list(self) -> Sequence[NodeInfo]:
-        return [n for n in self.list() if n.pods_with_affinity]
+        layer = self._store._top
+        if layer.affinity_cache is None:
+            layer.affinity_cache = [n for n in self.list() if n.pods_with_affinity]
+        return layer.affinity_cache
 
     def have_pods_with_required_anti_affinity_list(self) -> Sequence[NodeInfo]:
-        return [n for n in self.list() if n.pods_with_required_anti_affinity]
+        layer = self._store._top
+        if layer.anti_affinity_cache is None:
+            layer.anti_affinity_cache = [
+                n for n in self.list() if n.pods_with_required_anti_affinity
+            ]
+        return layer.anti_affinity_cache
 
     def get(self, node_name: str) -> NodeInfo:
         try:
@@ -123,7 +144,7 @@ class BasicSnapshotStore:
         if node.name in top.node_infos:
             raise NodeAlreadyExistsError(node.name)
         top.node_infos[node.name] = node_info
-        top.list_cache = None
+        top.nodes_changed()
         for p in node_info.pods:
             top.add_pvcs(p)
 
@@ -133,7 +154,7 @@ class BasicSnapshotStore:
         ni = top.node_infos.pop(node_name, None)
         if ni is None:
             raise NodeNotFoundError(node_name)
-        top.list_cache = None
+        top.nodes_changed()
         for p in ni.pods:
             top.remove_pvcs(p)
 
@@ -145,6 +166,7 @@ class BasicSnapshotStore:
             raise NodeNotFoundError(node_name)
         ni.add_pod_info(pod_info)
         top.add_pvcs(pod_info)
+        top.affinity_changed(pod_info)
 
     def remove_pod_info(self, namespace: str, pod_name: str, node_name: str) -> None:
         """Remove a pod by namespace and name. Raises NodeNotFoundError, PodNotFoundError."""
@@ -156,6 +178,7 @@ class BasicSnapshotStore:
             if p.pod.name == pod_name and p.pod.namespace == namespace:
                 ni.remove_pod(p.pod)
                 top.remove_pvcs(p)
+                top.affinity_changed(p)
                 return
         raise PodNotFoundError(namespace, pod_name, node_name)
 

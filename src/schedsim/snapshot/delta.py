@@ -155,6 +155,15 @@ class _Layer:
         self.affinity_cache = None
         self.anti_affinity_cache = None
 
+    def copied(self, old: NodeInfo, new: NodeInfo) -> None:
+        """``new``, a copy of ``old`` with the same pods, now shows in its place: the affinity
+        lists swap the object where they hold it (their membership is unchanged), so a
+        copy-on-write costs O(nodes in the lists), not a rebuild over every node."""
+        if old.pods_with_affinity and self.affinity_cache is not None:
+            self.affinity_cache = [new if ni is old else ni for ni in self.affinity_cache]
+        if old.pods_with_required_anti_affinity and self.anti_affinity_cache is not None:
+            self.anti_affinity_cache = [new if ni is old else ni for ni in self.anti_affinity_cache]
+
     def add(self, name: str, ni: NodeInfo) -> None:
         """Make ``ni`` visible here, after every node below (appended)."""
         self.added[name] = ni
@@ -350,7 +359,7 @@ class DeltaSnapshotStore:
             raise NodeNotFoundError(name)
         copy = below.snapshot()
         top.modified[name] = copy  # the layer's view shows it in place from now on
-        top.nodes_changed()
+        top.copied(below, copy)
         return copy
 
     def store_node_info(self, node_info: NodeInfo) -> None:
