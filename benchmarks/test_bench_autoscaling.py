@@ -31,10 +31,12 @@ from schedsim.dra.claim_controller import create_template_claims
 from schedsim.engine import Cluster
 from schedsim.framework import Framework, Handle, default_profile
 from schedsim.simulation.equivalence import group_equivalent_pods
+from schedsim.simulation.estimator import estimate
 from schedsim.simulation.hinting import HintingSimulator
-from schedsim.simulation.nodegroups import NodeGroup, NodeTemplate, template_node_info
+from schedsim.simulation.nodegroups import NodeGroup, NodeTemplate
+from schedsim.simulation.sanitize import template_node_info
 from schedsim.simulation.scaledown import pods_to_move, simulate_node_removal
-from schedsim.simulation.scaleup import estimate, scale_up
+from schedsim.simulation.scaleup import scale_up
 from schedsim.snapshot import (
     BasicSnapshotStore,
     ClusterSnapshotStore,

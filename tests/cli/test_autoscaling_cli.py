@@ -295,11 +295,8 @@ def test_usage_errors(files: tuple[str, str], capsys: pytest.CaptureFixture[str]
 
 def test_documented_node_groups_example_is_valid() -> None:
     """The node-groups example in docs/cli.md parses, and its template can be copied."""
-    from schedsim.simulation.nodegroups import (
-        parse_node_groups,
-        sanitized_node_info,
-        template_node_info,
-    )
+    from schedsim.simulation.nodegroups import parse_node_groups
+    from schedsim.simulation.sanitize import sanitized_node_info, template_node_info
 
     text = (Path(__file__).resolve().parents[2] / "docs" / "cli.md").read_text("utf-8")
     section = text.split("## The node-groups file", 1)[1]

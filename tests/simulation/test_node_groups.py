@@ -17,14 +17,12 @@ from schedsim.api.errors import ManifestError
 from schedsim.api.resource import ResourceClaim, ResourceSlice
 from schedsim.simulation.nodegroups import (
     NodeGroupError,
-    SanitizationError,
     group_of_nodes,
     load_node_groups,
     parse_node_groups,
-    sanitized_node_info,
-    template_node_info,
     unknown_member_nodes,
 )
+from schedsim.simulation.sanitize import SanitizationError, sanitized_node_info, template_node_info
 
 NODE = {"metadata": {"name": "gpu-template", "labels": {"pool": "gpu"}},
         "status": {"allocatable": {"cpu": "4", "memory": "8Gi", "pods": "110"}}}  # fmt: skip

@@ -8,7 +8,8 @@ from sim_loaded import loaded
 
 from schedsim.api.loader import load_text
 from schedsim.framework import Framework, Handle, default_profile
-from schedsim.simulation.nodegroups import NodeGroup, NodeTemplate, template_node_info
+from schedsim.simulation.nodegroups import NodeGroup, NodeTemplate
+from schedsim.simulation.sanitize import template_node_info
 from schedsim.simulation.scaleup import scale_up
 
 CLUSTER = """\

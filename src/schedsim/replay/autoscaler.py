@@ -43,7 +43,8 @@ import attrs
 
 from schedsim.api.core import Pod
 from schedsim.api.workloads import DaemonSet
-from schedsim.simulation.nodegroups import NodeGroup, sanitized_node_info
+from schedsim.simulation.nodegroups import NodeGroup
+from schedsim.simulation.sanitize import sanitized_node_info
 from schedsim.simulation.scaledown import (
     DEFAULT_GPU_UTILIZATION_THRESHOLD,
     DEFAULT_UTILIZATION_THRESHOLD,

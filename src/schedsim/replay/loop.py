@@ -60,7 +60,8 @@ from schedsim.replay.metrics import MetricsRecorder, ReplayMetrics, task_classes
 from schedsim.replay.trace import Trace, TracePod
 from schedsim.scheduler import Scheduler
 from schedsim.scheduler.clock import LogicalClock
-from schedsim.simulation.nodegroups import NodeGroup, group_of_nodes, template_node_info
+from schedsim.simulation.nodegroups import NodeGroup, group_of_nodes
+from schedsim.simulation.sanitize import template_node_info
 from schedsim.simulation.scheduling import PodOutcome, QueueOptions, SchedulingPass, queue_order
 from schedsim.snapshot.infos import NodeInfo
 from schedsim.snapshot.predicate import PredicateSnapshot
