@@ -5,20 +5,25 @@
 columns wide without colour. Cells are plain text: nothing in them is read as markup or as an
 emoji code (``[bold]`` and ``:smile:`` print as written).
 
-Two paths, one output:
+How, when every cell is ASCII (printable, or a newline):
 
-- **Fast path**: when every cell is printable ASCII on one line and the table's natural width
-  (the widest cell of each column, plus padding and borders) fits in ``width``, no cell wraps
-  and each column is as wide as its widest cell; the lines are built with string joins,
-  O(cells) with no per-cell objects. This is the common shape of a big ``simulate`` table
-  (thousands of placed pods with short names).
-- **rich**: anything else (a cell that must wrap or fold, a newline, a tab, a wide or
-  combining character, a column with ``min_width``) is laid out by rich itself, with the cells
-  given as `rich.text.Text` (no markup parsing).
+1. **Column widths.** rich sizes a column from two measures of its cells: the widest cell
+   (longest line) and the longest word. They are computed here with string operations; when
+   the table's natural width fits ``width``, the widths are the widest cells (plus padding),
+   as rich keeps them. Otherwise rich shrinks the columns (wrapping the cells that can wrap):
+   rich computes the widths itself, from a proxy table of at most two cells per column (the
+   cells that define the column's two measures), which rich sizes exactly as the whole table.
+2. **Cells.** A one-line cell that fits its column is padded with string joins; any other
+   cell (it wraps, folds, or has several lines) is laid out by rich (`Console.render_lines`
+   of the padded `Text`, as rich's table renders a cell), once per distinct (text, width):
+   the many rows with the same long reason (unschedulable pods) cost one layout.
+3. **Rows.** Lines are joined with the box characters; a row is as high as its highest cell
+   (data cells aligned top, header cells bottom, as rich aligns them).
 
-Rendering 10,000 rows through rich costs ~0.37 ms per row (it measures, wraps and renders
-every cell as segments); the fast path ~1 us. ``tests/unit/test_cli_table.py`` checks the two
-paths give identical text on generated tables.
+A table with any other character (a tab, a wide or combining character) is laid out by rich
+entirely. Rendering 10,000 rows through rich costs ~0.3 ms per row; here ~1 us per row of
+fitting cells. ``tests/cli/test_cli_table.py`` checks the text equals rich's on generated
+tables, wrapping ones included.
 """
 
 from __future__ import annotations
@@ -28,59 +33,110 @@ from collections.abc import Sequence
 
 from rich import box
 from rich.console import Console
+from rich.padding import Padding
 from rich.table import Table
 from rich.text import Text
 
-__all__ = ["ColumnSpec", "table_text"]
+__all__ = ["ColumnSpec", "rich_table_text", "table_text"]
 
 ColumnSpec = tuple[str, str]
-"""A column: its header and rich's ``overflow`` for its cells (``"fold"`` or ``"ellipsis"``;
-only used when a cell must be cut, which the rich path does)."""
+"""A column: its header and rich's ``overflow`` for its cells that must be cut (``"fold"``
+or ``"ellipsis"``)."""
 
 _BOX = box.HEAVY_HEAD
 
 
-def _plain(cell: str) -> bool:
-    """A cell every character of which is one terminal column wide and cannot wrap by
-    itself (printable ASCII: no newline, no tab, no wide or combining character)."""
-    return cell.isascii() and cell.isprintable()
+def _ascii_text(cell: str) -> bool:
+    """One terminal column per character, lines split only at newlines (rich's width of
+    such text is its length)."""
+    return cell.isascii() and (cell.isprintable() or cell.replace("\n", "").isprintable())
 
 
-def _fast(headers: Sequence[str], rows: Sequence[Sequence[str]], width: int) -> str | None:
-    """The table as rich prints it when nothing wraps; None when something might."""
-    widths = [len(h) for h in headers]
-    if not all(_plain(h) for h in headers):
-        return None
-    n = len(headers)
-    for row in rows:
-        if len(row) != n:
-            raise ValueError(f"a row has {len(row)} cells for {n} columns")
-        for i, cell in enumerate(row):
-            if not _plain(cell):
-                return None
-            if len(cell) > widths[i]:
-                widths[i] = len(cell)
-    # rich's column widths include one space of padding each side; the table fits when they
-    # and the n + 1 vertical borders fit the console (rich then keeps the natural widths)
-    padded = [w + 2 for w in widths]
-    if sum(padded) + n + 1 > width:
-        return None
-    b = _BOX
-    out = [b.get_top(padded), "\n"]
+def _measure(cell: str) -> tuple[int, int]:
+    """rich's (minimum, maximum) width of a `Text` cell of ASCII text, without padding:
+    the longest word and the longest line."""
+    widest = max(map(len, cell.splitlines()), default=0)
+    words = cell.split()
+    return (max(map(len, words)) if words else widest), widest
 
-    def line(cells: Sequence[str], left: str, divider: str, right: str) -> str:
-        body = divider.join([f" {c.ljust(w)} " for c, w in zip(cells, widths, strict=True)])
-        return f"{left}{body}{right}\n"
 
-    out.append(line(headers, b.head_left, b.head_vertical, b.head_right))
-    out += [b.get_row(padded, "head", edge=True), "\n"]
-    last = len(rows) - 1
-    mid = (b.mid_left, b.mid_vertical, b.mid_right)
-    foot = (b.foot_left, b.foot_vertical, b.foot_right)
-    for i, row in enumerate(rows):
-        out.append(line(row, *(foot if i == last else mid)))
-    out += [b.get_bottom(padded), "\n"]
-    return "".join(out)
+class _Layout:
+    """Column widths (with padding) and the cells' lines for one table and console."""
+
+    def __init__(
+        self, columns: Sequence[ColumnSpec], rows: Sequence[Sequence[str]], width: int
+    ) -> None:
+        self.columns = columns
+        self.console = Console(
+            file=io.StringIO(), width=width, force_terminal=False, color_system=None
+        )
+        self.widths = self._widths(rows)
+        self._lines: dict[tuple[str, int, str], list[str]] = {}
+
+    def _widths(self, rows: Sequence[Sequence[str]]) -> list[int]:
+        n = len(self.columns)
+        # per column: (measure, cell) for the longest word and the longest line
+        best_min = [(-1, "")] * n
+        best_max = [(-1, "")] * n
+        for i, (header, _) in enumerate(self.columns):
+            lo, hi = _measure(header)
+            best_min[i], best_max[i] = (lo, header), (hi, header)
+        for row in rows:
+            if len(row) != n:
+                raise ValueError(f"a row has {len(row)} cells for {n} columns")
+            for i, cell in enumerate(row):
+                lo, hi = _measure(cell)
+                if lo > best_min[i][0]:
+                    best_min[i] = (lo, cell)
+                if hi > best_max[i][0]:
+                    best_max[i] = (hi, cell)
+        natural = [hi + 2 for hi, _ in best_max]
+        if sum(natural) + n + 1 <= self.console.width:
+            return natural  # rich keeps the natural widths when they fit
+        # rich shrinks the columns from the same two measures per column: size a proxy
+        # table holding just the cells that define them, read the widths off its top border
+        proxy: list[list[str]] = []
+        for i in range(n):
+            for _, cell in (best_min[i], best_max[i]):
+                proxy.append([cell if j == i else "" for j in range(n)])
+        top = rich_table_text(self.columns, proxy, self.console.width).split("\n", 1)[0]
+        return [len(part) for part in top[1:-1].split(_BOX.top_divider)]
+
+    def cell_lines(self, cell: str, column: int) -> list[str]:
+        """The cell's lines in its column, padded to the column's width."""
+        w = self.widths[column]
+        if "\n" not in cell and len(cell) <= w - 2:
+            return [f" {cell.ljust(w - 2)} "]
+        overflow = self.columns[column][1]
+        key = (cell, w, overflow)
+        lines = self._lines.get(key)
+        if lines is None:
+            options = self.console.options.update(
+                width=w,
+                justify="left",
+                no_wrap=False,
+                overflow="fold" if overflow == "fold" else "ellipsis",
+                height=None,
+                highlight=False,
+            )
+            rendered = self.console.render_lines(Padding(Text(cell), (0, 1)), options)
+            lines = self._lines[key] = ["".join(s.text for s in line) for line in rendered]
+        return lines
+
+
+def _row(cells: list[list[str]], widths: list[int], chars: tuple[str, str, str], top: bool) -> str:
+    """A row's lines: cells padded to the row's height (blank lines below the text, or
+    above it with ``top`` False, as rich aligns header cells), joined with the box's
+    characters."""
+    left, divider, right = chars
+    height = max(len(c) for c in cells)
+    if height == 1:
+        return f"{left}{divider.join(c[0] for c in cells)}{right}\n"
+    shaped = []
+    for c, w in zip(cells, widths, strict=True):
+        blank = [" " * w] * (height - len(c))
+        shaped.append(c + blank if top else blank + c)
+    return "".join(f"{left}{divider.join(c[k] for c in shaped)}{right}\n" for k in range(height))
 
 
 def table_text(
@@ -95,20 +151,35 @@ def table_text(
         width: the console width in columns.
 
     Raises:
-        ValueError: a row's length differs from the number of columns (fast path; rich
-            refuses it differently).
+        ValueError: a row's length differs from the number of columns.
     """
-    headers = [h for h, _ in columns]
-    fast = _fast(headers, rows, width)
-    if fast is not None:
-        return fast
-    return rich_table_text(columns, rows, width)
+    cells_ascii = all(_ascii_text(h) for h, _ in columns) and all(
+        _ascii_text(c) for row in rows for c in row
+    )
+    if not cells_ascii:
+        return rich_table_text(columns, rows, width)
+    layout = _Layout(columns, rows, width)
+    widths = layout.widths
+    b = _BOX
+    out = [b.get_top(widths), "\n"]
+    header = [layout.cell_lines(h, i) for i, (h, _) in enumerate(columns)]
+    out.append(_row(header, widths, (b.head_left, b.head_vertical, b.head_right), top=False))
+    out += [b.get_row(widths, "head", edge=True), "\n"]
+    mid = (b.mid_left, b.mid_vertical, b.mid_right)
+    foot = (b.foot_left, b.foot_vertical, b.foot_right)
+    last = len(rows) - 1
+    for r, row in enumerate(rows):
+        cells = [layout.cell_lines(c, i) for i, c in enumerate(row)]
+        out.append(_row(cells, widths, foot if r == last else mid, top=True))
+    out += [b.get_bottom(widths), "\n"]
+    return "".join(out)
 
 
 def rich_table_text(
     columns: Sequence[ColumnSpec], rows: Sequence[Sequence[str]], width: int = 120
 ) -> str:
-    """`table_text` through rich alone (the reference the fast path is tested against)."""
+    """`table_text` through rich alone (the reference `table_text` is tested against, and
+    its path for text that is not ASCII)."""
     buf = io.StringIO()
     console = Console(file=buf, width=width, force_terminal=False, color_system=None)
     table = Table(title=None, show_lines=False)

@@ -9,14 +9,16 @@ fast path (nothing wraps) and the fallback (rich lays out the cells that wrap) a
 from __future__ import annotations
 
 import io
+from typing import Any
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from schedsim.cli_table import _fast, rich_table_text, table_text
+from schedsim.cli_table import rich_table_text, table_text
 
 
 def _old_cli_rendering(headers: list[str], rows: list[list[str]], width: int) -> str:
@@ -33,55 +35,97 @@ def _old_cli_rendering(headers: list[str], rows: list[list[str]], width: int) ->
     return buf.getvalue()
 
 
-# printable ASCII without ':' (rich's markup path would turn ':name:' into an emoji; the
-# module prints it as written, checked separately below)
+# ASCII with spaces (words that wrap) and newlines, without ':' (rich's markup path would
+# turn ':name:' into an emoji; the module prints it as written, checked separately below)
 _cell = st.text(
-    alphabet=st.characters(min_codepoint=32, max_codepoint=126, blacklist_characters=":"),
-    max_size=40,
+    alphabet=st.sampled_from([*"abcdefghij0123/-.[]()\\", " ", " ", "\n"]),
+    max_size=60,
 )
 
 
 @st.composite
-def _tables(draw: st.DrawFn) -> tuple[list[str], list[list[str]]]:
+def _tables(draw: st.DrawFn) -> tuple[list[tuple[str, str]], list[list[str]]]:
     n = draw(st.integers(1, 4))
     headers = draw(
-        st.lists(st.sampled_from(["POD", "NODE", "REASON", "DEVICES"]), min_size=n, max_size=n)
+        st.lists(
+            st.sampled_from(["POD", "NODE", "REASON", "DEVICES", "A LONG HEADER"]),
+            min_size=n,
+            max_size=n,
+        )
     )
+    overflow = draw(st.lists(st.sampled_from(["ellipsis", "fold"]), min_size=n, max_size=n))
     rows = draw(st.lists(st.lists(_cell, min_size=n, max_size=n), max_size=6))
-    return headers, rows
+    return list(zip(headers, overflow, strict=True)), rows
 
 
-@settings(max_examples=300, deadline=None)
-@given(_tables(), st.sampled_from([30, 60, 120]))
-def test_same_text_as_rich(table: tuple[list[str], list[list[str]]], width: int) -> None:
-    """Fast path or not, the text equals rich's, and the CLI's earlier rendering for cells
-    without a backslash."""
-    headers, rows = table
-    columns = [(h, "ellipsis") for h in headers]
+@settings(max_examples=400, deadline=None)
+@given(_tables(), st.sampled_from([20, 30, 60, 120]))
+def test_same_text_as_rich(
+    table: tuple[list[tuple[str, str]], list[list[str]]], width: int
+) -> None:
+    """Whatever wraps, folds or fits, the text equals rich's, and the CLI's earlier
+    rendering (markup-escaped strings) for cells without a backslash."""
+    columns, rows = table
     got = table_text(columns, rows, width)
     assert got == rich_table_text(columns, rows, width)
-    if not any("\\" in c for row in rows for c in row):
+    if all(o == "ellipsis" for _, o in columns) and not any("\\" in c for row in rows for c in row):
         # rich's escape() doubled a cell's trailing backslash; printed as written now
-        assert got == _old_cli_rendering(headers, rows, width)
+        assert got == _old_cli_rendering([h for h, _ in columns], rows, width)
 
 
-def test_fast_path_taken_for_a_big_placement_table() -> None:
-    """10,000 short rows that fit 120 columns: built without rich, identical to rich."""
+def _count_rich_layouts(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    calls = [0]
+    real = Console.render_lines
+
+    def counting(self: Console, *args: Any, **kwargs: Any) -> Any:
+        calls[0] += 1
+        return real(self, *args, **kwargs)
+
+    monkeypatch.setattr(Console, "render_lines", counting)
+    return calls
+
+
+def test_fitting_table_built_without_rich(monkeypatch: pytest.MonkeyPatch) -> None:
+    """10,000 short rows that fit 120 columns: no cell laid out by rich; same text."""
     rows = [[f"default/pod-{i}", f"node-{i % 100}", ""] for i in range(10_000)]
     columns = [("POD", "ellipsis"), ("NODE", "ellipsis"), ("REASON", "ellipsis")]
-    fast = _fast([h for h, _ in columns], rows, 120)
-    assert fast is not None
-    assert fast == rich_table_text(columns, rows, 120)
-    assert fast.splitlines()[1] == "┃ POD              ┃ NODE    ┃ REASON ┃"
+    expected = rich_table_text(columns, rows, 120)
+    calls = _count_rich_layouts(monkeypatch)
+    got = table_text(columns, rows, 120)
+    assert calls == [0]
+    assert got == expected
+    assert got.splitlines()[1] == "┃ POD              ┃ NODE    ┃ REASON ┃"
 
 
-def test_wrapping_and_newlines_go_through_rich() -> None:
-    """A message wider than the console wraps (rich's layout), a newline makes two lines."""
-    long = "0/4 nodes are available: " + "1 Insufficient memory, " * 8
-    rows = [["default/a", "<none>", long], ["default/b", "n1\nn2", ""]]
+def test_repeated_long_reason_laid_out_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Unschedulable pods with one long reason: the reason wraps (rich's layout, once
+    whatever the number of rows), the rest is joined; same text as rich."""
+    reason = (
+        "0/100 nodes are available: 100 Insufficient cpu. preemption: 0/100 nodes are "
+        "available: 100 No preemption victims found for incoming pod."
+    )
     columns = [("POD", "ellipsis"), ("NODE", "ellipsis"), ("REASON", "ellipsis")]
-    assert _fast([h for h, _ in columns], rows, 120) is None
+    few = [[f"default/pod-{i}", "<none>", reason] for i in range(5)]
+    many = [[f"default/pod-{i}", "<none>", reason] for i in range(5, 500)] + few
+    expected = rich_table_text(columns, many, 120)
+    calls = _count_rich_layouts(monkeypatch)
+    table_text(columns, few, 120)
+    for_few = calls[0]
+    got = table_text(columns, many, 120)
+    assert got == expected
+    assert calls[0] - for_few == for_few  # as many rich layouts for 500 rows as for 5
+
+
+def test_not_ascii_goes_through_rich() -> None:
+    """A wide character (two terminal columns) is laid out by rich."""
+    rows = [["default/a", "n1", "设备"], ["default/b", "n2\tx", ""]]
+    columns = [("POD", "ellipsis"), ("NODE", "ellipsis"), ("REASON", "ellipsis")]
     assert table_text(columns, rows, 120) == rich_table_text(columns, rows, 120)
+
+
+def test_row_length_checked() -> None:
+    with pytest.raises(ValueError, match="a row has 1 cells for 2 columns"):
+        table_text([("A", "ellipsis"), ("B", "ellipsis")], [["x"]], 120)
 
 
 def test_cells_are_plain_text() -> None:
