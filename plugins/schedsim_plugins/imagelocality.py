@@ -102,16 +102,28 @@ class ImageLocality:
         self._handle = handle
         self._nodes: list[Node | None] = []
         self._with_images: list[Node] = []
+        self._node_by_name: dict[str, Node] = {}
+        self._journal: object = None  # the snapshot's change-journal token for _nodes
 
     def _pod_images(self, pod: Pod) -> _PodImages | None:
         lister = self._handle.shared_lister
         if lister is None:
             return None
-        infos = lister.node_infos().list()
-        nodes = list(map(_NODE, infos))
-        if nodes != self._nodes:  # C-level, identity first: the Node objects changed
-            self._nodes = nodes
-            self._with_images = [n for n in nodes if n is not None and n.images]
+        node_infos = lister.node_infos()
+        infos = node_infos.list()
+        # the snapshot's change journal, when it keeps one, names the nodes written since
+        # the last call: the Node objects are checked there only (O(changes)), else all
+        changes = getattr(node_infos, "changes_since", None)
+        token, written = (None, None) if changes is None else changes(self._journal)
+        if written is None or any(
+            node_infos.get(name).node is not self._node_by_name.get(name) for name in written
+        ):
+            nodes = list(map(_NODE, infos))
+            if nodes != self._nodes:  # C-level, identity first: the Node objects changed
+                self._nodes = nodes
+                self._with_images = [n for n in nodes if n is not None and n.images]
+                self._node_by_name = {n.name: n for n in nodes if n is not None}
+        self._journal = token
         return _PodImages(pod, self._with_images, len(infos))
 
     def schedsim_pre_score(

@@ -11,6 +11,7 @@ means ``v * 10**s``.
 from __future__ import annotations
 
 import math
+import random
 import re
 from fractions import Fraction
 
@@ -437,3 +438,20 @@ def test_value_is_ceiling(q: Fraction) -> None:
     assert value(q) == math.ceil(q)
     assert milli_value(q) == math.ceil(q * 1000)
     assert value(q) - 1 < q <= value(q)
+
+
+def test_milli_value_and_value_round_up_exactly() -> None:
+    """``MilliValue()`` and ``Value()`` round toward +infinity (apimachinery
+    ``Quantity.MilliValue``/``Value``, e.g. ``"1n"`` -> 1 milli, ``"-1.5"`` -> -1): the
+    integer arithmetic on numerator and denominator agrees with ``math.ceil`` on the exact
+    value, for positive and negative values and every denominator."""
+    rng = random.Random(7)
+    values = [Fraction(0), Fraction(5), Fraction(-3), Fraction(1, 10**9), Fraction(-3, 2)]
+    for _ in range(2000):
+        den = rng.choice((1, 2, 3, 7, 1000, 1024, 10**9, rng.randint(1, 10**6)))
+        values.append(Fraction(rng.randint(-(10**12), 10**12), den))
+    for q in values:
+        assert milli_value(q) == math.ceil(q * 1000)
+        assert value(q) == math.ceil(q)
+    assert milli_value(parse_quantity("1n")) == 1
+    assert value(parse_quantity("-1.5")) == -1

@@ -101,6 +101,61 @@ for _tag in ("int", "float", "bool"):
     _ManifestLoader.add_constructor(f"tag:yaml.org,2002:{_tag}", _checked_scalar(_tag))
 
 
+_STR_TAG = "tag:yaml.org,2002:str"
+_MAP_TAG = "tag:yaml.org,2002:map"
+_SEQ_TAG = "tag:yaml.org,2002:seq"
+_NULL_TAG = "tag:yaml.org,2002:null"
+
+
+def _build(loader: Any, node: Any) -> Any:
+    """The Python value of a composed node, as `_ManifestLoader` constructs it, without
+    PyYAML's per-node constructor machinery for the common cases (plain strings and null,
+    mappings with distinct string keys, sequences); anything else (other tags, merge or
+    non-string keys, a duplicate key) goes through the loader's own constructors, which also
+    raise its errors. Only for texts without aliases (each node appears once)."""
+    tag = node.tag
+    cls = node.__class__
+    if cls is yaml.ScalarNode:
+        if tag == _STR_TAG:
+            return node.value
+        if tag == _NULL_TAG:
+            return None
+    elif cls is yaml.MappingNode:
+        if tag == _MAP_TAG:
+            out: dict[str, Any] = {}
+            for key_node, value_node in node.value:
+                if key_node.tag != _STR_TAG or key_node.__class__ is not yaml.ScalarNode:
+                    return _construct_mapping(loader, node, deep=True)
+                key = key_node.value
+                if key in out:  # the loader's check raises the duplicate-key error
+                    return _construct_mapping(loader, node, deep=True)
+                out[key] = _build(loader, value_node)
+            return out
+    elif cls is yaml.SequenceNode and tag == _SEQ_TAG:
+        return [_build(loader, item) for item in node.value]
+    return loader.construct_object(node, deep=True)
+
+
+def _yaml_documents(text: str) -> list[Any]:
+    """``list(yaml.load_all(text, Loader=_ManifestLoader))``, the same values and errors,
+    built by `_build` (~2x faster than PyYAML's constructor on manifests) when the text has
+    no alias; with aliases, or nesting deeper than the interpreter's stack, PyYAML's own
+    construction."""
+    if not ALIAS_TOKEN.search(text):
+        loader = _ManifestLoader(text)
+        try:
+            docs = []
+            while loader.check_node():
+                docs.append(_build(loader, loader.get_node()))
+                loader.constructed_objects = {}
+            return docs
+        except RecursionError:
+            pass
+        finally:
+            loader.dispose()
+    return list(yaml.load_all(text, Loader=_ManifestLoader))
+
+
 def _yaml_problem(e: yaml.YAMLError, text: str) -> str:
     """``line L, column C: what`` for a YAML error (PyYAML's own text names "<unicode string>")."""
     if not isinstance(e, yaml.MarkedYAMLError) or e.problem_mark is None:
@@ -191,7 +246,7 @@ def parse_text(text: str, source: str) -> list[Any]:
         if is_json:
             return _checked_json(text)
         try:
-            docs = list(yaml.load_all(text, Loader=_ManifestLoader))
+            docs = _yaml_documents(text)
         except yaml.YAMLError:
             # Concatenated JSON objects ({...}{...}, what `kubectl get -o json` in a loop
             # writes) are not YAML; kubectl's decoder (NewYAMLOrJSONDecoder) reads input

@@ -190,6 +190,8 @@ def milli_value(q: Fraction) -> int:
         The value in thousandths (milli-cores for CPU), rounded up toward +infinity:
         ``"1n"`` -> 1, ``"0.5"`` -> 500, ``"100m"`` -> 100.
     """
+    if q.__class__ is Fraction:  # integer arithmetic, no Fraction made
+        return -((-q.numerator * 1000) // q.denominator)
     return math.ceil(q * 1000)
 
 
@@ -204,6 +206,8 @@ def value(q: Fraction) -> int:
         The value in base units rounded up toward +infinity: ``"0.5"`` -> 1, ``"1n"`` -> 1,
         ``"-1.5"`` -> -1.
     """
+    if q.__class__ is Fraction:
+        return -(-q.numerator // q.denominator)
     return math.ceil(q)
 
 

@@ -102,7 +102,8 @@ def is_pod_level_requests_set(pod: Pod) -> bool:
 
 def _add(into: dict[str, Fraction], rl: ResourceList) -> None:
     for k, v in rl.items():
-        into[k] = into.get(k, Fraction(0)) + v
+        cur = into.get(k)
+        into[k] = v if cur is None else cur + v  # no Fraction(0) + v for a first value
 
 
 def _max_into(into: dict[str, Fraction], rl: ResourceList) -> None:

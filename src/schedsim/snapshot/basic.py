@@ -182,6 +182,11 @@ class BasicSnapshotStore:
                 return
         raise PodNotFoundError(namespace, pod_name, node_name)
 
+    def changes_since(self, token: object) -> tuple[object, list[str] | None]:
+        """Always ``(None, None)``: the reference store keeps no change journal, so callers
+        compare every node (see `DeltaSnapshotStore.changes_since`)."""
+        return None, None
+
     def fork(self) -> None:
         """Push a full copy of the current state. Time: O(nodes + pods)."""
         self._top = self._top.clone()

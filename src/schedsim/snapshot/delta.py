@@ -40,6 +40,11 @@ from schedsim.snapshot.infos import NodeInfo, PodInfo
 
 __all__ = ["DeltaSnapshotStore"]
 
+_JOURNAL_LIMIT = 1 << 16
+
+Changes = tuple[object, list[str] | None]
+"""What `DeltaSnapshotStore.changes_since` returns: a token and the names written, or None."""
+
 
 class _Layer:
     """Changes relative to ``parent`` (the base layer has no parent and only ``added``).
@@ -281,6 +286,10 @@ class _NodeLister:
     def list(self) -> Sequence[NodeInfo]:
         return self._store._top.node_list()
 
+    def changes_since(self, token: object) -> Changes:
+        """The store's `DeltaSnapshotStore.changes_since`."""
+        return self._store.changes_since(token)
+
     def have_pods_with_affinity_list(self) -> Sequence[NodeInfo]:
         top = self._store._top
         if top.affinity_cache is None:
@@ -327,6 +336,9 @@ class DeltaSnapshotStore:
         self._depth = 0
         self._node_lister = _NodeLister(self)
         self._storage_lister = _StorageLister(self)
+        # change journal (`changes_since`): names written since the epoch began
+        self._epoch = 0
+        self._journal: list[str] = []
 
     def node_infos(self) -> _NodeLister:
         """The NodeInfo lister (the same object every call)."""
@@ -340,6 +352,43 @@ class DeltaSnapshotStore:
     def depth(self) -> int:
         """Number of forks on top of the base state."""
         return self._depth
+
+    # ------------------------------------------------------------------ change journal
+
+    def changes_since(self, token: object) -> tuple[object, list[str] | None]:
+        """What changed in the visible NodeInfos since ``token`` (a value this method
+        returned earlier; None for the first call).
+
+        Returns:
+            ``(token, names)``: the new token, and the names of the nodes whose visible
+            NodeInfo (object or contents) may have changed since ``token``, in no particular
+            order, possibly repeated; None when that is not known (the first call, a node was
+            added or removed, the store was cleared, or the journal was restarted): the
+            caller then compares everything, and positions in `node_infos().list()` may
+            have moved. While names is not None, every node keeps its position.
+
+        Time: O(1) + O(names returned). The journal records pod writes and the nodes a
+        revert brings back; it restarts (one None for its readers) past 65,536 entries.
+        """
+        now = (self, self._epoch, len(self._journal))
+        if (
+            not isinstance(token, tuple)
+            or len(token) != 3
+            or token[0] is not self
+            or token[1] != self._epoch
+        ):
+            return now, None
+        return now, self._journal[token[2] :]
+
+    def _written(self, name: str) -> None:
+        journal = self._journal
+        journal.append(name)
+        if len(journal) > _JOURNAL_LIMIT:
+            self._restart_journal()
+
+    def _restart_journal(self) -> None:
+        self._epoch += 1
+        self._journal = []
 
     # ------------------------------------------------------------------ writes
 
@@ -379,6 +428,7 @@ class DeltaSnapshotStore:
         top.add(name, node_info)
         for p in node_info.pods:
             top.count_pvcs(p, 1)
+        self._restart_journal()
 
     def remove_node_info(self, node_name: str) -> None:
         """Hide a node (and its pods) from this layer up. Time: O(d).
@@ -393,11 +443,13 @@ class DeltaSnapshotStore:
         top.hide(node_name)
         for p in ni.pods:
             top.count_pvcs(p, -1)
+        self._restart_journal()
 
     def store_pod_info(self, pod_info: PodInfo, node_name: str) -> None:
         """Add a pod to a node (copy-on-write). Raises NodeNotFoundError."""
         ni = self._writable(node_name)
         ni.add_pod_info(pod_info)
+        self._written(node_name)
         top = self._top
         top.count_pvcs(pod_info, 1)
         if pod_info.has_affinity:
@@ -420,6 +472,7 @@ class DeltaSnapshotStore:
         if target is None:
             raise PodNotFoundError(namespace, pod_name, node_name)
         self._writable(node_name).remove_pod(target.pod)
+        self._written(node_name)
         top = self._top
         top.count_pvcs(target, -1)
         if target.has_affinity:
@@ -435,8 +488,14 @@ class DeltaSnapshotStore:
 
     def revert(self) -> None:
         """Drop the top layer (no-op when not forked). Time: O(1)."""
-        parent = self._top.parent
+        top = self._top
+        parent = top.parent
         if parent is not None:
+            if top.added or top.deleted:
+                self._restart_journal()  # the node set changes back
+            else:
+                for name in top.modified:  # the parent's NodeInfo shows again
+                    self._written(name)
             self._top = parent
             self._depth -= 1
 
@@ -470,6 +529,8 @@ class DeltaSnapshotStore:
                 parent.pvc_delta.pop(key, None)
         if changed:
             parent.nodes_changed()
+        if top.added or top.deleted:
+            self._restart_journal()  # the visible nodes are the same; their list is rebuilt
         self._top = parent
         self._depth -= 1
 
@@ -478,3 +539,4 @@ class DeltaSnapshotStore:
         self._base = _Layer(None)
         self._top = self._base
         self._depth = 0
+        self._restart_journal()

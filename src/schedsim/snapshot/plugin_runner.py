@@ -57,9 +57,24 @@ class FilterTable:
     (what else a column's scores were computed for, e.g. the cluster's image spread).
     """
 
-    __slots__ = ("gens", "names", "nodeless", "objs", "ok", "scores", "statuses", "tokens")
+    __slots__ = (
+        "gens",
+        "journal",
+        "names",
+        "nodeless",
+        "objs",
+        "ok",
+        "positions",
+        "scores",
+        "statuses",
+        "tokens",
+    )
 
     def __init__(self) -> None:
+        # the store's change-journal token this table is up to date with (None: compare
+        # everything next time) and node name -> position as of that comparison
+        self.journal: object = None
+        self.positions: dict[str, int] = {}
         self.objs: list[NodeInfo | None] = []
         self.gens: list[int] = []
         self.ok: list[bool] = []
@@ -79,6 +94,8 @@ class FilterTable:
         self.nodeless = False
         self.scores = {}
         self.tokens = {}
+        self.journal = None
+        self.positions = {}
 
 
 def absent_nodes_status(plugins: Iterable[str]) -> Status:
@@ -202,6 +219,13 @@ class _Lister(Protocol):
     def list_node_infos(self) -> Sequence[NodeInfo]: ...
 
 
+_NO_JOURNAL: tuple[object, list[str] | None] = (None, None)
+
+
+def _no_journal(token: object) -> tuple[object, list[str] | None]:
+    return _NO_JOURNAL
+
+
 class SchedulerPluginRunner:
     """Runs PreFilter/Filter/Reserve of ``framework`` over the NodeInfos of ``snapshot``.
 
@@ -225,6 +249,10 @@ class SchedulerPluginRunner:
     ) -> None:
         self.framework = framework
         self._snapshot = snapshot
+        # the store's change journal, when it keeps one (`DeltaSnapshotStore.changes_since`)
+        self._changes_since: Callable[[object], tuple[object, list[str] | None]] = getattr(
+            snapshot, "node_changes_since", _no_journal
+        )
         self._ordering = node_ordering or LastIndexOrderMapping(1)
         self._skip_unschedulable = skip_unschedulable_nodes
         self.failing_classes: FailingClasses | None = None
@@ -385,20 +413,43 @@ class SchedulerPluginRunner:
             record: fill ``node_to_status`` for the rejected nodes of the window (always
                 done when no node passes: the FitError needs them).
 
-        Time: O(nodes) C-level comparisons + O(changed nodes) Filter chains + O(found).
+        The changed positions come from the store's change journal (`DeltaSnapshotStore.
+        changes_since`) when ``nodes`` is the snapshot's own list and the table is up to date
+        with an earlier token of the same store; otherwise every position is compared.
+
+        Time: O(changed nodes) look-ups with the journal, else O(nodes) C-level comparisons;
+        + O(changed nodes) Filter chains + O(nodes) C-level slicing for the rotation.
         """
         n = len(nodes)
         if n == 0:
             return FilterWalk([], [], {}, 0, None)
-        cur = list(map(_GENERATION, nodes))
-        if len(table.objs) != n:
-            table.resize(n)
-            stale: Iterable[int] = range(n)
+        # what changed since the table was last brought up to date: from the store's change
+        # journal when ``nodes`` is the snapshot's list (O(changes)), else by comparing every
+        # position's object and generation (C-level, O(nodes))
+        token, written = (
+            self._changes_since(table.journal)
+            if nodes is self._snapshot.list_node_infos()
+            else _NO_JOURNAL
+        )
+        stale: Iterable[int]
+        if written is not None and len(table.objs) == n:
+            positions = table.positions
+            stale = sorted({positions[name] for name in written if name in positions})
         else:
-            changed: list[int] = []
-            differences(cur, table.gens, 0, n, changed)
-            differences(list(nodes), table.objs, 0, n, changed)
-            stale = sorted(set(changed))
+            cur = list(map(_GENERATION, nodes))
+            if len(table.objs) != n:
+                table.resize(n)
+                stale = range(n)
+            else:
+                changed: list[int] = []
+                differences(cur, table.gens, 0, n, changed)
+                differences(list(nodes), table.objs, 0, n, changed)
+                stale = sorted(set(changed))
+            if token is not None:
+                table.positions = {
+                    ni.node.name: i for i, ni in enumerate(nodes) if ni.node is not None
+                }
+        table.journal = token
         run_filter = self.framework.run_filter_plugins
         objs, gens, ok, statuses, names = (
             table.objs,
@@ -415,7 +466,7 @@ class SchedulerPluginRunner:
             ni = nodes[i]
             node = ni.node
             if node is None:  # never feasible, never recorded (as in walk_filters)
-                objs[i], gens[i], ok[i], statuses[i] = ni, cur[i], False, None
+                objs[i], gens[i], ok[i], statuses[i] = ni, ni.generation, False, None
                 table.nodeless = True
                 continue
             st = run_filter(state, pod, ni)
@@ -425,8 +476,9 @@ class SchedulerPluginRunner:
             if st.code is Code.Error:
                 errors.append(i)  # not stored: filtered again next time
                 objs[i], gens[i] = None, -1
+                table.journal = None  # the journal will not name it again
             else:
-                objs[i], gens[i] = ni, cur[i]
+                objs[i], gens[i] = ni, ni.generation
         rotation = chain(range(start, n), range(start))
         found = list(islice(compress(rotation, ok[start:] + ok[:start]), num_to_find))
         processed = n if len(found) < num_to_find else (found[-1] - start) % n + 1
