@@ -333,7 +333,7 @@ class InterPodAffinity:
         ns_labels = listers.namespace_labels(pod.namespace) or _NO_LABELS
         s = PreFilterState(pod, affinity, anti_affinity, ns_labels)
         idx = self.index
-        idx.refresh(nodes)
+        idx.refresh(nodes, None if bound is None else bound.node_infos())
         node_labels = idx.node_labels
 
         existing = s.existing_anti_affinity_counts
@@ -428,7 +428,7 @@ class InterPodAffinity:
             # upstream then visits only HavePodsWithAffinityList: no score, Skip (no refresh)
             return _SKIP
         idx = self.index
-        idx.refresh(node_infos.list())
+        idx.refresh(node_infos.list(), node_infos)
         node_labels = idx.node_labels
         listers = self._handle.object_listers
         _, _, preferred, preferred_anti = incoming_terms(pod, listers)

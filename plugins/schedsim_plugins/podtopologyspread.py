@@ -279,7 +279,8 @@ class PodTopologySpread:
         pairs = list(zip(constraints, counts, domains, strict=True))
         # matching pods per domain, from the index's pod signatures (not every pod)
         idx = self.index
-        idx.refresh(nodes)
+        bound = self._handle.shared_lister.delegate
+        idx.refresh(nodes, None if bound is None else bound.node_infos())
         ns = pod.namespace
         for c, m, dom in pairs:
             sel = c.selector

@@ -19,7 +19,8 @@ entry only when the generation differs. Global tables aggregate the entries:
 * per node, the pods whose terms PreScore reads from existing pods (required affinity with
   a hard weight, preferred affinity or anti-affinity).
 
-A PreFilter then costs O(nodes) generation checks plus the matching signatures and terms,
+A PreFilter then costs O(nodes) generation checks (O(changed nodes) when the snapshot's
+lister keeps a change journal, see `PodIndex.refresh`) plus the matching signatures and terms,
 not O(pods). Memory: O(pods' distinct signatures and terms + nodes).
 """
 
@@ -30,7 +31,7 @@ from operator import attrgetter
 
 from schedsim.api.labels import LabelSelector
 from schedsim.api.positions import differences
-from schedsim.framework.interface import NodeInfo, PodInfo
+from schedsim.framework.interface import NodeInfo, NodeInfoLister, PodInfo
 from schedsim.framework.types import AffinityTerm
 
 __all__ = ["PodIndex", "Signature", "TermKey", "index_pairs", "term_key", "term_matches"]
@@ -124,6 +125,7 @@ class PodIndex:
         "_anti_scan",
         "_entries",
         "_gens",
+        "_journal",
         "_score_entries",
         "_sig_by_pair",
         "anti_terms",
@@ -135,6 +137,8 @@ class PodIndex:
     def __init__(self) -> None:
         self._entries: dict[str, _Entry] = {}
         self._gens: list[int] = []
+        # the lister's change-journal token the entries are up to date with (None: unknown)
+        self._journal: object = None
         self._score_entries: dict[str, tuple[PodInfo, ...]] = {}
         self.node_labels: dict[str, Mapping[str, str]] = {}
         self.sig_nodes: dict[Signature, dict[str, int]] = {}
@@ -146,17 +150,41 @@ class PodIndex:
 
     # ------------------------------------------------------------------ upkeep
 
-    def refresh(self, nodes: Sequence[NodeInfo]) -> None:
+    def refresh(self, nodes: Sequence[NodeInfo], lister: NodeInfoLister | None = None) -> None:
         """Bring the index up to ``nodes`` (every node of the snapshot).
 
-        The generations of ``nodes`` are compared position by position with those of the
-        last call (a list comparison in C); entries are rebuilt, by node name, where they
-        differ. A generation identifies one state of one node (it is drawn from a
+        With ``lister``, the snapshot's NodeInfo lister ``nodes`` comes from, keeping a change
+        journal (``changes_since``, the delta store's) and the index up to date with an
+        earlier token of it, only the nodes the journal names are looked at: O(changes).
+
+        Otherwise the generations of ``nodes`` are compared position by position with those
+        of the last call (a list comparison in C); entries are rebuilt, by node name, where
+        they differ. A generation identifies one state of one node (it is drawn from a
         process-wide counter on every mutation; copies keep it), so equal generations mean
         equal contents, whatever the order of the list.
 
-        Time: O(len(nodes)) at C speed + O(pods of the changed nodes).
+        Time: O(changed nodes) with the journal, else O(len(nodes)) at C speed; + O(pods of
+        the changed nodes).
         """
+        changes = None if lister is None else getattr(lister, "changes_since", None)
+        if changes is not None and lister is not None and nodes is lister.list():
+            token, written = changes(self._journal)
+            if written is not None:
+                for name in set(written):
+                    ni = lister.get(name)
+                    e = self._entries.get(name)
+                    if e is None or e.gen != ni.generation:
+                        self._rebuild(name, ni, e)
+                self._journal = token
+                self._gens = []  # positions not compared: the next scan compares them all
+                return
+            self._scan(nodes)
+            self._journal = token
+            return
+        self._journal = None
+        self._scan(nodes)
+
+    def _scan(self, nodes: Sequence[NodeInfo]) -> None:
         gens = list(map(_GENERATION, nodes))
         prev = self._gens
         if gens == prev:  # nothing changed since the last call (e.g. PreFilter, then PreScore)
@@ -179,22 +207,25 @@ class PodIndex:
             e = entries.get(name)
             if e is not None and e.gen == gens[i]:
                 continue
-            if e is not None:
-                self._apply(name, e, -1)
-            e = _Entry(ni)
-            entries[name] = e
-            if e.score_pods:
-                self._score_entries[name] = e.score_pods
-            else:
-                self._score_entries.pop(name, None)
-            self.node_labels[name] = e.labels
-            self._apply(name, e, 1)
+            self._rebuild(name, ni, e)
         if len(entries) > len(gens):  # nodes were removed
             present = {ni.node.name for ni in nodes if ni.node is not None}
             for name in [n for n in entries if n not in present]:
                 self._apply(name, entries.pop(name), -1)
                 del self.node_labels[name]
                 self._score_entries.pop(name, None)
+
+    def _rebuild(self, name: str, ni: NodeInfo, old: _Entry | None) -> None:
+        if old is not None:
+            self._apply(name, old, -1)
+        e = _Entry(ni)
+        self._entries[name] = e
+        if e.score_pods:
+            self._score_entries[name] = e.score_pods
+        else:
+            self._score_entries.pop(name, None)
+        self.node_labels[name] = e.labels
+        self._apply(name, e, 1)
 
     def _apply(self, name: str, e: _Entry, sign: int) -> None:
         for sig, n in e.sigs.items():
