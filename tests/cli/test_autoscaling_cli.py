@@ -273,7 +273,8 @@ def test_template_pod_with_missing_claim(
     doc = json.loads(json.dumps(GROUPS))
     doc["nodeGroups"][0]["template"]["pods"] = [
         {"metadata": {"name": "ds"},
-         "spec": {"resourceClaims": [{"name": "c", "resourceClaimName": "nowhere"}]}}
+         "spec": {"resourceClaims": [{"name": "c", "resourceClaimName": "nowhere"}],
+                  "containers": [{"name": "c", "image": "i"}]}}
     ]  # fmt: skip
     groups.write_text(yaml.safe_dump(doc))
     msg = _error(["scale-up", cluster, "--node-groups", str(groups)], capsys)

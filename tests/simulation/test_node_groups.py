@@ -110,6 +110,12 @@ def test_load_file(tmp_path: Path) -> None:
     assert g.size([g.template.node, attrs.evolve(g.template.node, labels={})]) == 1
 
 
+SUBDOMAIN = (
+    "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or "
+    "'.', and must start and end with an alphanumeric character (e.g. 'example.com')"
+)
+
+
 @pytest.mark.parametrize(
     ("data", "message"),
     [
@@ -140,7 +146,9 @@ def test_load_file(tmp_path: Path) -> None:
         (doc(template={"node": NODE, "pods": {}}),
          "f.yaml: nodeGroups[0].template.pods: expected a list, got a mapping"),
         (doc(template={"node": NODE, "pods": [{"metadata": {"name": "p"},
-                                               "spec": {"nodeName": "elsewhere"}}]}),
+                                               "spec": {"nodeName": "elsewhere",
+                                                        "containers": [{"name": "c",
+                                                                        "image": "i"}]}}]}),
          "f.yaml: nodeGroups[0].template.pods[0].spec.nodeName: must be empty or the template "
          "node's name 'gpu-template', got 'elsewhere'"),
         (doc(template={"node": NODE, "resourceSlices": [
@@ -150,6 +158,19 @@ def test_load_file(tmp_path: Path) -> None:
         (doc(template={"node": NODE, "image": "x"}),
          "f.yaml: nodeGroups[0].template.image: unknown field (expected csiNode, node, pods, "
          "resourceClaims, resourceSlices)"),
+        # the API server's rules apply to templates and listed node names as to manifests
+        # (apimachinery IsDNS1123Subdomain, ValidateLabels; a fresh-user finding)
+        (doc(template={"node": {**NODE, "metadata": {**NODE["metadata"], "name": "Bad_T!"}}}),
+         "f.yaml: nodeGroups[0].template.node.metadata.name: invalid value 'Bad_T!': "
+         f"{SUBDOMAIN}"),
+        (doc(nodes=["Bad_Node!"]), f"f.yaml: nodeGroups[0].nodes[0]: invalid value 'Bad_Node!': "
+         f"{SUBDOMAIN}"),
+        (doc(nodes=[""]), f"f.yaml: nodeGroups[0].nodes[0]: invalid value '': {SUBDOMAIN}"),
+        (doc(nodeSelector={"pool": "a b"}),
+         "f.yaml: nodeGroups[0].nodeSelector: invalid value 'a b': a valid label must be an "
+         "empty string or consist of alphanumeric characters, '-', '_' or '.', and must start "
+         "and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', "
+         "regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')"),
         ({"nodeGroups": [doc()["nodeGroups"][0], doc()["nodeGroups"][0]]},
          "f.yaml: nodeGroups[1].name: duplicate node group 'gpu' (first at nodeGroups[0])"),
     ],

@@ -20,6 +20,8 @@ from schedsim.api.errors import FieldError, ManifestError
 from schedsim.api.loader import parse_text, read_documents, read_stdin
 from schedsim.api.resource import ResourceClaim, ResourceSlice
 from schedsim.api.storage import CSINode
+from schedsim.api.validation import validate_object
+from schedsim.api.validation_common import Problems, validate_labels
 
 _INT64_MAX = 2**63 - 1  # Cluster Autoscaler node-group sizes are Go ints
 
@@ -121,9 +123,16 @@ def _decode(decoder: Any, raw: Any, path: str, source: str, kind: str) -> Any:
     if given is not None and given != kind:
         raise ManifestError(f"{source}: {path}.kind: expected {kind}, got {given!r}")
     try:
-        return decoder(raw)
+        obj = decoder(raw)
     except FieldError as e:
         raise ManifestError(f"{source}: {path}.{e.field}: {e.problem}") from None
+    # The API server's rules, as for the same object in a manifest: a template the API
+    # server would refuse would give copies no real cluster could have.
+    problems = validate_object(raw, kind)
+    if problems.errors:
+        field, problem = problems.errors[0]
+        raise ManifestError(f"{source}: {path}.{field}: {problem}")
+    return obj
 
 
 def _template(raw: Mapping[str, Any], path: str, source: str) -> NodeTemplate:
@@ -273,8 +282,13 @@ def parse_node_groups(doc: Any, source: str) -> list[NodeGroup]:
             if isinstance(price, bool) or not isinstance(price, int | float) or not price >= 0:
                 raise FieldError(f"{path}.price", f"must be a number >= 0, got {price!r}")
             selector = d.get_str_map(g, "nodeSelector", path)
+            problems = Problems()
+            validate_labels(selector, f"{path}.nodeSelector", problems)
+            if problems.errors:
+                raise FieldError(*problems.errors[0])
             listed = d.get_str_list(g, "nodes", path)
             for j, node_name in enumerate(listed):
+                d.check_dns1123_subdomain(node_name, f"{path}.nodes[{j}]")
                 owner = listed_in.get(node_name)
                 if owner is not None and owner != name:
                     # CA: a node belongs to exactly one node group (NodeGroupForNode)
