@@ -26,6 +26,7 @@ from schedsim.framework import (
 from schedsim.scheduler import Scheduler
 from schedsim.simulation import queue_order
 from schedsim.snapshot import PredicateSnapshot
+from schedsim.snapshot.infos import PodInfo as StoredPodInfo
 from schedsim.testing.snapshot_conformance import make_node, make_pod
 
 
@@ -280,6 +281,28 @@ def test_explanation_counts_nodes_not_evaluated() -> None:
     assert ex is not None
     assert len(ex.filter) == 144
     assert ex.not_evaluated_nodes == 156
+
+
+def test_explanation_of_a_pod_placed_on_its_nominated_node() -> None:
+    """kube-scheduler 1.34 ``evaluateNominatedNode``: a nominated pod whose node passes
+    Filter goes there without the other nodes being filtered (``ScheduleResult`` with
+    EvaluatedNodes 1, FeasibleNodes 1); the explanation shows that node's Filter results
+    and counts the rest as not evaluated (a fresh user saw "0 of 3 nodes evaluated")."""
+    sched = _scheduler([make_node("a"), make_node("b"), make_node("c")])
+    pod = make_pod("p", cpu="1")
+    sched.nominator.add_nominated_pod(StoredPodInfo(pod, []), "b")
+    placed = sched.schedule_one(pod, explain=True)
+    ex = placed.explanation
+    assert ex is not None and placed.node_name == "b"
+    assert list(ex.filter) == ["b"]
+    assert set(ex.filter["b"].values()) == {"passed"}
+    assert ex.to_json()["nodes"] == {
+        "all": 3,
+        "evaluated": 1,
+        "feasible": 1,
+        "notEvaluated": 2,
+        "excludedByPreFilter": 0,
+    }
 
 
 @pytest.mark.parametrize("seed", [1, 2, 3])

@@ -223,6 +223,11 @@ class Scheduler:
         nominated = self._evaluate_nominated_node(pod, state)
         if nominated is not None:
             if explanation is not None:
+                # evaluateNominatedNode filtered this one node; the others were not tried
+                explanation.record_filter(
+                    self._filter_plugins, state.skip_filter_plugins, [nominated], {}
+                )
+                explanation.not_evaluated_nodes = num_all - 1
                 explanation.selected_node = nominated
             return ScheduleResult(nominated, 1, 1), state
         candidates = nodes
