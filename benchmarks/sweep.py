@@ -4,7 +4,8 @@
    scenarios of about a second each (``simulate`` of N nodes and 2N pending pods); pool start
    included.
 2. Ray's overhead per scenario against the pool: tiny scenarios (a 2-node cluster), local Ray
-   (``ray.init(num_cpus=2)``, its start timed apart) vs a 2-worker pool.
+   (``ray.init(num_cpus=2)``, its start timed apart) vs a 2-worker pool, as the slope between
+   40 and 120 scenarios (fixed costs drop out).
 3. Shipping the cluster to the workers once (the pool's initializer) vs with every scenario,
    on a large cluster with cheap scenarios; plus one pickle round trip of that cluster.
 
@@ -17,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import importlib.util
+import os
 import pickle
 import tempfile
 import time
@@ -89,6 +91,7 @@ def main() -> None:
         f"1. {args.scenarios} scenarios of {serial / args.scenarios:.2f} s each "
         f"({args.nodes} nodes, {2 * args.nodes} pods); serial {serial:.2f} s"
     )
+    sweep_time(spec_dir(2, 3, 2), PoolExecutor(2))  # starts the fork server (once per process)
     ratios = []
     for i in range(args.repeat):
         order = (1, 2) if i % 2 == 0 else (2, 1)
@@ -100,13 +103,17 @@ def main() -> None:
         print(
             f"   pair {i + 1} ({order[0]} first): pool(1) {times[1]:.2f} s, pool(2) "
             f"{times[2]:.2f} s: speed-up {ratios[-1]:.2f}x, serial/pool(2) "
-            f"{serial / times[2]:.2f}x"
+            f"{serial / times[2]:.2f}x (load average {os.getloadavg()[0]:.1f})"
         )
     ratios.sort()
     print(f"   pool(2)/pool(1) median {ratios[len(ratios) // 2]:.2f}x over {len(ratios)} pair(s)")
 
-    tiny = spec_dir(2, 3, 40)
-    pool_tiny, ref_tiny = sweep_time(tiny, PoolExecutor(2))
+    # per-scenario cost as a slope (40 vs 120 tiny scenarios), so fixed costs (pool start,
+    # ray.init) drop out; each scenario builds its own Engine (a featureGates variant each)
+    small, large = spec_dir(2, 3, 40), spec_dir(2, 3, 120)
+    p40, ref40 = sweep_time(small, PoolExecutor(2))
+    p120, ref120 = sweep_time(large, PoolExecutor(2))
+    pool_per = (p120 - p40) / 80
     if args.skip_ray or importlib.util.find_spec("ray") is None:
         print("2. Ray: skipped (--skip-ray or ray not installed)")
     else:
@@ -116,15 +123,21 @@ def main() -> None:
 
         start = timed(lambda: ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False))
         try:
-            sweep_time(tiny, RayExecutor())  # workers start and import schedsim
-            on_ray, rr = sweep_time(tiny, RayExecutor())
+            sweep_time(small, RayExecutor())  # workers start and import schedsim
+            r40, got40 = sweep_time(small, RayExecutor())
+            r120, got120 = sweep_time(large, RayExecutor())
         finally:
             ray.shutdown()
-        assert rr == ref_tiny
+        assert got40 == ref40 and got120 == ref120
+        ray_per = (r120 - r40) / 80
         print(
-            f"2. 40 tiny scenarios: pool(2) {pool_tiny:.2f} s (start included), local Ray "
-            f"{on_ray:.2f} s (warm workers; ray.init {start:.1f} s): Ray "
-            f"{1000 * (on_ray - pool_tiny) / 40:+.1f} ms per scenario vs the pool"
+            f"2. tiny scenarios, 40 / 120: pool(2) {p40:.2f} / {p120:.2f} s (a new pool each "
+            f"time), local Ray {r40:.2f} / {r120:.2f} s (warm workers; ray.init {start:.1f} s)"
+        )
+        print(
+            f"   per scenario (slope): pool(2) {1000 * pool_per:.1f} ms, Ray "
+            f"{1000 * ray_per:.1f} ms: Ray {1000 * (ray_per - pool_per):+.1f} ms per scenario; "
+            f"fixed: pool start {p40 - 40 * pool_per:.2f} s, Ray (warm) {r40 - 40 * ray_per:.2f} s"
         )
 
     big = spec_dir(10 * args.nodes, 10 * args.nodes, 16)

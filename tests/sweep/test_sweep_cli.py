@@ -93,3 +93,22 @@ def test_bad_spec_exit_2(sweep_dir: Path, capsys: pytest.CaptureFixture[str]) ->
     assert err.startswith("schedsim: error: ") and "commands[0]: unknown command" in err
     status, out, err = _run(["sweep", str(sweep_dir / "nope.yaml")], capsys)
     assert status == 2 and "nope.yaml" in err and "Traceback" not in err
+
+
+def test_report_file(sweep_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """--report FILE.html writes one self-contained page (plotly.js inlined, no external
+    script) naming every scenario; an unwritable target is exit status 1 and no file."""
+    report = tmp_path / "sweep.html"
+    spec = str(sweep_dir / "sweep.yaml")
+    status, _, _ = _run(["sweep", spec, "--serial", "--report", str(report)], capsys)
+    assert status == 0
+    html = report.read_text()
+    assert "<script src=" not in html and "plotly" in html
+    assert all(
+        f"<td>{g}+{c}+scale-up</td>" in html
+        for g in ("capped", "large")
+        for c in ("spread", "packed")
+    )
+    bad = tmp_path / "missing-dir" / "sweep.html"
+    status, _, err = _run(["sweep", spec, "--serial", "--report", str(bad)], capsys)
+    assert status == 1 and "cannot write" in err and not bad.exists()
