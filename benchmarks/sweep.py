@@ -10,7 +10,7 @@
    on a large cluster with cheap scenarios; plus one pickle round trip of that cluster.
 
 Run: ``nice -n 10 python benchmarks/sweep.py [--nodes 250] [--scenarios 8] [--repeat 3]
-[--skip-ray]``. Numbers are wall times on a shared machine: read the ratios (pool(1) and
+[--skip-ray] [--sections 123]``. Numbers are wall times on a shared machine: read the ratios (pool(1) and
 pool(2) alternate which runs first in each pair).
 """
 
@@ -77,6 +77,7 @@ def main() -> None:
     ap.add_argument("--nodes", type=int, default=120)
     ap.add_argument("--scenarios", type=int, default=8)
     ap.add_argument("--skip-ray", action="store_true")
+    ap.add_argument("--sections", default="123", help="which of 1, 2, 3 to run (default all)")
     ap.add_argument(
         "--repeat",
         type=int,
@@ -85,77 +86,85 @@ def main() -> None:
     )
     args = ap.parse_args()
 
-    d = spec_dir(args.nodes, 2 * args.nodes, args.scenarios)
-    serial, ref = sweep_time(d, SerialExecutor())
-    print(
-        f"1. {args.scenarios} scenarios of {serial / args.scenarios:.2f} s each "
-        f"({args.nodes} nodes, {2 * args.nodes} pods); serial {serial:.2f} s"
-    )
-    sweep_time(spec_dir(2, 3, 2), PoolExecutor(2))  # starts the fork server (once per process)
-    ratios = []
-    for i in range(args.repeat):
-        order = (1, 2) if i % 2 == 0 else (2, 1)
-        times = {}
-        for workers in order:
-            times[workers], got = sweep_time(d, PoolExecutor(workers))
-            assert got == ref
-        ratios.append(times[1] / times[2])
+    if "1" in args.sections:
+        d = spec_dir(args.nodes, 2 * args.nodes, args.scenarios)
+        serial, ref = sweep_time(d, SerialExecutor())
         print(
-            f"   pair {i + 1} ({order[0]} first): pool(1) {times[1]:.2f} s, pool(2) "
-            f"{times[2]:.2f} s: speed-up {ratios[-1]:.2f}x, serial/pool(2) "
-            f"{serial / times[2]:.2f}x (load average {os.getloadavg()[0]:.1f})"
+            f"1. {args.scenarios} scenarios of {serial / args.scenarios:.2f} s each "
+            f"({args.nodes} nodes, {2 * args.nodes} pods); serial {serial:.2f} s"
         )
-    ratios.sort()
-    print(f"   pool(2)/pool(1) median {ratios[len(ratios) // 2]:.2f}x over {len(ratios)} pair(s)")
-
-    # per-scenario cost as a slope (40 vs 120 tiny scenarios), so fixed costs (pool start,
-    # ray.init) drop out; each scenario builds its own Engine (a featureGates variant each)
-    small, large = spec_dir(2, 3, 40), spec_dir(2, 3, 120)
-    p40, ref40 = sweep_time(small, PoolExecutor(2))
-    p120, ref120 = sweep_time(large, PoolExecutor(2))
-    pool_per = (p120 - p40) / 80
-    if args.skip_ray or importlib.util.find_spec("ray") is None:
-        print("2. Ray: skipped (--skip-ray or ray not installed)")
-    else:
-        import ray
-
-        from schedsim.sweep.ray import RayExecutor
-
-        start = timed(lambda: ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False))
-        try:
-            sweep_time(small, RayExecutor())  # workers start and import schedsim
-            r40, got40 = sweep_time(small, RayExecutor())
-            r120, got120 = sweep_time(large, RayExecutor())
-        finally:
-            ray.shutdown()
-        assert got40 == ref40 and got120 == ref120
-        ray_per = (r120 - r40) / 80
+        sweep_time(spec_dir(2, 3, 2), PoolExecutor(2))  # starts the fork server (once per process)
+        ratios = []
+        for i in range(args.repeat):
+            order = (1, 2) if i % 2 == 0 else (2, 1)
+            times = {}
+            for workers in order:
+                times[workers], got = sweep_time(d, PoolExecutor(workers))
+                assert got == ref
+            ratios.append(times[1] / times[2])
+            print(
+                f"   pair {i + 1} ({order[0]} first): pool(1) {times[1]:.2f} s, pool(2) "
+                f"{times[2]:.2f} s: speed-up {ratios[-1]:.2f}x, serial/pool(2) "
+                f"{serial / times[2]:.2f}x (load average {os.getloadavg()[0]:.1f})"
+            )
+        ratios.sort()
         print(
-            f"2. tiny scenarios, 40 / 120: pool(2) {p40:.2f} / {p120:.2f} s (a new pool each "
-            f"time), local Ray {r40:.2f} / {r120:.2f} s (warm workers; ray.init {start:.1f} s)"
-        )
-        print(
-            f"   per scenario (slope): pool(2) {1000 * pool_per:.1f} ms, Ray "
-            f"{1000 * ray_per:.1f} ms: Ray {1000 * (ray_per - pool_per):+.1f} ms per scenario; "
-            f"fixed: pool start {p40 - 40 * pool_per:.2f} s, Ray (warm) {r40 - 40 * ray_per:.2f} s"
+            f"   pool(2)/pool(1) median {ratios[len(ratios) // 2]:.2f}x over {len(ratios)} pair(s)"
         )
 
-    big = spec_dir(10 * args.nodes, 10 * args.nodes, 16)
-    (big / "sweep.yaml").write_text(
-        (big / "sweep.yaml").read_text().replace("[simulate]", "[scale-down]")
-    )
-    cluster = Cluster.from_paths([str(big / "cluster.yaml")])
-    data = pickle.dumps(cluster)
-    rt = timed(lambda: pickle.loads(pickle.dumps(cluster)))
-    once, a = sweep_time(big, PoolExecutor(2))
-    each, b = sweep_time(big, PoolExecutor(2, ship_per_scenario=True))
-    assert a == b
-    print(
-        f"3. cluster of {10 * args.nodes} nodes + {10 * args.nodes} pods: pickle "
-        f"{len(data) / 1e6:.1f} MB, round trip {1000 * rt:.0f} ms; 16 scale-down "
-        f"scenarios on pool(2): shipped once per worker {once:.2f} s, with every scenario "
-        f"{each:.2f} s ({each / once:.2f}x)"
-    )
+    if "2" in args.sections:
+        # per-scenario cost as a slope (40 vs 120 tiny scenarios), so fixed costs (pool start,
+        # ray.init) drop out; each scenario builds its own Engine (a featureGates variant each)
+        small, large = spec_dir(2, 3, 40), spec_dir(2, 3, 120)
+        p40, ref40 = sweep_time(small, PoolExecutor(2))
+        p120, ref120 = sweep_time(large, PoolExecutor(2))
+        pool_per = (p120 - p40) / 80
+        if args.skip_ray or importlib.util.find_spec("ray") is None:
+            print("2. Ray: skipped (--skip-ray or ray not installed)")
+        else:
+            import ray
+
+            from schedsim.sweep.ray import RayExecutor
+
+            start = timed(
+                lambda: ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+            )
+            try:
+                sweep_time(small, RayExecutor())  # workers start and import schedsim
+                r40, got40 = sweep_time(small, RayExecutor())
+                r120, got120 = sweep_time(large, RayExecutor())
+            finally:
+                ray.shutdown()
+            assert got40 == ref40 and got120 == ref120
+            ray_per = (r120 - r40) / 80
+            print(
+                f"2. tiny scenarios, 40 / 120: pool(2) {p40:.2f} / {p120:.2f} s (a new pool each "
+                f"time), local Ray {r40:.2f} / {r120:.2f} s (warm workers; ray.init {start:.1f} s)"
+            )
+            print(
+                f"   per scenario (slope): pool(2) {1000 * pool_per:.1f} ms, Ray "
+                f"{1000 * ray_per:.1f} ms: Ray {1000 * (ray_per - pool_per):+.1f} ms per "
+                f"scenario; fixed: pool start {p40 - 40 * pool_per:.2f} s, Ray (warm) "
+                f"{r40 - 40 * ray_per:.2f} s"
+            )
+
+    if "3" in args.sections:
+        big = spec_dir(10 * args.nodes, 10 * args.nodes, 16)
+        (big / "sweep.yaml").write_text(
+            (big / "sweep.yaml").read_text().replace("[simulate]", "[scale-down]")
+        )
+        cluster = Cluster.from_paths([str(big / "cluster.yaml")])
+        data = pickle.dumps(cluster)
+        rt = timed(lambda: pickle.loads(pickle.dumps(cluster)))
+        once, a = sweep_time(big, PoolExecutor(2))
+        each, b = sweep_time(big, PoolExecutor(2, ship_per_scenario=True))
+        assert a == b
+        print(
+            f"3. cluster of {10 * args.nodes} nodes + {10 * args.nodes} pods: pickle "
+            f"{len(data) / 1e6:.1f} MB, round trip {1000 * rt:.0f} ms; 16 scale-down "
+            f"scenarios on pool(2): shipped once per worker {once:.2f} s, with every scenario "
+            f"{each:.2f} s ({each / once:.2f}x)"
+        )
 
 
 if __name__ == "__main__":
