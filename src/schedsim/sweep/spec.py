@@ -389,14 +389,17 @@ def _traces(source: str, axes: Mapping[str, Any]) -> tuple[TraceVariant, ...]:
 
 
 def load_spec(path: str) -> SweepSpec:
-    """Read and check a sweep spec, and every file it names.
+    """Read and check a sweep spec, and every node-groups and scheduler configuration file
+    it names (the manifests of ``cluster`` and ``traces`` are loaded by
+    `schedsim.sweep.load_clusters`). Paths are joined to the spec's directory as given, so
+    messages quote them relative when the spec path is.
 
     Raises:
         ManifestError: ``FILE: FIELD: problem`` for a malformed spec (unknown field or
             command, an axis that is not a mapping of names, an option out of range, a gate
-            that does not exist, a command that needs node groups without a nodeGroups
-            axis), and the errors of the node-groups and scheduler configuration files it
-            names (``THATFILE: FIELD: problem``).
+            that does not exist, a duration that is not one, a command that needs node
+            groups without a nodeGroups axis), and the errors of the node-groups and
+            scheduler configuration files it names (``THATFILE: FIELD: problem``).
     """
     docs = [doc for doc in read_documents(path) if doc is not None]
     if len(docs) != 1:
