@@ -9,7 +9,8 @@ scenario never stops the others.
 - `SerialExecutor`: in this process, one after another (the reference).
 - `PoolExecutor`: a local process pool, one worker per core by default. The clusters are
   pickled once per worker (the pool's initializer), not once per scenario; workers are
-  started by a fork server (no fork of a process running threads).
+  started by a fork server (no fork of a process running threads) that has imported
+  schedsim and built the default profile once (`schedsim.sweep.warm`).
 - `schedsim.sweep.ray.RayExecutor`: Ray tasks (``--ray``), each cluster put once in Ray's
   object store.
 """
@@ -100,7 +101,7 @@ class PoolExecutor:
         if not scenarios:
             return
         ctx = multiprocessing.get_context("forkserver")
-        ctx.set_forkserver_preload(["schedsim.sweep.executors"])
+        ctx.set_forkserver_preload(["schedsim.sweep.executors", "schedsim.sweep.warm"])
         shipped = {} if self.ship_per_scenario else dict(clusters)
         with ProcessPoolExecutor(
             max_workers=min(self.workers, len(scenarios)),
