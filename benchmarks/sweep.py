@@ -10,8 +10,8 @@
    on a large cluster with cheap scenarios; plus one pickle round trip of that cluster.
 
 Run: ``nice -n 10 python benchmarks/sweep.py [--nodes 250] [--scenarios 8] [--repeat 3]
-[--skip-ray] [--sections 123]``. Numbers are wall times on a shared machine: read the ratios (pool(1) and
-pool(2) alternate which runs first in each pair).
+[--skip-ray] [--sections 123]``. Numbers are wall times on a shared machine: read the
+ratios (pool(1) and pool(2) alternate which runs first in each pair).
 """
 
 from __future__ import annotations
