@@ -290,7 +290,8 @@ def _to_json(result: SimulationResult) -> str:
 def _to_table(result: SimulationResult) -> str:
     buf = io.StringIO()
     console = Console(file=buf, width=120, force_terminal=False, color_system=None)
-    columns: list[cli_table.ColumnSpec] = [("POD", "ellipsis"), ("NODE", "ellipsis")]
+    # names fold onto more lines, never cut: two long names must stay distinguishable
+    columns: list[cli_table.ColumnSpec] = [("POD", "fold"), ("NODE", "fold")]
     devices = any(o.allocations for o in result.outcomes)
     if devices:
         columns.append(("DEVICES", "fold"))  # the device name is the useful end

@@ -164,6 +164,32 @@ def test_example_table(capsys: pytest.CaptureFixture[str]) -> None:
     assert "metrics-agent" not in out
 
 
+def test_table_never_cuts_names(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    """Pod and node names are identities (Kubernetes allows 253-character names): the table
+    folds them onto more lines instead of cutting them, so pods of one long namespace stay
+    distinguishable (a fresh user saw 43 pods as one cut name)."""
+    ns = "a-very-long-namespace-name-that-is-also-valid-in-kubernetes-x"
+    node = "node-with-a-rather-long-name-that-goes-on-and-on-and-on-for-a-while-0"
+    docs = [
+        {"apiVersion": "v1", "kind": "Node", "metadata": {"name": node},
+         "status": {"allocatable": {"cpu": "4", "memory": "8Gi", "pods": "110"}}},
+    ] + [
+        {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": f"pod-{i}", "namespace": ns},
+         "spec": {"containers": [{"name": "c", "image": "i"}]}}
+        for i in range(2)
+    ]  # fmt: skip
+    f = tmp_path / "long.json"
+    f.write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": docs}))
+    code, out, err = _run(capsys, str(f))
+    assert (code, err) == (0, "")
+    assert "…" not in out
+    cells = [line.split("│")[1:3] for line in out.splitlines() if line.startswith("│")]
+    pods = ["".join(c[0].strip() for c in cells[k : k + 2]) for k in (0, 2)]
+    nodes = ["".join(c[1].strip() for c in cells[k : k + 2]) for k in (0, 2)]
+    assert pods == [f"{ns}/pod-0", f"{ns}/pod-1"]
+    assert nodes == [node, node]
+
+
 def test_example_json_exact(capsys: pytest.CaptureFixture[str]) -> None:
     doc = _json(capsys)
     assert doc == {
