@@ -17,6 +17,12 @@ Differences from upstream, all deliberate:
   whose search runs out is rejected with upstream's "timed out trying to allocate devices".
   The allocator also skips branches that cannot change its answer (`schedsim.dra.Allocator`),
   so inputs that take upstream seconds usually finish long before the timeout here.
+* Filter's allocation for a node is reused for later pods whose claims to allocate have
+  equal specs while the node's DRA state holds (`schedsim.dra.filter_cache`), and the
+  scheduler's ResultCache shares Filter statuses between such pods on nodes whose NodeInfo
+  and pools did not change (`filter_reuse_key`, `filter_reuse_refresh`); Reserve then
+  allocates on the chosen node if Filter did not run there. Same answers as running the
+  allocator every time (tests/dra/test_filter_cache.py); upstream runs it for every node.
 * PostFilter picks the first deallocatable claim in pod order (upstream picks at random).
 * PreBind cannot wait for binding conditions: a device whose conditions are not all True
   yet fails binding with upstream's timeout message at once.
@@ -36,7 +42,7 @@ import uuid
 from collections.abc import Iterator, Mapping, Sequence
 from datetime import UTC, datetime, timedelta
 from fractions import Fraction
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Protocol
 
 import attrs
 
@@ -92,6 +98,7 @@ BINDING_TIMEOUT = timedelta(seconds=600)
 """How long a device may wait for its binding conditions (``BindingTimeoutDefaultSeconds``)."""
 
 _SKIP = Status(Code.Skip, (), NAME)
+_REUSE_TOKEN = "filter:" + NAME  # FilterTable.tokens key: the tracker epoch last refreshed
 
 
 def _unresolvable(message: str) -> Status:
@@ -109,6 +116,17 @@ _DEALLOCATED = Status(Code.Unschedulable, ("deallocation of ResourceClaim comple
 _NOT_AVAILABLE = _unresolvable("resourceclaim not available on the node")
 _STALE_EXTENDED_CLAIM = _unresolvable("cannot schedule extended resource claim")
 _CANNOT_FIT = _unresolvable("cannot fit resource")
+
+
+class FilterTable(Protocol):
+    """What `DynamicResources.filter_reuse_refresh` uses of the scheduler's FilterTable
+    (`schedsim.snapshot.plugin_runner.FilterTable`; plugins do not import the snapshot)."""
+
+    objs: list[Any]
+    gens: list[int]
+    tokens: dict[str, object]
+
+    def resize(self, n: int) -> None: ...
 
 
 class _ResolveError(Exception):
@@ -467,6 +485,63 @@ class DynamicResources:
             return _NOT_AVAILABLE
         return None
 
+    # ------------------------------------------------------------------ result reuse
+
+    def filter_reuse_key(self, state: CycleState) -> object | None:
+        """What the scheduler's `ResultCache` adds to the pod's class so that Filter
+        statuses of pods with equal claims are shared: the claim specs' key and the
+        AllocationCache's generation; None (no sharing) when a claim is allocated already
+        (Filter then checks it against the node and records it for PostFilter), with the
+        extended-resource claim, or when the AllocationCache is not used for the pod."""
+        s = state.get(STATE_KEY)
+        if s is None or s.cache_key is None or s.extended is not None:
+            return None
+        if len(s.to_allocate) != len(s.claims):
+            return None
+        return (NAME, s.cache_key, self.allocation_cache.generation)
+
+    def filter_reuse_refresh(
+        self, state: CycleState, table: FilterTable, names: Mapping[str, int]
+    ) -> None:
+        """Mark stale the positions of ``table`` (``names``: node name -> position) whose
+        nodes see a pool whose devices in use changed since the table was last refreshed
+        (all of them when such a pool is not local to one node, or the journal does not
+        reach back that far)."""
+        del state
+        epoch = self.allocated.epoch
+        assert epoch is not None
+        since = table.tokens.get(_REUSE_TOKEN)
+        if since is None:
+            if table.objs:  # filled before the token was kept: nothing is known
+                table.resize(len(table.objs))
+        elif since != epoch:
+            assert isinstance(since, int)
+            nodes = self._nodes_changed_since(since)
+            if nodes is None:
+                table.resize(len(table.objs))
+            else:
+                gens = table.gens
+                for name in nodes:
+                    i = names.get(name)
+                    if i is not None:
+                        gens[i] = -1
+        table.tokens[_REUSE_TOKEN] = epoch
+
+    def _nodes_changed_since(self, epoch: int) -> set[str] | None:
+        """The nodes that see a pool whose devices in use changed after ``epoch``; None
+        when that may be any node."""
+        changed = self.allocated.pools_changed_since(epoch)
+        if changed is None:
+            return None
+        nodes: set[str] = set()
+        for pool in set(changed):
+            node = self.pool_cache.pool_node(pool)
+            if node is None:
+                return None
+            if node:
+                nodes.add(node)
+        return nodes
+
     def _allocate(
         self, s: _State, node: Node, claims: list[ResourceClaim]
     ) -> list[AllocationResult] | Status | None:
@@ -489,6 +564,19 @@ class DynamicResources:
         if key is not None and pools is not None:
             self.allocation_cache.put(key, node, pools, results)
         return results
+
+    def _allocation_for(self, s: _State, node_name: str) -> list[AllocationResult] | None:
+        try:
+            node = self._handle.shared_lister.node_infos().get(node_name).node
+        except LookupError:
+            return None
+        if node is None:
+            return None
+        out = self._allocate(s, node, [s.claims[i] for i in s.to_allocate])
+        if not isinstance(out, list):
+            return None
+        s.node_allocations[node_name] = out
+        return out
 
     def _filter_extended(
         self, s: _State, pod: Pod, node_info: NodeInfo
@@ -581,6 +669,10 @@ class DynamicResources:
         if not s.to_allocate and special is None:
             return None
         results = s.node_allocations.get(node_name)
+        if results is None and s.cache_key is not None and special is None:
+            # Filter's status for this node came from the scheduler's ResultCache: allocate
+            # now (the AllocationCache answers when its entry still holds).
+            results = self._allocation_for(s, node_name)
         if results is None:
             return _error(f"claim allocation not found for node {node_name}")
         manager = self._manager()

@@ -24,7 +24,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from schedsim.cli import main as cli_main
-from schedsim.dra.filter_cache import MISS, AllocationCache
+from schedsim.dra import Allocator
 from schedsim_plugins.dynamicresources import DynamicResources
 
 DRIVER = "driver-a"
@@ -199,8 +199,8 @@ def test_scheduler_perf_claim_template_shape(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
     """scheduler_perf's SchedulingWithResourceClaimTemplate shape (node-local slices of 10
-    devices, one template per namespace): equal output, and the cache answers most Filter
-    calls (so a cache that never hits fails here)."""
+    devices, one template per namespace): equal output, and the allocator runs less than a
+    quarter as often (so a cache that never answers fails here)."""
     nodes = 12
     objects = _objects(nodes, [(0, 10, False, i) for i in range(nodes)], [])
     objects += [
@@ -215,16 +215,36 @@ def test_scheduler_perf_claim_template_shape(
         }
         for i in range(130)  # 10 more than the 120 devices: those fail on every node
     ]
-    hits: list[int] = []
-    get = AllocationCache.get
+    calls: list[bool] = []
+    allocate = Allocator.allocate
 
-    def counting_get(self: AllocationCache, *args: Any) -> Any:
-        out = get(self, *args)
-        hits.append(0 if out is MISS else 1)
-        return out
+    def counting(self: Allocator, *args: Any) -> Any:
+        calls.append(DynamicResources.use_allocation_cache)
+        return allocate(self, *args)
 
-    monkeypatch.setattr(AllocationCache, "get", counting_get)
+    monkeypatch.setattr(Allocator, "allocate", counting)
     with_cache, without = _both(monkeypatch, objects, tmp_path)
     assert with_cache == without
     assert with_cache["summary"]["scheduled"] == 120
-    assert sum(hits) > len(hits) // 2
+    cached, full = calls.count(True), calls.count(False)
+    assert full >= 130 * nodes // 2  # kube-scheduler's walk: every node for most pods
+    assert cached * 4 < full
+
+
+@pytest.mark.parametrize("kind", [1, 2])
+def test_shared_pool_taken_elsewhere(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, kind: int
+) -> None:
+    """Network-attached devices (``allNodes``, or a ``nodeSelector`` matching the nodes)
+    taken by earlier pods on one node are gone for the next pod on every node, although
+    the other nodes' NodeInfos did not change: of three pods wanting one of the two
+    devices, the third does not fit (upstream's Filter: "cannot allocate all claims"),
+    with the cache as without it."""
+    objects = _objects(4, [(kind, 2, False, 0)], [("one", 1)] * 3)
+    objects = [  # nodeSelector: zone a, the odd nodes
+        o for o in objects if o["kind"] != "Node" or kind == 1 or o["metadata"]["name"][-1] in "13"
+    ]
+    with_cache, without = _both(monkeypatch, objects, tmp_path)
+    assert with_cache == without
+    assert with_cache["summary"]["scheduled"] == 2
+    assert with_cache["pods"][2]["reasons"] == ["cannot allocate all claims"]

@@ -78,7 +78,15 @@ class AllocationCache:
         tracker: the plugin's allocated-state tracker (the journal of changed pools).
     """
 
-    __slots__ = ("_classes", "_entries", "_spec_ids", "_spec_values", "_tracker", "_world")
+    __slots__ = (
+        "_classes",
+        "_entries",
+        "_spec_ids",
+        "_spec_values",
+        "_tracker",
+        "_world",
+        "generation",
+    )
 
     def __init__(self, tracker: AllocatedStateTracker) -> None:
         self._tracker = tracker
@@ -88,6 +96,8 @@ class AllocationCache:
         # id-tuple of spec objects -> (the specs, kept alive so the ids stay theirs, key)
         self._spec_ids: dict[tuple[int, ...], tuple[tuple[ResourceClaimSpec, ...], int]] = {}
         # repr of the specs -> [(specs, key)] (equal reprs compared with ==)
+        # Bumped whenever `begin` drops every entry (the world changed).
+        self.generation = 0
         self._spec_values: dict[str, list[tuple[tuple[ResourceClaimSpec, ...], int]]] = {}
 
     def begin(self, world: object, classes: Sequence[DeviceClass]) -> bool:
@@ -107,6 +117,7 @@ class AllocationCache:
             self._world = world
             self._classes = tuple(classes)
             self._entries.clear()
+            self.generation += 1
         return True
 
     def spec_key(self, claims: Sequence[ResourceClaim]) -> int:

@@ -168,6 +168,7 @@ class PoolCache:
         "_by_node",
         "_by_node_name",
         "_features",
+        "_pool_nodes",
         "_selective",
         "_shared",
         "_shared_by_pool",
@@ -183,6 +184,8 @@ class PoolCache:
         self._selective: list[ResourceSlice] = []
         self._shared: list[Pool] = []
         self._shared_by_pool: dict[PoolId, list[ResourceSlice]] = {}
+        # pool -> the one node whose slices make it up (None: other or several nodes see it)
+        self._pool_nodes: dict[PoolId, str | None] = {}
         # Bumped whenever `bind` gets other slices or features (the cached pools are dropped).
         self.generation = 0
 
@@ -202,8 +205,16 @@ class PoolCache:
         self._by_node_name = {}
         self._selective = []
         self._shared_by_pool = {}
+        self._pool_nodes = {}
         shared: list[ResourceSlice] = []
         for s in slices:
+            pid = (s.driver, s.pool.name)
+            local = (
+                s.node_name
+                if s.node_name and not s.per_device_node_selection and s.node_selector is None
+                else None
+            )
+            self._pool_nodes[pid] = local if self._pool_nodes.get(pid, local) == local else None
             if s.per_device_node_selection or s.node_selector is not None:
                 self._selective.append(s)
             elif s.node_name:
@@ -212,6 +223,12 @@ class PoolCache:
                 shared.append(s)
                 self._shared_by_pool.setdefault((s.driver, s.pool.name), []).append(s)
         self._shared = gather_pools(shared, _ANY_NODE, features)
+
+    def pool_node(self, pool: PoolId) -> str | None:
+        """The only node that can see ``pool`` (all its bound slices are local to that node:
+        ``nodeName``); None when other or several nodes may see it; ``""`` when no bound slice
+        belongs to it (no node sees it). Time: O(1)."""
+        return self._pool_nodes.get(pool, "")
 
     def pools(self, node: Node) -> list[Pool]:
         """`gather_pools` for ``node`` over the bound slices (the same Node object hits the

@@ -10,9 +10,16 @@ again:
   plus the plugin's args: NodeUnschedulable, NodeName, TaintToleration, NodeAffinity,
   NodePorts and NodeResourcesFit, the in-tree ones (a ``--plugin`` replacing one of them
   turns the cache off for it). NodeResourcesFit does not count when DRAExtendedResource is on
-  and the pod requests extended resources (then it reads DRA state). DynamicResources,
-  NodeVolumeLimits, PodTopologySpread, InterPodAffinity and third-party plugins read other
-  nodes or cluster objects: a pod for which any of them runs is never served from the cache;
+  and the pod requests extended resources (then it reads DRA state). NodeVolumeLimits,
+  PodTopologySpread, InterPodAffinity and third-party plugins read other nodes or cluster
+  objects: a pod for which any of them runs is never served from the cache. An in-tree
+  plugin that reads more than the node may take part by declaring what else its result
+  depends on: ``filter_reuse_key(state)`` (hashable, added to the pod's class; None: no
+  reuse for this attempt) and ``filter_reuse_refresh(state, table, names)`` (marks stale,
+  ``gens[i] = -1``, or forgets (``resize``) the positions whose result may have changed
+  for another reason than their NodeInfo since the plugin last saw ``table``; ``names``:
+  node name -> position). DynamicResources declares it (key: the claim specs; refreshed:
+  the nodes whose pools' devices in use changed, `schedsim.dra.filter_cache`);
 - the pods are identical in everything those plugins read (labels, node selector, affinity,
   tolerations, containers, init containers, overhead, pod-level resources);
 - the node is unchanged: the entry carries the NodeInfo object and ``generation`` it was
@@ -121,8 +128,15 @@ class ResultCache:
             and type(plugins[name]).__module__.startswith(_IN_TREE_MODULE)
         )
         self._all_pure = len(self._pure) == len(self._filter_plugins)
+        self._declared = {
+            name: plugins[name]
+            for name in self._filter_plugins
+            if name not in self._pure
+            and type(plugins[name]).__module__.startswith(_IN_TREE_MODULE)
+            and hasattr(plugins[name], "filter_reuse_key")
+        }
         self._dra_extended = framework.handle.feature_gates.enabled("DRAExtendedResource")
-        self._filters: dict[str, FilterTable] = {}
+        self._filters: dict[object, FilterTable] = {}
         self._pure_score = tuple(
             name
             for name in framework.score_weights
@@ -145,16 +159,31 @@ class ResultCache:
         """The shared Filter results for ``pod``'s class, or None when the rule above does not
         allow sharing them for this attempt (``state`` says which plugins PreFilter skipped).
         """
+        declared: list[Any] = []
         if not self._all_pure:
             skip = state.skip_filter_plugins
-            if any(n not in self._pure and n not in skip for n in self._filter_plugins):
-                return None
+            for n in self._filter_plugins:
+                if n in self._pure or n in skip:
+                    continue
+                plugin = self._declared.get(n)
+                if plugin is None:
+                    return None
+                declared.append(plugin)
         if self._dra_extended and has_extended_resource_requests(pod):
             return None
-        key = pod.memo(_KEY, lambda: _class_key(pod))
+        key: object = pod.memo(_KEY, lambda: _class_key(pod))
+        if declared:
+            extra = [plugin.filter_reuse_key(state) for plugin in declared]
+            if any(k is None for k in extra):
+                return None
+            key = (key, *extra)
         table = self._filters.get(key)
         if table is None:
             table = self._filters[key] = FilterTable()
+        if declared:
+            names = dict(zip(table.names, range(len(table.names)), strict=True))
+            for plugin in declared:
+                plugin.filter_reuse_refresh(state, table, names)
         return table
 
     def score_reuse(self, pod: Pod) -> ScoreReuse | None:
