@@ -60,6 +60,7 @@ from schedsim.api.resource import (
 from schedsim.dra.allocator import Allocator
 from schedsim.dra.cel import CelCache
 from schedsim.dra.claims import claim_is_for_pod, claim_reserved_for_pod
+from schedsim.dra.exhausted import ExhaustedPools
 from schedsim.dra.extended import (
     EXTENDED_RESOURCE_CLAIM_ANNOTATION,
     device_class_mapping,
@@ -280,6 +281,7 @@ class DynamicResources:
         self.pool_cache = PoolCache()
         self.allocated = AllocatedStateTracker(self.features)
         self.allocation_cache = AllocationCache(self.allocated)
+        self.exhausted = ExhaustedPools(self.allocated, self.features)
         # Any positive timeout limits the search, even one shorter than a device's cost
         # (upstream's 1ns times out at once); 0 turns the limit off.
         self.max_steps: int | None = (
@@ -344,14 +346,24 @@ class DynamicResources:
         if to_allocate or extended is not None:
             all_claims = manager.list_resource_claims()
             classes = manager.list_device_classes()
+            in_use = self.allocated.state(all_claims)
+            slices = manager.list_resource_slices()
+            self.pool_cache.bind(slices, self.features)
+            live = (
+                self.exhausted.live
+                if self.use_allocation_cache
+                and self.exhausted.begin(self.pool_cache.generation, in_use.devices)
+                else None
+            )
             allocator = Allocator(
                 self.features,
-                self.allocated.state(all_claims),
+                in_use,
                 {c.name: c for c in classes},
-                manager.list_resource_slices(),
+                slices,
                 self.cel_cache,
                 max_steps=self.max_steps,
                 pool_cache=self.pool_cache,
+                live_pools=live,
             )
             if (
                 self.use_allocation_cache
@@ -550,9 +562,11 @@ class DynamicResources:
         assert s.allocator is not None
         key = s.cache_key
         pools = None
+        independent = False
         if key is not None:
             pools = self.pool_cache.pools(node)
-            kept = self.allocation_cache.get(key, node, pools)
+            independent = self.pool_cache.node_independent(pools)
+            kept = self.allocation_cache.get(key, node, pools, independent)
             if kept is not MISS:
                 return kept  # type: ignore[return-value]
         try:
@@ -562,7 +576,7 @@ class DynamicResources:
         except AllocationTimeout:
             return _TIMED_OUT
         if key is not None and pools is not None:
-            self.allocation_cache.put(key, node, pools, results)
+            self.allocation_cache.put(key, node, pools, results, independent)
         return results
 
     def _allocation_for(self, s: _State, node_name: str) -> list[AllocationResult] | None:

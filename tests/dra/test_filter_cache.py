@@ -1,14 +1,16 @@
-"""Differential test of the DynamicResources plugin's `AllocationCache`.
+"""Differential test of the DynamicResources plugin's reuse of Filter results
+(`schedsim.dra.filter_cache`, the ResultCache hooks) and of the search skipping exhausted
+pools (`schedsim.dra.exhausted`).
 
-kube-scheduler has no such cache: its Filter runs the structured allocator on every node
-for every pod (pkg/scheduler/framework/plugins/dynamicresources, ``Filter`` ->
-``allocator.Allocate``). So the reference is schedsim with the cache off
+kube-scheduler has neither: its Filter runs the structured allocator on every node for
+every pod, over every pool (pkg/scheduler/framework/plugins/dynamicresources, ``Filter`` ->
+``allocator.Allocate``). So the reference is schedsim with both off
 (``DynamicResources.use_allocation_cache = False``), which does exactly that. For random
-clusters (node-local, ``allNodes`` and ``nodeSelector`` slices, shared counters, devices
-already allocated to bound pods' claims) and random sequences of pods whose claims come from
-a few templates (so equal claims recur: one device, two devices under ``matchAttribute``, a
-prioritized list), ``schedsim simulate`` gives the same JSON (placements, allocated devices,
-reasons) with the cache as without it, with both placements and both snapshot stores.
+clusters (node-local, ``allNodes``, ``nodeSelector`` and per-device slices, shared
+counters) and random sequences of pods whose claims come from a few templates (so equal
+claims recur: one device, two devices under ``matchAttribute``, a prioritized list),
+``schedsim simulate`` gives the same JSON (placements, allocated devices, reasons) with
+them as without them, with both placements and both snapshot stores.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from hypothesis import strategies as st
 
 from schedsim.cli import main as cli_main
 from schedsim.dra import Allocator
+from schedsim.dra.exhausted import ExhaustedPools
 from schedsim_plugins.dynamicresources import DynamicResources
 
 DRIVER = "driver-a"
@@ -72,6 +75,10 @@ def _slice(i: int, kind: int, devices: int, counters: bool, node: int) -> dict[s
         spec["nodeName"] = f"node-{node}"
     elif kind == 1:
         spec["allNodes"] = True
+    elif kind == 3:  # each device on its own node
+        spec["perDeviceNodeSelection"] = True
+        for j, dev in enumerate(spec["devices"]):
+            dev["nodeName"] = f"node-{(node + j) % 4}"
     else:
         spec["nodeSelector"] = {
             "nodeSelectorTerms": [
@@ -160,7 +167,7 @@ def _both(
     return with_cache, without
 
 
-slice_st = st.tuples(st.integers(0, 2), st.integers(1, 4), st.booleans(), st.integers(0, 3))
+slice_st = st.tuples(st.integers(0, 3), st.integers(1, 4), st.booleans(), st.integers(0, 3))
 pod_st = st.tuples(st.sampled_from(sorted(TEMPLATES)), st.integers(1, 3))
 
 
@@ -248,3 +255,30 @@ def test_shared_pool_taken_elsewhere(
     assert with_cache == without
     assert with_cache["summary"]["scheduled"] == 2
     assert with_cache["pods"][2]["reasons"] == ["cannot allocate all claims"]
+
+
+def test_counters_exhausted(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """scheduler_perf's partitionable shape in small (DRAPartitionableDevices; slices on a
+    node selector with shared counters, devices consuming them): six slices of four
+    devices, ``d0`` and ``d2`` consuming counter ``c0`` (1 available), ``d1`` and ``d3``
+    counter ``c1`` (2). Each of 14 one-device pods takes the first device whose counters
+    still suffice (upstream's allocator: pools in order, devices in order, a device is
+    allocatable only while its slice's counters cover it): d0, d1, d3 of pool-0 (d2 is
+    starved of ``c0``), then of pool-1, ... Same with the cache as without it, and the
+    search did leave the exhausted pools (all four devices used or starved) out."""
+    objects = _objects(8, [(2, 4, True, 0)] * 6, [("one", 1)] * 14)
+    left_out: list[int] = []
+    live = ExhaustedPools.live
+
+    def counting(self: ExhaustedPools, pools: list[Any]) -> list[Any]:
+        out = live(self, pools)
+        left_out.append(len(pools) - len(out))
+        return out
+
+    monkeypatch.setattr(ExhaustedPools, "live", counting)
+    args = ("--feature-gates", "DRAPartitionableDevices=true")
+    with_cache, without = _both(monkeypatch, objects, tmp_path, *args)
+    assert with_cache == without
+    got = [[(a["pool"], a["device"]) for a in p["allocations"]] for p in with_cache["pods"]]
+    assert got == [[(f"pool-{i // 3}", ("d0", "d1", "d3")[i % 3])] for i in range(14)]
+    assert max(left_out) == 4

@@ -56,7 +56,7 @@ from schedsim.dra.cel import CelCache, CelCompileError, CelRuntimeError
 from schedsim.dra.pools import Pool, PoolCache, gather_pools, node_selection_matches
 from schedsim.dra.types import AllocationError, AllocationTimeout, DeviceId, DraFeatures
 
-__all__ = ["MAX_DEVICES_PER_CLAIM", "AllocatedState", "Allocator", "CelCache"]
+__all__ = ["MAX_DEVICES_PER_CLAIM", "AllocatedState", "Allocator", "CelCache", "counters_left"]
 
 MAX_DEVICES_PER_CLAIM = 32
 """``resourceapi.AllocationResultsMaxSize``: at most 32 devices per claim."""
@@ -265,6 +265,9 @@ class Allocator:
         pool_cache: pools per node kept across allocators while the slices stay the same
             (the DynamicResources plugin keeps one); without it every `allocate` gathers
             the node's pools afresh.
+        live_pools: the pools of a list in which a device can still be allocated
+            (`schedsim.dra.exhausted.ExhaustedPools.live`); the search then walks only
+            those (not for requests with admin access). None: every pool.
 
     The search explores what upstream's does, in the same order, and returns the same first
     solution, but it skips two kinds of branches that cannot change the outcome:
@@ -280,7 +283,9 @@ class Allocator:
       skipped.
 
     So 20 GPUs whose attribute alternates, asked for 11 under ``matchAttribute``, fail in
-    milliseconds where the permutations took minutes.
+    milliseconds where the permutations took minutes. With ``live_pools`` the search also
+    leaves out pools where no device can be allocated any more (`schedsim.dra.exhausted`):
+    same first solution; their devices are not counted as tried against ``max_steps``.
     """
 
     def __init__(
@@ -293,11 +298,13 @@ class Allocator:
         max_steps: int | None = None,
         prune: bool = True,
         pool_cache: PoolCache | None = None,
+        live_pools: Callable[[list[Pool]], list[Pool]] | None = None,
     ) -> None:
         self._features = features
         self.max_steps = max_steps
         self.prune = prune
         self._pool_cache = pool_cache
+        self._live_pools = live_pools
         if pool_cache is not None:
             pool_cache.bind(slices, features)
         self._allocated = allocated
@@ -373,24 +380,34 @@ class Allocator:
         key = id(slice_)
         left = self._available_counters.get(key)
         if left is None:
-            left = {
-                (cs.name, name): value
-                for cs in slice_.shared_counters
-                for name, value in cs.counters.items()
-            }
-            for dev in slice_.devices:
-                if not dev.consumes_counters:
-                    continue
-                did = DeviceId(slice_.driver, slice_.pool.name, dev.name)
-                if did not in self._allocated.devices and did not in self._shared_in_use:
-                    continue
-                for use in dev.consumes_counters:
-                    for name, value in use.counters.items():
-                        k = (use.counter_set, name)
-                        if k in left:
-                            left[k] -= value
+            left = counters_left(slice_, self._allocated.devices, self._shared_in_use)
             self._available_counters[key] = left
         return left
+
+
+def counters_left(
+    slice_: ResourceSlice, *in_use: AbstractSet[DeviceId]
+) -> dict[tuple[str, str], Fraction]:
+    """The slice's shared counters, ``(counter set, counter) -> value``, minus what its
+    devices in any of the ``in_use`` sets consume (a device's counters are consumed once
+    while it is in use)."""
+    left = {
+        (cs.name, name): value
+        for cs in slice_.shared_counters
+        for name, value in cs.counters.items()
+    }
+    for dev in slice_.devices:
+        if not dev.consumes_counters:
+            continue
+        did = DeviceId(slice_.driver, slice_.pool.name, dev.name)
+        if not any(did in s for s in in_use):
+            continue
+        for use in dev.consumes_counters:
+            for name, value in use.counters.items():
+                k = (use.counter_set, name)
+                if k in left:
+                    left[k] -= value
+    return left
 
 
 class _Run:
@@ -402,6 +419,7 @@ class _Run:
         self.node = node
         self.claims = claims
         self.pools: list[Pool] = []
+        self.search_pools: list[Pool] = []  # the pools the search walks
         # per claim, per request: the request (one entry) or its subrequests
         self.requests: list[list[list[_Request]]] = []
         self.constraints: list[list[_Constraint]] = []
@@ -499,6 +517,7 @@ class _Run:
             total += max((max(r.num_devices for r in subs) for subs in per_claim), default=0) * max(
                 len(per_claim), 1
             )
+        self.search_pools = self._pools_to_search()
         needed = 1000 + 6 * total + 4 * len(self.claims)
         limit = sys.getrecursionlimit()
         if needed > limit:
@@ -513,6 +532,14 @@ class _Run:
         if not done:
             return None
         return [self._result(ci) for ci in range(len(self.claims))]
+
+    def _pools_to_search(self) -> list[Pool]:
+        live = self.a._live_pools
+        if live is None or any(
+            rd.admin_access for per_claim in self.requests for subs in per_claim for rd in subs
+        ):
+            return self.pools
+        return live(self.pools)
 
     def _device_class(self, ref: str, request: str, name: str) -> DeviceClass:
         device_class = self.a._classes.get(name)
@@ -818,7 +845,7 @@ class _Run:
         # common "already allocated to another claim" case is tested inline.
         taken = self.a._allocated.devices if not rd.admin_access else ()
         offset = 0  # ordinal of the pool's first device
-        for pool in self.pools:
+        for pool in self.search_pools:
             if pool.invalid_reason:
                 raise AllocationError(f"pool {pool.name} is invalid: {pool.invalid_reason}")
             entries = pool.entries

@@ -92,7 +92,8 @@ class AllocationCache:
         self._tracker = tracker
         self._world: object = None
         self._classes: tuple[DeviceClass, ...] = ()
-        self._entries: dict[tuple[int, str], _Entry] = {}
+        # (specs key, node name, or id of a node-independent pool list) -> entry
+        self._entries: dict[tuple[int, str | int], _Entry] = {}
         # id-tuple of spec objects -> (the specs, kept alive so the ids stay theirs, key)
         self._spec_ids: dict[tuple[int, ...], tuple[tuple[ResourceClaimSpec, ...], int]] = {}
         # repr of the specs -> [(specs, key)] (equal reprs compared with ==)
@@ -139,10 +140,18 @@ class AllocationCache:
         self._spec_ids[ids] = (specs, key)
         return key
 
-    def get(self, key: int, node: Node, pools: list[Pool]) -> _Outcome | object:
-        """The outcome kept for specs ``key`` on ``node`` if it still holds, else `MISS`."""
-        entry = self._entries.get((key, node.name))
-        if entry is None or entry.node is not node or entry.pools is not pools:
+    def get(
+        self, key: int, node: Node, pools: list[Pool], independent: bool = False
+    ) -> _Outcome | object:
+        """The outcome kept for specs ``key`` on ``node`` if it still holds, else `MISS`.
+        ``independent``: the outcome is the same on every node seeing ``pools``
+        (`PoolCache.node_independent`), so one entry serves them all."""
+        entry = self._entries.get((key, id(pools) if independent else node.name))
+        if (
+            entry is None
+            or entry.pools is not pools
+            or (not independent and entry.node is not node)
+        ):
             return MISS
         tracker = self._tracker
         keys = entry.pool_keys
@@ -159,15 +168,23 @@ class AllocationCache:
             return MISS
         return entry.result
 
-    def put(self, key: int, node: Node, pools: list[Pool], result: _Outcome) -> None:
+    def put(
+        self,
+        key: int,
+        node: Node,
+        pools: list[Pool],
+        result: _Outcome,
+        independent: bool = False,
+    ) -> None:
         """Keep ``result`` (the allocator's answer for specs ``key`` on ``node`` with the
-        tracker's current state)."""
+        tracker's current state; ``independent`` as for `get`)."""
         epoch = self._tracker.epoch
         assert epoch is not None
-        old = self._entries.get((key, node.name))
+        slot: str | int = id(pools) if independent else node.name
+        old = self._entries.get((key, slot))
         pool_keys = (
             old.pool_keys
             if old is not None and old.pools is pools
             else frozenset((p.driver, p.name) for p in pools)
         )
-        self._entries[(key, node.name)] = _Entry(node, pools, pool_keys, epoch, result)
+        self._entries[(key, slot)] = _Entry(node, pools, pool_keys, epoch, result)

@@ -168,6 +168,8 @@ class PoolCache:
         "_by_node",
         "_by_node_name",
         "_features",
+        "_independent",
+        "_interned",
         "_pool_nodes",
         "_selective",
         "_shared",
@@ -186,6 +188,9 @@ class PoolCache:
         self._shared_by_pool: dict[PoolId, list[ResourceSlice]] = {}
         # pool -> the one node whose slices make it up (None: other or several nodes see it)
         self._pool_nodes: dict[PoolId, str | None] = {}
+        # equal pool lists of different nodes -> one list object; id(list) -> independent
+        self._interned: dict[tuple[object, ...], list[Pool]] = {}
+        self._independent: dict[int, bool] = {}
         # Bumped whenever `bind` gets other slices or features (the cached pools are dropped).
         self.generation = 0
 
@@ -206,6 +211,8 @@ class PoolCache:
         self._selective = []
         self._shared_by_pool = {}
         self._pool_nodes = {}
+        self._interned = {}
+        self._independent = {}
         shared: list[ResourceSlice] = []
         for s in slices:
             pid = (s.driver, s.pool.name)
@@ -230,6 +237,23 @@ class PoolCache:
         belongs to it (no node sees it). Time: O(1)."""
         return self._pool_nodes.get(pool, "")
 
+    def node_independent(self, pools: list[Pool]) -> bool:
+        """Whether an allocation from ``pools`` (a list `pools` returned) is the same for
+        every node that sees exactly these pools: no slice is node-local or selects per
+        device, and no device binds to the node (the allocator reads the node only for
+        those). Time: O(1) after the first call per list."""
+        key = id(pools)
+        hit = self._independent.get(key)
+        if hit is None:
+            hit = self._independent[key] = all(
+                not s.node_name
+                and not s.per_device_node_selection
+                and not any(d.binds_to_node for d in s.devices)
+                for p in pools
+                for s in p.slices
+            )
+        return hit
+
     def pools(self, node: Node) -> list[Pool]:
         """`gather_pools` for ``node`` over the bound slices (the same Node object hits the
         cache). Read-only: do not modify the list."""
@@ -249,6 +273,12 @@ class PoolCache:
             mine = gather_pools(local, node, features)
             pools = [p for p in self._shared if (p.driver, p.name) not in ids] + mine
             pools.sort(key=lambda p: (_has_binding_conditions(p), p.driver, p.name))
+            # nodes that see the same pools share one list (found by identity later on)
+            same = tuple(
+                (p.driver, p.name, p.incomplete, p.invalid_reason, *map(id, p.slices))
+                for p in pools
+            )
+            pools = self._interned.setdefault(same, pools)
         self._by_node[node.name] = (node, pools)
         return pools
 
