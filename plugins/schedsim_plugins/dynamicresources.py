@@ -514,11 +514,13 @@ class DynamicResources:
 
     def filter_reuse_refresh(
         self, state: CycleState, table: FilterTable, names: Mapping[str, int]
-    ) -> None:
+    ) -> bool:
         """Mark stale the positions of ``table`` (``names``: node name -> position) whose
-        nodes see a pool whose devices in use changed since the table was last refreshed
-        (all of them when such a pool is not local to one node, or the journal does not
-        reach back that far)."""
+        nodes see a pool whose devices in use changed since the table was last refreshed.
+        When such a pool is not local to one node (or the journal does not reach back that
+        far) every node may differ: the table is forgotten and False returned (this pod
+        walks the nodes as kube-scheduler does, as far as it needs, instead of refiltering
+        the whole table)."""
         del state
         epoch = self.allocated.epoch
         assert epoch is not None
@@ -530,14 +532,18 @@ class DynamicResources:
             assert isinstance(since, int)
             nodes = self._nodes_changed_since(since)
             if nodes is None:
+                # every node may differ: forget the table and let this pod walk as
+                # kube-scheduler does (only the nodes it needs, not the whole table)
                 table.resize(len(table.objs))
-            else:
-                gens = table.gens
-                for name in nodes:
-                    i = names.get(name)
-                    if i is not None:
-                        gens[i] = -1
+                table.tokens[_REUSE_TOKEN] = epoch
+                return False
+            gens = table.gens
+            for name in nodes:
+                i = names.get(name)
+                if i is not None:
+                    gens[i] = -1
         table.tokens[_REUSE_TOKEN] = epoch
+        return True
 
     def _nodes_changed_since(self, epoch: int) -> set[str] | None:
         """The nodes that see a pool whose devices in use changed after ``epoch``; None

@@ -16,10 +16,11 @@ again:
   plugin that reads more than the node may take part by declaring what else its result
   depends on: ``filter_reuse_key(state)`` (hashable, added to the pod's class; None: no
   reuse for this attempt) and ``filter_reuse_refresh(state, table, names)`` (marks stale,
-  ``gens[i] = -1``, or forgets (``resize``) the positions whose result may have changed
-  for another reason than their NodeInfo since the plugin last saw ``table``; ``names``:
-  node name -> position). DynamicResources declares it (key: the claim specs; refreshed:
-  the nodes whose pools' devices in use changed, `schedsim.dra.filter_cache`);
+  ``gens[i] = -1``, the positions whose result may have changed for another reason than
+  their NodeInfo since the plugin last saw ``table``, ``names``: node name -> position;
+  False: it forgot the table (``resize``), this attempt walks without it).
+  DynamicResources declares it (key: the claim specs; refreshed: the nodes whose pools'
+  devices in use changed, `schedsim.dra.filter_cache`);
 - the pods are identical in everything those plugins read (labels, node selector, affinity,
   tolerations, containers, init containers, overhead, pod-level resources);
 - the node is unchanged: the entry carries the NodeInfo object and ``generation`` it was
@@ -183,7 +184,8 @@ class ResultCache:
         if declared:
             names = dict(zip(table.names, range(len(table.names)), strict=True))
             for plugin in declared:
-                plugin.filter_reuse_refresh(state, table, names)
+                if not plugin.filter_reuse_refresh(state, table, names):
+                    return None
         return table
 
     def score_reuse(self, pod: Pod) -> ScoreReuse | None:
