@@ -25,7 +25,7 @@ from schedsim.cli_autoscaling import UsageError, write_report
 from schedsim.cli_output import warn
 from schedsim.engine import Cluster, Engine
 from schedsim.replay import AutoscalerOptions, Replay, parse_duration
-from schedsim.replay.alibaba import GPU_MODES, alibaba_trace
+from schedsim.replay.alibaba import GPU_DRIVER, GPU_MODES, alibaba_trace
 from schedsim.replay.export import metrics_to_csv, metrics_to_json
 from schedsim.replay.metrics import ReplayMetrics
 from schedsim.replay.trace import Trace, manifest_trace, trace_from_paths
@@ -101,8 +101,9 @@ def add_parser(sub: Any, profile_args: Callable[[argparse.ArgumentParser], None]
         "--gpu-as",
         choices=GPU_MODES,
         default=GPU_MODES[0],
-        help="how an Alibaba trace's GPUs are modelled: extended (nvidia.com/gpu, the "
-        "default) or dra (a ResourceSlice of GPU devices per node, a claim per pod)",
+        help="how an Alibaba trace's GPUs are modelled: extended-resource (nvidia.com/gpu, "
+        "the default) or dra (a ResourceSlice of GPU devices per node, a DeviceClass, a "
+        "ResourceClaim per GPU pod); GPU-sharing pods take a whole GPU either way (warned)",
     )
     ca = p.add_argument_group("Cluster Autoscaler (its flag names and defaults)")
     ca.add_argument(
@@ -384,6 +385,7 @@ def run(args: argparse.Namespace, engine: Engine) -> tuple[str, int]:
             sample_interval=args.sample_interval,
             until=args.until,
             seed=args.seed,
+            gpu_driver=GPU_DRIVER if args.alibaba_pods and args.gpu_as == "dra" else None,
         )
     except NodeGroupError as e:
         raise UsageError(f"{args.node_groups}: {e}") from None

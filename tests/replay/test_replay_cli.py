@@ -172,6 +172,34 @@ def test_csv_with_a_bom_is_read_and_non_utf8_is_exit_2(
     assert err == f"schedsim: error: {nodes}:1: not UTF-8 text"
 
 
+def test_bad_node_name_is_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A node list's ``sn`` must be a Kubernetes node name (apimachinery
+    ``IsDNS1123Subdomain``): FILE:LINE: column: problem, exit 2."""
+    pods = tmp_path / "pods.csv"
+    nodes = tmp_path / "nodes.csv"
+    pods.write_text(_POD_HEADER + "\na,1000,1024,0,0,,BE,Running,10,20,10\n")
+    nodes.write_text("sn,cpu_milli,memory_mib,gpu,model\nn1,4000,4096,0,\nN_2,4000,4096,0,\n")
+    err = _run_bad(["replay", "--alibaba-pods", str(pods), "--alibaba-nodes", str(nodes)], capsys)
+    assert err.startswith(f"schedsim: error: {nodes}:3: sn: invalid node name 'N_2': a lowercase")
+
+
+def test_gpu_as_dra(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """``--gpu-as dra``: the GPU pod gets its two devices on the GPU node, and the GPU
+    metrics count devices (2 of 4 allocated while it runs)."""
+    pods = tmp_path / "pods.csv"
+    nodes = tmp_path / "nodes.csv"
+    pods.write_text(_POD_HEADER + "\ng,1000,1024,2,1000,,LS,Running,10,70,10\n")
+    nodes.write_text("sn,cpu_milli,memory_mib,gpu,model\nn1,4000,4096,0,\nn2,8000,8192,4,T4\n")
+    argv = ["replay", "--alibaba-pods", str(pods), "--alibaba-nodes", str(nodes)]
+    assert main([*argv, "--gpu-as", "dra", "-o", "json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["summary"]["scheduled"] == 1 and out["summary"]["completed"] == 1
+    assert [(s["gpu_requested"], s["gpu_allocatable"]) for s in out["samples"]][:1] == [(2, 4)]
+    with pytest.raises(SystemExit) as e:
+        main([*argv, "--gpu-as", "extended"])
+    assert e.value.code == 2
+
+
 PREEMPTION_TRACE = """\
 apiVersion: scheduling.k8s.io/v1
 kind: PriorityClass

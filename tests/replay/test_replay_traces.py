@@ -13,7 +13,14 @@ import pytest
 from schedsim.api.errors import ManifestError
 from schedsim.engine import Cluster
 from schedsim.replay import Replay, manifest_trace, parse_duration
-from schedsim.replay.alibaba import GPU_MODEL_LABEL, TraceError, alibaba_trace, read_pods
+from schedsim.replay.alibaba import (
+    GPU_DEVICE_CLASS,
+    GPU_DRIVER,
+    GPU_MODEL_LABEL,
+    TraceError,
+    alibaba_trace,
+    read_pods,
+)
 from schedsim.replay.metrics import TaskClass, node_fragmentation, percentile
 
 NODES_CSV = """\
@@ -156,6 +163,40 @@ def test_alibaba_trace(tmp_path: Path) -> None:
     assert max(s.gpu_allocatable for s in m.samples) == 8
 
 
+def test_alibaba_gpus_as_dra_devices(tmp_path: Path) -> None:
+    """``--gpu-as dra``: a ResourceSlice per GPU node (node-local, pool named after the node)
+    with one device per GPU, a DeviceClass selecting the driver, a ResourceClaimTemplate per
+    GPU count with one ExactCount request (Kubernetes docs, "Dynamic Resource Allocation":
+    ``exactly.allocationMode: ExactCount`` allocates ``count`` devices of the class). A whole
+    device per GPU gives the placements and GPU counts of the extended resource; each pod's
+    claim is made when it arrives and deleted when it completes (the resource-claim
+    controller's generated claims, owned by the pod)."""
+    pods, nodes = _write(tmp_path)
+    trace = alibaba_trace(pods, nodes, gpu_as="dra")
+    c = trace.cluster
+    assert [(s.node_name, s.pool.name, s.driver, len(s.devices)) for s in c.resource_slices] == [
+        ("node-a", "node-a", GPU_DRIVER, 8)
+    ]
+    assert [d.name for d in c.device_classes] == [GPU_DEVICE_CLASS]
+    assert sorted(t.name for t in c.resource_claim_templates) == ["gpu-1", "gpu-2"]
+    assert "nvidia.com/gpu" not in c.nodes[0].allocatable
+    late = next(tp for tp in trace.arrivals if tp.pod.name == "p-late")
+    assert late.gpus == 2 and late.pod.resource_claims[0].resource_claim_template_name == "gpu-2"
+    assert "nvidia.com/gpu" not in late.pod.containers[0].requests
+    assert any("a gpu.alibaba.com device is allocated whole" in w for w in trace.warnings)
+    r = Replay(trace, gpu_driver=GPU_DRIVER)
+    dra = r.run()
+    ext = Replay(alibaba_trace(pods, nodes)).run()
+    series = [(s.time, s.running, s.gpu_requested, s.gpu_allocatable) for s in dra.samples]
+    assert series == [(s.time, s.running, s.gpu_requested, s.gpu_allocatable) for s in ext.samples]
+    assert dra.latencies == ext.latencies and not dra.unschedulable
+    assert max(s.gpu_requested for s in dra.samples) == 3  # p-spec (1), then p-late (2)
+    # p-spec runs to the end: its claim is the one left, allocated on node-a
+    [claim] = r.snapshot.dra_snapshot.list_resource_claims()
+    assert claim.owner_references[0].name == "p-spec"
+    assert claim.status.allocation is not None
+
+
 @pytest.mark.parametrize(
     ("pods", "nodes", "message"),
     [
@@ -208,10 +249,35 @@ def test_alibaba_trace(tmp_path: Path) -> None:
             NODES_CSV,
             "pods.csv:2: gpu_milli: expected a number, got 'abc'",
         ),
+        (
+            PODS_CSV,
+            NODES_CSV.replace("node-b", "Node_B"),
+            "nodes.csv:3: sn: invalid node name 'Node_B': a lowercase RFC 1123 subdomain must "
+            "consist of lower case alphanumeric characters, '-' or '.'",
+        ),
+        (
+            PODS_CSV,
+            NODES_CSV.replace("node-b", "n" * 64),
+            f"nodes.csv:3: sn: invalid node name '{'n' * 64}': as the kubernetes.io/hostname "
+            "label value: must be no more than 63 characters",
+        ),
+        (
+            PODS_CSV.replace("V100M32|", "V100 32GB|"),
+            NODES_CSV.replace("V100M32", "V100 32GB"),
+            "nodes.csv:2: model: invalid value 'V100 32GB' for the label alibaba.com/gpu-model: "
+            "a valid label must be an empty string or consist of alphanumeric characters",
+        ),
+        (
+            PODS_CSV.replace("p-never", "p never"),
+            NODES_CSV,
+            "pods.csv:4: name: invalid pod name 'p never': a lowercase RFC 1123 subdomain",
+        ),
     ],
 )
 def test_alibaba_bad_input(tmp_path: Path, pods: str, nodes: str, message: str) -> None:
-    """Bad rows are refused with the file and line number, never skipped."""
+    """Bad rows are refused with the file and line number, never skipped. Names follow the
+    API server's checks and words (apimachinery ``IsDNS1123Subdomain`` for node and pod
+    names, ``IsValidLabelValue`` for label values)."""
     p, n = _write(tmp_path, pods, nodes)
     with pytest.raises(TraceError) as e:
         alibaba_trace(p, n)

@@ -15,15 +15,29 @@ Two CSV files, read with their header rows:
   becomes a required node affinity on `GPU_MODEL_LABEL`. ``qos`` and ``pod_phase`` are
   read and checked, not used: every pod of the trace is replayed.
 
-GPUs (``--gpu-as``): ``extended`` (the only mode so far): the extended resource
-``nvidia.com/gpu``, ``gpu`` on the node and ``num_gpu`` on the pod; a GPU-sharing pod
-(``num_gpu`` 1 with ``gpu_milli`` < 1000) takes a whole GPU (a warning counts them: an extended
-resource cannot be shared).
+GPUs (``--gpu-as``, `GPU_MODES`):
 
-Bad input is refused with ``FILE:LINE: problem`` (`TraceError`, a `ManifestError`): a
-missing or unknown column, a value that is not a non-negative number, a deletion before the
-creation or the scheduling, a scheduling before the creation, a duplicate name, a
-``gpu_spec`` whose models no node of the node list has, a pod that asks for more GPUs than
+* ``extended-resource`` (the default): the extended resource ``nvidia.com/gpu``, ``gpu`` on
+  the node and ``num_gpu`` on the pod;
+* ``dra``: Dynamic Resource Allocation. Each GPU node publishes one ResourceSlice (driver
+  `GPU_DRIVER`, pool and slice named after the node, ``spec.nodeName`` the node) with ``gpu``
+  devices ``gpu-0``, ``gpu-1``... carrying the string attribute ``model``; one DeviceClass
+  `GPU_DEVICE_CLASS` selects the driver's devices (CEL ``device.driver == ...``); a pod with
+  ``num_gpu`` N references the ResourceClaimTemplate ``gpu-N`` (one ExactCount request of N
+  devices of the class), so the replay's claim controller creates one ResourceClaim per pod
+  when it arrives, and DynamicResources allocates N devices on one node.
+
+Either way a GPU-sharing pod (``num_gpu`` 1 with ``gpu_milli`` < 1000) takes a whole GPU, and
+a warning counts them: an extended resource cannot be shared, and sharing a DRA device needs
+DRAConsumableCapacity (alpha, off by default in 1.34), which this mapping does not use.
+
+Bad input is refused with ``FILE:LINE: column: problem`` (`TraceError`, a `ManifestError`): a
+missing or unknown column, a node or pod name that is not a Kubernetes name (a DNS subdomain;
+a node's name is also its ``kubernetes.io/hostname`` label value, at most 63 characters), a
+``model`` that is not a label value, a value that is not a non-negative number, a deletion
+before the creation or the scheduling, a scheduling before the creation, a duplicate name, a
+``gpu_spec`` whose models no node of the node list has (the pod list's only reference to the
+node list: it has no node column), a pod that asks for more GPUs than
 ``gpu_milli`` allows.
 """
 
@@ -34,12 +48,18 @@ import math
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any, Final
 
+import attrs
+
 from schedsim.api.core import Node, Pod
 from schedsim.api.errors import ManifestError
+from schedsim.api.loader import decode_objects
+from schedsim.api.validation_common import dns1123_subdomain_problem, label_value_problem
 from schedsim.engine import Cluster
 from schedsim.replay.trace import Trace, TracePod
 
 __all__ = [
+    "GPU_DEVICE_CLASS",
+    "GPU_DRIVER",
     "GPU_MODEL_LABEL",
     "GPU_MODES",
     "NODE_COLUMNS",
@@ -64,8 +84,13 @@ POD_COLUMNS: Final = (
     "deletion_time",
     "scheduled_time",
 )
-GPU_MODES: Final = ("extended",)
-"""How GPUs are modelled (``--gpu-as``)."""
+GPU_MODES: Final = ("extended-resource", "dra")
+"""How GPUs are modelled (``--gpu-as``; see the module docstring)."""
+
+GPU_DRIVER: Final = "gpu.alibaba.com"
+"""``--gpu-as dra``: the DRA driver of the nodes' GPU devices."""
+GPU_DEVICE_CLASS: Final = "gpu.alibaba.com"
+"""``--gpu-as dra``: the DeviceClass the pods' claims request."""
 
 GPU_MODEL_LABEL: Final = "alibaba.com/gpu-model"
 """The node label carrying the node list's ``model`` (what ``gpu_spec`` selects)."""
@@ -165,14 +190,21 @@ def _int(where: str, column: str, v: str) -> int:
     return int(x)
 
 
-def read_nodes(path: str) -> list[Node]:
-    """The nodes of a node list (see the module docstring), in file order.
+def read_nodes(path: str, *, gpu_as: str = "extended-resource") -> list[Node]:
+    """The nodes of a node list (see the module docstring), in file order; with ``gpu_as``
+    ``dra`` their GPUs are not an extended resource (see `gpu_objects` for the devices).
 
     Raises:
         TraceError: ``FILE:LINE: problem``.
     """
+    return [node for node, _ in _read_nodes(path, gpu_as)]
+
+
+def _read_nodes(path: str, gpu_as: str) -> list[tuple[Node, int]]:
+    """`read_nodes`, with each node's GPU count."""
     nodes = []
     for _, where, name, r in _named_rows(path, NODE_COLUMNS, "sn", "node"):
+        _check_names(where, name, r["model"])
         cpu = _int(where, "cpu_milli", r["cpu_milli"])
         mem = _int(where, "memory_mib", r["memory_mib"])
         gpus = _int(where, "gpu", r["gpu"])
@@ -180,31 +212,48 @@ def read_nodes(path: str) -> list[Node]:
         if gpus and not model:
             raise TraceError(f"{where}: model: required for a node with GPUs")
         status: dict[str, Any] = {"cpu": f"{cpu}m", "memory": f"{mem}Mi", "pods": "110"}
-        if gpus:
+        if gpus and gpu_as != "dra":
             status[GPU_RESOURCE] = str(gpus)
         labels = {"kubernetes.io/hostname": name}
         if model:
             labels[GPU_MODEL_LABEL] = model
-        nodes.append(
-            Node.from_manifest(
-                {
-                    "apiVersion": "v1",
-                    "kind": "Node",
-                    "metadata": {"name": name, "labels": labels},
-                    "status": {"capacity": status, "allocatable": status},
-                }
-            )
+        node = Node.from_manifest(
+            {
+                "apiVersion": "v1",
+                "kind": "Node",
+                "metadata": {"name": name, "labels": labels},
+                "status": {"capacity": status, "allocatable": status},
+            }
         )
+        nodes.append((node, gpus))
     return nodes
 
 
-def _pod(name: str, cpu: int, mem: int, gpus: int, spec: Sequence[str], created: float) -> Pod:
+def _check_names(where: str, name: str, model: str) -> None:
+    """The node's name and labels as the API server checks them (``ValidateNodeName``: a DNS
+    subdomain; the ``kubernetes.io/hostname`` and `GPU_MODEL_LABEL` values: label values)."""
+    problem = dns1123_subdomain_problem(name)
+    if problem is None and (problem := label_value_problem(name)) is not None:
+        problem = f"as the kubernetes.io/hostname label value: {problem}"
+    if problem is not None:
+        raise TraceError(f"{where}: sn: invalid node name {name!r}: {problem}")
+    if not _empty(model) and (problem := label_value_problem(model)) is not None:
+        raise TraceError(
+            f"{where}: model: invalid value {model!r} for the label {GPU_MODEL_LABEL}: {problem}"
+        )
+
+
+def _pod(name: str, cpu: int, mem: int, gpus: int, spec: Sequence[str], dra: bool) -> Pod:
     requests: dict[str, str] = {"cpu": f"{cpu}m", "memory": f"{mem}Mi"}
-    if gpus:
-        requests[GPU_RESOURCE] = str(gpus)
+    resources: dict[str, Any] = {"requests": requests}
     pod_spec: dict[str, Any] = {
-        "containers": [{"name": "main", "image": "trace", "resources": {"requests": requests}}]
+        "containers": [{"name": "main", "image": "trace", "resources": resources}]
     }
+    if gpus and dra:
+        resources["claims"] = [{"name": "gpu"}]
+        pod_spec["resourceClaims"] = [{"name": "gpu", "resourceClaimTemplateName": f"gpu-{gpus}"}]
+    elif gpus:
+        requests[GPU_RESOURCE] = str(gpus)
     if spec:
         pod_spec["affinity"] = {
             "nodeAffinity": {
@@ -225,7 +274,7 @@ def _pod(name: str, cpu: int, mem: int, gpus: int, spec: Sequence[str], created:
 
 
 def read_pods(
-    path: str, models: Mapping[str, int] | None = None
+    path: str, models: Mapping[str, int] | None = None, *, gpu_as: str = "extended-resource"
 ) -> tuple[list[TracePod], list[str]]:
     """The pods of a pod list (see the module docstring), by arrival, and warnings.
 
@@ -233,6 +282,8 @@ def read_pods(
         path: the CSV file.
         models: GPU model -> nodes that have it (from the node list); when given, a
             ``gpu_spec`` naming another model is an error.
+        gpu_as: one of `GPU_MODES` (``dra``: pods reference the ResourceClaimTemplates of
+            `gpu_objects`).
 
     Raises:
         TraceError: ``FILE:LINE: problem``.
@@ -240,6 +291,8 @@ def read_pods(
     rows = []
     shared = 0
     for line, where, name, r in _named_rows(path, POD_COLUMNS, "name", "pod"):
+        if (problem := dns1123_subdomain_problem(name)) is not None:
+            raise TraceError(f"{where}: name: invalid pod name {name!r}: {problem}")
         cpu = _int(where, "cpu_milli", r["cpu_milli"])
         mem = _int(where, "memory_mib", r["memory_mib"])
         gpus = _int(where, "num_gpu", r["num_gpu"])
@@ -285,20 +338,90 @@ def read_pods(
                 "(a completion before the arrival)"
             )
         duration = None if deleted is None else deleted - start
-        rows.append((created, line, _pod(name, cpu, mem, gpus, spec, created), duration, where))
+        pod = _pod(name, cpu, mem, gpus, spec, gpu_as == "dra")
+        rows.append((created, line, pod, duration, where, gpus if gpu_as == "dra" else None))
     t0 = min((c for c, *_ in rows), default=0.0)
     rows.sort(key=lambda x: (x[0], x[1]))
-    pods = [TracePod(pod, c - t0, d, w) for c, _, pod, d, w in rows]
+    pods = [TracePod(pod, c - t0, d, w, g) for c, _, pod, d, w, g in rows]
     warnings = []
     if shared:
+        why = (
+            f"a {GPU_DRIVER} device is allocated whole (DRAConsumableCapacity is not used)"
+            if gpu_as == "dra"
+            else f"{GPU_RESOURCE} is an extended resource, which cannot be shared"
+        )
         warnings.append(
-            f"{path}: {shared} GPU-sharing pod(s) (gpu_milli < 1000) take a whole GPU: "
-            f"{GPU_RESOURCE} is an extended resource, which cannot be shared"
+            f"{path}: {shared} GPU-sharing pod(s) (gpu_milli < 1000) take a whole GPU: {why}"
         )
     return pods, warnings
 
 
-def alibaba_trace(pods_csv: str, nodes_csv: str, *, gpu_as: str = "extended") -> Trace:
+def gpu_objects(gpus: Mapping[str, tuple[int, str]], counts: Sequence[int], source: str) -> Cluster:
+    """``--gpu-as dra``'s objects (see the module docstring): a ResourceSlice per GPU node,
+    the DeviceClass, a ResourceClaimTemplate ``gpu-N`` per GPU count N the pods ask for.
+
+    Args:
+        gpus: node name -> (GPUs, model), for nodes with GPUs.
+        counts: the GPU counts pods ask for.
+        source: the file name for messages.
+
+    Raises:
+        ManifestError: the objects are refused by the API server's rules (a model that is
+            not a valid attribute value, for one).
+    """
+    docs: list[dict[str, Any]] = [
+        {
+            "apiVersion": "resource.k8s.io/v1",
+            "kind": "DeviceClass",
+            "metadata": {"name": GPU_DEVICE_CLASS},
+            "spec": {"selectors": [{"cel": {"expression": f'device.driver == "{GPU_DRIVER}"'}}]},
+        }
+    ]
+    docs.extend(
+        {
+            "apiVersion": "resource.k8s.io/v1",
+            "kind": "ResourceSlice",
+            "metadata": {"name": f"{node}-gpu"},
+            "spec": {
+                "driver": GPU_DRIVER,
+                "nodeName": node,
+                "pool": {"name": node, "generation": 1, "resourceSliceCount": 1},
+                "devices": [
+                    {"name": f"gpu-{i}", "attributes": {"model": {"string": model}}}
+                    for i in range(n)
+                ],
+            },
+        }
+        for node, (n, model) in gpus.items()
+    )
+    docs.extend(
+        {
+            "apiVersion": "resource.k8s.io/v1",
+            "kind": "ResourceClaimTemplate",
+            "metadata": {"name": f"gpu-{n}", "namespace": "default"},
+            "spec": {
+                "spec": {
+                    "devices": {
+                        "requests": [
+                            {
+                                "name": "gpu",
+                                "exactly": {
+                                    "deviceClassName": GPU_DEVICE_CLASS,
+                                    "allocationMode": "ExactCount",
+                                    "count": n,
+                                },
+                            }
+                        ]
+                    }
+                }
+            },
+        }
+        for n in sorted(set(counts))
+    )
+    return Cluster.from_manifests(decode_objects(docs, source))
+
+
+def alibaba_trace(pods_csv: str, nodes_csv: str, *, gpu_as: str = "extended-resource") -> Trace:
     """The trace of an Alibaba pod list and node list (see the module docstring): every
     node of the node list at the start, every pod arriving.
 
@@ -308,11 +431,18 @@ def alibaba_trace(pods_csv: str, nodes_csv: str, *, gpu_as: str = "extended") ->
     """
     if gpu_as not in GPU_MODES:
         raise ValueError(f"gpu_as: expected one of {', '.join(GPU_MODES)}, got {gpu_as!r}")
-    nodes = read_nodes(nodes_csv)
+    with_gpus = _read_nodes(nodes_csv, gpu_as)
+    nodes = [n for n, _ in with_gpus]
     models: dict[str, int] = {}
     for n in nodes:
         m = n.labels.get(GPU_MODEL_LABEL)
         if m:
             models[m] = models.get(m, 0) + 1
-    arrivals, warnings = read_pods(pods_csv, models)
-    return Trace(Cluster(nodes=nodes), (), tuple(arrivals), None, tuple(warnings))
+    arrivals, warnings = read_pods(pods_csv, models, gpu_as=gpu_as)
+    cluster = Cluster(nodes=nodes)
+    if gpu_as == "dra":
+        gpus = {n.name: (g, n.labels[GPU_MODEL_LABEL]) for n, g in with_gpus if g}
+        counts = [tp.gpus for tp in arrivals if tp.gpus]
+        dra = gpu_objects(gpus, counts, f"{nodes_csv} (--gpu-as dra)")
+        cluster = attrs.evolve(dra, nodes=tuple(nodes), origin=None)
+    return Trace(cluster, (), tuple(arrivals), None, tuple(warnings))

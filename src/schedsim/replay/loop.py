@@ -126,6 +126,9 @@ class Replay:
         until: end at this time (seconds); None: when nothing can change any more.
         seed: kube-scheduler's tie-breaking among equal scores (None: the first tied node).
         gpu_resource: the extended resource GPU metrics count.
+        gpu_driver: count GPUs as the devices of this DRA driver instead (in the nodes'
+            ResourceSlices; allocated: in the claims' allocation results), e.g. the Alibaba
+            trace's ``--gpu-as dra`` (`schedsim.replay.alibaba.GPU_DRIVER`).
         queue_options: the queue's backoff seconds (default: the engine's
             KubeSchedulerConfiguration ``podInitialBackoffSeconds`` /
             ``podMaxBackoffSeconds``, else 1 s and 10 s); its attempt guard is ignored (a
@@ -149,6 +152,7 @@ class Replay:
         until: float | None = None,
         seed: int | None = None,
         gpu_resource: str = DEFAULT_GPU_RESOURCE,
+        gpu_driver: str | None = None,
         queue_options: QueueOptions | None = None,
     ) -> None:
         if not sample_interval > 0:
@@ -226,11 +230,16 @@ class Replay:
         self._sampled_at = -1  # `_changes` at the last sample
         self._done = False
         self._scheduled_once = False
-        all_pods = [tp.pod for tp in (*trace.running, *trace.arrivals)]
+        self._gpu_driver = gpu_driver
+        trace_pods = (*trace.running, *trace.arrivals)
         self.metrics_recorder = MetricsRecorder(
             {g.name: g.price for g in node_groups},
             gpu_resource,
-            task_classes(all_pods, gpu_resource),
+            task_classes(
+                [tp.pod for tp in trace_pods],
+                gpu_resource,
+                {tp.pod.key: tp.gpus for tp in trace_pods if tp.gpus is not None},
+            ),
         )
         for n in cluster.nodes:
             if self._info(n.name) is not None:
@@ -431,17 +440,20 @@ class Replay:
                 self.metrics_recorder.on_event(ev)
 
     def _arrive(self, tp: TracePod) -> None:
-        pod = tp.pod
-        if pod.resource_claims:  # the resource-claim controller makes template claims
-            dra = self.snapshot.dra_snapshot
-            made = create_template_claims(
-                [pod], self.trace.cluster.resource_claim_templates, dra.list_resource_claims()
-            )
+        self.metrics_recorder.on_arrival(self.now, tp.pod.key)
+        self._enqueue(tp.pod)
+
+    def _enqueue(self, pod: Pod) -> None:
+        """A new pod (an arrival, or the replacement of an evicted one) enters the queue; the
+        resource-claim controller first makes the claims of its templates (a new pod has
+        none yet: the claims of one that left were deleted with it)."""
+        if pod.node_name or pod.nominated_node_name:  # running at the start: a new pod
+            pod = attrs.evolve(pod, node_name="", nominated_node_name="")
+        if pod.resource_claims:
+            made = create_template_claims([pod], self.trace.cluster.resource_claim_templates)
             self.warnings.extend(made.warnings)
-            dra.add_claims(made.claims)
+            self.snapshot.dra_snapshot.add_claims(made.claims)
             pod = made.pods[0]
-            self._pods[pod.key] = attrs.evolve(tp, pod=pod)
-        self.metrics_recorder.on_arrival(self.now, pod.key)
         self.scheduling.add(pod)
 
     def _complete(self, key: str, token: int) -> None:
@@ -449,7 +461,11 @@ class Replay:
         if node is None or self._binds.get(key) != token:
             return  # evicted since: that binding's completion is stale
         pod = self._pods[key].pod
+        owned = pod.resource_claims and self.snapshot.dra_enabled
+        running = self._running_pod(key, node) if owned else pod
         self.snapshot.unschedule_pod(pod.namespace, pod.name, node)
+        if owned:  # the resource-claim controller deletes the claims a finished pod owned
+            self.snapshot.dra_snapshot.remove_pod_owned_claims(running)
         del self.bound[key]
         self.metrics_recorder.completed += 1
         self.autoscaler.mark_changed()
@@ -563,8 +579,39 @@ class Replay:
             self.queue.move_all_to_active_or_backoff(ASSIGNED_POD_DELETE, self._pods[key].pod, None)
         self.queue.move_all_to_active_or_backoff(NODE_DELETE, node, None)
         for key in evicted:
-            self.scheduling.add(self._pods[key].pod)
+            self._enqueue(self._pods[key].pod)
         self.metrics_recorder.evicted += len(evicted)
+
+    def _running_pod(self, key: str, node: str) -> Pod:
+        """The pod as it was bound (with its claims' names)."""
+        for pi in self.snapshot.get_node_info(node).pods:
+            if pi.pod.key == key:
+                return pi.pod
+        raise LookupError(f"pod {key} is not on node {node}")
+
+    def _device_gpus(self) -> dict[str, tuple[int, int]] | None:
+        """Node -> (devices allocated, devices) of the GPU driver, or None without one."""
+        driver = self._gpu_driver
+        if driver is None:
+            return None
+        dra = self.snapshot.dra_snapshot
+        out: dict[str, tuple[int, int]] = {}
+        node_of: dict[str, str] = {}
+        for sl in dra.list_resource_slices():
+            if sl.driver == driver and sl.node_name:
+                node_of[sl.pool.name] = sl.node_name
+                used, total = out.get(sl.node_name, (0, 0))
+                out[sl.node_name] = (used, total + len(sl.devices))
+        for claim in dra.list_resource_claims():
+            allocation = claim.status.allocation
+            if allocation is None:
+                continue
+            for r in allocation.results:
+                node = node_of.get(r.pool) if r.driver == driver else None
+                if node is not None:
+                    used, total = out[node]
+                    out[node] = (used + 1, total)
+        return out
 
     def _sample(self) -> None:
         self._sampled_at = self._changes
@@ -576,4 +623,5 @@ class Replay:
             self.snapshot.list_node_infos(),
             a.upcoming_sizes(),
             a.group_of,
+            self._device_gpus(),
         )

@@ -76,13 +76,18 @@ def _requests(pod: Pod, gpu_resource: str) -> tuple[int, int, int]:
     return r.milli_cpu, r.memory, r.scalar_resources.get(gpu_resource, 0)
 
 
-def task_classes(pods: Iterable[Pod], gpu_resource: str) -> tuple[TaskClass, ...]:
+def task_classes(
+    pods: Iterable[Pod], gpu_resource: str, gpus: Mapping[str, int] | None = None
+) -> tuple[TaskClass, ...]:
     """The workload of the fragmentation measure (see the module docstring): the most
     frequent `MAX_TASK_CLASSES` request vectors, popularity renormalised, most popular first
-    (ties: smaller requests first)."""
+    (ties: smaller requests first). ``gpus``: pod key -> GPUs, for pods whose GPUs are DRA
+    devices (not ``gpu_resource`` requests)."""
     counts: dict[tuple[int, int, int], int] = {}
     for pod in pods:
         k = _requests(pod, gpu_resource)
+        if gpus is not None and pod.key in gpus:
+            k = (k[0], k[1], gpus[pod.key])
         counts[k] = counts.get(k, 0) + 1
     top = sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))[:MAX_TASK_CLASSES]
     total = sum(c for _, c in top)
@@ -332,8 +337,10 @@ class MetricsRecorder:
         node_infos: Sequence[NodeInfo],
         upcoming: Mapping[str, int],
         group_of: Mapping[str, str],
+        device_gpus: Mapping[str, tuple[int, int]] | None = None,
     ) -> Sample:
-        """Record the cluster at ``now`` (``node_infos``: the ready nodes)."""
+        """Record the cluster at ``now`` (``node_infos``: the ready nodes; ``device_gpus``:
+        node -> (GPUs allocated, GPUs) when GPUs are DRA devices, not the extended resource)."""
         gpu = self.gpu_resource
         nodes: dict[str, int] = dict.fromkeys(upcoming, 0)
         cpu_r = cpu_a = mem_r = mem_a = gpu_r = gpu_a = 0
@@ -344,8 +351,11 @@ class MetricsRecorder:
             if node is None:
                 continue
             req, alloc = ni.requested, ni.allocatable
-            g_r = req.scalar_resources.get(gpu, 0)
-            g_a = alloc.scalar_resources.get(gpu, 0)
+            if device_gpus is None:
+                g_r = req.scalar_resources.get(gpu, 0)
+                g_a = alloc.scalar_resources.get(gpu, 0)
+            else:
+                g_r, g_a = device_gpus.get(node.name, (0, 0))
             cpu_r += req.milli_cpu
             cpu_a += alloc.milli_cpu
             mem_r += req.memory

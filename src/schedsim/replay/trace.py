@@ -45,12 +45,15 @@ class TracePod:
             the start).
         duration: seconds it runs once bound, then it completes; None: until the end.
         source: where it was read (``FILE: Pod NS/NAME`` or ``FILE:LINE``), for messages.
+        gpus: the GPUs it asks for through DRA claims (the Alibaba trace's ``--gpu-as dra``),
+            for the GPU metrics; None: the GPU extended resource of its requests counts.
     """
 
     pod: Pod
     arrival: float
     duration: float | None
     source: str = ""
+    gpus: int | None = None
 
 
 @attrs.frozen
