@@ -8,8 +8,10 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+import attrs
 import pytest
 
+from schedsim.api.core import OwnerReference
 from schedsim.api.errors import ManifestError
 from schedsim.engine import Cluster
 from schedsim.replay import Replay, manifest_trace, parse_duration
@@ -22,6 +24,7 @@ from schedsim.replay.alibaba import (
     read_pods,
 )
 from schedsim.replay.metrics import TaskClass, node_fragmentation, percentile
+from schedsim.simulation.nodegroups import parse_node_groups
 
 NODES_CSV = """\
 sn,cpu_milli,memory_mib,gpu,model
@@ -195,6 +198,77 @@ def test_alibaba_gpus_as_dra_devices(tmp_path: Path) -> None:
     [claim] = r.snapshot.dra_snapshot.list_resource_claims()
     assert claim.owner_references[0].name == "p-spec"
     assert claim.status.allocation is not None
+
+
+GPU_GROUPS = {
+    "nodeGroups": [
+        {
+            "name": "gpu",
+            "maxSize": 2,
+            "template": {
+                "node": {
+                    "metadata": {"name": "gpu", "labels": {GPU_MODEL_LABEL: "T4"}},
+                    "status": {"allocatable": {"cpu": "8", "memory": "32Gi", "pods": "110"}},
+                },
+                "resourceSlices": [
+                    {
+                        "apiVersion": "resource.k8s.io/v1",
+                        "kind": "ResourceSlice",
+                        "metadata": {"name": "gpu-slice"},
+                        "spec": {
+                            "driver": GPU_DRIVER,
+                            "nodeName": "gpu",
+                            "pool": {"name": "gpu", "generation": 1, "resourceSliceCount": 1},
+                            "devices": [{"name": f"gpu-{i}"} for i in range(4)],
+                        },
+                    }
+                ],
+            },
+        }
+    ]
+}
+
+
+def test_dra_pod_evicted_by_scale_down_gets_a_new_claim(tmp_path: Path) -> None:
+    """``--gpu-as dra`` with the autoscaler: node-a's two GPUs are taken by a and b (0-100s),
+    so c (1 GPU, t=10) makes CA add a 4-GPU node (its template's ResourceSlice, copied for
+    the new node) where c binds at t=70. Once a and b complete, the new node is under the
+    GPU utilization threshold (1/4 < 0.5) and c fits on node-a, so the node is unneeded from
+    t=100 and deleted after --scale-down-unneeded-time (10m, CA FAQ "How does scale-down
+    work?"); c (owned by a Job) is evicted and comes back as a new pod whose claim the claim
+    controller makes again (the old one was deleted with the pod, kube-controller-manager's
+    resource-claim controller), allocated on node-a. The claims of completed pods are gone."""
+    pods = tmp_path / "pods.csv"
+    nodes = tmp_path / "nodes.csv"
+    header = PODS_CSV.splitlines()[0]
+    pods.write_text(
+        header + "\n"
+        "a,1000,1024,1,1000,,LS,Succeeded,0,100,0\n"
+        "b,1000,1024,1,1000,,LS,Succeeded,0,100,0\n"
+        "c,1000,1024,1,1000,,LS,Running,10,,10\n"
+    )
+    nodes.write_text("sn,cpu_milli,memory_mib,gpu,model\nnode-a,8000,32768,2,T4\n")
+    trace = alibaba_trace(str(pods), str(nodes), gpu_as="dra")
+    # the trace names no controllers, and CA does not evict a pod without one (NotReplicated):
+    # give them a Job, as a manifest trace's pods have
+    job = OwnerReference(api_version="batch/v1", kind="Job", name="j", uid="j", controller=True)
+    owned = [
+        attrs.evolve(tp, pod=attrs.evolve(tp.pod, owner_references=(job,))) for tp in trace.arrivals
+    ]
+    trace = attrs.evolve(trace, arrivals=tuple(owned))
+    groups = parse_node_groups(GPU_GROUPS, "groups.yaml")
+    r = Replay(trace, groups, gpu_driver=GPU_DRIVER)
+    m = r.run()
+    ups = [(e.time, e.nodes) for e in m.events if e.kind == "scale-up"]
+    downs = [(e.time, e.nodes, e.pods) for e in m.events if e.kind == "scale-down"]
+    assert ups == [(10.0, ("gpu-0",))]
+    assert downs == [(700.0, ("gpu-0",), ("default/c",))]
+    assert m.evicted == 1 and r.bound == {"default/c": "node-a"}
+    [claim] = r.snapshot.dra_snapshot.list_resource_claims()
+    assert claim.owner_references[0].name == "c"
+    assert claim.status.allocation is not None
+    assert [res.pool for res in claim.status.allocation.results] == ["node-a"]
+    assert max(s.gpu_allocatable for s in m.samples) == 6  # node-a's 2 + the new node's 4
 
 
 @pytest.mark.parametrize(

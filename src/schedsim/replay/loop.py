@@ -8,14 +8,14 @@ The state is one long-lived snapshot of the cluster (the engine's, `Engine.snaps
 instant the pass schedules every ready pod as kube-scheduler does (QueueSort order; Filter,
 Score, the highest total; PostFilter preemption); a bound pod completes ``duration`` seconds
 later and leaves its node; every ``scan-interval`` the autoscaler's loop
-(`schedsim.replay.autoscaler`) may request nodes (ready after the provisioning delay) or
-delete unneeded ones (their pods are evicted and come back as new pods). Each change is a
-cluster event for the queue (``AssignedPodDelete`` for a completed or evicted pod,
-``NodeAdd``, ``NodeDelete``; the pass itself fires ``AssignedPodAdd`` for a binding): a
-parked pod moves back only when one of its rejecting plugins registered the event and its
-hint says Queue, as upstream. Backoff expiries, Permit deadlines and the periodic flush of
-pods parked longer than ``podMaxInUnschedulablePodsDuration`` (5 min, checked every 30 s as
-upstream) are instants of the replay too. Metrics are sampled every ``sample_interval``
+(`schedsim.replay.autoscaler`) may request nodes (ready after the provisioning delay) or delete
+unneeded ones (their pods are evicted and come back as new pods). Each change is a cluster
+event for the queue (``AssignedPodDelete`` for a completed or evicted pod, ``NodeAdd`` and
+``ResourceSliceAdd`` for its slices, ``NodeDelete``; the pass itself fires ``AssignedPodAdd``
+for a binding): a parked pod moves back only when one of its rejecting plugins registered the
+event and its hint says Queue, as upstream. Backoff expiries, Permit deadlines and the periodic
+flush of pods parked longer than ``podMaxInUnschedulablePodsDuration`` (5 min, checked every 30
+s as upstream) are instants of the replay too. Metrics are sampled every ``sample_interval``
 (`schedsim.replay.metrics`).
 
 At one instant: nodes become ready and pods complete, then pods arrive, then the scheduling
@@ -76,6 +76,9 @@ ProgressCallback = Callable[[float], None]
 
 NODE_DELETE = ClusterEvent(EventResource.Node, ActionType.Delete, "NodeDelete")
 """The autoscaler deleted a node (kube-scheduler's informer sees a Node delete)."""
+
+RESOURCE_SLICE_ADD = ClusterEvent(EventResource.ResourceSlice, ActionType.Add, "ResourceSliceAdd")
+"""A new node's ResourceSlice was published (what DynamicResources waits for)."""
 
 FLUSH_PERIOD = 30.0
 """Seconds between kube-scheduler's checks for pods parked too long
@@ -479,6 +482,8 @@ class Replay:
         self.snapshot.add_node_info(info)
         self.metrics_recorder.on_node_added(self.now, name, group)
         self.queue.move_all_to_active_or_backoff(NODE_ADD, None, info.node)
+        for sl in info.local_resource_slices:  # its DRA drivers publish the node's devices
+            self.queue.move_all_to_active_or_backoff(RESOURCE_SLICE_ADD, None, sl)
 
     def _schedule_pass(self) -> None:
         """Schedule every ready pod now (kube-scheduler's loop until activeQ and backoffQ are
@@ -568,8 +573,9 @@ class Replay:
     def _delete_node(self, name: str) -> None:
         """CA drains the node (each pod's eviction an ``AssignedPodDelete``), deletes it
         (``NodeDelete``); the evicted pods come back as new pending pods."""
-        evicted = [k for k, n in self.bound.items() if n == name]
-        node = self.snapshot.get_node_info(name).node
+        node_info = self.snapshot.get_node_info(name)
+        node = node_info.node
+        evicted = [pi.pod.key for pi in node_info.pods if self.bound.get(pi.pod.key) == name]
         self.snapshot.remove_node_info(name)
         self.autoscaler.node_removed(name)
         self.metrics_recorder.on_node_removed(self.now, name)
