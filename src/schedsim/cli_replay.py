@@ -103,7 +103,8 @@ def add_parser(sub: Any, profile_args: Callable[[argparse.ArgumentParser], None]
         default=GPU_MODES[0],
         help="how an Alibaba trace's GPUs are modelled: extended-resource (nvidia.com/gpu, "
         "the default) or dra (a ResourceSlice of GPU devices per node, a DeviceClass, a "
-        "ResourceClaim per GPU pod); GPU-sharing pods take a whole GPU either way (warned)",
+        "ResourceClaim per GPU pod); GPU-sharing pods take a whole GPU (warned), except with dra "
+        "and --feature-gates DRAConsumableCapacity=true: their gpu_milli of a shared device",
     )
     ca = p.add_argument_group("Cluster Autoscaler (its flag names and defaults)")
     ca.add_argument(
@@ -244,14 +245,19 @@ def add_parser(sub: Any, profile_args: Callable[[argparse.ArgumentParser], None]
     profile_args(p)
 
 
-def _trace(args: argparse.Namespace) -> Trace:
+def _trace(args: argparse.Namespace, consumable_capacity: bool = False) -> Trace:
     alibaba = args.alibaba_pods or args.alibaba_nodes
     if alibaba and args.paths:
         raise UsageError("give either TRACE manifests or --alibaba-pods/--alibaba-nodes, not both")
     if alibaba:
         if not (args.alibaba_pods and args.alibaba_nodes):
             raise UsageError("--alibaba-pods and --alibaba-nodes go together")
-        return alibaba_trace(args.alibaba_pods, args.alibaba_nodes, gpu_as=args.gpu_as)
+        return alibaba_trace(
+            args.alibaba_pods,
+            args.alibaba_nodes,
+            gpu_as=args.gpu_as,
+            gpu_share=consumable_capacity and args.gpu_as == "dra",
+        )
     if not args.paths:  # the shipped example (with its node groups, unless others are given)
         text = resources.files("schedsim.examples").joinpath(EXAMPLE_TRACE).read_text("utf-8")
         cluster = Cluster.from_text(text, f"<example {EXAMPLE_TRACE}>", validate=args.validate)
@@ -366,7 +372,7 @@ def run(args: argparse.Namespace, engine: Engine) -> tuple[str, int]:
         SchedulingError: a plugin failed other than with a PreFilter or Filter Error status.
     """
     options = _options(args)
-    trace = _trace(args)
+    trace = _trace(args, engine.framework.handle.feature_gates.enabled("DRAConsumableCapacity"))
     if args.node_groups:
         groups = load_node_groups(args.node_groups)
     elif not (args.paths or args.alibaba_pods or args.alibaba_nodes):

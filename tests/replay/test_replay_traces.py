@@ -13,7 +13,7 @@ import pytest
 
 from schedsim.api.core import OwnerReference
 from schedsim.api.errors import ManifestError
-from schedsim.engine import Cluster
+from schedsim.engine import Cluster, Engine, EngineConfig
 from schedsim.replay import Replay, manifest_trace, parse_duration
 from schedsim.replay.alibaba import (
     GPU_DEVICE_CLASS,
@@ -198,6 +198,44 @@ def test_alibaba_gpus_as_dra_devices(tmp_path: Path) -> None:
     [claim] = r.snapshot.dra_snapshot.list_resource_claims()
     assert claim.owner_references[0].name == "p-spec"
     assert claim.status.allocation is not None
+
+
+def test_alibaba_gpu_sharing_with_consumable_capacity(tmp_path: Path) -> None:
+    """``--gpu-as dra`` with DRAConsumableCapacity: devices allow multiple allocations and
+    publish a ``gpu-milli`` capacity of 1000; a sharing pod asks for its gpu_milli of one
+    device, a whole-GPU pod consumes a whole device (KEP-5075: without a capacity request the
+    whole capacity is consumed; the allocator's consumable-capacity cases). Two 500 shares
+    fill gpu-0, the 300 share takes part of gpu-1, so the whole-GPU pod waits for the shares
+    to complete (t=600); without sharing every pod takes a device and two wait."""
+    pods = tmp_path / "pods.csv"
+    nodes = tmp_path / "nodes.csv"
+    header = PODS_CSV.splitlines()[0]
+    pods.write_text(
+        header + "\n"
+        "s1,1000,2048,1,500,,BE,Running,0,600,0\n"
+        "s2,1000,2048,1,500,,BE,Running,0,600,0\n"
+        "s3,1000,2048,1,300,,BE,Running,0,600,0\n"
+        "w1,1000,2048,1,1000,,BE,Running,0,600,0\n"
+    )
+    nodes.write_text("sn,cpu_milli,memory_mib,gpu,model\nnode-a,32000,131072,2,T4\n")
+    trace = alibaba_trace(str(pods), str(nodes), gpu_as="dra", gpu_share=True)
+    assert not trace.warnings
+    assert sorted(t.name for t in trace.cluster.resource_claim_templates) == [
+        "gpu-1",
+        "gpu-share-300",
+        "gpu-share-500",
+    ]
+    device = trace.cluster.resource_slices[0].devices[0]
+    assert device.allow_multiple_allocations
+    engine = Engine(EngineConfig(feature_gates={"DRAConsumableCapacity": True}))
+    r = Replay(trace, engine=engine, gpu_driver=GPU_DRIVER)
+    m = r.run()
+    assert not m.unschedulable
+    assert {k: v for k, v in m.latencies.items() if v} == {"default/w1": 600.0}
+    first = m.samples[0]
+    assert (first.running, first.gpu_requested, first.gpu_allocatable) == (3, 2, 2)
+    whole = Replay(alibaba_trace(str(pods), str(nodes), gpu_as="dra"), gpu_driver=GPU_DRIVER)
+    assert whole.run().samples[0].running == 2
 
 
 GPU_GROUPS = {

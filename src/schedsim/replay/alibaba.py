@@ -27,9 +27,12 @@ GPUs (``--gpu-as``, `GPU_MODES`):
   devices of the class), so the replay's claim controller creates one ResourceClaim per pod
   when it arrives, and DynamicResources allocates N devices on one node.
 
-Either way a GPU-sharing pod (``num_gpu`` 1 with ``gpu_milli`` < 1000) takes a whole GPU, and
-a warning counts them: an extended resource cannot be shared, and sharing a DRA device needs
-DRAConsumableCapacity (alpha, off by default in 1.34), which this mapping does not use.
+A GPU-sharing pod (``num_gpu`` 1 with ``gpu_milli`` < 1000) takes a whole GPU, and a warning
+counts them: an extended resource cannot be shared, and sharing a DRA device needs
+DRAConsumableCapacity (alpha, off by default in 1.34). With ``gpu_share`` (the CLI sets it for
+``dra`` when that gate is on) the devices allow multiple allocations and publish a
+`GPU_CAPACITY` capacity of 1000; a sharing pod references ``gpu-share-M``, one device with a
+capacity request of its M milli-GPU, and whole-GPU requests consume a device's whole capacity.
 
 Bad input is refused with ``FILE:LINE: column: problem`` (`TraceError`, a `ManifestError`): a
 missing or unknown column, a node or pod name that is not a Kubernetes name (a DNS subdomain;
@@ -58,6 +61,7 @@ from schedsim.engine import Cluster
 from schedsim.replay.trace import Trace, TracePod
 
 __all__ = [
+    "GPU_CAPACITY",
     "GPU_DEVICE_CLASS",
     "GPU_DRIVER",
     "GPU_MODEL_LABEL",
@@ -91,6 +95,8 @@ GPU_DRIVER: Final = "gpu.alibaba.com"
 """``--gpu-as dra``: the DRA driver of the nodes' GPU devices."""
 GPU_DEVICE_CLASS: Final = "gpu.alibaba.com"
 """``--gpu-as dra``: the DeviceClass the pods' claims request."""
+GPU_CAPACITY: Final = "gpu-milli"
+"""``--gpu-as dra`` with DRAConsumableCapacity: each device's consumable capacity (1000)."""
 
 GPU_MODEL_LABEL: Final = "alibaba.com/gpu-model"
 """The node label carrying the node list's ``model`` (what ``gpu_spec`` selects)."""
@@ -243,7 +249,15 @@ def _check_names(where: str, name: str, model: str) -> None:
         )
 
 
-def _pod(name: str, cpu: int, mem: int, gpus: int, spec: Sequence[str], dra: bool) -> Pod:
+def _template_name(gpus: int, share: float | None) -> str:
+    """The ResourceClaimTemplate of a pod asking for ``gpus`` GPUs, or for ``share``
+    milli-GPU of one (``--gpu-as dra`` with DRAConsumableCapacity)."""
+    return f"gpu-share-{share:g}" if share is not None else f"gpu-{gpus}"
+
+
+def _pod(
+    name: str, cpu: int, mem: int, gpus: int, spec: Sequence[str], dra: bool, share: float | None
+) -> Pod:
     requests: dict[str, str] = {"cpu": f"{cpu}m", "memory": f"{mem}Mi"}
     resources: dict[str, Any] = {"requests": requests}
     pod_spec: dict[str, Any] = {
@@ -251,7 +265,8 @@ def _pod(name: str, cpu: int, mem: int, gpus: int, spec: Sequence[str], dra: boo
     }
     if gpus and dra:
         resources["claims"] = [{"name": "gpu"}]
-        pod_spec["resourceClaims"] = [{"name": "gpu", "resourceClaimTemplateName": f"gpu-{gpus}"}]
+        template = _template_name(gpus, share)
+        pod_spec["resourceClaims"] = [{"name": "gpu", "resourceClaimTemplateName": template}]
     elif gpus:
         requests[GPU_RESOURCE] = str(gpus)
     if spec:
@@ -274,7 +289,11 @@ def _pod(name: str, cpu: int, mem: int, gpus: int, spec: Sequence[str], dra: boo
 
 
 def read_pods(
-    path: str, models: Mapping[str, int] | None = None, *, gpu_as: str = "extended-resource"
+    path: str,
+    models: Mapping[str, int] | None = None,
+    *,
+    gpu_as: str = "extended-resource",
+    gpu_share: bool = False,
 ) -> tuple[list[TracePod], list[str]]:
     """The pods of a pod list (see the module docstring), by arrival, and warnings.
 
@@ -284,6 +303,8 @@ def read_pods(
             ``gpu_spec`` naming another model is an error.
         gpu_as: one of `GPU_MODES` (``dra``: pods reference the ResourceClaimTemplates of
             `gpu_objects`).
+        gpu_share: with ``dra``, a GPU-sharing pod asks for its ``gpu_milli`` of one device's
+            ``gpu-milli`` capacity (DRAConsumableCapacity) instead of a whole device.
 
     Raises:
         TraceError: ``FILE:LINE: problem``.
@@ -308,8 +329,10 @@ def read_pods(
                 f"{where}: gpu_milli: a share of a GPU ({r['gpu_milli']}) is only allowed with "
                 f"num_gpu 1, got num_gpu {gpus}"
             )
-        if gpus == 1 and 0 < milli < 1000:
+        share = milli if gpus == 1 and 0 < milli < 1000 else None
+        if share is not None and not (gpu_share and gpu_as == "dra"):
             shared += 1
+            share = None
         spec = tuple(s for s in r["gpu_spec"].split("|") if not _empty(s)) if r["gpu_spec"] else ()
         if spec and models is not None:
             if not any(s in models for s in spec):
@@ -338,7 +361,7 @@ def read_pods(
                 "(a completion before the arrival)"
             )
         duration = None if deleted is None else deleted - start
-        pod = _pod(name, cpu, mem, gpus, spec, gpu_as == "dra")
+        pod = _pod(name, cpu, mem, gpus, spec, gpu_as == "dra", share)
         rows.append((created, line, pod, duration, where, gpus if gpu_as == "dra" else None))
     t0 = min((c for c, *_ in rows), default=0.0)
     rows.sort(key=lambda x: (x[0], x[1]))
@@ -356,14 +379,26 @@ def read_pods(
     return pods, warnings
 
 
-def gpu_objects(gpus: Mapping[str, tuple[int, str]], counts: Sequence[int], source: str) -> Cluster:
+def gpu_objects(
+    gpus: Mapping[str, tuple[int, str]],
+    counts: Sequence[int],
+    source: str,
+    shares: Sequence[float] = (),
+    *,
+    gpu_share: bool = False,
+) -> Cluster:
     """``--gpu-as dra``'s objects (see the module docstring): a ResourceSlice per GPU node,
-    the DeviceClass, a ResourceClaimTemplate ``gpu-N`` per GPU count N the pods ask for.
+    the DeviceClass, a ResourceClaimTemplate ``gpu-N`` per GPU count N the pods ask for
+    (and ``gpu-share-M`` per share of M milli-GPU).
 
     Args:
         gpus: node name -> (GPUs, model), for nodes with GPUs.
         counts: the GPU counts pods ask for.
         source: the file name for messages.
+        shares: the milli-GPU shares pods ask for (``gpu_share``).
+        gpu_share: devices allow multiple allocations and publish a ``gpu-milli`` capacity
+            of 1000 (DRAConsumableCapacity): a whole-GPU request consumes all of it, a share
+            its milli-GPU.
 
     Raises:
         ManifestError: the objects are refused by the API server's rules (a model that is
@@ -386,10 +421,7 @@ def gpu_objects(gpus: Mapping[str, tuple[int, str]], counts: Sequence[int], sour
                 "driver": GPU_DRIVER,
                 "nodeName": node,
                 "pool": {"name": node, "generation": 1, "resourceSliceCount": 1},
-                "devices": [
-                    {"name": f"gpu-{i}", "attributes": {"model": {"string": model}}}
-                    for i in range(n)
-                ],
+                "devices": [_device(i, model, gpu_share) for i in range(n)],
             },
         }
         for node, (n, model) in gpus.items()
@@ -418,12 +450,49 @@ def gpu_objects(gpus: Mapping[str, tuple[int, str]], counts: Sequence[int], sour
         }
         for n in sorted(set(counts))
     )
+    docs.extend(
+        {
+            "apiVersion": "resource.k8s.io/v1",
+            "kind": "ResourceClaimTemplate",
+            "metadata": {"name": _template_name(1, m), "namespace": "default"},
+            "spec": {
+                "spec": {
+                    "devices": {
+                        "requests": [
+                            {
+                                "name": "gpu",
+                                "exactly": {
+                                    "deviceClassName": GPU_DEVICE_CLASS,
+                                    "allocationMode": "ExactCount",
+                                    "count": 1,
+                                    "capacity": {"requests": {GPU_CAPACITY: f"{m:g}"}},
+                                },
+                            }
+                        ]
+                    }
+                }
+            },
+        }
+        for m in sorted(set(shares))
+    )
     return Cluster.from_manifests(decode_objects(docs, source))
 
 
-def alibaba_trace(pods_csv: str, nodes_csv: str, *, gpu_as: str = "extended-resource") -> Trace:
+def _device(i: int, model: str, gpu_share: bool) -> dict[str, Any]:
+    device: dict[str, Any] = {"name": f"gpu-{i}", "attributes": {"model": {"string": model}}}
+    if gpu_share:
+        device["allowMultipleAllocations"] = True
+        device["capacity"] = {GPU_CAPACITY: {"value": "1000"}}
+    return device
+
+
+def alibaba_trace(
+    pods_csv: str, nodes_csv: str, *, gpu_as: str = "extended-resource", gpu_share: bool = False
+) -> Trace:
     """The trace of an Alibaba pod list and node list (see the module docstring): every
-    node of the node list at the start, every pod arriving.
+    node of the node list at the start, every pod arriving. ``gpu_share`` (with ``dra``):
+    GPU-sharing pods consume their ``gpu_milli`` of a device's `GPU_CAPACITY`
+    (DRAConsumableCapacity must be on in the scheduler that replays it).
 
     Raises:
         TraceError: ``FILE:LINE: problem``.
@@ -438,11 +507,19 @@ def alibaba_trace(pods_csv: str, nodes_csv: str, *, gpu_as: str = "extended-reso
         m = n.labels.get(GPU_MODEL_LABEL)
         if m:
             models[m] = models.get(m, 0) + 1
-    arrivals, warnings = read_pods(pods_csv, models, gpu_as=gpu_as)
+    arrivals, warnings = read_pods(pods_csv, models, gpu_as=gpu_as, gpu_share=gpu_share)
     cluster = Cluster(nodes=nodes)
     if gpu_as == "dra":
         gpus = {n.name: (g, n.labels[GPU_MODEL_LABEL]) for n, g in with_gpus if g}
-        counts = [tp.gpus for tp in arrivals if tp.gpus]
-        dra = gpu_objects(gpus, counts, f"{nodes_csv} (--gpu-as dra)")
+        counts, shares = [], []
+        for tp in arrivals:
+            template = tp.pod.resource_claims[0].resource_claim_template_name if tp.gpus else None
+            if template is None:
+                continue
+            if template.startswith("gpu-share-"):
+                shares.append(float(template.removeprefix("gpu-share-")))
+            else:
+                counts.append(int(template.removeprefix("gpu-")))
+        dra = gpu_objects(gpus, counts, f"{nodes_csv} (--gpu-as dra)", shares, gpu_share=gpu_share)
         cluster = attrs.evolve(dra, nodes=tuple(nodes), origin=None)
     return Trace(cluster, (), tuple(arrivals), None, tuple(warnings))

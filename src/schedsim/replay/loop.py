@@ -596,7 +596,8 @@ class Replay:
         raise LookupError(f"pod {key} is not on node {node}")
 
     def _device_gpus(self) -> dict[str, tuple[int, int]] | None:
-        """Node -> (devices allocated, devices) of the GPU driver, or None without one."""
+        """Node -> (devices allocated, devices) of the GPU driver, or None without one; a
+        device shared by several claims counts once."""
         driver = self._gpu_driver
         if driver is None:
             return None
@@ -608,15 +609,18 @@ class Replay:
                 node_of[sl.pool.name] = sl.node_name
                 used, total = out.get(sl.node_name, (0, 0))
                 out[sl.node_name] = (used, total + len(sl.devices))
-        for claim in dra.list_resource_claims():
-            allocation = claim.status.allocation
-            if allocation is None:
-                continue
-            for r in allocation.results:
-                node = node_of.get(r.pool) if r.driver == driver else None
-                if node is not None:
-                    used, total = out[node]
-                    out[node] = (used + 1, total)
+        allocated = {  # a shared device (DRAConsumableCapacity) counts once
+            (r.pool, r.device)
+            for claim in dra.list_resource_claims()
+            if claim.status.allocation is not None
+            for r in claim.status.allocation.results
+            if r.driver == driver
+        }
+        for pool, _ in allocated:
+            node = node_of.get(pool)
+            if node is not None:
+                used, total = out[node]
+                out[node] = (used + 1, total)
         return out
 
     def _sample(self) -> None:
