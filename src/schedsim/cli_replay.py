@@ -397,9 +397,12 @@ def run(args: argparse.Namespace, engine: Engine) -> tuple[str, int]:
         raise UsageError(f"{args.node_groups}: {e}") from None
     for w in replay.warnings:
         warn(w)
+    before = len(replay.warnings)
     total = args.until if args.until is not None else trace.last_arrival
     with _progress(total) as progress:
         metrics = replay.run(progress)
+    for w in replay.warnings[before:]:  # found while replaying (plugin errors, PostBind)
+        warn(w)
     if args.report:
         title = "schedsim replay " + (" ".join(args.paths) or str(args.alibaba_pods))
         write_report(args.report, replay_page(metrics, title))

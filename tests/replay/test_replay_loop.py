@@ -13,10 +13,12 @@ import pytest
 import yaml
 from replay_scenarios import NODE_GROUPS, TAIL_POD, burst_trace
 
+from schedsim.api.core import Pod
 from schedsim.engine import Cluster
 from schedsim.replay import AutoscalerOptions, Replay, manifest_trace, trace_from_paths
 from schedsim.replay.export import metrics_to_csv, metrics_to_json
 from schedsim.simulation.nodegroups import parse_node_groups
+from schedsim.snapshot.errors import SchedulingError
 
 
 def _replay(text: str, options: AutoscalerOptions | None = None, **kw: object) -> Replay:
@@ -242,3 +244,27 @@ def test_queue_flush_alone_does_not_keep_the_replay_going() -> None:
     assert m.end == 1860.0
     assert r.scheduling.attempts["default/picky"] == 6
     assert list(m.unschedulable) == ["default/picky"]
+
+
+def test_pod_failing_with_an_error_is_reported_not_dropped(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """An attempt that ends with an Error status (a plugin failed; kube-scheduler's
+    ``handleSchedulingFailure`` with an Error) leaves the pod out of the queue; the replay
+    names it in `Replay.failed` and a warning instead of losing it silently."""
+    r = _replay(burst_trace(pods=1))
+    original = r.scheduler.schedule_one
+
+    def schedule_one(pod: Pod, **kw: object) -> object:
+        if pod.name == "burst-0":
+            raise SchedulingError.internal(pod, "boom")
+        return original(pod, **kw)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(r.scheduler, "schedule_one", schedule_one)
+    m = r.run()
+    assert list(r.failed) == ["default/burst-0"] and "boom" in r.failed["default/burst-0"]
+    assert any(
+        w.startswith("pod default/burst-0: scheduling failed with an error at 60s")
+        for w in r.warnings
+    )
+    assert m.completed == 1 and "default/burst-0" not in r.bound

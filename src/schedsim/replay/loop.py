@@ -225,6 +225,9 @@ class Replay:
         self.bound: dict[str, str] = {}  # pod key -> node
         self._binds: dict[str, int] = {}  # pod key -> bind count (completion tokens)
         self._messages: dict[str, str] = {}  # pod key -> last FitError message
+        self.failed: dict[str, str] = {}
+        """Pods whose attempt ended with an Error status (a plugin failed): key -> message.
+        They leave the queue (kube-scheduler would retry them after backoff, and fail again)."""
         self._unhelped: Mapping[str, Mapping[str, str]] = {}
         self._upcoming_info: dict[str, NodeInfo] = {}
         self.counters = {"events": 0, "loops": 0, "attempts": 0}
@@ -504,6 +507,9 @@ class Replay:
         settled, sp.settled = sp.settled, []
         for outcome in settled:
             self._settled(outcome)
+        if sp.warnings:  # PostBind failures
+            self.warnings.extend(sp.warnings)
+            sp.warnings.clear()
         if math.isinf(self._flush_at) and self.queue.unschedulable_len:
             # pods parked from now on are parked at or after now
             self._flush_at = self._grid(now + parked_max, now, FLUSH_PERIOD)
@@ -512,6 +518,13 @@ class Replay:
         key = outcome.pod.key
         if outcome.preempted_by:  # DefaultPreemption's victim, already out of the snapshot
             self._preempted(key)
+        elif outcome.error:  # the pass reports an Error and does not put the pod back
+            self._messages[key] = outcome.message
+            self.failed[key] = outcome.message
+            self.warnings.append(
+                f"pod {key}: scheduling failed with an error at {self.now:g}s, not retried: "
+                f"{outcome.message}"
+            )
         elif outcome.node_name is None:
             self._messages[key] = outcome.message
         else:
