@@ -207,18 +207,16 @@ def test_alibaba_gpu_sharing_with_consumable_capacity(tmp_path: Path) -> None:
     whole capacity is consumed; the allocator's consumable-capacity cases). Two 500 shares
     fill gpu-0, the 300 share takes part of gpu-1, so the whole-GPU pod waits for the shares
     to complete (t=600); without sharing every pod takes a device and two wait."""
-    pods = tmp_path / "pods.csv"
-    nodes = tmp_path / "nodes.csv"
-    header = PODS_CSV.splitlines()[0]
-    pods.write_text(
-        header + "\n"
-        "s1,1000,2048,1,500,,BE,Running,0,600,0\n"
+    header = PODS_CSV.splitlines()[0] + "\n"
+    pods, nodes = _write(
+        tmp_path,
+        header + "s1,1000,2048,1,500,,BE,Running,0,600,0\n"
         "s2,1000,2048,1,500,,BE,Running,0,600,0\n"
         "s3,1000,2048,1,300,,BE,Running,0,600,0\n"
-        "w1,1000,2048,1,1000,,BE,Running,0,600,0\n"
+        "w1,1000,2048,1,1000,,BE,Running,0,600,0\n",
+        "sn,cpu_milli,memory_mib,gpu,model\nnode-a,32000,131072,2,T4\n",
     )
-    nodes.write_text("sn,cpu_milli,memory_mib,gpu,model\nnode-a,32000,131072,2,T4\n")
-    trace = alibaba_trace(str(pods), str(nodes), gpu_as="dra", gpu_share=True)
+    trace = alibaba_trace(pods, nodes, gpu_as="dra", gpu_share=True)
     assert not trace.warnings
     assert sorted(t.name for t in trace.cluster.resource_claim_templates) == [
         "gpu-1",
@@ -234,7 +232,7 @@ def test_alibaba_gpu_sharing_with_consumable_capacity(tmp_path: Path) -> None:
     assert {k: v for k, v in m.latencies.items() if v} == {"default/w1": 600.0}
     first = m.samples[0]
     assert (first.running, first.gpu_requested, first.gpu_allocatable) == (3, 2, 2)
-    whole = Replay(alibaba_trace(str(pods), str(nodes), gpu_as="dra"), gpu_driver=GPU_DRIVER)
+    whole = Replay(alibaba_trace(pods, nodes, gpu_as="dra"), gpu_driver=GPU_DRIVER)
     assert whole.run().samples[0].running == 2
 
 
@@ -276,17 +274,15 @@ def test_dra_pod_evicted_by_scale_down_gets_a_new_claim(tmp_path: Path) -> None:
     work?"); c (owned by a Job) is evicted and comes back as a new pod whose claim the claim
     controller makes again (the old one was deleted with the pod, kube-controller-manager's
     resource-claim controller), allocated on node-a. The claims of completed pods are gone."""
-    pods = tmp_path / "pods.csv"
-    nodes = tmp_path / "nodes.csv"
-    header = PODS_CSV.splitlines()[0]
-    pods.write_text(
-        header + "\n"
-        "a,1000,1024,1,1000,,LS,Succeeded,0,100,0\n"
+    header = PODS_CSV.splitlines()[0] + "\n"
+    pods, nodes = _write(
+        tmp_path,
+        header + "a,1000,1024,1,1000,,LS,Succeeded,0,100,0\n"
         "b,1000,1024,1,1000,,LS,Succeeded,0,100,0\n"
-        "c,1000,1024,1,1000,,LS,Running,10,,10\n"
+        "c,1000,1024,1,1000,,LS,Running,10,,10\n",
+        "sn,cpu_milli,memory_mib,gpu,model\nnode-a,8000,32768,2,T4\n",
     )
-    nodes.write_text("sn,cpu_milli,memory_mib,gpu,model\nnode-a,8000,32768,2,T4\n")
-    trace = alibaba_trace(str(pods), str(nodes), gpu_as="dra")
+    trace = alibaba_trace(pods, nodes, gpu_as="dra")
     # the trace names no controllers, and CA does not evict a pod without one (NotReplicated):
     # give them a Job, as a manifest trace's pods have
     job = OwnerReference(api_version="batch/v1", kind="Job", name="j", uid="j", controller=True)

@@ -426,56 +426,27 @@ def gpu_objects(
         }
         for node, (n, model) in gpus.items()
     )
-    docs.extend(
-        {
-            "apiVersion": "resource.k8s.io/v1",
-            "kind": "ResourceClaimTemplate",
-            "metadata": {"name": f"gpu-{n}", "namespace": "default"},
-            "spec": {
-                "spec": {
-                    "devices": {
-                        "requests": [
-                            {
-                                "name": "gpu",
-                                "exactly": {
-                                    "deviceClassName": GPU_DEVICE_CLASS,
-                                    "allocationMode": "ExactCount",
-                                    "count": n,
-                                },
-                            }
-                        ]
-                    }
-                }
-            },
-        }
-        for n in sorted(set(counts))
-    )
-    docs.extend(
-        {
-            "apiVersion": "resource.k8s.io/v1",
-            "kind": "ResourceClaimTemplate",
-            "metadata": {"name": _template_name(1, m), "namespace": "default"},
-            "spec": {
-                "spec": {
-                    "devices": {
-                        "requests": [
-                            {
-                                "name": "gpu",
-                                "exactly": {
-                                    "deviceClassName": GPU_DEVICE_CLASS,
-                                    "allocationMode": "ExactCount",
-                                    "count": 1,
-                                    "capacity": {"requests": {GPU_CAPACITY: f"{m:g}"}},
-                                },
-                            }
-                        ]
-                    }
-                }
-            },
-        }
-        for m in sorted(set(shares))
-    )
+    docs.extend(_claim_template(n, None) for n in sorted(set(counts)))
+    docs.extend(_claim_template(1, m) for m in sorted(set(shares)))
     return Cluster.from_manifests(decode_objects(docs, source))
+
+
+def _claim_template(count: int, share: float | None) -> dict[str, Any]:
+    """The ResourceClaimTemplate `_template_name` names: one ExactCount request of ``count``
+    devices of `GPU_DEVICE_CLASS`, with a `GPU_CAPACITY` request of ``share`` when given."""
+    exactly: dict[str, Any] = {
+        "deviceClassName": GPU_DEVICE_CLASS,
+        "allocationMode": "ExactCount",
+        "count": count,
+    }
+    if share is not None:
+        exactly["capacity"] = {"requests": {GPU_CAPACITY: f"{share:g}"}}
+    return {
+        "apiVersion": "resource.k8s.io/v1",
+        "kind": "ResourceClaimTemplate",
+        "metadata": {"name": _template_name(count, share), "namespace": "default"},
+        "spec": {"spec": {"devices": {"requests": [{"name": "gpu", "exactly": exactly}]}}},
+    }
 
 
 def _device(i: int, model: str, gpu_share: bool) -> dict[str, Any]:
