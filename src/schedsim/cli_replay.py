@@ -26,6 +26,7 @@ from schedsim.cli_output import warn
 from schedsim.engine import Cluster, Engine
 from schedsim.replay import AutoscalerOptions, Replay, parse_duration
 from schedsim.replay.alibaba import GPU_DRIVER, GPU_MODES, alibaba_trace
+from schedsim.replay.autoscaler import OptionError
 from schedsim.replay.export import metrics_to_csv, metrics_to_json
 from schedsim.replay.metrics import ReplayMetrics
 from schedsim.replay.trace import Trace, manifest_trace, trace_from_paths
@@ -284,8 +285,8 @@ def _options(args: argparse.Namespace) -> AutoscalerOptions:
             initial_node_group_backoff_duration=args.initial_node_group_backoff_duration,
             max_node_group_backoff_duration=args.max_node_group_backoff_duration,
         )
-    except ValueError as e:
-        raise UsageError(str(e)) from None
+    except OptionError as e:  # named as the user wrote it: the flag
+        raise UsageError(f"--{e.option.replace('_', '-')}: {e.problem}") from None
 
 
 @contextmanager

@@ -107,6 +107,13 @@ def test_csv_error_names_the_line(tmp_path: Path, capsys: pytest.CaptureFixture[
         (["replay", "--alibaba-pods", "p.csv"], "--alibaba-pods and --alibaba-nodes go together"),
         (["replay", "t.yaml", "--alibaba-pods", "p.csv", "--alibaba-nodes", "n.csv"],
          "give either TRACE manifests or --alibaba-pods/--alibaba-nodes, not both"),
+        # refused before the replay starts, named as the flag (CA validates its flags at
+        # start-up; a fresh user got a traceback at the first scale-up)
+        (["replay", "--max-nodes-per-scaleup", "-1"],
+         "--max-nodes-per-scaleup: must be >= 0, got -1"),
+        (["replay", "--scan-interval", "0s"], "--scan-interval: must be > 0, got 0.0"),
+        (["replay", "--max-scale-down-parallelism", "0"],
+         "--max-scale-down-parallelism: must be >= 1, got 0"),
     ],
 )  # fmt: skip
 def test_usage_errors(argv: list[str], message: str, capsys: pytest.CaptureFixture[str]) -> None:

@@ -188,6 +188,10 @@ def test_bad_options() -> None:
         AutoscalerOptions(scale_down_utilization_threshold=1.5)
     with pytest.raises(ValueError, match="expander"):
         AutoscalerOptions(expander="random")
+    with pytest.raises(ValueError, match=r"^max_nodes_per_scaleup: must be >= 0, got -1$"):
+        AutoscalerOptions(max_nodes_per_scaleup=-1)
+    with pytest.raises(ValueError, match=r"^scale_down_delay_after_delete: "):
+        AutoscalerOptions(scale_down_delay_after_delete=-1)
 
 
 def test_shipped_files_unchanged(tmp_path: Path) -> None:

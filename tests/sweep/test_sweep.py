@@ -203,7 +203,7 @@ HEAD = "cluster: [cluster.yaml]\ncommands: [simulate]\n"
         ("commands: [simulate]\n", "sweep.yaml: cluster: required"),
         (
             HEAD + "options: {scanInterval: 0s}\n",
-            "sweep.yaml: options: scan_interval: must be > 0",
+            "sweep.yaml: options.scanInterval: must be > 0",
         ),
         (
             HEAD + "options: {until: soon}\n",

@@ -62,6 +62,7 @@ __all__ = [
     "Autoscaler",
     "AutoscalerOptions",
     "LoopDecision",
+    "OptionError",
     "ScaleEvent",
 ]
 
@@ -70,9 +71,28 @@ SCALE_DOWN: Final = "scale-down"
 SCALE_UP_TIMEOUT: Final = "scale-up-timeout"
 
 
-def _positive(_: object, attribute: attrs.Attribute[float], value: float) -> None:
+class OptionError(ValueError):
+    """An `AutoscalerOptions` value out of range.
+
+    Attributes:
+        option: the attribute (``scan_interval``), named after CA's flag (``--scan-interval``)
+            so that callers can name the flag or spec field the user wrote.
+        problem: what is wrong, e.g. ``must be > 0, got 0.0``.
+    """
+
+    def __init__(self, option: str, problem: str) -> None:
+        self.option = option
+        self.problem = problem
+        super().__init__(f"{option}: {problem}")
+
+
+def _check_duration(name: str, value: float) -> None:
     if not value >= 0 or math.isinf(value):
-        raise ValueError(f"{attribute.name}: must be a finite number >= 0, got {value}")
+        raise OptionError(name, f"must be a finite number >= 0, got {value}")
+
+
+def _positive(_: object, attribute: attrs.Attribute[float], value: float) -> None:
+    _check_duration(attribute.name, value)
 
 
 @attrs.frozen
@@ -100,7 +120,9 @@ class AutoscalerOptions:
         max_node_group_backoff_duration: ``--max-node-group-backoff-duration`` (30m).
 
     Raises:
-        ValueError: a negative or infinite duration, a zero scan interval, an unknown expander.
+        OptionError: a negative or infinite duration, a zero scan interval, an unknown
+            expander, a threshold outside [0, 1], a negative max-nodes-per-scaleup, a
+            max-scale-down-parallelism below 1.
     """
 
     scan_interval: float = attrs.field(default=10.0, validator=_positive)
@@ -120,23 +142,27 @@ class AutoscalerOptions:
     max_node_group_backoff_duration: float = attrs.field(default=1800.0, validator=_positive)
 
     def __attrs_post_init__(self) -> None:
+        # checked here, not at the first scale-up: a trace that never scales up must not
+        # accept what CA refuses at start-up
         if self.scan_interval <= 0:
-            raise ValueError(f"scan_interval: must be > 0, got {self.scan_interval}")
+            raise OptionError("scan_interval", f"must be > 0, got {self.scan_interval}")
         if self.expander not in EXPANDERS:
-            raise ValueError(
-                f"expander: expected one of {', '.join(EXPANDERS)}, got {self.expander!r}"
+            raise OptionError(
+                "expander", f"expected one of {', '.join(EXPANDERS)}, got {self.expander!r}"
             )
         for name in ("scale_down_utilization_threshold", "scale_down_gpu_utilization_threshold"):
             if not 0.0 <= getattr(self, name) <= 1.0:
-                raise ValueError(f"{name}: must be between 0 and 1, got {getattr(self, name)}")
-        if self.max_scale_down_parallelism < 1:
-            raise ValueError("max_scale_down_parallelism: must be >= 1")
-        if self.scale_down_delay_after_delete is not None:
-            _positive(
-                self,
-                attrs.fields(AutoscalerOptions).scale_down_unneeded_time,
-                self.scale_down_delay_after_delete,
+                raise OptionError(name, f"must be between 0 and 1, got {getattr(self, name)}")
+        if self.max_nodes_per_scaleup < 0:
+            raise OptionError(
+                "max_nodes_per_scaleup", f"must be >= 0, got {self.max_nodes_per_scaleup}"
             )
+        if self.max_scale_down_parallelism < 1:
+            raise OptionError(
+                "max_scale_down_parallelism", f"must be >= 1, got {self.max_scale_down_parallelism}"
+            )
+        if self.scale_down_delay_after_delete is not None:
+            _check_duration("scale_down_delay_after_delete", self.scale_down_delay_after_delete)
 
     @property
     def delay_after_delete(self) -> float:

@@ -56,7 +56,7 @@ from schedsim.api.errors import ManifestError
 from schedsim.api.loader import read_documents
 from schedsim.engine import EngineConfig
 from schedsim.framework.features import FeatureGateError
-from schedsim.replay.autoscaler import AutoscalerOptions
+from schedsim.replay.autoscaler import AutoscalerOptions, OptionError
 from schedsim.replay.clock import parse_duration
 from schedsim.simulation.nodegroups import NodeGroup, load_node_groups
 from schedsim.simulation.scaleup import DEFAULT_MAX_NODES_PER_SCALE_UP, EXPANDERS
@@ -309,8 +309,9 @@ def _options(source: str, raw: Any) -> SweepOptions:
         raise ManifestError(f"{source}: options.sampleInterval: must be > 0")
     try:
         opts.autoscaler()
-    except ValueError as e:
-        raise ManifestError(f"{source}: options: {e}") from None
+    except OptionError as e:  # named as the spec names it
+        field = next((k for k, v in _OPTIONS.items() if v == e.option), e.option)
+        raise ManifestError(f"{source}: options.{field}: {e.problem}") from None
     return opts
 
 
