@@ -272,3 +272,14 @@ def test_pod_failing_with_an_error_is_reported_not_dropped(
         for w in r.warnings
     )
     assert m.completed == 1 and "default/burst-0" not in r.bound
+
+
+def test_listed_node_the_cluster_lacks_is_a_warning() -> None:
+    """As scale-up and scale-down warn (docs/cli.md, the node-groups file): a node a group
+    lists by name that the trace's cluster lacks is a warning, not silent (fresh-user
+    finding)."""
+    trace = manifest_trace(Cluster.from_text(burst_trace(), "trace.yaml"))
+    doc = yaml.safe_load(NODE_GROUPS)
+    doc["nodeGroups"][0]["nodes"] = ["ghost"]
+    r = Replay(trace, parse_node_groups(doc, "groups.yaml"))
+    assert 'nodeGroups[0].nodes: node "ghost" is not in the cluster' in r.warnings

@@ -60,7 +60,7 @@ from schedsim.replay.metrics import MetricsRecorder, ReplayMetrics, task_classes
 from schedsim.replay.trace import Trace, TracePod
 from schedsim.scheduler import Scheduler
 from schedsim.scheduler.clock import LogicalClock
-from schedsim.simulation.nodegroups import NodeGroup, group_of_nodes
+from schedsim.simulation.nodegroups import NodeGroup, group_of_nodes, unknown_member_nodes
 from schedsim.simulation.sanitize import template_node_info
 from schedsim.simulation.scheduling import PodOutcome, QueueOptions, SchedulingPass, queue_order
 from schedsim.snapshot.infos import NodeInfo
@@ -194,6 +194,8 @@ class Replay:
             for i, g in enumerate(node_groups)
         }
         members = {n: g.name for n, g in group_of_nodes(node_groups, cluster.nodes).items()}
+        # as scale-up and scale-down warn: a listed member the cluster lacks is not silent
+        self.warnings.extend(unknown_member_nodes(node_groups, cluster.nodes))
         self.autoscaler = Autoscaler(
             node_groups,
             templates,
