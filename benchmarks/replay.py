@@ -126,8 +126,8 @@ def main() -> None:
                 f"{c['events']} events ({c['events'] / wall:,.0f}/s), "
                 f"{c['attempts']} scheduling attempts, {c['loops']} autoscaler loops, "
                 f"{r.autoscaler.plans} scale-down plans, {r.autoscaler.scale_up_runs} scale-up "
-                f"simulations; nodes +{s['nodes_added']} -{s['nodes_removed']} peak "
-                f"{s['peak_nodes']}; latency p99 {m.latency_percentiles()['p99']:.0f} s",
+                f"simulations; nodes +{s['nodesAdded']} -{s['nodesRemoved']} peak "
+                f"{s['peakNodes']}; latency p99 {m.latency_percentiles()['p99']:.0f} s",
                 flush=True,
             )
     if len(walls) == 2:

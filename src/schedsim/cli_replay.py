@@ -335,9 +335,9 @@ def _table(m: ReplayMetrics, warnings: Sequence[str]) -> str:
         ),
         (
             "nodes added / removed / peak",
-            f"{s['nodes_added']} / {s['nodes_removed']} / {s['peak_nodes']}",
+            f"{s['nodesAdded']} / {s['nodesRemoved']} / {s['peakNodes']}",
         ),
-        ("mean GPU fragmentation ratio", f"{s['mean_gpu_fragmentation_ratio']:.3f}"),
+        ("mean GPU fragmentation ratio", f"{s['meanGpuFragmentationRatio']:.3f}"),
     ]
     hours, cost = m.node_hours(), m.cost()
     for g in sorted(hours):

@@ -45,7 +45,7 @@ def test_example_outputs(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> 
     doc = json.loads(capsys.readouterr().out)
     kinds = [e["kind"] for e in doc["events"]]
     assert kinds[0] == "scale-up" and kinds[-1] == "scale-down"
-    assert doc["summary"]["nodes_added"] == doc["summary"]["nodes_removed"] == 5
+    assert doc["summary"]["nodesAdded"] == doc["summary"]["nodesRemoved"] == 5
     assert "Plotly.newPlot" in report.read_text()
     assert main(["replay", "-o", "csv", "--sample-interval", "30s"]) == 0
     rows = list(csv.DictReader(io.StringIO(capsys.readouterr().out)))
@@ -201,7 +201,7 @@ def test_gpu_as_dra(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main([*argv, "--gpu-as", "dra", "-o", "json"]) == 0
     out = json.loads(capsys.readouterr().out)
     assert out["summary"]["scheduled"] == 1 and out["summary"]["completed"] == 1
-    assert [(s["gpu_requested"], s["gpu_allocatable"]) for s in out["samples"]][:1] == [(2, 4)]
+    assert [(s["gpuRequested"], s["gpuAllocatable"]) for s in out["samples"]][:1] == [(2, 4)]
     with pytest.raises(SystemExit) as e:
         main([*argv, "--gpu-as", "extended"])
     assert e.value.code == 2
@@ -258,7 +258,7 @@ def test_preemption_during_a_replay(tmp_path: Path, capsys: pytest.CaptureFixtur
     summary = json.loads(capsys.readouterr().out)["summary"]
     assert summary["preempted"] == 1
     assert summary["scheduled"] == 2 and summary["completed"] == 1
-    assert summary["pending_at_end"] == 0
+    assert summary["pendingAtEnd"] == 0
 
 
 def test_replay_ends_at_until_even_when_quiet(
@@ -270,5 +270,5 @@ def test_replay_ends_at_until_even_when_quiet(
     p.write_text(PREEMPTION_TRACE)
     assert main(["replay", str(p), "--until", "90s", "-o", "json"]) == 0
     summary = json.loads(capsys.readouterr().out)["summary"]
-    assert summary["simulated_seconds"] == 90.0
-    assert summary["node_hours"] == {"": pytest.approx(90 / 3600)}
+    assert summary["simulatedSeconds"] == 90.0
+    assert summary["nodeHours"] == {"": pytest.approx(90 / 3600)}

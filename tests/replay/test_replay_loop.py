@@ -62,8 +62,8 @@ def test_burst_scales_up_then_down_ten_minutes_after_it_drains() -> None:
     assert m.end == 1030.0 and r.done
     # node-hours: base to the end, burst 3 nodes x 900 s; cost at 0.2 and 0.5 per hour
     assert m.node_hours() == pytest.approx({"base": 1030 / 3600, "burst": 3 * 900 / 3600})
-    assert m.summary()["total_cost"] == pytest.approx(0.2 * 1030 / 3600 + 0.5 * 2700 / 3600)
-    assert m.samples[-1].cost == pytest.approx(m.summary()["total_cost"])
+    assert m.summary()["totalCost"] == pytest.approx(0.2 * 1030 / 3600 + 0.5 * 2700 / 3600)
+    assert m.samples[-1].cost == pytest.approx(m.summary()["totalCost"])
 
 
 def test_scale_down_waits_for_the_delay_after_add() -> None:

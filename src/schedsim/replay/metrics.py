@@ -236,22 +236,22 @@ class ReplayMetrics:
         peak = max((sum(s.nodes.values()) for s in self.samples), default=0)
         frag = [s.gpu_fragmentation_ratio for s in self.samples if s.gpu_allocatable]
         return {
-            "simulated_seconds": self.end,
+            "simulatedSeconds": self.end,
             "arrivals": self.arrivals,
             "scheduled": len(self.latencies),
             "completed": self.completed,
             "evicted": self.evicted,
             "preempted": self.preempted,
-            "pending_at_end": len(self.unschedulable),
-            "latency_seconds": self.latency_percentiles(),
-            "nodes_added": kinds.get("scale-up", 0),
-            "nodes_removed": kinds.get("scale-down", 0),
-            "provision_timeouts": kinds.get("scale-up-timeout", 0),
-            "peak_nodes": peak,
-            "node_hours": self.node_hours(),
+            "pendingAtEnd": len(self.unschedulable),
+            "latencySeconds": self.latency_percentiles(),
+            "nodesAdded": kinds.get("scale-up", 0),
+            "nodesRemoved": kinds.get("scale-down", 0),
+            "provisionTimeouts": kinds.get("scale-up-timeout", 0),
+            "peakNodes": peak,
+            "nodeHours": self.node_hours(),
             "cost": self.cost(),
-            "total_cost": sum(self.cost().values()),
-            "mean_gpu_fragmentation_ratio": sum(frag) / len(frag) if frag else 0.0,
+            "totalCost": sum(self.cost().values()),
+            "meanGpuFragmentationRatio": sum(frag) / len(frag) if frag else 0.0,
         }
 
 

@@ -111,10 +111,10 @@ def replay_page(m: ReplayMetrics, title: str = "schedsim replay") -> Page:
             "latency p50 / p90 / p99 / max (s)",
             " / ".join(f"{lat[k]:.0f}" for k in ("p50", "p90", "p99", "max")),
         ),
-        ("nodes added", s["nodes_added"]),
-        ("nodes removed", s["nodes_removed"]),
-        ("peak nodes", s["peak_nodes"]),
-        ("total cost", float(str(s["total_cost"]))),
+        ("nodes added", s["nodesAdded"]),
+        ("nodes removed", s["nodesRemoved"]),
+        ("peak nodes", s["peakNodes"]),
+        ("total cost", float(str(s["totalCost"]))),
     ]
     page.table(("metric", "value"), rows)
     samples = m.samples
