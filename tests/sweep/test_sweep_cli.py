@@ -82,6 +82,8 @@ def test_failed_scenarios_exit_1(sweep_dir: Path, capsys: pytest.CaptureFixture[
     rows = json.loads(out)["scenarios"]
     assert [r["status"] for r in rows] == ["ok", "failed"]
     assert rows[0]["scheduled"] == 2
+    # a failed scenario measured nothing: null, not a 0 that reads like a result
+    assert rows[1]["scheduled"] is None and rows[1]["nodesAdded"] is None
 
 
 def test_bad_spec_exit_2(sweep_dir: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -109,8 +109,8 @@ class ScenarioResult:
             first bind (seconds; replay only, None otherwise or when no pod was bound).
         warnings: what the run had to say beyond the cluster's own warnings, one line each.
         wall_seconds: the run's wall time in the worker (seconds; not part of `metrics`).
-        error: ``Type: message`` when the scenario failed (its metrics are then 0 / None),
-            else None.
+        error: ``Type: message`` when the scenario failed (its metrics are then 0 / None
+            here, null in JSON and empty in CSV), else None.
         resumed: read from the resume directory rather than run (not saved).
     """
 
@@ -179,7 +179,8 @@ class ScenarioResult:
             "fingerprint": self.fingerprint,
             "status": "ok" if self.ok else "failed",
         }
-        row.update({COLUMNS[m]: getattr(self, m) for m in METRICS})
+        # a failed scenario measured nothing: null, never a 0 that reads like a result
+        row.update({COLUMNS[m]: getattr(self, m) if self.ok else None for m in METRICS})
         row["wallSeconds"] = round(self.wall_seconds, 6)
         row["warnings"] = list(self.warnings)
         if self.error is not None:
@@ -191,7 +192,7 @@ class ScenarioResult:
         """The inverse of `to_dict` (raises KeyError/TypeError/ValueError on a bad row)."""
         metrics = {m: row[COLUMNS[m]] for m in METRICS}
         for m in _INTS:
-            metrics[m] = int(metrics[m])
+            metrics[m] = int(metrics[m] or 0)
         return cls(
             name=row["scenario"],
             index=int(row["index"]),
@@ -289,7 +290,7 @@ def to_csv(results: Iterable[ScenarioResult]) -> str:
                 r.name,
                 *(values.get(a, "") for a in axes),
                 "ok" if r.ok else "failed",
-                *(_cell(getattr(r, m)) for m in METRICS),
+                *(_cell(getattr(r, m) if r.ok else None) for m in METRICS),
                 f"{r.wall_seconds:.3f}",
                 r.error or "",
             ]
