@@ -352,6 +352,12 @@ def test_dra_pod_evicted_by_scale_down_gets_a_new_claim(tmp_path: Path) -> None:
             "nodes.csv:3: sn: duplicate node 'node-a' (first on line 2)",
         ),
         (PODS_CSV, NODES_CSV.replace("8,V100M32", "8,"), "nodes.csv:2: model: required"),
+        # the trace writes missing values as NaN: the message shows what was read
+        (
+            PODS_CSV.replace("p-late,4000,", "p-late,nan,"),
+            NODES_CSV,
+            "pods.csv:2: cpu_milli: required, got 'nan'",
+        ),
         (
             PODS_CSV.replace(",1000,,LS,Running,500", ",abc,,LS,Running,500"),
             NODES_CSV,

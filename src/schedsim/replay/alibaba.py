@@ -176,8 +176,8 @@ def _empty(v: str) -> bool:
 
 def _number(where: str, column: str, v: str, *, required: bool = True) -> float | None:
     if _empty(v):
-        if required:
-            raise TraceError(f"{where}: {column}: required")
+        if required:  # the trace writes a missing value as NaN: say which one was read
+            raise TraceError(f"{where}: {column}: required" + (f", got {v!r}" if v else ""))
         return None
     try:
         x = float(v)
