@@ -20,7 +20,8 @@ from typing import Any, ClassVar
 import attrs
 
 from schedsim.api.core import Pod
-from schedsim.api.resources import is_extended_resource_name, pod_requests
+from schedsim.api.parts_memo import parts_memo
+from schedsim.api.resources import is_extended_resource_name, pod_requests, request_parts
 from schedsim.dra.extended import device_class_mapping
 from schedsim.framework import (
     Code,
@@ -221,8 +222,10 @@ class NodeResourcesFit:
         """The pod's request vector in scheduler units (``computePodResourceRequest``);
         computed once per pod object (read-only: it is shared)."""
         plr = self._pod_level
-        return pod.memo(
+        return parts_memo(
+            pod,
             (NAME, plr),
+            request_parts(pod),
             lambda: Resource.from_resource_list(pod_requests(pod, pod_level_resources=plr)),
         )
 

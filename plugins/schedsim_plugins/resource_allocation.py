@@ -27,8 +27,9 @@ from collections.abc import Callable, Mapping, Sequence
 from fractions import Fraction
 
 from schedsim.api.core import Pod
+from schedsim.api.parts_memo import parts_memo
 from schedsim.api.quantity import milli_value, value
-from schedsim.api.resources import is_scalar_resource_name, pod_requests
+from schedsim.api.resources import is_scalar_resource_name, pod_requests, request_parts
 from schedsim.framework import MAX_NODE_SCORE, NodeInfo
 from schedsim.framework.args import (
     MAX_CUSTOM_PRIORITY_SCORE,
@@ -106,7 +107,8 @@ def pod_resource_requests(
             out.append(0 if q is None else milli_value(q) if name == "cpu" else value(q))
         return tuple(out)
 
-    return pod.memo(("ResourceAllocationScorer", names, use_requested, pod_level), compute)
+    key = ("ResourceAllocationScorer", names, use_requested, pod_level)
+    return parts_memo(pod, key, request_parts(pod), compute)
 
 
 class NodeUsage:

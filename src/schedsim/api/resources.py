@@ -122,6 +122,13 @@ def _container_requests(c: Container, non_missing: Mapping[str, Fraction] | None
     return out
 
 
+def request_parts(pod: Pod) -> tuple[object, ...]:
+    """The fields of ``pod`` that `pod_requests` reads (containers, init containers,
+    overhead, pod-level resources): the ``parts`` for `schedsim.api.parts_memo.parts_memo`
+    of a value computed from the requests alone."""
+    return (pod.containers, pod.init_containers, pod.overhead, pod.resources)
+
+
 def pod_requests(
     pod: Pod,
     *,

@@ -71,7 +71,7 @@ def score_totals(
     nodes: Sequence[NodeInfo],
     positions: Sequence[int],
     columns: ScoreColumns,
-    names: Sequence[str],
+    names: Callable[[], Sequence[str]],
 ) -> list[int] | None:
     """Each node's total score up to a constant common to all nodes (mirrors kube-scheduler
     1.34 ``RunScorePlugins`` followed by the sum ``prioritizeNodes`` takes: the highest
@@ -89,8 +89,8 @@ def score_totals(
             the columns).
         columns: the raw scores kept for the pod's class (`ScoreColumns`); values computed
             here are written there.
-        names: the nodes' names in ``nodes`` order (NormalizeScore takes a node name ->
-            score map).
+        names: returns the nodes' names in ``nodes`` order (NormalizeScore takes a node
+            name -> score map); called once, when the first NormalizeScore runs.
 
     Returns:
         totals in ``nodes`` order, or None.
@@ -102,6 +102,7 @@ def score_totals(
     links = [link for link in framework.score_links if link[0] not in skip]
     pick = cast(Callable[[Sequence[Any]], tuple[Any, ...]], itemgetter(*positions))
     totals: list[int] | None = None
+    node_names: Sequence[str] | None = None
     summed = columns.summed
     combined = columns.combined
     try:
@@ -146,13 +147,15 @@ def score_totals(
                     return None
                 ints = cast(list[int], computed)
             if normalize is not None:
-                by_node = dict(zip(names, ints, strict=True))
+                if node_names is None:
+                    node_names = names()
+                by_node = dict(zip(node_names, ints, strict=True))
                 st = normalize(state, pod, by_node)
                 if st is not None and (st.__class__ is not Status or not st.is_success):
                     return None
-                if len(by_node) != len(names) or set(map(type, by_node.values())) - _INT_ONLY:
+                if len(by_node) != len(node_names) or set(map(type, by_node.values())) - _INT_ONLY:
                     return None
-                ints = list(map(by_node.__getitem__, names))
+                ints = list(map(by_node.__getitem__, node_names))
             if min(ints) < MIN_NODE_SCORE or max(ints) > MAX_NODE_SCORE:
                 return None
             if weight != 1:

@@ -48,6 +48,7 @@ from __future__ import annotations
 from typing import Any
 
 from schedsim.api.core import Pod
+from schedsim.api.parts_memo import parts_memo
 from schedsim.dra.extended import has_extended_resource_requests
 from schedsim.framework.cycle_state import CycleState
 from schedsim.framework.interface import NodeInfo
@@ -95,7 +96,22 @@ _KEY = "schedsim.scheduler.cache.key"
 
 
 def _class_key(pod: Pod) -> str:
-    """What the pure plugins read of a pod, as one string (computed once per pod object)."""
+    """What the pure plugins read of a pod, as one string: computed once per pod object and
+    distinct set of those parts' objects (pods of one template share them, `parts_memo`)."""
+    parts = (
+        pod.labels,
+        pod.node_selector,
+        pod.affinity,
+        pod.tolerations,
+        pod.containers,
+        pod.init_containers,
+        pod.overhead,
+        pod.resources,
+    )
+    return parts_memo(pod, _KEY, parts, lambda: _class_key_text(pod))
+
+
+def _class_key_text(pod: Pod) -> str:
     return repr(
         (
             sorted(pod.labels.items()),
@@ -172,7 +188,7 @@ class ResultCache:
                 declared.append(plugin)
         if self._dra_extended and has_extended_resource_requests(pod):
             return None
-        key: object = pod.memo(_KEY, lambda: _class_key(pod))
+        key: object = _class_key(pod)
         if declared:
             extra = [plugin.filter_reuse_key(state) for plugin in declared]
             if any(k is None for k in extra):
@@ -196,7 +212,7 @@ class ResultCache:
             return None
         if self._dra_extended and has_extended_resource_requests(pod):
             return None
-        key = pod.memo(_KEY, lambda: _class_key(pod))
+        key = _class_key(pod)
         reuse = self._scores.get(key)
         if reuse is None:
             reuse = self._scores[key] = {name: {} for name in self._pure_score}
@@ -272,11 +288,11 @@ class FailingClasses:
 
     def table(self, pod: Pod, state: CycleState) -> FilterTable | None:
         """The class's table if the class failed before and may share results."""
-        if pod.memo(_KEY, lambda: _class_key(pod)) not in self._failed:
+        if _class_key(pod) not in self._failed:
             return None
         return self._cache.filter_cache(pod, state)
 
     def failed(self, pod: Pod, state: CycleState) -> None:
         """Remember that ``pod``'s class fitted nowhere (if it may share results)."""
         if self._cache.filter_cache(pod, state) is not None:
-            self._failed.add(pod.memo(_KEY, lambda: _class_key(pod)))
+            self._failed.add(_class_key(pod))

@@ -63,7 +63,7 @@ def prioritize_totals(
     pod: Pod,
     nodes: Sequence[NodeInfo],
     positions: Sequence[int],
-    names: Sequence[str],
+    names: Callable[[], Sequence[str]],
     columns: Callable[[CycleState], ScoreColumns],
 ) -> tuple[list[int], Status | None]:
     """The total scores `prioritize_nodes` would give ``nodes``, without per-node records
@@ -76,7 +76,8 @@ def prioritize_totals(
         pod: the pod.
         nodes: the feasible nodes, in evaluation order (two or more).
         positions: each node's position in the node list the columns follow.
-        names: the nodes' names, in ``nodes`` order.
+        names: returns the nodes' names, in ``nodes`` order (called only when a
+            NormalizeScore runs).
         columns: called after PreScore with the state: the raw scores kept for the pod's
             class (`ScoreColumns`), for the plugins that run.
 

@@ -296,19 +296,22 @@ class Scheduler:
         if table is not None and explanation is None and self._rng is None:
             assert self._cache is not None
             # totals only, raw scores from the class's columns (ResultCache, rule there)
-            names = list(map(table.names.__getitem__, walk.indices))
+            positions, table_names = walk.indices, table.names
             cache = self._cache
+
+            def names() -> list[str]:
+                return list(map(table_names.__getitem__, positions))
 
             def columns(after_pre_score: CycleState) -> ScoreColumns:
                 return cache.score_columns(pod, after_pre_score, table)
 
             totals, failed = prioritize_totals(
-                framework, state, pod, feasible, walk.indices, names, columns
+                framework, state, pod, feasible, positions, names, columns
             )
             if failed is not None:
                 raise SchedulingError.internal(pod, failed.message)
             # selectHost: the highest total, the first of the tied ones in evaluation order
-            host = names[totals.index(max(totals))]
+            host = table_names[positions[totals.index(max(totals))]]
             return ScheduleResult(host, evaluated, len(feasible)), state
         raw: dict[str, dict[str, int]] | None = {} if explanation is not None else None
         reuse = None if self._cache is None else self._cache.score_reuse(pod)

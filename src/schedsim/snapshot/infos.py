@@ -19,11 +19,13 @@ from types import MappingProxyType
 from typing import Any
 
 from schedsim.api.core import Node, Pod, PodAffinityTerm, WeightedPodAffinityTerm
+from schedsim.api.parts_memo import parts_memo
 from schedsim.api.resources import (
     DEFAULT_MEMORY_REQUEST,
     DEFAULT_MILLI_CPU_REQUEST,
     is_pod_level_requests_set,
     pod_requests,
+    request_parts,
 )
 from schedsim.api.storage import CSINode
 from schedsim.framework import interface
@@ -173,8 +175,11 @@ class PodInfo:
         if res is None:
             # The pod is immutable: every PodInfo of it (one per schedule in a simulation)
             # shares one computation.
-            res = self._resource = self._pod.memo(
-                ("PodResource", self._pod_level_resources), self._compute_resource
+            res = self._resource = parts_memo(
+                self._pod,
+                ("PodResource", self._pod_level_resources),
+                request_parts(self._pod),
+                self._compute_resource,
             )
         return res
 

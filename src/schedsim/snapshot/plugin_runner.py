@@ -479,8 +479,11 @@ class SchedulerPluginRunner:
                 table.journal = None  # the journal will not name it again
             else:
                 objs[i], gens[i] = ni, ni.generation
-        rotation = chain(range(start, n), range(start))
-        found = list(islice(compress(rotation, ok[start:] + ok[:start]), num_to_find))
+        # the passing positions in rotation order, without copying ``ok`` rotated
+        rotation = chain(
+            compress(range(start, n), islice(ok, start, None)), compress(range(start), ok)
+        )
+        found = list(islice(rotation, num_to_find))
         processed = n if len(found) < num_to_find else (found[-1] - start) % n + 1
         if errors:
             first = min((i - start) % n for i in errors)
