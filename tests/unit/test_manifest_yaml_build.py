@@ -93,3 +93,26 @@ def test_nesting_deeper_than_the_stack_allows_falls_back() -> None:
     while v:
         v, depth = v[0], depth + 1
     assert depth == 399
+
+
+def test_memoized_resolution_keeps_each_scalars_own_tag() -> None:
+    """The loader memoizes PyYAML's tag resolution per (text, plain/quoted): one text
+    resolves to different types plain and quoted, and repeats keep their first tag (YAML
+    1.1 as PyYAML's SafeLoader resolves it: ``1`` int, ``"1"`` str, ``yes`` bool, ``~``
+    null, ``1.5`` float)."""
+    text = 'a: 1\nb: "1"\nc: 1\nd: yes\ne: "yes"\nf: yes\ng: ~\nh: "~"\ni: 1.5\nj: "1.5"\nk: 1.5\n'
+    want = {
+        "a": 1,
+        "b": "1",
+        "c": 1,
+        "d": True,
+        "e": "yes",
+        "f": True,
+        "g": None,
+        "h": "~",
+        "i": 1.5,
+        "j": "1.5",
+        "k": 1.5,
+    }
+    assert parse_text(text, "f.yaml") == [want]
+    assert parse_text(text + WITH_ALIAS, "f.yaml")[0] == want
