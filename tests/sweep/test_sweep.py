@@ -275,3 +275,56 @@ def test_errors_name_paths_as_given(
     with pytest.raises(ManifestError) as e:
         load_clusters(load_spec(rel))
     assert str(e.value).startswith(f"{sweep_dir.name}/broken.yaml: ")
+
+
+WEB = """\
+apiVersion: v1
+kind: Node
+metadata: {name: n1}
+status: {allocatable: {cpu: "4", memory: 16Gi, pods: "110"}}
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web, namespace: default}
+spec:
+  replicas: 3
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec:
+      containers:
+      - {name: c, image: i, resources: {requests: {cpu: "1"}}}
+"""
+
+
+def test_workload_scale_axis(tmp_path: Path) -> None:
+    """``workloadScale`` multiplies each controller's replicas before its pods are made, as
+    ``kubectl scale`` would: 3 replicas x 0.5 -> 2 (half up), x 1 -> 3, x 2 -> 6; on one
+    4-core node with 1-core pods (NodeResourcesFit) 4 of 6 fit."""
+    (tmp_path / "web.yaml").write_text(WEB)
+    (tmp_path / "sweep.yaml").write_text(
+        "cluster: [web.yaml]\ncommands: [simulate]\n"
+        "axes: {workloadScale: {half: 0.5, today: 1, double: 2}}\n"
+    )
+    spec = load_spec(str(tmp_path / "sweep.yaml"))
+    rows = {r.name: (r.scheduled, r.unschedulable) for r in run_sweep(spec, SerialExecutor())}
+    assert rows == {
+        "half+simulate": (2, 0),
+        "today+simulate": (3, 0),
+        "double+simulate": (4, 2),
+    }
+    assert len(load_clusters(spec)) == 3
+
+
+@pytest.mark.parametrize(
+    ("value", "problem"),
+    [("-1", "expected a finite number >= 0, got -1"), ("'2'", "expected a number >= 0, got '2'")],
+)
+def test_workload_scale_must_be_a_number(tmp_path: Path, value: str, problem: str) -> None:
+    (tmp_path / "web.yaml").write_text(WEB)
+    (tmp_path / "sweep.yaml").write_text(
+        f"cluster: [web.yaml]\ncommands: [simulate]\naxes: {{workloadScale: {{x: {value}}}}}\n"
+    )
+    with pytest.raises(ManifestError) as e:
+        load_spec(str(tmp_path / "sweep.yaml"))
+    assert str(e.value).endswith(f"sweep.yaml: axes.workloadScale.x: {problem}")

@@ -43,6 +43,7 @@ from schedsim.api.storage import (
 )
 from schedsim.api.strict import FieldChecker, check_mode
 from schedsim.api.validation import ApiValidator
+from schedsim.api.workload_scale import scale_workloads
 from schedsim.api.workloads import (
     DaemonSet,
     Deployment,
@@ -499,23 +500,26 @@ def load_text(
     expand_workloads: bool = True,
     validate: str = "strict",
     keep_raw: bool = False,
+    workload_scale: float = 1.0,
 ) -> Manifests:
     """Parse and decode manifest text (YAML, or JSON when ``source`` ends in ``.json``),
     then expand workload controllers and apply the API server's defaults (see
-    `load_paths`; ``validate`` and ``keep_raw`` as there).
+    `load_paths`; ``validate``, ``keep_raw`` and ``workload_scale`` as there).
 
     Raises:
         ManifestError: the text is not YAML/JSON or an object is malformed.
     """
     check_mode(validate)
     out = _decode_objects(parse_text(text, source), source, validate, keep_raw)
-    _finish(out, expand_workloads)
+    _finish(out, expand_workloads, workload_scale)
     return out
 
 
-def _finish(m: Manifests, expand: bool) -> None:
-    """The steps after every input is read: controllers' pods, pod defaults, warnings."""
+def _finish(m: Manifests, expand: bool, workload_scale: float = 1.0) -> None:
+    """The steps after every input is read: controllers' pods (their sizes scaled by
+    ``workload_scale``), pod defaults, warnings."""
     if expand:
+        scale_workloads(m, workload_scale)
         controllers.expand_workloads(m)
     admitted, refused = priority.admit_priorities(m.pods, m.priority_classes)
     m.pods[:] = [defaults.default_pod(p) for p in admitted]
@@ -535,6 +539,7 @@ def load_paths(
     expand_workloads: bool = True,
     validate: str = "strict",
     keep_raw: bool = False,
+    workload_scale: float = 1.0,
 ) -> Manifests:
     """Load manifests from files, directories and ``-`` (stdin).
 
@@ -555,6 +560,8 @@ def load_paths(
             (for inputs that already list every pod).
         validate: ``strict``, ``warn`` or ``ignore`` (see `decode_objects`).
         keep_raw: see `decode_objects`.
+        workload_scale: multiply every workload controller's size by this before expanding
+            it (`schedsim.api.workload_scale`; 1: as read).
 
     Returns:
         all objects, in input order.
@@ -586,7 +593,7 @@ def load_paths(
             files = [path]
         for f in files:
             out.extend(_decode_objects(parse_text(_read(f), str(f)), str(f), validate, keep_raw))
-    _finish(out, expand_workloads)
+    _finish(out, expand_workloads, workload_scale)
     out.warnings.extend(_unknown_node_warnings(out))
     return out
 

@@ -132,12 +132,15 @@ class Cluster:
         expand_workloads: bool = True,
         validate: str = "strict",
         keep_raw: bool = False,
+        workload_scale: float = 1.0,
     ) -> Cluster:
         """Load files, directories (their ``.yaml``/``.yml``/``.json`` files) and ``-`` (stdin).
 
         With ``expand_workloads`` (the default) the workload controllers' pods are created
         (`schedsim.api.controllers.expand_workloads`). ``validate`` (``strict``, ``warn``,
-        ``ignore``: unknown fields) and ``keep_raw`` are `schedsim.api.load_paths`'s.
+        ``ignore``: unknown fields), ``keep_raw`` and ``workload_scale`` (every workload
+        controller's size times this, `schedsim.api.workload_scale`) are
+        `schedsim.api.load_paths`'s.
 
         Raises:
             ManifestError: ``FILE: KIND NS/NAME: FIELD: problem`` (see `schedsim.api.load_paths`).
@@ -149,6 +152,7 @@ class Cluster:
                 expand_workloads=expand_workloads,
                 validate=validate,
                 keep_raw=keep_raw,
+                workload_scale=workload_scale,
             )
         )
 

@@ -34,8 +34,8 @@ class Scenario:
             unique in the sweep; the resume file is ``NAME.json``.
         axes: (axis, variant name) for each axis the spec names, then ``("command", ...)``.
         command: ``simulate``, ``scale-up``, ``scale-down`` or ``replay``.
-        cluster_key: the ``traces`` variant's name: the key of its cluster in
-            `load_clusters` ("" without the axis).
+        cluster_key: the key of its cluster in `load_clusters` (`cluster_key` of its
+            ``traces`` and ``workloadScale`` variants; "" without either axis).
         config: the scheduler configuration and gates.
         engine_key: the config variant's name (workers build one Engine per key).
         node_groups: the node groups (None: none given).
@@ -63,23 +63,36 @@ def load_clusters(spec: SweepSpec) -> dict[str, Cluster]:
     Raises:
         ManifestError: a manifest is malformed (``FILE: KIND NS/NAME: FIELD: problem``).
     """
-    return {t.name: Cluster.from_paths([*spec.cluster, *t.paths]) for t in spec.traces}
+    return {
+        cluster_key(t.name, w.name): Cluster.from_paths(
+            [*spec.cluster, *t.paths], workload_scale=w.factor
+        )
+        for t in spec.traces
+        for w in spec.scales
+    }
+
+
+def cluster_key(trace: str, scale: str) -> str:
+    """The key of a (``traces``, ``workloadScale``) variant's cluster in `load_clusters`."""
+    return f"{trace}/{scale}" if scale else trace
 
 
 def scenarios(spec: SweepSpec) -> list[Scenario]:
-    """Every scenario of ``spec``: traces x nodeGroups x schedulerConfig x featureGates x
-    commands, in that nesting order (the last varies fastest)."""
+    """Every scenario of ``spec``: traces x workloadScale x nodeGroups x schedulerConfig x
+    featureGates x commands, in that nesting order (the last varies fastest)."""
     out: list[Scenario] = []
     grid = (
-        (t, g, c, cmd)
+        (t, w, g, c, cmd)
         for t in spec.traces
+        for w in spec.scales
         for g in spec.groups
         for c in spec.configs
         for cmd in spec.commands
     )
-    for t, g, c, command in grid:
+    for t, w, g, c, command in grid:
         values = {
             "traces": t.name,
+            "workloadScale": w.name,
             "nodeGroups": g.name,
             "schedulerConfig": c.config_name,
             "featureGates": c.gates_name,
@@ -91,7 +104,7 @@ def scenarios(spec: SweepSpec) -> list[Scenario]:
                 name="+".join(v for _, v in axes),
                 axes=axes,
                 command=command,
-                cluster_key=t.name,
+                cluster_key=cluster_key(t.name, w.name),
                 config=c.config,
                 engine_key=f"{c.config_name}+{c.gates_name}",
                 node_groups=g.groups,
@@ -99,6 +112,7 @@ def scenarios(spec: SweepSpec) -> list[Scenario]:
                 fingerprint=digest(
                     spec.cluster_digest,
                     t.digest,
+                    w.factor,
                     g.digest,
                     c.digest,
                     command,

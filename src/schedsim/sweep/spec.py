@@ -9,6 +9,9 @@
       traces:                        # manifests added to the cluster: a replay's trace
         monday: [monday/]            #   (pods arrive at their creationTimestamp), the
         tuesday: tuesday.yaml        #   pending pods of the other commands
+      workloadScale:                 # every workload controller's size times this
+        today: 1                     #   (replicas, Job parallelism/completions, rounded
+        double: 2                    #   half up; schedsim.api.workload_scale)
       nodeGroups:                    # node-groups files (scale-up needs one)
         small: groups-small.yaml
         large: groups-large.yaml
@@ -54,6 +57,7 @@ import attrs
 
 from schedsim.api.errors import ManifestError
 from schedsim.api.loader import read_documents
+from schedsim.api.workload_scale import check_factor
 from schedsim.engine import EngineConfig
 from schedsim.framework.features import FeatureGateError
 from schedsim.replay.autoscaler import AutoscalerOptions, OptionError
@@ -76,7 +80,7 @@ __all__ = [
 COMMANDS: Final = ("simulate", "scale-up", "scale-down", "replay")
 """The commands a scenario can run, as the ``schedsim`` subcommands of the same names."""
 
-AXES: Final = ("traces", "nodeGroups", "schedulerConfig", "featureGates")
+AXES: Final = ("traces", "workloadScale", "nodeGroups", "schedulerConfig", "featureGates")
 """The axes, in the order scenario names list them (then the command)."""
 
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
@@ -164,6 +168,14 @@ class TraceVariant:
 
 
 @attrs.frozen
+class ScaleVariant:
+    """One value of the ``workloadScale`` axis: its name and factor (1: as read)."""
+
+    name: str
+    factor: float
+
+
+@attrs.frozen
 class GroupsVariant:
     """One value of the ``nodeGroups`` axis: its name, file (None: no node groups) and the
     groups read from it."""
@@ -197,6 +209,8 @@ class SweepSpec:
         commands: the command axis, in spec order.
         traces: the ``traces`` variants, in spec order (one unnamed variant without paths
             when the axis is absent).
+        scales: the ``workloadScale`` variants, in spec order (one unnamed variant of
+            factor 1 when the axis is absent).
         groups: the ``nodeGroups`` variants, in spec order (one unnamed, empty one when the
             axis is absent).
         configs: the ``schedulerConfig`` x ``featureGates`` variants, in spec order.
@@ -210,6 +224,7 @@ class SweepSpec:
     cluster_digest: str
     commands: tuple[str, ...]
     traces: tuple[TraceVariant, ...]
+    scales: tuple[ScaleVariant, ...]
     groups: tuple[GroupsVariant, ...]
     configs: tuple[ConfigVariant, ...]
     options: SweepOptions
@@ -389,6 +404,17 @@ def _traces(source: str, axes: Mapping[str, Any]) -> tuple[TraceVariant, ...]:
     return tuple(out) or (TraceVariant("", (), digest([])),)
 
 
+def _scales(source: str, axes: Mapping[str, Any]) -> tuple[ScaleVariant, ...]:
+    out = []
+    for name, value in _variants(source, axes, "workloadScale"):
+        try:
+            check_factor(value)
+        except ValueError as e:
+            raise ManifestError(f"{source}: axes.workloadScale.{name}: {e}") from None
+        out.append(ScaleVariant(name, float(value)))
+    return tuple(out) or (ScaleVariant("", 1.0),)
+
+
 def load_spec(path: str) -> SweepSpec:
     """Read and check a sweep spec, and every node-groups and scheduler configuration file
     it names (the manifests of ``cluster`` and ``traces`` are loaded by
@@ -456,6 +482,7 @@ def load_spec(path: str) -> SweepSpec:
         cluster_digest=digest([_file_digest(p) for p in paths]),
         commands=tuple(commands),
         traces=_traces(path, axes),
+        scales=_scales(path, axes),
         groups=groups,
         configs=_configs(path, axes),
         options=_options(path, doc.get("options")),
