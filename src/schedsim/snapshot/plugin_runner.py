@@ -218,12 +218,7 @@ class _Lister(Protocol):
 
     def list_node_infos(self) -> Sequence[NodeInfo]: ...
 
-
-_NO_JOURNAL: tuple[object, list[str] | None] = (None, None)
-
-
-def _no_journal(token: object) -> tuple[object, list[str] | None]:
-    return _NO_JOURNAL
+    def node_changes_since(self, token: object) -> tuple[object, list[str] | None]: ...
 
 
 class SchedulerPluginRunner:
@@ -249,10 +244,8 @@ class SchedulerPluginRunner:
     ) -> None:
         self.framework = framework
         self._snapshot = snapshot
-        # the store's change journal, when it keeps one (`DeltaSnapshotStore.changes_since`)
-        self._changes_since: Callable[[object], tuple[object, list[str] | None]] = getattr(
-            snapshot, "node_changes_since", _no_journal
-        )
+        # the store's change journal (`ClusterSnapshotStore.changes_since`)
+        self._changes_since = snapshot.node_changes_since
         self._ordering = node_ordering or LastIndexOrderMapping(1)
         self._skip_unschedulable = skip_unschedulable_nodes
         self.failing_classes: FailingClasses | None = None
@@ -429,7 +422,7 @@ class SchedulerPluginRunner:
         token, written = (
             self._changes_since(table.journal)
             if nodes is self._snapshot.list_node_infos()
-            else _NO_JOURNAL
+            else (None, None)
         )
         stale: Iterable[int]
         if written is not None and len(table.objs) == n:

@@ -371,11 +371,7 @@ class PredicateSnapshot:
         """The store's change journal (`DeltaSnapshotStore.changes_since`): a new token and
         the names of the nodes whose NodeInfo may have changed since ``token``, or None when
         unknown (the store keeps no journal, or the node set changed)."""
-        changes = getattr(self.store, "changes_since", None)
-        if changes is None:
-            return None, None
-        out: tuple[object, list[str] | None] = changes(token)
-        return out
+        return self.store.changes_since(token)
 
     def force_add_pod(self, pod: Pod, node_name: str) -> None:
         """Add a pod to a node without running plugins; its PodInfo holds its claims as they

@@ -86,3 +86,9 @@ class ClusterSnapshotStore(Protocol):
     def clear(self) -> None:
         """Empty and unforked."""
         ...
+
+    def changes_since(self, token: object) -> tuple[object, list[str] | None]:
+        """The change journal: a new token and the names of the nodes written since
+        ``token``, or None when unknown (no journal kept, or positions may have moved);
+        see `DeltaSnapshotStore.changes_since`."""
+        ...
