@@ -51,11 +51,13 @@ from schedsim.api.nodeaffinity import node_matches
 from schedsim.api.resource import (
     AllocationResult,
     Condition,
+    DeviceClass,
     DeviceRequestAllocationResult,
     ResourceClaim,
     ResourceClaimConsumerReference,
     ResourceClaimSpec,
     ResourceClaimStatus,
+    ResourceSlice,
 )
 from schedsim.dra.allocator import Allocator
 from schedsim.dra.cel import CelCache
@@ -282,6 +284,12 @@ class DynamicResources:
         self.allocated = AllocatedStateTracker(self.features)
         self.allocation_cache = AllocationCache(self.allocated)
         self.exhausted = ExhaustedPools(self.allocated, self.features)
+        # the slices and classes last listed, with the snapshot stamps they belong to
+        self._slices_stamp: int | None = None
+        self._slices: tuple[ResourceSlice, ...] = ()
+        self._classes_stamp: int | None = None
+        self._classes: tuple[DeviceClass, ...] = ()
+        self._class_map: dict[str, DeviceClass] = {}
         # Any positive timeout limits the search, even one shorter than a device's cost
         # (upstream's 1ns times out at once); 0 turns the limit off.
         self.max_steps: int | None = (
@@ -344,10 +352,9 @@ class DynamicResources:
         allocator = None
         cache_key = None
         if to_allocate or extended is not None:
-            all_claims = manager.list_resource_claims()
-            classes = manager.list_device_classes()
-            in_use = self.allocated.state(all_claims)
-            slices = manager.list_resource_slices()
+            in_use = self.allocated.sync(manager)
+            classes, class_map = self._device_classes(manager)
+            slices = self._resource_slices(manager)
             self.pool_cache.bind(slices, self.features)
             live = (
                 self.exhausted.live
@@ -358,7 +365,7 @@ class DynamicResources:
             allocator = Allocator(
                 self.features,
                 in_use,
-                {c.name: c for c in classes},
+                class_map,
                 slices,
                 self.cel_cache,
                 max_steps=self.max_steps,
@@ -384,6 +391,27 @@ class DynamicResources:
             extended_requests=requests,
         )
         return None
+
+    def _resource_slices(self, manager: SharedDraManager) -> tuple[ResourceSlice, ...]:
+        """Every ResourceSlice, listed again only when the snapshot's `slices_stamp` moved
+        (one tuple object while they stay the same: `PoolCache.bind` then costs O(1))."""
+        stamp = manager.slices_stamp()
+        if stamp != self._slices_stamp:
+            self._slices = tuple(manager.list_resource_slices())
+            self._slices_stamp = stamp
+        return self._slices
+
+    def _device_classes(
+        self, manager: SharedDraManager
+    ) -> tuple[tuple[DeviceClass, ...], dict[str, DeviceClass]]:
+        """Every DeviceClass and the classes by name, listed again only when the snapshot's
+        `device_classes_stamp` moved."""
+        stamp = manager.device_classes_stamp()
+        if stamp != self._classes_stamp:
+            self._classes = tuple(manager.list_device_classes())
+            self._class_map = {c.name: c for c in self._classes}
+            self._classes_stamp = stamp
+        return self._classes, self._class_map
 
     def _extended_claim(
         self, pod: Pod, manager: SharedDraManager

@@ -196,7 +196,10 @@ class PoolCache:
 
     def bind(self, slices: Sequence[ResourceSlice], features: DraFeatures) -> None:
         """Use ``slices`` from now on; keep what was computed unless they are other slice
-        objects than last time (the snapshot hands out the objects it stores)."""
+        objects than last time (the snapshot hands out the objects it stores). The tuple
+        bound last time, given again, costs O(1)."""
+        if slices is self._slices and features == self._features:
+            return
         if (
             features == self._features
             and len(slices) == len(self._slices)

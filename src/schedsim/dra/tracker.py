@@ -1,46 +1,73 @@
 """`AllocatedStateTracker`: the devices in use, kept up to date from one call to the next.
 
 kube-scheduler keeps its allocated-device set current from informer events, so a pod's
-PreFilter does not rebuild it. The DynamicResources plugin here used to rebuild it from
-every claim for every pod (`AllocatedState.from_claims`), which made a cycle quadratic in
-the claims. The tracker remembers each claim object it has seen and what it contributed;
-a call compares the identities of the current claim objects with those it saw (claims are
-immutable here: a changed claim is a new object; the comparison is set arithmetic at C
-speed) and updates only what changed, so forks, reverts and commits of the snapshot are all
-just "other objects".
+PreFilter does not rebuild it. Here the DRA snapshot offers the same kind of event stream:
+a change feed naming the claims written since a token (`DraSnapshot.claim_changes_since`,
+modelled on the node journal of `DeltaSnapshotStore.changes_since`). `sync` reads it and
+updates only the claims it names, so a pod's PreFilter costs O(claims changed since the last
+pod), not O(claims): forks, reverts and commits of the snapshot are all just "these keys
+may show another object now". When the feed cannot answer (the first call, another
+snapshot, a journal restart) `sync` falls back to a full listing, compared with what it saw
+claim by claim (`state`).
+
+The tracker remembers, per claim key, the claim object it saw and the devices it takes;
+claims are immutable here (a changed claim is a new object), so an unchanged key is one
+identity check.
 
 It also keeps a journal of the pools whose set of allocated devices changed (`epoch`,
-`pools_changed_since`), which `schedsim.dra.filter_cache.AllocationCache` uses to tell
-whether an allocation computed for a node earlier still holds.
+`pools_changed_since`), which `schedsim.dra.filter_cache.AllocationCache` and
+`schedsim.dra.exhausted.ExhaustedPools` use to tell what still holds.
 
-Cost per call: O(C) C-level work (ids, slice comparisons) plus O(results) of the claims that
-changed; `AllocatedState.from_claims` costs O(C x results) of attribute work.
+Cost per `sync`: O(claims named by the feed + their results); `state` (full listing):
+O(C) identity checks plus O(results) of the claims that changed.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from typing import Protocol
 
-from schedsim.api.positions import differences
 from schedsim.api.resource import ResourceClaim
 from schedsim.dra.allocator import AllocatedState
 from schedsim.dra.types import DeviceId, DraFeatures
 
-__all__ = ["JOURNAL_LIMIT", "AllocatedStateTracker", "PoolKey"]
+__all__ = ["JOURNAL_LIMIT", "AllocatedStateTracker", "ClaimFeed", "PoolKey"]
 
 PoolKey = tuple[str, str]
 """``(driver, pool name)``."""
+
+ClaimKey = tuple[str, str]
+"""``(namespace, name)`` of a claim."""
 
 JOURNAL_LIMIT = 65_536
 """Journal entries kept; older epochs are answered "unknown" (None) by
 `AllocatedStateTracker.pools_changed_since`."""
 
 
+class ClaimFeed(Protocol):
+    """Where `AllocatedStateTracker.sync` reads the claims: the parts of the framework's
+    ``SharedDraManager`` it needs (the DRA snapshot implements them). This is a Protocol:
+    implementations don't inherit from it."""
+
+    def claim_changes_since(self, token: object) -> tuple[object, Sequence[ClaimKey] | None]:
+        """A new token and the keys of the claims that may have changed since ``token``;
+        None when unknown."""
+        ...
+
+    def get_resource_claim(self, namespace: str, name: str) -> ResourceClaim | None:
+        """The claim ``namespace/name`` now, or None."""
+        ...
+
+    def list_resource_claims(self) -> Sequence[ResourceClaim]:
+        """Every claim now."""
+        ...
+
+
 class AllocatedStateTracker:
     """The `AllocatedState` of a changing set of claims, updated incrementally.
 
-    With DRAConsumableCapacity on, shared allocations need capacity sums, and `state`
-    falls back to `AllocatedState.from_claims` (the alpha feature's inputs are small); the
+    With DRAConsumableCapacity on, shared allocations need capacity sums, and `state`/`sync`
+    fall back to `AllocatedState.from_claims` (the alpha feature's inputs are small); the
     journal is not kept then (`epoch` is None).
 
     Args:
@@ -52,17 +79,17 @@ class AllocatedStateTracker:
         "_features",
         "_journal",
         "_journal_start",
-        "_last_ids",
         "_pool_epoch",
         "_seen",
+        "_token",
     )
 
     def __init__(self, features: DraFeatures) -> None:
         self._features = features
-        # id(claim) -> (the claim (keeps the id unique), its exclusive devices)
-        self._seen: dict[int, tuple[ResourceClaim, tuple[DeviceId, ...]]] = {}
+        # claim key -> (the claim object seen, its exclusive devices)
+        self._seen: dict[ClaimKey, tuple[ResourceClaim, tuple[DeviceId, ...]]] = {}
         self._devices: dict[DeviceId, int] = {}
-        self._last_ids: list[int] = []  # id of each claim of the last call, in its order
+        self._token: object = None  # the feed's token `_seen` is up to date with
         # Pools whose allocated devices changed, in order; entry i is epoch _journal_start + i.
         self._journal: list[PoolKey] = []
         self._journal_start = 0
@@ -96,64 +123,97 @@ class AllocatedStateTracker:
         """Whether ``pool``'s allocated devices changed after ``epoch``. Time: O(1)."""
         return self._pool_epoch.get(pool, -1) >= epoch
 
-    def state(self, claims: Iterable[ResourceClaim]) -> AllocatedState:
-        """What ``claims`` (all claims of the cluster) use.
+    def sync(self, feed: ClaimFeed) -> AllocatedState:
+        """What the claims of ``feed`` (all claims of the cluster) use, read through its
+        change feed: only the claims named since the last `sync` are looked at; a full
+        listing (`state`) when the feed does not know (the first call, another snapshot,
+        a journal restart).
 
         Returns:
             an `AllocatedState` whose ``devices`` is a live view: valid until the next call
             (the DynamicResources plugin uses it within one pod's attempt).
+
+        Time: O(claims named + their results); O(C) for a full listing.
+        """
+        if self._features.consumable_capacity:
+            return AllocatedState.from_claims(feed.list_resource_claims(), self._features)
+        token, changed = feed.claim_changes_since(self._token)
+        if changed is None:
+            state = self.state(feed.list_resource_claims())
+        else:
+            if changed:
+                get = feed.get_resource_claim
+                self._apply({key: get(key[0], key[1]) for key in changed}.items())
+            state = AllocatedState(devices=self._devices.keys())
+        self._token = token
+        return state
+
+    def state(self, claims: Iterable[ResourceClaim]) -> AllocatedState:
+        """What ``claims`` (all claims of the cluster) use: each compared with the object
+        seen under its key, claims not listed dropped.
+
+        Returns:
+            an `AllocatedState` whose ``devices`` is a live view: valid until the next call.
+
+        Time: O(C) identity checks + O(results) of the claims that changed.
         """
         if self._features.consumable_capacity:
             return AllocatedState.from_claims(claims, self._features)
-        claims = claims if isinstance(claims, list | tuple) else list(claims)
-        ids = list(map(id, claims))
-        last = self._last_ids
+        self._token = None  # not read through a feed: the next `sync` lists everything
         seen = self._seen
-        changed: list[int] | None = None
-        if len(ids) == len(last) and len(seen) == len(ids):
-            # the usual case: the same list with a few claims replaced in place
-            changed = []
-            differences(ids, last, 0, len(ids), changed)
-            # A claim object sits at one position only (one key each), so an old object still
-            # present moved to another changed position: O(changes), not a set of all ids.
-            now = {ids[i] for i in changed}
-            gone = {last[i] for i in changed} - now
-            added = now - seen.keys()
-        else:
-            current = set(ids)
-            gone = seen.keys() - current
-            added = current - seen.keys()
-        self._last_ids = ids
+        current: dict[ClaimKey, ResourceClaim] = {}
+        updates: list[tuple[ClaimKey, ResourceClaim | None]] = []
+        for claim in claims:
+            key = (claim.namespace, claim.name)
+            current[key] = claim
+            old = seen.get(key)
+            if old is None or old[0] is not claim:
+                updates.append((key, claim))
+        if len(current) != len(seen) or updates:
+            updates.extend((key, None) for key in seen.keys() - current.keys())
+        self._apply(updates)
+        return AllocatedState(devices=self._devices.keys())
+
+    def _apply(self, updates: Iterable[tuple[ClaimKey, ResourceClaim | None]]) -> None:
+        """Make each key show its claim (None: gone); journal the pools whose set of
+        devices in use changed."""
+        seen = self._seen
         devices = self._devices
-        # device -> whether it was in use before this call (devices whose count crossed 0)
+        # device -> whether it was in use before (devices whose count crossed 0)
         touched: dict[DeviceId, bool] = {}
-        for key in gone:  # claims gone (or replaced by a new object)
-            for did in seen.pop(key)[1]:
+        for key, claim in updates:
+            old = seen.get(key)
+            if old is None:
+                if claim is None:
+                    continue
+            elif old[0] is claim:
+                continue
+            elif claim is not None and old[0].status.allocation is claim.status.allocation:
+                seen[key] = (claim, old[1])  # e.g. only status.reservedFor changed
+                continue
+            mine = () if claim is None else _exclusive_devices(claim)
+            before = () if old is None else old[1]
+            if claim is None:
+                del seen[key]
+            else:
+                seen[key] = (claim, mine)
+            if mine == before:
+                continue
+            for did in before:
                 n = devices[did] - 1
                 if n:
                     devices[did] = n
                 else:
                     del devices[did]
                     touched.setdefault(did, True)
-        if added:
-            by_id = (
-                {ids[i]: claims[i] for i in changed}
-                if changed is not None
-                else dict(zip(ids, claims, strict=True))
-            )
-            for key in added:
-                claim = by_id[key]
-                mine = _exclusive_devices(claim)
-                for did in mine:
-                    n = devices.get(did, 0)
-                    if not n:
-                        touched.setdefault(did, False)
-                    devices[did] = n + 1
-                seen[key] = (claim, mine)
+            for did in mine:
+                n = devices.get(did, 0)
+                if not n:
+                    touched.setdefault(did, False)
+                devices[did] = n + 1
         for did, was in touched.items():
             if (did in devices) != was:
                 self._record((did.driver, did.pool))
-        return AllocatedState(devices=devices.keys())
 
     def _record(self, pool: PoolKey) -> None:
         journal = self._journal

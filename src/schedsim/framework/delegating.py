@@ -142,6 +142,18 @@ class DelegatingDraManager:
         """Devices allocated to any claim (admin-access results excluded)."""
         return self._get("list_all_allocated_devices").list_all_allocated_devices()
 
+    def claim_changes_since(self, token: object) -> tuple[object, Sequence[tuple[str, str]] | None]:
+        """The claims' change feed (`SharedDraManager.claim_changes_since`)."""
+        return self._get("claim_changes_since").claim_changes_since(token)
+
+    def slices_stamp(self) -> int:
+        """The ResourceSlices' version stamp."""
+        return self._get("slices_stamp").slices_stamp()
+
+    def device_classes_stamp(self) -> int:
+        """The DeviceClasses' version stamp."""
+        return self._get("device_classes_stamp").device_classes_stamp()
+
     def signal_claim_pending_allocation(
         self, claim_uid: str, allocated_claim: ResourceClaim
     ) -> None:

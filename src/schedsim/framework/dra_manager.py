@@ -29,6 +29,20 @@ class SharedDraManager(Protocol):
         """Every claim in the snapshot."""
         ...
 
+    def claim_changes_since(self, token: object) -> tuple[object, Sequence[tuple[str, str]] | None]:
+        """The claims' change feed: a new token and the (namespace, name) of each claim that
+        may have changed since ``token`` (a token returned before; None at first), or None
+        when unknown (then list every claim). See `DraSnapshot.claim_changes_since`."""
+        ...
+
+    def slices_stamp(self) -> int:
+        """Equal across calls while the ResourceSlices stay the same; changes otherwise."""
+        ...
+
+    def device_classes_stamp(self) -> int:
+        """Equal across calls while the DeviceClasses stay the same; changes otherwise."""
+        ...
+
     def list_all_allocated_devices(self) -> frozenset[DeviceId]:
         """Devices allocated to any claim, results with admin access excluded."""
         ...

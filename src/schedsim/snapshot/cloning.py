@@ -62,6 +62,11 @@ class CloningMap(Generic[K, V]):
         if len(self._stack) > 1:
             self._stack.pop()
 
+    def revert_keys(self) -> list[K] | None:
+        """None (unknown: `revert` brings back a whole copy) when forked, else no key; the
+        counterpart of `PatchSet.revert_keys`. Time: O(1)."""
+        return None if len(self._stack) > 1 else []
+
     def clear(self) -> None:
         """One empty map."""
         self._stack = [{}]

@@ -55,6 +55,7 @@ from schedsim.dra.allocator import AllocatedState
 from schedsim.dra.claims import claim_is_for_pod, claim_reserved_for_pod
 from schedsim.dra.extended import extended_resource_claim_name, has_extended_resource_requests
 from schedsim.dra.types import DeviceId, DraFeatures
+from schedsim.snapshot.change_journal import ChangeJournal, new_stamp
 from schedsim.snapshot.cloning import CloningMap
 from schedsim.snapshot.patchset import PatchSet
 
@@ -213,7 +214,15 @@ class DraSnapshot:
     pod references, V reservations of one claim.
     """
 
-    __slots__ = ("_claims", "_classes", "_slices", "clone_on_fork")
+    __slots__ = (
+        "_claim_journal",
+        "_claims",
+        "_classes",
+        "_classes_stamp",
+        "_slices",
+        "_slices_stamp",
+        "clone_on_fork",
+    )
 
     def __init__(
         self,
@@ -277,6 +286,10 @@ class DraSnapshot:
             self._claims = PatchSet.adopting(claim_map)
             self._slices = PatchSet.adopting(slice_map)
             self._classes = PatchSet.adopting(class_map)
+        # the change feed (`claim_changes_since`, `slices_stamp`, `device_classes_stamp`)
+        self._claim_journal: ChangeJournal[ClaimId] = ChangeJournal()
+        self._slices_stamp = new_stamp()
+        self._classes_stamp = new_stamp()
 
     @classmethod
     def from_objects(
@@ -346,9 +359,52 @@ class DraSnapshot:
 
         Time: O(changes in the top layer) (see `PatchSet.revert`).
         """
+        keys = self._claims.revert_keys()
+        if keys is None:
+            self._claim_journal.restart()
+        else:
+            self._claim_journal.record_all(keys)
+        if self._slices.revert_keys() != []:
+            self._slices_stamp = new_stamp()
+        if self._classes.revert_keys() != []:
+            self._classes_stamp = new_stamp()
         self._classes.revert()
         self._claims.revert()
         self._slices.revert()
+
+    # ----------------------------------------------------------------- change feed
+
+    def claim_changes_since(self, token: object) -> tuple[object, list[ClaimId] | None]:
+        """What changed among the claims since ``token`` (a token this method returned
+        before; None on a reader's first call), for readers that keep a view of the claims
+        up to date, as `DeltaSnapshotStore.changes_since` does for nodes.
+
+        Returns:
+            ``(token, keys)``: the new token, and the (namespace, name) of every claim
+            whose visible object may have changed (set, deleted, or brought back by a
+            revert), possibly repeated; None when that is not known (the first call, a
+            token of another snapshot, a journal restart): read `list_resource_claims`.
+
+        Time: O(1) + O(keys returned).
+        """
+        return self._claim_journal.changes_since(token)
+
+    def slices_stamp(self) -> int:
+        """A number that changes whenever the ResourceSlices may have changed (and is equal
+        across calls while they did not; unique across snapshots). Time: O(1)."""
+        return self._slices_stamp
+
+    def device_classes_stamp(self) -> int:
+        """As `slices_stamp`, for the DeviceClasses. Time: O(1)."""
+        return self._classes_stamp
+
+    def _set_claim(self, cid: ClaimId, claim: ResourceClaim) -> None:
+        self._claims.set_current(cid, claim)
+        self._claim_journal.record(cid)
+
+    def _delete_claim(self, cid: ClaimId) -> None:
+        self._claims.delete_current(cid)
+        self._claim_journal.record(cid)
 
     # ----------------------------------------------------------------- claims
 
@@ -395,7 +451,7 @@ class DraSnapshot:
                 raise DraSnapshotError(f"claim {cid[0]}/{cid[1]} already tracked in the snapshot")
             new[cid] = claim
         for cid, claim in new.items():
-            self._claims.set_current(cid, claim)
+            self._set_claim(cid, claim)
 
     def update_claim(self, claim: ResourceClaim) -> None:
         """Stores ``claim`` in place of the tracked claim with its namespace and name (what the
@@ -409,7 +465,7 @@ class DraSnapshot:
         cid = claim_id(claim)
         if cid not in self._claims:
             raise DraSnapshotError(f"claim {cid[0]}/{cid[1]} not found")
-        self._claims.set_current(cid, claim)
+        self._set_claim(cid, claim)
 
     def remove_claim(self, namespace: str, name: str) -> None:
         """Stops tracking the claim ``namespace/name`` (what deleting it in the API server
@@ -420,7 +476,7 @@ class DraSnapshot:
         """
         if (namespace, name) not in self._claims:
             raise DraSnapshotError(f"claim {namespace}/{name} not found")
-        self._claims.delete_current((namespace, name))
+        self._delete_claim((namespace, name))
 
     def pod_claims(self, pod: Pod) -> list[ResourceClaim]:
         """Returns the claims ``pod`` references, in ``spec.resourceClaims`` order (CA
@@ -500,7 +556,7 @@ class DraSnapshot:
         for cid, claim in claims:
             reserved = _with_pod_reservation(claim, pod)
             if reserved is not claim:
-                self._claims.set_current(cid, reserved)
+                self._set_claim(cid, reserved)
 
     def unreserve_pod_claims(self, pod: Pod) -> None:
         """Removes ``pod``'s reservation from its claims (CA ``UnreservePodClaims``).
@@ -519,7 +575,7 @@ class DraSnapshot:
             if claim_is_for_pod(pod, new) or not claim_in_use(new):
                 new = _deallocated(new)
             if new is not claim:
-                self._claims.set_current(cid, new)
+                self._set_claim(cid, new)
 
     def remove_pod_owned_claims(self, pod: Pod) -> None:
         """Drops the claims ``pod`` owns and its reservations of shared claims (CA
@@ -531,11 +587,11 @@ class DraSnapshot:
         """
         for cid, claim in self._find_pod_claims(pod, ignore_not_tracked=True):
             if claim_is_for_pod(pod, claim):
-                self._claims.delete_current(cid)
+                self._delete_claim(cid)
                 continue
             new = _without_pod_reservation(claim, pod)
             if new is not claim:
-                self._claims.set_current(cid, new)
+                self._set_claim(cid, new)
 
     # ----------------------------------------------------------------- slices
 
@@ -566,6 +622,7 @@ class DraSnapshot:
         if node_name in self._slices:
             raise DraSnapshotError(f'node "{node_name}" ResourceSlices already present')
         self._slices.set_current(node_name, tuple(slices))
+        self._slices_stamp = new_stamp()
 
     def remove_node_resource_slices(self, node_name: str) -> None:
         """Drops the slices local to ``node_name``; no-op when it has none (CA
@@ -576,6 +633,7 @@ class DraSnapshot:
         if node_name == NON_LOCAL_SLICES_KEY or node_name not in self._slices:
             return
         self._slices.delete_current(node_name)
+        self._slices_stamp = new_stamp()
 
     def list_resource_slices(self) -> list[ResourceSlice]:
         """Returns every slice, node-local and not (CA ``listResourceSlices`` /
@@ -647,7 +705,7 @@ class DraSnapshot:
                 f"claim {cid[0]}/{cid[1]}: snapshot has UID {claim.uid!r}, allocation came for "
                 f"UID {claim_uid!r} - shouldn't happen"
             )
-        self._claims.set_current(cid, allocated_claim)
+        self._set_claim(cid, allocated_claim)
 
     def get_pending_allocation(self, claim_uid: str) -> ResourceClaim | None:
         """Always None: nothing is ever in flight (CA claim tracker ``GetPendingAllocation``).

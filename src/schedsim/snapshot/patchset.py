@@ -108,6 +108,7 @@ class PatchSet(Generic[K, V]):
     * find_value / get / in: Time: O(1) cached or while the `as_map` view exists, O(N) otherwise.
     * as_map: Time: O(N * P) on the first call (builds the view), O(1) afterwards.
     * set_current / delete_current / in_current_patch: Time: O(1).
+    * revert_keys: Time: O(P).
     * clear: Time: O(1) (plus O(C) to empty an existing view).
 
     Caching: until `as_map` is first called, `find_value` caches what it computes (also "absent")
@@ -179,6 +180,16 @@ class PatchSet(Generic[K, V]):
                     m.pop(key, None)
                 else:
                     m[key] = value
+
+    def revert_keys(self) -> list[K]:
+        """The keys whose visible value `revert` may change now: those set or deleted in the
+        top patch (none when not forked). For change journals
+        (`schedsim.snapshot.change_journal`). Time: O(P)."""
+        patches = self._patches
+        if len(patches) == 1:
+            return []
+        top = patches[-1]
+        return [*top.modified, *top.deleted]
 
     def clear(self) -> None:
         """Drops every patch and all contents, leaving one empty base patch.

@@ -634,6 +634,18 @@ class PredicateSnapshot:
         """Devices allocated to any claim (admin-access results excluded)."""
         return self.dra_snapshot.list_all_allocated_devices()
 
+    def claim_changes_since(self, token: object) -> tuple[object, Sequence[tuple[str, str]] | None]:
+        """The DRA snapshot's claim change feed (`DraSnapshot.claim_changes_since`)."""
+        return self.dra_snapshot.claim_changes_since(token)
+
+    def slices_stamp(self) -> int:
+        """The DRA snapshot's `DraSnapshot.slices_stamp`."""
+        return self.dra_snapshot.slices_stamp()
+
+    def device_classes_stamp(self) -> int:
+        """The DRA snapshot's `DraSnapshot.device_classes_stamp`."""
+        return self.dra_snapshot.device_classes_stamp()
+
     def signal_claim_pending_allocation(
         self, claim_uid: str, allocated_claim: ResourceClaim
     ) -> None:
