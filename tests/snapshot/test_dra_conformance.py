@@ -27,6 +27,15 @@ from schedsim.testing import dump_state
 from schedsim.testing.dra_conformance import (
     DRA_CONFORMANCE_CASES,
     DRA_SCENARIOS,
+    DraConformanceCase,
+    check_dra_consistency,
+    dump_dra_state,
+    make_dra_pod,
+    make_gpu_claim,
+    new_dra_snapshot,
+    run_dra_conformance,
+)
+from schedsim.testing.dra_conformance_objects import (
     N1,
     N2,
     P1,
@@ -38,13 +47,6 @@ from schedsim.testing.dra_conformance import (
     S1,
     S2,
     SHARED,
-    DraConformanceCase,
-    check_dra_consistency,
-    dump_dra_state,
-    make_dra_pod,
-    make_gpu_claim,
-    new_dra_snapshot,
-    run_dra_conformance,
 )
 
 STORES: dict[str, Callable[[], ClusterSnapshotStore]] = {
