@@ -13,8 +13,8 @@ Autoscaler in the loop (``schedsim replay``).
     print(metrics.summary())
 
 Modules: `clock` (virtual clock, events), `trace` (manifest traces), `alibaba` (the Alibaba
-GPU trace), `autoscaler` (CA's loop), `metrics`, `loop`
-(`Replay`), `export` (JSON and CSV).
+GPU trace), `autoscaler` (CA's loop), `metrics` (and `gpus`), `loop`
+(`Replay`; `state`, its `ReplayState`), `export` (JSON and CSV).
 """
 
 from schedsim.replay.autoscaler import AutoscalerOptions, ScaleEvent

@@ -18,7 +18,7 @@ from typing import Final
 
 import attrs
 
-__all__ = ["Event", "EventKind", "EventQueue", "VirtualClock", "parse_duration"]
+__all__ = ["Event", "EventKind", "EventQueue", "VirtualClock", "grid_time", "parse_duration"]
 
 
 class EventKind(enum.IntEnum):
@@ -116,6 +116,16 @@ class VirtualClock:
 
 
 _UNITS: Final = {"h": 3600.0, "m": 60.0, "s": 1.0, "ms": 0.001}
+
+
+def grid_time(at: float, now: float, interval: float) -> float:
+    """The first multiple of ``interval`` after ``now`` and at or after ``at`` (periodic
+    work keeps its phase; instants where nothing can have changed are skipped); ``inf`` when
+    ``at`` is."""
+    if math.isinf(at):
+        return math.inf
+    k = max(math.floor(now / interval) + 1, math.ceil(at / interval - 1e-9))
+    return k * interval
 
 
 def parse_duration(text: str) -> float:

@@ -55,8 +55,10 @@ from schedsim.framework.events import (
     EventResource,
 )
 from schedsim.replay.autoscaler import Autoscaler, AutoscalerOptions, LoopDecision
-from schedsim.replay.clock import Event, EventKind, EventQueue, VirtualClock
+from schedsim.replay.clock import Event, EventKind, EventQueue, VirtualClock, grid_time
+from schedsim.replay.gpus import device_gpus
 from schedsim.replay.metrics import MetricsRecorder, ReplayMetrics, task_classes
+from schedsim.replay.state import ReplayState
 from schedsim.replay.trace import Trace, TracePod
 from schedsim.scheduler import Scheduler
 from schedsim.scheduler.clock import LogicalClock
@@ -83,29 +85,6 @@ RESOURCE_SLICE_ADD = ClusterEvent(EventResource.ResourceSlice, ActionType.Add, "
 FLUSH_PERIOD = 30.0
 """Seconds between kube-scheduler's checks for pods parked too long
 (``flushUnschedulablePodsLeftover`` runs every 30 s)."""
-
-
-@attrs.frozen
-class ReplayState:
-    """The replay at one instant (what `Replay.state` returns).
-
-    Attributes:
-        time: seconds since the trace's start.
-        pending: keys of pods in the scheduling queue, in queue order.
-        running: pod key -> node, for pods bound now.
-        nodes: ready node -> its node group ("" for none).
-        upcoming: node being provisioned -> its node group.
-        unneeded: node -> since when the autoscaler finds it unneeded.
-        done: the replay has ended.
-    """
-
-    time: float
-    pending: tuple[str, ...]
-    running: Mapping[str, str]
-    nodes: Mapping[str, str]
-    upcoming: Mapping[str, str]
-    unneeded: Mapping[str, float]
-    done: bool
 
 
 class Replay:
@@ -375,7 +354,7 @@ class Replay:
             while self.events.peek_time() == t:  # e.g. nodes with no provisioning delay
                 self._handle(self.events.pop())
             self._schedule_pass()
-            self._next_loop = self._grid(
+            self._next_loop = grid_time(
                 min(self._next_event(), self.autoscaler.wake_time(t, self.pending_count() > 0)),
                 t,
                 self.options.scan_interval,
@@ -383,7 +362,7 @@ class Replay:
         if self._next_sample == t:
             if self._changes != self._sampled_at:  # nothing changed: nothing to record
                 self._sample()
-            self._next_sample = self._grid(
+            self._next_sample = grid_time(
                 min(self._next_event(), self._next_loop), t, self.sample_interval
             )
         if math.isinf(self._next_event()) and math.isinf(self._next_loop):
@@ -395,15 +374,6 @@ class Replay:
         """The next trace or node event, or queue deadline (seconds)."""
         t = self.events.peek_time()
         return min(math.inf if t is None else t, self._next_queue_time())
-
-    @staticmethod
-    def _grid(at: float, now: float, interval: float) -> float:
-        """The first multiple of ``interval`` after ``now`` and at or after ``at`` (periodic
-        work keeps its phase; instants where nothing can have changed are skipped)."""
-        if math.isinf(at):
-            return math.inf
-        k = max(math.floor(now / interval) + 1, math.ceil(at / interval - 1e-9))
-        return k * interval
 
     def run_until(self, t: float, progress: ProgressCallback | None = None) -> None:
         """Step through every instant up to and including ``t`` (seconds)."""
@@ -504,7 +474,7 @@ class Replay:
                 oldest = min((q.timestamp for q in self.queue.unschedulable_pods()), default=None)
                 self._flush_at = math.inf
                 if oldest is not None:
-                    self._flush_at = self._grid(oldest + parked_max, now, FLUSH_PERIOD)
+                    self._flush_at = grid_time(oldest + parked_max, now, FLUSH_PERIOD)
             self.counters["attempts"] += sp.schedule_ready()
         settled, sp.settled = sp.settled, []
         for outcome in settled:
@@ -514,7 +484,7 @@ class Replay:
             sp.warnings.clear()
         if math.isinf(self._flush_at) and self.queue.unschedulable_len:
             # pods parked from now on are parked at or after now
-            self._flush_at = self._grid(now + parked_max, now, FLUSH_PERIOD)
+            self._flush_at = grid_time(now + parked_max, now, FLUSH_PERIOD)
 
     def _settled(self, outcome: PodOutcome) -> None:
         key = outcome.pod.key
@@ -610,34 +580,6 @@ class Replay:
                 return pi.pod
         raise LookupError(f"pod {key} is not on node {node}")
 
-    def _device_gpus(self) -> dict[str, tuple[int, int]] | None:
-        """Node -> (devices allocated, devices) of the GPU driver, or None without one; a
-        device shared by several claims counts once."""
-        driver = self._gpu_driver
-        if driver is None:
-            return None
-        dra = self.snapshot.dra_snapshot
-        out: dict[str, tuple[int, int]] = {}
-        node_of: dict[str, str] = {}
-        for sl in dra.list_resource_slices():
-            if sl.driver == driver and sl.node_name:
-                node_of[sl.pool.name] = sl.node_name
-                used, total = out.get(sl.node_name, (0, 0))
-                out[sl.node_name] = (used, total + len(sl.devices))
-        allocated = {  # a shared device (DRAConsumableCapacity) counts once
-            (r.pool, r.device)
-            for claim in dra.list_resource_claims()
-            if claim.status.allocation is not None
-            for r in claim.status.allocation.results
-            if r.driver == driver
-        }
-        for pool, _ in allocated:
-            node = node_of.get(pool)
-            if node is not None:
-                used, total = out[node]
-                out[node] = (used + 1, total)
-        return out
-
     def _sample(self) -> None:
         self._sampled_at = self._changes
         a = self.autoscaler
@@ -648,5 +590,5 @@ class Replay:
             self.snapshot.list_node_infos(),
             a.upcoming_sizes(),
             a.group_of,
-            self._device_gpus(),
+            device_gpus(self.snapshot, self._gpu_driver),
         )
