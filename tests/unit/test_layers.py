@@ -38,6 +38,10 @@ LAYERS = (
 TOP_LEVEL = {
     "cli": "cli",
     "cli_autoscaling": "cli",
+    "cli_engine": "cli",
+    "cli_parser": "cli",
+    "cli_plugins": "cli",
+    "cli_simulate": "cli",
     "cli_kss": "cli",
     "cli_replay": "cli",
     "cli_sweep": "cli",
