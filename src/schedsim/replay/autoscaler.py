@@ -43,12 +43,12 @@ import attrs
 
 from schedsim.api.core import Pod
 from schedsim.api.workloads import DaemonSet
+from schedsim.simulation.drain import DrainContext, pods_to_move, remaining_pdb_tracker
 from schedsim.simulation.nodegroups import NodeGroup
 from schedsim.simulation.sanitize import sanitized_node_info
 from schedsim.simulation.scaledown import (
     DEFAULT_GPU_UTILIZATION_THRESHOLD,
     DEFAULT_UTILIZATION_THRESHOLD,
-    pods_to_move,
     scale_down,
 )
 from schedsim.simulation.scaleup import DEFAULT_MAX_NODES_PER_SCALE_UP, EXPANDERS, scale_up
@@ -524,15 +524,19 @@ class Autoscaler:
         if not ready:
             return (), ()
 
+        # the budgets as the plan read them: a kube-system pod a budget covers moves
+        budgets = snapshot.framework.handle.object_listers.pod_disruption_budgets
+        drain = DrainContext(remaining_pdb_tracker(budgets))
+
         def empty(name: str) -> bool:
-            movable, blocking = pods_to_move(snapshot.get_node_info(name))
+            movable, blocking = pods_to_move(snapshot.get_node_info(name), drain)
             return blocking is None and not movable
 
         ready.sort(key=lambda n: not empty(n))  # stable: plan order within each kind
         chosen = ready[: o.max_scale_down_parallelism]
         events = []
         for name in chosen:
-            movable, _ = pods_to_move(snapshot.get_node_info(name))
+            movable, _ = pods_to_move(snapshot.get_node_info(name), drain)
             t = self.unneeded_since[name]
             events.append(
                 ScaleEvent(

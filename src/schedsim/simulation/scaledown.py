@@ -20,9 +20,12 @@ Mirrors Cluster Autoscaler's scale-down planning (``core/scaledown/eligibility``
    CA's planner does (``categorizeNodes``: ``FilterOutUnremovable`` computes the utilization
    map, then ``SimulateNodeRemoval`` runs per candidate); a node that received pods from an
    earlier removal keeps its verdict and reported utilization;
-2. its pods to move are all pods except DaemonSet and mirror pods; a pod that cannot be moved
-   (CA's default drain rules: ``safe-to-evict: "false"``, no controller, kube-system without
-   a PodDisruptionBudget, local storage) blocks the node;
+2. its pods to move and the pod that blocks it come from CA's default drainability rules
+   (`schedsim.simulation.drain`: DaemonSet and mirror pods stay; ``safe-to-evict: "true"``
+   moves; no controller, kube-system without a PodDisruptionBudget, ``safe-to-evict:
+   "false"``, local storage, a budget with no disruption left block). The budgets are used
+   up across the pass: a removable node's moved pods take one disruption from each budget
+   matching them (CA's ``RemainingPdbTracker``), so a later candidate sees what is left;
 3. candidates are simulated empty nodes first (CA's default candidate sorting), then in
    cluster order; in a fork, the pods are unscheduled, the node is replaced by an empty copy tainted
    ``ToBeDeletedByClusterAutoscaler:NoSchedule`` that keeps its ResourceSlices and CSINode
@@ -37,8 +40,10 @@ selector) makes the node unremovable (``UnexpectedError``, naming the pod) and i
 
 Differences from CA, deliberate: the node group's min size is checked before the removal is
 simulated (CA checks it after, when it picks nodes to delete), so a removal that would break
-it is never committed; PodDisruptionBudgets are not read, so kube-system pods always block
-(CA: unless a PDB covers them); there are no unneeded-time or unready-time delays; there is
+it is never committed; a budget without ``status.disruptionsAllowed`` allows what the
+disruption controller would compute from the cluster's pods (CA reads the status only); the
+blocking-system-pod timeout applies only when ``now`` is given; there are no unneeded-time or
+unready-time delays; there is
 no cloud provider, so a node is a GPU node by its allocatable only (CA also by the provider's
 GPU label); device utilization counts devices per pool (CA 1.35+ weighs partitionable
 devices by their shared counters).
@@ -48,13 +53,22 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Callable, Mapping, Sequence
+from datetime import datetime, timedelta
 from typing import Final
 
 import attrs
 
 from schedsim.api.core import Node, Pod, Taint
 from schedsim.api.resource import ResourceClaimTemplate
-from schedsim.simulation.equivalence import controller_uid, is_daemonset_pod, is_mirror_pod
+from schedsim.simulation.drain import (
+    DEFAULT_BSP_DISRUPTION_TIMEOUT,
+    BlockingPod,
+    BlockingPodReason,
+    DrainContext,
+    RemainingPdbTracker,
+    pods_to_move,
+    remaining_pdb_tracker,
+)
 from schedsim.simulation.hinting import HintingSimulator, PodPlacement
 from schedsim.simulation.nodegroups import NodeGroup, group_of_nodes
 from schedsim.simulation.plugin_errors import PluginStatusError, PodError, aborting_plugin_errors
@@ -70,6 +84,7 @@ __all__ = [
     "SCALE_DOWN_DISABLED_ANNOTATION",
     "TO_BE_DELETED_TAINT",
     "BlockingPod",
+    "BlockingPodReason",
     "NodeVerdict",
     "ScaleDownResult",
     "UnremovableReason",
@@ -97,7 +112,6 @@ GPU_RESOURCE_NAMES: Final = (
 these is a GPU node (the first found is its GPU resource, ``DetectNodeGPUResourceName``)."""
 
 SCALE_DOWN_DISABLED_ANNOTATION: Final = "cluster-autoscaler.kubernetes.io/scale-down-disabled"
-SAFE_TO_EVICT_ANNOTATION: Final = "cluster-autoscaler.kubernetes.io/safe-to-evict"
 TO_BE_DELETED_TAINT: Final = "ToBeDeletedByClusterAutoscaler"
 """The taint CA puts on a node it deletes (and on the ghost node during the simulation)."""
 
@@ -114,23 +128,6 @@ class UnremovableReason(enum.Enum):
     BLOCKED_BY_POD = "BlockedByPod"
     NO_PLACE_TO_MOVE_PODS = "NoPlaceToMovePods"
     UNEXPECTED_ERROR = "UnexpectedError"
-
-
-class BlockingPodReason(enum.Enum):
-    """Why a pod cannot be moved (CA ``drain.BlockingPodReason``, same names)."""
-
-    NOT_SAFE_TO_EVICT_ANNOTATION = "NotSafeToEvictAnnotation"
-    NOT_REPLICATED = "NotReplicated"
-    UNMOVABLE_KUBE_SYSTEM_POD = "UnmovableKubeSystemPod"
-    LOCAL_STORAGE_REQUESTED = "LocalStorageRequested"
-
-
-@attrs.frozen
-class BlockingPod:
-    """A pod that keeps its node from being removed."""
-
-    pod: Pod
-    reason: BlockingPodReason
 
 
 @attrs.frozen
@@ -224,51 +221,6 @@ def utilization(node_info: NodeInfo, *, dra_enabled: bool = True) -> Utilization
                 devices, pool = ratio, f"{key[0]}/{key[1]}"
         return Utilization(cpu, mem, devices, basis="devices", resource=pool)
     return Utilization(cpu, mem, resource="cpu" if cpu > mem else "memory")
-
-
-def _has_local_storage(pod: Pod) -> bool:
-    for v in pod.volumes:
-        if "hostPath" in v.source:
-            return True
-        empty = v.source.get("emptyDir")
-        if empty is not None and not (
-            isinstance(empty, Mapping) and empty.get("medium") == "Memory"
-        ):
-            return True
-    return False
-
-
-def pods_to_move(node_info: NodeInfo) -> tuple[list[Pod], BlockingPod | None]:
-    """The pods that must find another node, or the first pod that cannot be moved
-    (CA ``GetPodsToMove`` with the default drainability rules).
-
-    DaemonSet and mirror pods stay (they go with the node). A pod annotated
-    ``safe-to-evict: "true"`` is always movable; otherwise ``safe-to-evict: "false"``, no
-    controller, namespace kube-system, or a hostPath or non-memory emptyDir volume blocks.
-
-    Returns:
-        ``(pods, None)`` or ``([], blocking pod)``.
-    """
-    out = []
-    for pi in node_info.pods:
-        pod = pi.pod
-        if pod.is_terminal or is_mirror_pod(pod) or is_daemonset_pod(pod):
-            continue
-        safe = pod.annotations.get(SAFE_TO_EVICT_ANNOTATION)
-        if safe != "true":
-            reason = None
-            if safe == "false":
-                reason = BlockingPodReason.NOT_SAFE_TO_EVICT_ANNOTATION
-            elif controller_uid(pod) is None:
-                reason = BlockingPodReason.NOT_REPLICATED
-            elif pod.namespace == "kube-system":
-                reason = BlockingPodReason.UNMOVABLE_KUBE_SYSTEM_POD
-            elif _has_local_storage(pod):
-                reason = BlockingPodReason.LOCAL_STORAGE_REQUESTED
-            if reason is not None:
-                return [], BlockingPod(pod, reason)
-        out.append(pod)
-    return out, None
 
 
 @attrs.frozen
@@ -419,6 +371,8 @@ def scale_down(
     node_groups: Sequence[NodeGroup] | None = None,
     resource_claim_templates: Sequence[ResourceClaimTemplate] = (),
     progress: ProgressCallback | None = None,
+    now: datetime | None = None,
+    bsp_disruption_timeout: timedelta = DEFAULT_BSP_DISRUPTION_TIMEOUT,
 ) -> ScaleDownResult:
     """Which nodes Cluster Autoscaler could remove (see the module docstring).
 
@@ -438,6 +392,16 @@ def scale_down(
             goes below its min size; None: every node is a candidate, without min sizes.
         resource_claim_templates: the cluster's ResourceClaimTemplates.
         progress: called with (nodes done, nodes) after each node.
+        now: the drain time (CA's loop timestamp): a kube-system pod without a
+            PodDisruptionBudget stops blocking once it is older than
+            ``bsp_disruption_timeout`` (CA ``--blocking-system-pod-distruption-timeout``);
+            None: it always blocks.
+        bsp_disruption_timeout: see ``now``.
+
+    The PodDisruptionBudgets are the framework's (``handle.object_listers``, allowed
+    disruptions resolved as DefaultPreemption reads them; a budget without a resolved count
+    is resolved against ``pods``); removals use them up, in candidate order (see
+    `schedsim.simulation.drain.RemainingPdbTracker`).
 
     Returns:
         a verdict per node; ``pods`` and ``node_groups`` are not modified.
@@ -471,6 +435,9 @@ def scale_down(
     dra_enabled = (
         gates.enabled("DynamicResourceAllocation") and "DynamicResources" in framework.plugins
     )
+    # CA's planner: one tracker for the pass (RemainingPdbTracker.SetPdbs in RunOnce)
+    budgets = framework.handle.object_listers.pod_disruption_budgets
+    drain = DrainContext(remaining_pdb_tracker(budgets, pods), now, bsp_disruption_timeout)
     # CA computes every candidate's utilization once, before simulating any removal
     # (planner.categorizeNodes -> eligibility.FilterOutUnremovable).
     utilizations = {
@@ -483,7 +450,7 @@ def scale_down(
         u = utilizations[node.name]
         if u.value >= (gpu_threshold if u.basis == "gpu" else threshold):
             return False  # never a candidate: its place in the order changes nothing
-        movable, blocking = pods_to_move(snapshot.get_node_info(node.name))
+        movable, blocking = pods_to_move(snapshot.get_node_info(node.name), drain)
         return blocking is None and not movable
 
     order = sorted(nodes, key=lambda n: not is_empty(n))
@@ -493,7 +460,7 @@ def scale_down(
             try:
                 verdicts[node.name] = _consider(
                     snapshot, node, utilizations[node.name], threshold, gpu_threshold,
-                    node_groups, groups_of, sizes, hinting,
+                    node_groups, groups_of, sizes, hinting, drain,
                 )  # fmt: skip
             except PluginStatusError as e:
                 error = e.pod_error()
@@ -534,6 +501,7 @@ def _consider(
     groups_of: Mapping[str, NodeGroup],
     sizes: dict[str, int],
     hinting: HintingSimulator,
+    drain: DrainContext,
 ) -> NodeVerdict:
     name = node.name
     if node.annotations.get(SCALE_DOWN_DISABLED_ANNOTATION) == "true":
@@ -568,7 +536,7 @@ def _consider(
             util,
             detail=f"node group {group.name} at min size {group.min_size}",
         )
-    movable, blocking = pods_to_move(snapshot.get_node_info(name))
+    movable, blocking = pods_to_move(snapshot.get_node_info(name), drain)
     if blocking is not None:
         return NodeVerdict(
             name,
@@ -576,7 +544,7 @@ def _consider(
             UnremovableReason.BLOCKED_BY_POD,
             util,
             pod=blocking.pod,
-            detail=f"pod {blocking.pod.key}: {blocking.reason.value}",
+            detail=_blocking_detail(blocking, drain.tracker),
         )
     try:
         placed, failed = simulate_node_removal(snapshot, name, movable, hinting)
@@ -593,4 +561,20 @@ def _consider(
         )
     if group is not None:
         sizes[group.name] -= 1
+    drain.tracker.remove_pods(movable)  # CA planner: RemainingPdbTracker.RemovePods
     return NodeVerdict(name, True, None, util, moved=placed)
+
+
+def _blocking_detail(blocking: BlockingPod, tracker: RemainingPdbTracker) -> str:
+    """``pod NS/NAME: Reason``; for NotEnoughPdb, the budgets used up, with what they still
+    allow (``PodDisruptionBudget NS/NAME allows N more disruption(s)``)."""
+    detail = f"pod {blocking.pod.key}: {blocking.reason.value}"
+    if blocking.reason is BlockingPodReason.NOT_ENOUGH_PDB:
+        spent = [
+            f"PodDisruptionBudget {b.key} allows {max(b.disruptions_allowed or 0, 0)} more "
+            "disruption(s)"
+            for b in tracker.matching_pdbs(blocking.pod)
+            if (b.disruptions_allowed or 0) < 1
+        ]
+        detail += f" ({'; '.join(spent)})"
+    return detail
