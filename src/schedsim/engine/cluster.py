@@ -269,6 +269,7 @@ class Cluster:
         csi_snapshot: CsiSnapshot | None = None,
         storage_listers: StorageListers | None = None,
         pods: Sequence[Pod] | None = None,
+        nodes: Sequence[Node] | None = None,
     ) -> tuple[PredicateSnapshot, list[Pod]]:
         """A ready snapshot: the nodes with their bound pods (`bound_pods`), the DRA, CSI and
         storage state, scheduling through ``framework`` (bound to it per operation, never
@@ -283,6 +284,8 @@ class Cluster:
                 `csi_snapshot`, `storage_listers`), e.g. state a test built by hand.
             pods: where the running pods come from instead of the cluster's pods (e.g.
                 without the expendable ones).
+            nodes: the cluster's nodes in another order (the snapshot lists them in this
+                order, e.g. kube-scheduler's node tree, `schedsim.scheduler.node_tree_order`).
 
         Returns:
             the snapshot, and the bound pods whose node is not among the nodes (skipped).
@@ -297,7 +300,7 @@ class Cluster:
             framework, store, skip_unschedulable_nodes=skip_unschedulable_nodes
         )
         skipped = snap.set_cluster_state(
-            self.nodes,
+            self.nodes if nodes is None else nodes,
             _bound(self.pods if pods is None else pods),
             dra_snapshot if dra_snapshot is not None else self.dra_snapshot(),
             csi_snapshot=csi_snapshot if csi_snapshot is not None else self.csi_snapshot(),

@@ -17,6 +17,7 @@ from schedsim.api.core import Pod
 from schedsim.engine.cluster import Cluster
 from schedsim.engine.config import EngineConfig
 from schedsim.framework.runtime import Framework, PluginTimings
+from schedsim.scheduler import node_tree_order
 from schedsim.simulation.expendable import (
     DEFAULT_EXPENDABLE_PODS_PRIORITY_CUTOFF,
     expendable_warnings,
@@ -100,10 +101,14 @@ class Engine:
         *,
         skip_unschedulable_nodes: bool = True,
         pods: Sequence[Pod] | None = None,
+        node_tree: bool = False,
     ) -> tuple[PredicateSnapshot, list[Pod]]:
         """A ready snapshot of ``cluster`` on this engine's framework and store kind (see
         `Cluster.snapshot`; ``pods`` replaces the cluster's pods as the source of running
-        pods), for callers that drive it themselves.
+        pods), for callers that drive it themselves. ``node_tree``: the snapshot lists the
+        nodes in kube-scheduler's node-tree order (zone by zone, `node_tree_order`) instead of
+        input order, for kube-scheduler placement; the Cluster Autoscaler's first fit keeps
+        input order.
 
         Raises:
             ManifestError: a CEL selector does not compile.
@@ -115,6 +120,7 @@ class Engine:
             self.config.new_store(),
             skip_unschedulable_nodes=skip_unschedulable_nodes,
             pods=pods,
+            nodes=node_tree_order(cluster.nodes) if node_tree else None,
         )
 
     def _non_expendable(self, cluster: Cluster, cutoff: int) -> tuple[list[Pod], list[str]]:
@@ -143,8 +149,11 @@ class Engine:
                 ``placement``.
             SchedulingError: a plugin failed outside PreFilter/Filter.
         """
-        # kube-scheduler leaves cordoned nodes to the NodeUnschedulable plugin
-        snapshot, _ = self.snapshot(cluster, skip_unschedulable_nodes=False)
+        # kube-scheduler leaves cordoned nodes to the NodeUnschedulable plugin and walks its
+        # node tree's order
+        snapshot, _ = self.snapshot(
+            cluster, skip_unschedulable_nodes=False, node_tree=placement == "kube-scheduler"
+        )
         others = {name: fw for name, fw in self.frameworks.items() if fw is not self.framework}
         sc = self.config.scheduler_config
         options = QueueOptions()

@@ -19,6 +19,7 @@ from schedsim.scheduler.feasible import (
     MIN_FEASIBLE_NODES_TO_FIND,
     num_feasible_nodes_to_find,
 )
+from schedsim.scheduler.node_tree import node_tree_order, zone_key
 from schedsim.scheduler.prioritize import prioritize_nodes
 from schedsim.scheduler.schedule_one import Placement, Scheduler, ScheduleResult
 from schedsim.scheduler.select import select_host
@@ -37,7 +38,9 @@ __all__ = [
     "ResultCache",
     "ScheduleResult",
     "Scheduler",
+    "node_tree_order",
     "num_feasible_nodes_to_find",
     "prioritize_nodes",
     "select_host",
+    "zone_key",
 ]
