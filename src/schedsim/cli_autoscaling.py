@@ -428,7 +428,7 @@ def _grouped(pods: Sequence[UnhelpedPod]) -> list[tuple[list[UnhelpedPod], str]]
 def _pods_table(title: str, pods: Sequence[UnhelpedPod]) -> Table:
     t = Table(title=title)
     for col in ("PODS", "COUNT", "NODE GROUP", "REASON"):
-        t.add_column(col)
+        t.add_column(col, overflow="fold")
     for same, label in _grouped(pods):
         for i, (g, reason) in enumerate(same[0].reasons.items()):
             first = i == 0
@@ -446,7 +446,7 @@ def _up_table(r: ScaleUpResult) -> str:
     console = _console(buf)
     table = Table()
     for col in ("NODE GROUP", "SIZE", "NEW NODES", "PODS HELPED", "NOTE"):
-        table.add_column(col)
+        table.add_column(col, overflow="fold")
     for o in r.options:
         notes = [o.skipped or ("chosen" if o.name == r.chosen else "")]
         if o.limit_kind == LIMIT_MAX_NODES_PER_SCALE_UP:
@@ -479,7 +479,7 @@ def _up_table(r: ScaleUpResult) -> str:
             "more pods may need more nodes)"
         )
     elif chosen is not None and chosen.limit_kind == LIMIT_MAX_SIZE:
-        verdict += f", reaching the group's max size {chosen.max_size},"
+        verdict += f", reaching the group's max size {chosen.max_size}"
     console.print(
         f"{verdict} ({r.expander}); {r.pending} pending: {len(r.scheduled)} fit existing "
         f"nodes, {len(r.awaiting)} await another group, {len(r.unhelped)} helped by no group"
@@ -544,7 +544,7 @@ def _down_table(r: ScaleDownResult) -> str:
     console = _console(buf)
     table = Table()
     for col in ("NODE", "REMOVABLE", "UTILIZATION", "REASON", "PODS GO TO"):
-        table.add_column(col)
+        table.add_column(col, overflow="fold")
     for v in r.verdicts:
         util = "" if v.utilization is None else f"{v.utilization.value:.2f}"
         reason = "" if v.reason is None else f"{v.reason.value}: {v.detail}"

@@ -426,6 +426,8 @@ def test_scale_up_pods_left_by_a_limit_are_not_unhelped(
         in flat
     )
     assert "0 helped by no group, 5 left for a later scale-up" in flat
+    # the verdict names the limit once, without a stray comma before the expander
+    assert "for 16 pod(s), reaching the group's max size 10 (least-waste);" in flat
     assert (
         "5 pod(s) left for a later scale-up: the estimate reached the group's max size 10" in flat
     )

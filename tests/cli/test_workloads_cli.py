@@ -57,8 +57,16 @@ def test_no_expand_workloads_keeps_only_the_listed_pods(
     """``--no-expand-workloads``: only the pods the input lists (the generateName pod)."""
     code, out, _ = _run(capsys, "simulate", str(DONE_WHEN), "-o", "json", "--no-expand-workloads")
     assert code == 0
-    names = [p["name"] for p in json.loads(out)["pods"]]
+    doc = json.loads(out)
+    names = [p["name"] for p in doc["pods"]]
     assert len(names) == 1 and names[0].startswith("debug-")
+    # nothing silently dropped: the controllers whose pods were not made are counted
+    messages = [w["message"] for w in doc["warnings"]]
+    assert any(
+        m.startswith("workload expansion is off (--no-expand-workloads): the pods of ")
+        and "Deployment" in m
+        for m in messages
+    ), messages
 
 
 def test_scale_down_accepts_the_flag(capsys: pytest.CaptureFixture[str]) -> None:

@@ -240,6 +240,19 @@ def test_skipped_kinds_are_not_decoded(cwd: Path) -> None:
     assert m.warnings == ["skipped kinds not modelled by schedsim: 1 ConfigMap"]
 
 
+def test_a_misspelled_kind_gets_a_suggestion(cwd: Path) -> None:
+    """A kind one typo (or only case) away from one schedsim reads is still skipped, as the
+    API server would refuse it (kinds are case-sensitive), and the warning suggests the kind
+    meant; kinds that are merely not modelled get no suggestion."""
+    m = _load(cwd, "kind: Pood\nmetadata: {name: a}\n---\nkind: deployment\nmetadata: {name: b}\n")
+    assert m.warnings == [
+        "skipped kinds not modelled by schedsim: 1 Pood (did you mean Pod?), "
+        "1 deployment (did you mean Deployment?)"
+    ]
+    m = _load(cwd, "kind: Secret\nmetadata: {name: s}\n")
+    assert m.warnings == ["skipped kinds not modelled by schedsim: 1 Secret"]
+
+
 def test_cronjobs_are_skipped_with_their_own_warning(cwd: Path) -> None:
     """A CronJob creates Jobs on a schedule; it is read but not run, and said so once."""
     m = _load(cwd, "kind: CronJob\nmetadata: {name: nightly, namespace: ops}\n")

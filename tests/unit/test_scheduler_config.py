@@ -217,6 +217,41 @@ def test_weights_outside_score_and_zero_weights_are_named_in_warnings() -> None:
     assert cfg.profiles[0].weight("ImageLocality") == 1
 
 
+def test_disabling_a_plugin_that_cannot_be_there_is_warned_about() -> None:
+    """kube-scheduler's mergePluginSet only removes default or enabled plugins, and its
+    validation (validatePluginSetForInvalidPlugins) looks at ``enabled`` only, so a disabled
+    name that is no in-tree plugin and enabled nowhere has no effect and no error upstream:
+    schedsim names it (a typo there would otherwise go unnoticed). ``*``, in-tree plugins and
+    plugins the profile enables elsewhere are quiet."""
+    cfg = scheduler_configuration_from_mapping(
+        _cfg(
+            profiles=[
+                {
+                    "plugins": {
+                        "multiPoint": {
+                            "enabled": [{"name": "MyPlugin"}],
+                            "disabled": [{"name": "ImageLocality"}, {"name": "EBSLimits"}],
+                        },
+                        "score": {
+                            "disabled": [
+                                {"name": "NodeResourcesLeastAllocated"},
+                                {"name": "MyPlugin"},
+                                {"name": "*"},
+                            ]
+                        },
+                    }
+                }
+            ]
+        )
+    )
+    assert cfg.warnings == (
+        'profiles[0].plugins.multiPoint.disabled[1]: "EBSLimits" was removed from '
+        "kube-scheduler; disabling it has no effect",
+        'profiles[0].plugins.score.disabled[0]: "NodeResourcesLeastAllocated" is neither an '
+        "in-tree plugin nor enabled in this profile; disabling it has no effect",
+    )
+
+
 def test_in_tree_plugin_not_emulated_is_recognised_not_unregistered() -> None:
     """SchedulingGates is an in-tree 1.34 plugin: enabling it explicitly is not an
     unknown plugin; the framework lists it as not emulated."""

@@ -79,6 +79,7 @@ __all__ = [
     "daemon_set_should_run",
     "expand_workloads",
     "fnv32a",
+    "unexpanded_warning",
 ]
 
 POD_TEMPLATE_HASH_LABEL: Final = "pod-template-hash"
@@ -563,6 +564,31 @@ def expand_workloads(m: Manifests) -> None:
     for pod, source in x.pods:
         m.add(pod, source)
     m.warnings.extend(x.warnings)
+
+
+_CONTROLLER_KINDS: Final = (
+    ("Deployment", "deployments"),
+    ("ReplicaSet", "replica_sets"),
+    ("ReplicationController", "replication_controllers"),
+    ("StatefulSet", "stateful_sets"),
+    ("DaemonSet", "daemon_sets"),
+    ("Job", "jobs"),
+)
+
+
+def unexpanded_warning(m: Manifests) -> list[str]:
+    """What a run with workload expansion off leaves out: one warning counting the workload
+    controllers of ``m`` whose pods were not created (empty when there are none), so that an
+    input of Deployments does not silently schedule nothing."""
+    counts = [
+        f"{len(objs)} {kind}" for kind, attr in _CONTROLLER_KINDS if (objs := getattr(m, attr))
+    ]
+    if not counts:
+        return []
+    return [
+        f"workload expansion is off (--no-expand-workloads): the pods of {', '.join(counts)} "
+        "were not created; only the input's own pods are scheduled"
+    ]
 
 
 MAX_EXPANDED_PODS: Final = 1_000_000

@@ -16,6 +16,7 @@ read, are warned about too. A malformed object (one the API server would reject)
 
 from __future__ import annotations
 
+import difflib
 import sys
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
@@ -281,12 +282,23 @@ class Manifests:
         """The aggregated lines for kinds not modelled and kinds not run (CronJob)."""
         out = []
         if self.skipped:
-            counts = ", ".join(f"{n} {kind}" for kind, n in sorted(self.skipped.items()))
+            counts = ", ".join(
+                f"{n} {kind}{_did_you_mean(kind)}" for kind, n in sorted(self.skipped.items())
+            )
             out.append(f"skipped kinds not modelled by schedsim: {counts}")
         for kind, names in sorted(self._not_run.items()):
             shown = first_few(names)
             out.append(f"skipped {len(names)} {kind} object(s) ({shown}): {_NOT_RUN[kind]}")
         return out
+
+
+def _did_you_mean(kind: str) -> str:
+    """`` (did you mean Pod?)`` for a skipped kind one typo away from a kind schedsim reads
+    (kinds are case-sensitive: ``pod`` is not ``Pod`` for the API server either)."""
+    close = difflib.get_close_matches(kind, _KINDS, n=1, cutoff=0.75)
+    if not close:
+        close = [k for k in _KINDS if k.lower() == kind.lower()]
+    return f" (did you mean {close[0]}?)" if close else ""
 
 
 def _describe(kind: str, namespace: str, name: str) -> str:
@@ -521,6 +533,8 @@ def _finish(m: Manifests, expand: bool, workload_scale: float = 1.0) -> None:
     if expand:
         scale_workloads(m, workload_scale)
         controllers.expand_workloads(m)
+    else:
+        m.warnings.extend(controllers.unexpanded_warning(m))
     admitted, refused = priority.admit_priorities(m.pods, m.priority_classes)
     m.pods[:] = [defaults.default_pod(p) for p in admitted]
     m.warnings.extend(refused)

@@ -31,7 +31,13 @@ from schedsim.api import _decode as d
 from schedsim.api.errors import FieldError, ManifestError
 from schedsim.api.loader import read_documents
 from schedsim.framework.extension_points import EXTENSION_POINTS, RUN_POINTS
-from schedsim.framework.profile import DEFAULT_PLUGINS, DEFAULT_WEIGHTS, Profile, default_profile
+from schedsim.framework.profile import (
+    DEFAULT_PLUGINS,
+    DEFAULT_WEIGHTS,
+    IN_TREE_PLUGINS,
+    Profile,
+    default_profile,
+)
 
 __all__ = [
     "API_VERSION",
@@ -261,9 +267,8 @@ def _profile(
     _check_fields(mp, _PLUGIN_SET_FIELDS, mpp)
     mp_entries = _entries(mp, "enabled", mpp)
     mp_enabled = [n for n, _, _ in mp_entries]
-    multi_point = _merge(
-        DEFAULT_PLUGINS, mp_enabled, [n for n, _, _ in _entries(mp, "disabled", mpp)]
-    )
+    disabled_entries = _entries(mp, "disabled", mpp)
+    multi_point = _merge(DEFAULT_PLUGINS, mp_enabled, [n for n, _, _ in disabled_entries])
     explicit = set(mp_enabled)
     mp_weights = {n: w for n, w, _ in mp_entries}
     weights: dict[str, int] = {}
@@ -284,7 +289,9 @@ def _profile(
         _check_fields(ps, _PLUGIN_SET_FIELDS, ptp)
         entries = _entries(ps, "enabled", ptp)
         enabled = [n for n, _, _ in entries]
-        disabled = [n for n, _, _ in _entries(ps, "disabled", ptp)]
+        point_disabled = _entries(ps, "disabled", ptp)
+        disabled_entries.extend(point_disabled)
+        disabled = [n for n, _, _ in point_disabled]
         for name, w, ip in entries:
             _invalid_in_v1(name, ip)
             if point == "score":
@@ -308,6 +315,7 @@ def _profile(
         expanded = [n for n in multi_point if n not in disabled and n not in enabled]
         rest = [n for n in enabled if n not in overrides]
         per_point[point] = tuple(overrides + expanded + rest)
+    warnings.extend(_no_effect(disabled_entries, explicit))
     args: dict[str, Mapping[str, Any]] = {}
     index: dict[str, int] = {}
     cfg = d.get_list(prof, "pluginConfig", path)
@@ -338,6 +346,24 @@ def _profile(
         config_path=path,
         plugin_config_index=index,
     )
+
+
+def _no_effect(disabled: Sequence[tuple[str, int | None, str]], enabled: set[str]) -> list[str]:
+    """One warning per ``disabled`` entry that cannot change anything: a name that is not an
+    in-tree plugin and is enabled nowhere in the profile (disabling only removes default or
+    enabled plugins; kube-scheduler accepts such an entry without a word, so a typo there
+    would go unnoticed)."""
+    out = []
+    for name, _, where in disabled:
+        if name == "*" or name in IN_TREE_PLUGINS or name in enabled:
+            continue
+        why = (
+            f'"{name}" was removed from kube-scheduler'
+            if name in _INVALID_IN_V1
+            else f'"{name}" is neither an in-tree plugin nor enabled in this profile'
+        )
+        out.append(f"{where}: {why}; disabling it has no effect")
+    return out
 
 
 def _check_common_queue_sort(profiles: Sequence[Profile]) -> None:

@@ -1,5 +1,6 @@
 """Test helpers that ship with schedsim, for schedsim's own tests, for plugin authors
-(`run_plugin`, `run_plugin_on_nodes`, `snapshot_from_manifests`, `make_node`, `make_pod`)
+(`run_plugin`, `run_plugin_on_nodes`, `snapshot_from_manifests`, `profile_from_config`,
+`make_node`, `make_pod`)
 and for anyone writing a `schedsim.snapshot.ClusterSnapshotStore` (the conformance suite).
 
 `schedsim.testing.snapshot_conformance` is the store conformance suite: every store must
@@ -10,6 +11,7 @@ scenarios (claims allocated by the DynamicResources plugin, slices, reservations
 store and both `schedsim.snapshot.dra.DraSnapshot` designs.
 """
 
+from schedsim.framework.profile import profile_from_config
 from schedsim.testing.dra_conformance import (
     DRA_CONFORMANCE_CASES,
     DraConformanceCase,
@@ -61,6 +63,7 @@ __all__ = [
     "make_node",
     "make_pod",
     "new_snapshot",
+    "profile_from_config",
     "run_dra_conformance",
     "run_plugin",
     "run_plugin_on_nodes",
