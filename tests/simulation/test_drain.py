@@ -361,3 +361,26 @@ def test_get_pods_to_move_sorts_pods() -> None:
     assert [p.name for p in info.pods] == ["a"]
     assert info.blocking is not None
     assert (info.blocking.pod.name, info.blocking.reason) == ("b", BlockingPodReason.NOT_REPLICATED)
+
+
+@pytest.mark.parametrize(
+    ("kind", "blocked"),
+    [
+        pytest.param("ReplicationController", False, id="RC-managed pod"),
+        pytest.param("Job", False, id="Job-managed pod"),
+        pytest.param("StatefulSet", False, id="SS-managed pod"),
+        pytest.param("ReplicaSet", False, id="RS-managed pod"),
+        pytest.param(None, True, id="naked pod"),
+        pytest.param("FooController", True, id="custom-controller managed pod"),
+    ],
+)
+def test_replicated_rule(kind: str | None, blocked: bool) -> None:
+    """CA ``simulator/drainability/rules/replicated/rule_test.go`` ``TestDrainable`` with
+    ``skipNodesWithCustomControllerPods`` true (CA's default): pods of the four replicated
+    kinds are left undefined, a naked pod and a custom controller's pod are NotReplicated."""
+    got = rule("Replicated").drainable(DrainContext(), pod("p", kind=kind))
+    if blocked:
+        assert got.reason is BlockingPodReason.NOT_REPLICATED
+        assert got.message == "default/p is not replicated"
+    else:
+        assert got.outcome is DrainOutcome.UNDEFINED

@@ -17,7 +17,9 @@ decide before any blocking rule is asked:
    when its node is removed, as CA's ``RemovePods`` counts every pod to reschedule);
 4. terminal pods (Succeeded/Failed): drain ok (nothing runs, nothing is moved);
 5. ``safe-to-evict: "on-completion"``: wait for completion (not moved);
-6. no controller: block, ``NotReplicated``;
+6. no controller, or one of a kind other than ReplicationController, ReplicaSet, Job and
+   StatefulSet (CA's default ``--skip-nodes-with-custom-controller-pods=true``): block,
+   ``NotReplicated``;
 7. namespace ``kube-system`` and no PodDisruptionBudget matches the pod: block,
    ``UnmovableKubeSystemPod``, unless the pod is older than the blocking-system-pod
    disruption timeout at the drain time (CA ``--blocking-system-pod-distruption-timeout``,
@@ -38,8 +40,9 @@ what DefaultPreemption uses: the disruption controller's count from the cluster'
 
 Not modelled (deliberate): CA's long-terminating rule (schedsim's pods carry no
 ``terminationGracePeriodSeconds``), the replica-count rule (``--min-replica-count``, 0 by
-default, needs the controllers' live replica counts), the replicated rule's
-custom-controller kinds (any controller counts) and rule overrides (no default rule has any).
+default, needs the controllers' live objects: it blocks a pod whose ReplicaSet, Job or
+ReplicationController is missing from the input, which a list of pods often is) and rule
+overrides (no default rule has any).
 """
 
 from __future__ import annotations
@@ -53,13 +56,14 @@ import attrs
 
 from schedsim.api.core import Pod
 from schedsim.api.policy import PodDisruptionBudget
-from schedsim.simulation.equivalence import controller_uid, is_daemonset_pod, is_mirror_pod
+from schedsim.simulation.equivalence import is_daemonset_pod, is_mirror_pod
 from schedsim.snapshot.infos import NodeInfo
 
 __all__ = [
     "DEFAULT_BSP_DISRUPTION_TIMEOUT",
     "DEFAULT_RULES",
     "KUBE_SYSTEM_NAMESPACE",
+    "REPLICATED_KINDS",
     "SAFE_TO_EVICT_ANNOTATION",
     "SAFE_TO_EVICT_LOCAL_VOLUMES_ANNOTATION",
     "BlockingPod",
@@ -302,8 +306,14 @@ def _blocked(reason: BlockingPodReason, message: str) -> DrainStatus:
     return DrainStatus(DrainOutcome.BLOCK_DRAIN, reason, message)
 
 
+REPLICATED_KINDS: Final = frozenset({"ReplicationController", "Job", "ReplicaSet", "StatefulSet"})
+"""The controller kinds whose pods CA's replicated rule moves, with its default
+``--skip-nodes-with-custom-controller-pods=true`` (``replicatedKind``)."""
+
+
 def _replicated(ctx: DrainContext, pod: Pod) -> DrainStatus:
-    if controller_uid(pod) is None:
+    ref = next((r for r in pod.owner_references if r.controller), None)
+    if ref is None or ref.kind not in REPLICATED_KINDS:
         return _blocked(
             BlockingPodReason.NOT_REPLICATED, f"{pod.namespace}/{pod.name} is not replicated"
         )
