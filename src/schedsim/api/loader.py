@@ -24,7 +24,7 @@ from typing import Any
 
 import attrs
 
-from schedsim.api import controllers, defaults, priority
+from schedsim.api import controllers, defaults, priority, storage_admission
 from schedsim.api._decode import type_name
 from schedsim.api.core import Node, Pod
 from schedsim.api.defaults import generate_name
@@ -529,15 +529,18 @@ def load_text(
 
 def _finish(m: Manifests, expand: bool, workload_scale: float = 1.0) -> None:
     """The steps after every input is read: controllers' pods (their sizes scaled by
-    ``workload_scale``), pod defaults, warnings."""
+    ``workload_scale``), claims' default StorageClass, pod defaults, warnings."""
     if expand:
         scale_workloads(m, workload_scale)
         controllers.expand_workloads(m)
     else:
         m.warnings.extend(controllers.unexpanded_warning(m))
+    m.persistent_volume_claims[:], pvc_warnings = storage_admission.admit_claims(
+        m.persistent_volume_claims, m.storage_classes, m.persistent_volumes, m.source_of
+    )
     admitted, refused = priority.admit_priorities(m.pods, m.priority_classes)
     m.pods[:] = [defaults.default_pod(p) for p in admitted]
-    m.warnings.extend(refused)
+    m.warnings.extend(refused + pvc_warnings)
     for node in m.nodes:
         m.warnings.extend(
             f"{m.source_of(node)}: Node {node.name}: {w}"

@@ -10,6 +10,9 @@ here: a StorageClass's ``volumeBindingMode`` defaults to ``Immediate`` and must 
 negative; names, drivers, provisioners, attachers and nodes are required where the API requires
 them.
 
+The API server's DefaultStorageClass admission (a claim without a class gets the default
+StorageClass) is applied to the claims once every input is read: `storage_admission`.
+
 Objects are immutable (`attrs.frozen`). Decoders raise `FieldError` naming the field; the loader
 turns it into ``FILE: KIND NS/NAME: FIELD: problem``.
 
@@ -31,9 +34,11 @@ from schedsim.api.storage_csi import (
 )
 from schedsim.api.storage_fields import (
     ACCESS_MODES,
+    BETA_IS_DEFAULT_CLASS_ANNOTATION,
     BETA_STORAGE_CLASS_ANNOTATION,
     BIND_COMPLETED_ANNOTATION,
     BOUND_BY_CONTROLLER_ANNOTATION,
+    IS_DEFAULT_CLASS_ANNOTATION,
     MIGRATED_PLUGINS_ANNOTATION,
     NOT_SUPPORTED_PROVISIONER,
     SELECTED_NODE_ANNOTATION,
@@ -44,9 +49,11 @@ from schedsim.api.storage_pv import ClaimReference, PersistentVolume, Persistent
 
 __all__ = [
     "ACCESS_MODES",
+    "BETA_IS_DEFAULT_CLASS_ANNOTATION",
     "BETA_STORAGE_CLASS_ANNOTATION",
     "BIND_COMPLETED_ANNOTATION",
     "BOUND_BY_CONTROLLER_ANNOTATION",
+    "IS_DEFAULT_CLASS_ANNOTATION",
     "MIGRATED_PLUGINS_ANNOTATION",
     "NOT_SUPPORTED_PROVISIONER",
     "SELECTED_NODE_ANNOTATION",

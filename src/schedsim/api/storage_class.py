@@ -3,13 +3,17 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+from datetime import datetime
 from typing import Any
 
 import attrs
 
 from schedsim.api import _decode as d
+from schedsim.api.core import parse_timestamp
 from schedsim.api.errors import FieldError
 from schedsim.api.storage_fields import (
+    BETA_IS_DEFAULT_CLASS_ANNOTATION,
+    IS_DEFAULT_CLASS_ANNOTATION,
     STORAGE_V1,
     VOLUME_BINDING_MODES,
     metadata_name,
@@ -77,6 +81,11 @@ class StorageClass:
         volume_binding_mode: ``Immediate`` (the default) or ``WaitForFirstConsumer``.
         parameters: provisioner parameters.
         allowed_topologies: ``allowedTopologies`` (ORed); empty: any node can provision.
+        is_default: annotated as the cluster's default class
+            (``storageclass.kubernetes.io/is-default-class: "true"`` or its beta form:
+            ``IsDefaultAnnotation``); the only annotation read, so none is kept.
+        creation_timestamp: ``metadata.creationTimestamp`` (None when the input has none);
+            orders several default classes (`schedsim.api.storage_admission`).
     """
 
     name: str
@@ -84,6 +93,8 @@ class StorageClass:
     volume_binding_mode: str = "Immediate"
     parameters: Mapping[str, str] = attrs.field(factory=dict)
     allowed_topologies: tuple[TopologySelectorTerm, ...] = ()
+    is_default: bool = False
+    creation_timestamp: datetime | None = None
 
     def allows_topology(self, labels: Mapping[str, str]) -> bool:
         """Whether a node with ``labels`` satisfies ``allowedTopologies``
@@ -110,6 +121,7 @@ class StorageClass:
                 f"unsupported value {mode!r}: want one of {sorted(VOLUME_BINDING_MODES)}",
             )
         terms = d.get_list(raw, "allowedTopologies", "")
+        annotations = d.get_str_map(meta, "annotations", "metadata")
         return cls(
             name=metadata_name(meta),
             provisioner=required_str(raw, "provisioner", ""),
@@ -120,5 +132,13 @@ class StorageClass:
                     d.get_mapping_item(terms, i, "allowedTopologies"), f"allowedTopologies[{i}]"
                 )
                 for i in range(len(terms))
+            ),
+            is_default="true"
+            in (
+                annotations.get(IS_DEFAULT_CLASS_ANNOTATION),
+                annotations.get(BETA_IS_DEFAULT_CLASS_ANNOTATION),
+            ),
+            creation_timestamp=parse_timestamp(
+                meta.get("creationTimestamp"), "metadata.creationTimestamp"
             ),
         )

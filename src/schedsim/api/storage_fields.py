@@ -1,5 +1,6 @@
 """The storage vocabulary the storage kinds share: well-known annotations (bind-completed,
-selected-node, the beta storage-class annotation, migrated plugins), the valid binding,
+selected-node, the beta storage-class annotation, the default-class annotations, migrated
+plugins), the valid binding,
 access and volume modes, the served apiVersion, and two decoding helpers.
 """
 
@@ -17,6 +18,14 @@ MIGRATED_PLUGINS_ANNOTATION: Final = "storage.alpha.kubernetes.io/migrated-plugi
 
 BETA_STORAGE_CLASS_ANNOTATION: Final = "volume.beta.kubernetes.io/storage-class"
 """PVC annotation that wins over ``spec.storageClassName`` (``v1.BetaStorageClassAnnotation``)."""
+
+IS_DEFAULT_CLASS_ANNOTATION: Final = "storageclass.kubernetes.io/is-default-class"
+"""StorageClass annotation: ``"true"`` marks the cluster's default class
+(``IsDefaultStorageClassAnnotation``)."""
+
+BETA_IS_DEFAULT_CLASS_ANNOTATION: Final = "storageclass.beta.kubernetes.io/is-default-class"
+"""The beta form of `IS_DEFAULT_CLASS_ANNOTATION`, still honoured
+(``BetaIsDefaultStorageClassAnnotation``)."""
 
 VOLUME_BINDING_MODES: Final = frozenset({"Immediate", "WaitForFirstConsumer"})
 """Valid StorageClass ``volumeBindingMode`` values."""
