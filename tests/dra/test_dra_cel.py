@@ -14,6 +14,7 @@ import gc
 import tracemalloc
 from typing import Any
 
+import attrs
 import pytest
 
 from schedsim.api.quantity import parse_quantity
@@ -348,6 +349,29 @@ def test_results_are_memoized_per_expression_and_device() -> None:
     grown = sum(s.size_diff for s in after.compare_to(before, "filename"))
     assert grown < 10_000, f"memoized lookups allocated {grown} bytes"
     assert cache.evaluations == 10
+
+
+def test_devices_that_look_alike_share_one_evaluation() -> None:
+    """A selector sees a device's driver, attributes and capacity, never its name (upstream
+    ``cel.Device``): devices equal in those are evaluated once, whatever their name or
+    object; a different attribute, capacity or driver is evaluated on its own, and the
+    answers are those of a fresh cache."""
+    cache = CelCache()
+    expr = 'device.attributes["dra.example.com"].model == "a" && device.driver == "dra.example.com"'
+    same = [
+        attrs.evolve(_device({"model": ("string", "a")}, {"mem": "1Gi"}), name=f"gpu-{i}")
+        for i in range(20)
+    ]
+    assert all(cache.matches(expr, D, d) for d in same)
+    assert cache.evaluations == 1
+    other = _device({"model": ("string", "b")}, {"mem": "1Gi"})
+    assert not cache.matches(expr, D, other)
+    bigger = _device({"model": ("string", "a")}, {"mem": "2Gi"})
+    assert cache.matches(expr, D, bigger)
+    assert not cache.matches(expr, "other.example.com", same[0])
+    assert cache.evaluations == 4
+    fresh = CelCache()
+    assert [fresh.matches(expr, D, d) for d in (same[3], other, bigger)] == [True, False, True]
 
 
 def test_find_runs_in_linear_time_like_go_regexp() -> None:

@@ -235,7 +235,11 @@ class CelCache:
     Every expression is compiled once (per DRAConsumableCapacity setting, which decides
     whether ``device.allowMultipleAllocations`` exists); every (expression, device) pair is
     evaluated once. Devices are keyed by identity (the decoded ResourceSlice objects are
-    immutable; the cache keeps a reference so an identity is never reused while cached).
+    immutable; the cache keeps a reference so an identity is never reused while cached), and
+    a device seen for the first time is looked up by what CEL sees of it (driver,
+    attributes, capacity, ``allowMultipleAllocations`` with DRAConsumableCapacity; not its
+    name): the 10 identical devices of 500 nodes' slices are evaluated once, not 5,000
+    times.
 
     Args:
         max_results: memoized results kept before the result memo is cleared and refilled
@@ -255,6 +259,8 @@ class CelCache:
         )
         self._compiled: dict[tuple[str, bool], CompiledSelector] = {}
         self._results: dict[tuple[str, bool, str, int], tuple[Device, bool | str]] = {}
+        # (expression, consumable capacity, driver, what CEL sees of the device) -> result
+        self._by_content: dict[tuple[str, bool, str, object], bool | str] = {}
         self._inputs: dict[tuple[str, bool, int], tuple[Device, Any]] = {}
         self._max_results = max_results
         self._max_inputs = max_inputs
@@ -347,10 +353,20 @@ class CelCache:
         if hit is not None and hit[0] is device:
             result = hit[1]
         else:
-            compiled = self.compile(expression, consumable_capacity)
-            if compiled.error is not None:
-                raise CelCompileError(compiled.error)
-            result = self._evaluate(compiled, driver, device, consumable_capacity)
+            content = _content_key(device, consumable_capacity)
+            ckey = (expression, consumable_capacity, driver, content)
+            known = None if content is None else self._by_content.get(ckey)
+            if known is not None:
+                result = known
+            else:
+                compiled = self.compile(expression, consumable_capacity)
+                if compiled.error is not None:
+                    raise CelCompileError(compiled.error)
+                result = self._evaluate(compiled, driver, device, consumable_capacity)
+                if content is not None:
+                    if len(self._by_content) >= self._max_results:
+                        self._by_content.clear()
+                    self._by_content[ckey] = result
             if len(self._results) >= self._max_results:
                 self._results.clear()
             self._results[key] = (device, result)
@@ -402,6 +418,21 @@ class CelCache:
             self._inputs.clear()
         self._inputs[key] = (device, activation)
         return activation
+
+
+def _content_key(device: Device, consumable_capacity: bool) -> object:
+    """What a selector can see of ``device`` besides its driver (`device_input`'s inputs and
+    the sizes the runtime cost guard reads), hashable; None when a value does not hash."""
+    key = (
+        tuple(device.attributes.items()),
+        tuple(device.capacity.items()),
+        device.allow_multiple_allocations if consumable_capacity else None,
+    )
+    try:
+        hash(key)
+    except TypeError:
+        return None
+    return key
 
 
 def device_input(driver: str, device: Device, consumable_capacity: bool) -> dict[str, Any]:
