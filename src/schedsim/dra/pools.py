@@ -198,7 +198,7 @@ class PoolCache:
         """Use ``slices`` from now on; keep what was computed unless they are other slice
         objects than last time (the snapshot hands out the objects it stores). The tuple
         bound last time, given again, costs O(1)."""
-        if slices is self._slices and features == self._features:
+        if slices is self._slices and (features is self._features or features == self._features):
             return
         if (
             features == self._features
