@@ -1,8 +1,9 @@
 """`DraSnapshot`: the Dynamic Resource Allocation state of a cluster snapshot.
 
 Mirrors CA ``simulator/dynamicresources/snapshot/snapshot.go`` (``Snapshot``) and
-``snapshot_claim_tracker.go`` (the claim tracker the DynamicResources plugin reads), plus the
-helpers of ``dynamicresources/utils/resource_claims.go`` it relies on.
+``snapshot_claim_tracker.go`` (the claim tracker the DynamicResources plugin reads); the
+helpers of ``dynamicresources/utils/resource_claims.go`` it relies on live in
+`schedsim.snapshot.dra_claims` and are re-exported here.
 
 The state lives in three `PatchSet`s that fork, commit and revert together:
 
@@ -35,28 +36,29 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Final
 
-import attrs
-
-from schedsim.api.core import (
-    Node,
-    NodeSelectorTerm,
-    Pod,
-    PodResourceClaim,
-)
-from schedsim.api.nodeaffinity import node_matches
-from schedsim.api.resource import (
-    MAX_RESERVED_FOR,
-    DeviceClass,
-    ResourceClaim,
-    ResourceClaimConsumerReference,
-    ResourceSlice,
-)
+from schedsim.api.core import Pod
+from schedsim.api.resource import DeviceClass, ResourceClaim, ResourceSlice
 from schedsim.dra.allocator import AllocatedState
 from schedsim.dra.claims import claim_is_for_pod, claim_reserved_for_pod
 from schedsim.dra.extended import extended_resource_claim_name, has_extended_resource_requests
 from schedsim.dra.types import DeviceId, DraFeatures
 from schedsim.snapshot.change_journal import ChangeJournal, new_stamp
 from schedsim.snapshot.cloning import CloningMap
+from schedsim.snapshot.dra_claims import (
+    RESOURCE_CLAIM_RESERVED_FOR_MAX_SIZE,
+    ClaimId,
+    DraSnapshotError,
+    claim_allocated,
+    claim_available_on_node,
+    claim_fully_reserved,
+    claim_id,
+    claim_in_use,
+    deallocated,
+    match_node_selector_terms,
+    pod_claim_name,
+    with_pod_reservation,
+    without_pod_reservation,
+)
 from schedsim.snapshot.patchset import PatchSet
 
 __all__ = [
@@ -78,130 +80,6 @@ __all__ = [
 
 NON_LOCAL_SLICES_KEY: Final = "--NON-LOCAL--"
 """Slices key holding every slice that is not node-local (CA ``nonNodeLocalResourceSlicesKey``)."""
-
-RESOURCE_CLAIM_RESERVED_FOR_MAX_SIZE: Final = MAX_RESERVED_FOR
-"""Maximum ``status.reservedFor`` length (``resourceapi.ResourceClaimReservedForMaxSize``, 256)."""
-
-ClaimId = tuple[str, str]
-"""``(namespace, name)`` of a ResourceClaim (CA ``ResourceClaimId``)."""
-
-
-class DraSnapshotError(ValueError):
-    """A `DraSnapshot` operation failed (CA returns an ``error``); the snapshot is unchanged."""
-
-
-# --------------------------------------------------------------------------- claim helpers
-
-
-def claim_id(claim: ResourceClaim) -> ClaimId:
-    """``(namespace, name)`` of ``claim`` (CA ``GetClaimId``)."""
-    return (claim.namespace, claim.name)
-
-
-def claim_allocated(claim: ResourceClaim) -> bool:
-    """``status.allocation`` is set (CA ``ClaimAllocated``). Time: O(1)."""
-    return claim.status.allocation is not None
-
-
-def claim_in_use(claim: ResourceClaim) -> bool:
-    """``status.reservedFor`` is not empty (CA ``ClaimInUse``). Time: O(1)."""
-    return len(claim.status.reserved_for) > 0
-
-
-def claim_fully_reserved(claim: ResourceClaim) -> bool:
-    """``status.reservedFor`` holds 256 or more entries (CA ``ClaimFullyReserved``). Time: O(1)."""
-    return len(claim.status.reserved_for) >= RESOURCE_CLAIM_RESERVED_FOR_MAX_SIZE
-
-
-def _consumer_matches_pod(pod: Pod, ref: ResourceClaimConsumerReference) -> bool:
-    # CA claimConsumerReferenceMatchesPod
-    return (
-        ref.api_group == ""
-        and ref.resource == "pods"
-        and ref.name == pod.name
-        and ref.uid == pod.uid
-    )
-
-
-def _pod_consumer_reference(pod: Pod) -> ResourceClaimConsumerReference:
-    # CA PodClaimConsumerReference
-    return ResourceClaimConsumerReference(resource="pods", name=pod.name, uid=pod.uid, api_group="")
-
-
-def _with_pod_reservation(claim: ResourceClaim, pod: Pod) -> ResourceClaim:
-    """A copy of ``claim`` reserved for ``pod`` (CA ``AddPodReservationInPlace``); ``claim`` itself
-    when it already is."""
-    reserved = claim.status.reserved_for
-    if any(_consumer_matches_pod(pod, ref) for ref in reserved):
-        return claim
-    status = attrs.evolve(claim.status, reserved_for=(*reserved, _pod_consumer_reference(pod)))
-    return attrs.evolve(claim, status=status)
-
-
-def _without_pod_reservation(claim: ResourceClaim, pod: Pod) -> ResourceClaim:
-    """A copy of ``claim`` without the pod's first reservation (CA ``ClearPodReservationInPlace``);
-    ``claim`` itself when there is none."""
-    reserved = claim.status.reserved_for
-    for i, ref in enumerate(reserved):
-        if _consumer_matches_pod(pod, ref):
-            status = attrs.evolve(claim.status, reserved_for=reserved[:i] + reserved[i + 1 :])
-            return attrs.evolve(claim, status=status)
-    return claim
-
-
-def _deallocated(claim: ResourceClaim) -> ResourceClaim:
-    """A copy of ``claim`` without allocation and device status (CA ``DeallocateClaimInPlace``,
-    which clears the allocation only)."""
-    if claim.status.allocation is None and not claim.status.devices:
-        return claim
-    return attrs.evolve(claim, status=attrs.evolve(claim.status, allocation=None, devices=()))
-
-
-def _pod_claim_name(pod: Pod, ref: PodResourceClaim) -> str | None:
-    """The claim name of one ``spec.resourceClaims`` entry; None: no claim is needed."""
-    if ref.resource_claim_name:
-        return ref.resource_claim_name
-    if not ref.resource_claim_template_name:
-        raise DraSnapshotError(
-            f'pod "{pod.key}", spec.resourceClaim "{ref.name}": '
-            "none of the supported fields are set"
-        )
-    if ref.name not in pod.resource_claim_statuses:
-        raise DraSnapshotError(
-            f'pod "{pod.key}": ResourceClaim not created yet '
-            f"(couldn't determine ResourceClaim name for spec.resourceClaim {ref.name!r})"
-        )
-    return pod.resource_claim_statuses[ref.name]
-
-
-# --------------------------------------------------------------------------- node selectors
-
-
-def match_node_selector_terms(node: Node, terms: Sequence[NodeSelectorTerm]) -> bool:
-    """Tells whether ``node`` matches any of ``terms`` (``corev1helpers.MatchNodeSelectorTerms``).
-
-    Terms are ORed, requirements within a term ANDed, with the rules of
-    `schedsim.api.nodeaffinity` (the NodeAffinity plugin's matching).
-
-    Time: O(total requirements x values).
-    """
-    return node_matches(terms, node.labels, node.name)
-
-
-def claim_available_on_node(claim: ResourceClaim, node: Node) -> bool:
-    """Tells whether an allocated ``claim`` can be used on ``node`` (CA ``ClaimAvailableOnNode``).
-
-    True when the claim is allocated and its allocation has no node selector or one that matches
-    the node; False for an unallocated claim.
-
-    Time: O(node selector size).
-    """
-    allocation = claim.status.allocation
-    if allocation is None:
-        return False
-    if allocation.node_selector is None:
-        return True
-    return match_node_selector_terms(node, allocation.node_selector)
 
 
 # --------------------------------------------------------------------------- snapshot
@@ -507,7 +385,7 @@ class DraSnapshot:
         found: dict[ClaimId, ResourceClaim] = {}
         for ref in pod.resource_claims:
             try:
-                name = _pod_claim_name(pod, ref)
+                name = pod_claim_name(pod, ref)
             except DraSnapshotError:
                 if ignore_not_tracked:
                     continue
@@ -554,7 +432,7 @@ class DraSnapshot:
                     f"can't add more"
                 )
         for cid, claim in claims:
-            reserved = _with_pod_reservation(claim, pod)
+            reserved = with_pod_reservation(claim, pod)
             if reserved is not claim:
                 self._set_claim(cid, reserved)
 
@@ -571,9 +449,9 @@ class DraSnapshot:
         """
         claims = self._find_pod_claims(pod, ignore_not_tracked=False)
         for cid, claim in claims:
-            new = _without_pod_reservation(claim, pod)
+            new = without_pod_reservation(claim, pod)
             if claim_is_for_pod(pod, new) or not claim_in_use(new):
-                new = _deallocated(new)
+                new = deallocated(new)
             if new is not claim:
                 self._set_claim(cid, new)
 
@@ -589,7 +467,7 @@ class DraSnapshot:
             if claim_is_for_pod(pod, claim):
                 self._delete_claim(cid)
                 continue
-            new = _without_pod_reservation(claim, pod)
+            new = without_pod_reservation(claim, pod)
             if new is not claim:
                 self._set_claim(cid, new)
 
