@@ -31,7 +31,7 @@ from collections.abc import Set as AbstractSet
 from fractions import Fraction
 
 from schedsim.api.resource import DeviceCounterConsumption
-from schedsim.dra.allocator import counters_left
+from schedsim.dra.allocated_state import counters_left
 from schedsim.dra.pools import Pool, PoolId
 from schedsim.dra.tracker import AllocatedStateTracker
 from schedsim.dra.types import DeviceId, DraFeatures

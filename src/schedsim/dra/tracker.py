@@ -28,7 +28,7 @@ from collections.abc import Iterable, Sequence
 from typing import Protocol
 
 from schedsim.api.resource import ResourceClaim
-from schedsim.dra.allocator import AllocatedState
+from schedsim.dra.allocated_state import AllocatedState
 from schedsim.dra.types import DeviceId, DraFeatures
 
 __all__ = ["JOURNAL_LIMIT", "AllocatedStateTracker", "ClaimFeed", "PoolKey"]

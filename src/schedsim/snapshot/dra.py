@@ -38,7 +38,7 @@ from typing import Final
 
 from schedsim.api.core import Pod
 from schedsim.api.resource import DeviceClass, ResourceClaim, ResourceSlice
-from schedsim.dra.allocator import AllocatedState
+from schedsim.dra.allocated_state import AllocatedState
 from schedsim.dra.claims import claim_is_for_pod, claim_reserved_for_pod
 from schedsim.dra.extended import extended_resource_claim_name, has_extended_resource_requests
 from schedsim.dra.types import DeviceId, DraFeatures
