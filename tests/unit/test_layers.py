@@ -51,6 +51,13 @@ TOP_LEVEL = {
 }
 """Modules directly in ``schedsim/``, by layer."""
 
+
+def test_every_top_level_module_has_a_layer() -> None:
+    """A new ``schedsim/x.py`` must be listed in `TOP_LEVEL`: an unlisted one would have no
+    layer, and its imports would go unchecked."""
+    modules = {p.stem for p in SRC.glob("*.py")}
+    assert modules - set(TOP_LEVEL) == set()
+
 PLUGIN_LAYERS = frozenset({"api", "dra", "framework"})
 
 PRIVATE_ALLOWED = {

@@ -147,9 +147,11 @@ class Replay:
         self.sample_interval = sample_interval
         self.until = until
         cluster = trace.cluster
-        # kube-scheduler leaves cordoned nodes to the NodeUnschedulable plugin
+        # kube-scheduler leaves cordoned nodes to NodeUnschedulable and walks its node tree
         self.snapshot: PredicateSnapshot
-        self.snapshot, skipped = self.engine.snapshot(cluster, skip_unschedulable_nodes=False)
+        self.snapshot, skipped = self.engine.snapshot(
+            cluster, skip_unschedulable_nodes=False, node_tree=True
+        )
         self.warnings: list[str] = list(trace.warnings)
         self.warnings.extend(
             f"pod {p.key}: node {p.node_name or p.nominated_node_name!r} is not among the "
