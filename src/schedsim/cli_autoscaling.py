@@ -28,8 +28,8 @@ from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 from rich.table import Table
 
-from schedsim.api.core import Pod
-from schedsim.api.errors import ManifestError
+from schedsim.api.core import Pod, parse_timestamp
+from schedsim.api.errors import FieldError, ManifestError
 from schedsim.api.gate_hints import feature_gate_hints
 from schedsim.cli_output import deliver, recorded_warnings, warn
 from schedsim.engine import Cluster, Engine
@@ -141,6 +141,13 @@ def add_parsers(
         metavar="FRACTION",
         help="the same for GPU nodes (a GPU resource such as nvidia.com/gpu in allocatable), "
         "as Cluster Autoscaler's --scale-down-gpu-utilization-threshold (default 0.5)",
+    )
+    down.add_argument(
+        "--now",
+        metavar="TIMESTAMP",
+        help="the drain time, RFC 3339 (e.g. 2026-01-02T03:04:05Z): a kube-system pod without "
+        "a PodDisruptionBudget created more than 1h before it stops blocking, as Cluster "
+        "Autoscaler's --blocking-system-pod-distruption-timeout (default: no clock, it blocks)",
     )
     for p in (up, down):
         p.add_argument(
@@ -306,6 +313,10 @@ def _run(args: argparse.Namespace, engine: Engine) -> tuple[str, int]:
         ):
             if not 0.0 <= value <= 1.0:
                 raise UsageError(f"{flag}: must be between 0 and 1, got {value}")
+    try:
+        now = None if for_up else parse_timestamp(args.now, "--now")
+    except FieldError as e:
+        raise UsageError(f"--now: {e.problem}") from None
     cluster, groups = _inputs(args, need_groups=for_up)
     source = (
         "<stdin>"
@@ -345,6 +356,7 @@ def _run(args: argparse.Namespace, engine: Engine) -> tuple[str, int]:
                 node_groups=groups,
                 progress=progress,
                 expendable_pods_priority_cutoff=args.expendable_pods_priority_cutoff,
+                now=now,
             )
     except NodeGroupError as e:  # a node in two groups, a template that cannot be copied
         raise ManifestError(f"{source}: {e}") from None

@@ -24,6 +24,7 @@ kind: Pod
 metadata:
   name: {name}
   namespace: kube-system
+  creationTimestamp: "2026-01-01T10:00:00Z"
   labels: {{k8s-app: kube-dns}}
   ownerReferences: [{{apiVersion: apps/v1, kind: ReplicaSet, name: coredns, uid: rs-1,
                       controller: true}}]
@@ -58,8 +59,10 @@ def cluster(tmp_path: Path, dns_nodes: list[str], allowed: int | None) -> str:
     return str(path)
 
 
-def nodes(path: str, capsys: pytest.CaptureFixture[str]) -> dict[str, tuple[bool, str | None, str]]:
-    code = main(["scale-down", path, "-o", "json"])
+def nodes(
+    path: str, capsys: pytest.CaptureFixture[str], *flags: str
+) -> dict[str, tuple[bool, str | None, str]]:
+    code = main(["scale-down", path, "-o", "json", *flags])
     out, err = capsys.readouterr()
     assert code == 0, err
     return {n["node"]: (n["removable"], n["reason"], n["detail"]) for n in json.loads(out)["nodes"]}
@@ -106,3 +109,20 @@ def test_shared_budget_only_first_node_removable(
               "(PodDisruptionBudget kube-system/coredns allows 0 more disruption(s))"),
         "c": (False, "NotUnderutilized", "cpu utilization 0.60 >= threshold 0.5"),
     }  # fmt: skip
+
+
+def test_now_applies_the_blocking_system_pod_timeout(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """CA System rule (``rules/system/rule_test.go`` "allow non-pdb system pod existing for
+    more than BspDisruptionTimeout", default ``--blocking-system-pod-distruption-timeout``
+    1h): the dns pods were created at 10:00; with ``--now`` after 11:00 a pod without a
+    budget moves, before 11:00 (or without ``--now``) it blocks. A bad ``--now`` is a usage
+    error (exit 2)."""
+    path = cluster(tmp_path, ["a"], allowed=None)
+    blocked = (False, "BlockedByPod", "pod kube-system/coredns-0: UnmovableKubeSystemPod")
+    assert nodes(path, capsys, "--now", "2026-01-01T11:00:01Z")["a"] == (True, None, "")
+    assert nodes(path, capsys, "--now", "2026-01-01T10:59:59Z")["a"] == blocked
+    assert main(["scale-down", path, "--now", "yesterday"]) == 2
+    err = capsys.readouterr().err
+    assert "--now: invalid RFC 3339 timestamp 'yesterday'" in err

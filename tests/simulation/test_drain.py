@@ -11,6 +11,7 @@ from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+import attrs
 import pytest
 
 from schedsim.api.core import Node, Pod
@@ -384,3 +385,16 @@ def test_replicated_rule(kind: str | None, blocked: bool) -> None:
         assert got.message == "default/p is not replicated"
     else:
         assert got.outcome is DrainOutcome.UNDEFINED
+
+
+def test_system_rule_timeout_with_naive_times() -> None:
+    """A time without a zone (as a YAML loader may give) is UTC, as metav1.Time: comparing
+    it with a zoned drain time works (CA ``isBspPassedDisruptionTimeout``; default timeout
+    1h)."""
+    p = pod("systemPod", namespace="kube-system")
+    old = attrs.evolve(p, creation_timestamp=datetime(2020, 12, 18, 15, 0))  # naive, 2h before
+    ctx = DrainContext(RemainingPdbTracker(), TEST_TIME)
+    assert rule("System").drainable(ctx, old).outcome is DrainOutcome.DRAIN_OK
+    ctx = DrainContext(RemainingPdbTracker(), TEST_TIME.replace(tzinfo=None))
+    young = attrs.evolve(p, creation_timestamp=TEST_TIME - timedelta(minutes=30))
+    assert rule("System").drainable(ctx, young).outcome is DrainOutcome.BLOCK_DRAIN

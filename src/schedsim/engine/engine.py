@@ -10,6 +10,7 @@ and the Cluster is never modified.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from datetime import datetime
 
 import attrs
 
@@ -216,8 +217,10 @@ class Engine:
         node_groups: Sequence[NodeGroup] | None = None,
         progress: ProgressCallback | None = None,
         expendable_pods_priority_cutoff: int = DEFAULT_EXPENDABLE_PODS_PRIORITY_CUTOFF,
+        now: datetime | None = None,
     ) -> ScaleDownResult:
-        """Which nodes Cluster Autoscaler could remove (see `schedsim.simulation.scale_down`).
+        """Which nodes Cluster Autoscaler could remove (see `schedsim.simulation.scale_down`;
+        ``now``: the drain time its blocking-system-pod timeout is measured against).
 
         Running pods with priority below ``expendable_pods_priority_cutoff`` are left out of
         the snapshot, as CA does: they neither count in utilization nor block a removal.
@@ -239,5 +242,6 @@ class Engine:
             node_groups=node_groups,
             resource_claim_templates=cluster.resource_claim_templates,
             progress=progress,
+            now=now,
         )
         return attrs.evolve(down, warnings=(*notes, *down.warnings)) if notes else down

@@ -49,7 +49,7 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from typing import Final
 
 import attrs
@@ -325,12 +325,17 @@ def _system(ctx: DrainContext, pod: Pod) -> DrainStatus:
         return _UNDEFINED
     created = pod.creation_timestamp
     if ctx.now is not None and created is not None:
-        if ctx.now > created + ctx.bsp_disruption_timeout:
+        if _utc(ctx.now) > _utc(created) + ctx.bsp_disruption_timeout:
             return _DRAIN_OK
     return _blocked(
         BlockingPodReason.UNMOVABLE_KUBE_SYSTEM_POD,
         f"non-daemonset, non-mirrored, non-pdb-assigned kube-system pod present: {pod.name}",
     )
+
+
+def _utc(t: datetime) -> datetime:
+    """``t`` with a zone: a naive time (e.g. from a YAML loader) is UTC, as metav1.Time."""
+    return t if t.tzinfo is not None else t.replace(tzinfo=UTC)
 
 
 def _not_safe_to_evict(ctx: DrainContext, pod: Pod) -> DrainStatus:
