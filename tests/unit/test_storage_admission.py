@@ -16,6 +16,7 @@ from typing import Any
 
 import pytest
 
+from schedsim.api.errors import ManifestError
 from schedsim.api.loader import load_text
 from schedsim.api.storage import PersistentVolume, PersistentVolumeClaim, StorageClass
 from schedsim.api.storage_admission import admit_claims, default_storage_class, has_class
@@ -252,3 +253,18 @@ def test_loader_admits_read_claims_and_statefulset_claims() -> None:
     assert classes == {"app/unset": "standard", "app/empty": "", "app/data-db-0": "standard"}
     assert m.source_of(m.persistent_volume_claims[0]) == "in.yaml"
     assert not any("PersistentVolumeClaim" in w for w in m.warnings)
+
+
+def test_malformed_creation_timestamp_is_refused() -> None:
+    """``metadata.creationTimestamp`` orders default classes, so it is decoded as the API
+    server decodes a ``metav1.Time`` (RFC 3339) and a bad one stops the load."""
+    text = (
+        "apiVersion: storage.k8s.io/v1\nkind: StorageClass\n"
+        "metadata: {name: s, creationTimestamp: yesterday}\nprovisioner: x\n"
+    )
+    with pytest.raises(ManifestError) as err:
+        load_text(text, "bad.yaml")
+    assert str(err.value) == (
+        "bad.yaml: StorageClass s: metadata.creationTimestamp: invalid RFC 3339 timestamp "
+        "'yesterday' (expected e.g. 2024-01-02T03:04:05Z)"
+    )

@@ -109,8 +109,9 @@ class StorageClass:
         """Decode a StorageClass.
 
         Raises:
-            FieldError: no ``provisioner``, an unknown ``volumeBindingMode``, or an invalid
-                ``allowedTopologies`` term.
+            FieldError: no ``provisioner``, an unknown ``volumeBindingMode``, an invalid
+                ``allowedTopologies`` term, or a ``metadata.creationTimestamp`` that is not
+                RFC 3339.
         """
         d.check_api_version(raw, "StorageClass", STORAGE_V1)
         meta = d.get_map(raw, "metadata", "")
