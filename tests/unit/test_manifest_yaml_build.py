@@ -116,3 +116,22 @@ def test_memoized_resolution_keeps_each_scalars_own_tag() -> None:
     }
     assert parse_text(text, "f.yaml") == [want]
     assert parse_text(text + WITH_ALIAS, "f.yaml")[0] == want
+
+
+def test_memoized_hooks_resolve_as_pyyaml_safe_loader() -> None:
+    """The loader's cheap resolver hooks (memoized ``resolve``, no-op descend/ascend) give
+    every implicit YAML 1.1 scalar the type PyYAML's pure-Python ``SafeLoader`` gives it
+    (ints in every base, sexagesimals, floats, booleans, nulls), repeated scalars and quoted
+    ones included; ``*`` inside a value is not taken for an alias."""
+    import yaml
+
+    scalars = [
+        "1", "-7", "0x1F", "0o17", "017", "1_000", "1:30", "0b101", "1.5", "1e3", ".inf",
+        "-.Inf", ".nan", "yes", "No", "on", "OFF", "true", "False", "~", "null", "", "abc",
+        "'1'", '"yes"', "a*b", "'*x'",
+    ]  # fmt: skip
+    text = "".join(f"k{i}: {s}\nr{i}: {s}\n" for i, s in enumerate(scalars))
+    text += "seq: [1, yes, ~, x*y]\n---\nother: [on, 0x10, '0x10']\n"
+    got = parse_text(text, "in.yaml")
+    want = list(yaml.load_all(text, Loader=yaml.SafeLoader))
+    assert repr(got) == repr(want)  # repr: nan != nan, and 1 == True

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import re
 import sys
-import uuid
 from collections.abc import Callable, Mapping
 from datetime import datetime
 from fractions import Fraction
@@ -31,6 +30,7 @@ from schedsim.api.spread import (
     decode_topology_spread_constraints,
     label_key_requirements,
 )
+from schedsim.api.uids import default_uid
 from schedsim.api.volumes import (
     IN_TREE_SOURCES,
     CSIVolumeSource,
@@ -678,7 +678,7 @@ class Node:
         )
         return cls(
             name=name,
-            uid=d.get_str(meta, "uid", "metadata") or _default_uid("Node", "", name),
+            uid=d.get_str(meta, "uid", "metadata") or default_uid("Node", "", name),
             labels=shared_map(d.get_str_map(meta, "labels", "metadata")),
             annotations=shared_map(d.get_str_map(meta, "annotations", "metadata")),
             taints=shared(("taints", taints), taints) if taints else (),
@@ -876,7 +876,7 @@ class Pod:
         return cls(
             name=name,
             namespace=namespace,
-            uid=d.get_str(meta, "uid", "metadata") or _default_uid("Pod", namespace, name),
+            uid=d.get_str(meta, "uid", "metadata") or default_uid("Pod", namespace, name),
             labels=labels,
             annotations=shared_map(d.get_str_map(meta, "annotations", "metadata")),
             owner_references=shared(("owners", owners), owners) if owners else (),
@@ -1019,8 +1019,3 @@ def _check_container_claims(raw: Mapping[str, Any], path: str, pod_claims: list[
                 cp,
                 f"not found {name!r}: must be one of the names in pod.spec.resourceClaims{known}",
             )
-
-
-def _default_uid(kind: str, namespace: str, name: str) -> str:
-    # Stable across runs, so output and tests are reproducible.
-    return str(uuid.uuid5(uuid.NAMESPACE_URL, f"schedsim:{kind}:{namespace}/{name}"))

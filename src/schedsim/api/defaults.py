@@ -17,9 +17,8 @@ from __future__ import annotations
 import hashlib
 from typing import Final
 
-import attrs
-
 from schedsim.api.core import Node, Pod, Toleration
+from schedsim.api.evolve import evolve
 from schedsim.api.interning import shared
 from schedsim.api.quantity import format_quantity
 
@@ -94,7 +93,7 @@ def default_pod(pod: Pod) -> Pod:
         return pod
     tolerations = (*pod.tolerations, *add)
     # pods of one template get one tuple (schedsim.api.interning)
-    return attrs.evolve(pod, tolerations=shared(("tolerations", tolerations), tolerations))
+    return evolve(pod, tolerations=shared(("tolerations", tolerations), tolerations))
 
 
 NO_PODS_CAPACITY = (

@@ -20,9 +20,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-import attrs
-
 from schedsim.api.core import Pod
+from schedsim.api.evolve import evolve
 from schedsim.api.policy import SYSTEM_PRIORITY_CLASSES, PriorityClass
 
 __all__ = ["admit_priorities"]
@@ -83,5 +82,5 @@ def admit_priorities(
         if value == pod.priority and policy == pod.preemption_policy:
             admitted.append(pod)
         else:
-            admitted.append(attrs.evolve(pod, priority=value, preemption_policy=policy))
+            admitted.append(evolve(pod, priority=value, preemption_policy=policy))
     return admitted, warnings

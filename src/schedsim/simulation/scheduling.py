@@ -543,7 +543,11 @@ class SchedulingPass:
         if placed.node_name is not None:
             self._record(
                 PodOutcome(
-                    pod, placed.node_name, explanation=placed.explanation, nominated_node=nominated
+                    pod,
+                    placed.node_name,
+                    explanation=placed.explanation,
+                    nominated_node=nominated,
+                    attempts=qpi.attempts,
                 )
             )
             queue.done(pod)
@@ -560,6 +564,7 @@ class SchedulingPass:
                 fit_error.message,
                 explanation=placed.explanation,
                 nominated_node=nominated,
+                attempts=qpi.attempts,
             )
         )
         for victim in placed.victims:  # deleted by preemption, while the pod is in flight
