@@ -24,6 +24,7 @@ from schedsim.api import _decode as d
 from schedsim.api.errors import FieldError
 from schedsim.api.interning import shared, shared_map
 from schedsim.api.labels import LabelSelector, check_label_key
+from schedsim.api.spec_memo import SpecMemo
 from schedsim.api.spread import (
     DO_NOT_SCHEDULE,
     TopologySpreadConstraint,
@@ -801,129 +802,149 @@ class Pod:
         return self.phase in ("Succeeded", "Failed")
 
     @classmethod
-    def from_manifest(cls, raw: Mapping[str, Any]) -> Pod:
+    def from_manifest(cls, raw: Mapping[str, Any], memo: SpecMemo | None = None) -> Pod:
         """Decode a Pod manifest; raises FieldError naming the bad field (an apiVersion other
-        than ``v1`` included)."""
+        than ``v1`` included), the first one of the metadata, then of the spec and status.
+
+        ``memo`` (the loader's, for manifests parsed from text) decodes each distinct spec
+        and status once (`schedsim.api.spec_memo`); the pods then share those parts.
+        """
         d.check_api_version(raw, "Pod", ("v1",))
         meta = d.get_map(raw, "metadata", "")
         name = d.get_str(meta, "name", "metadata")
         if not name:
             raise FieldError("metadata.name", "required")
-        namespace = d.get_str(meta, "namespace", "metadata") or "default"
+        namespace = sys.intern(d.get_str(meta, "namespace", "metadata") or "default")
         spec = d.get_map(raw, "spec", "")
         status = d.get_map(raw, "status", "")
-
-        host_network = d.get_bool(spec, "hostNetwork", "spec")
-
-        def containers(key: str) -> tuple[Container, ...]:
-            items = d.get_list(spec, key, "spec")
-            if not items:
-                return ()
-            p = f"spec.{key}"
-            decoded = tuple(
-                Container.from_manifest(d.get_mapping_item(items, i, p), f"{p}[{i}]", host_network)
-                for i in range(len(items))
-            )
-            # the tuple holds the containers, so their ids cannot be reused while it is stored
-            return shared(("containers", *map(id, decoded)), decoded)
-
-        gates_raw = d.get_list(spec, "schedulingGates", "spec")
-        gates = tuple(
-            d.get_str(
-                d.get_mapping_item(gates_raw, i, "spec.schedulingGates"),
-                "name",
-                f"spec.schedulingGates[{i}]",
-            )
-            for i in range(len(gates_raw))
-        )
-        spread = decode_topology_spread_constraints(spec)
-        hard_spread = sum(1 for c in spread if c.when_unsatisfiable == DO_NOT_SCHEDULE)
         labels = shared_map(d.get_str_map(meta, "labels", "metadata"))
-
-        tol = d.get_list(spec, "tolerations", "spec")
-        vols = d.get_list(spec, "volumes", "spec")
-        claims = _pod_resource_claims(spec)
-        claim_names = [c.name for c in claims]
-        for key in ("containers", "initContainers"):
-            items = d.get_list(spec, key, "spec")
-            for i in range(len(items)):
-                _check_container_claims(
-                    d.get_mapping_item(items, i, f"spec.{key}"), f"spec.{key}[{i}]", claim_names
-                )
-        statuses_raw = d.get_list(status, "resourceClaimStatuses", "status")
-        statuses: dict[str, str | None] = {}
-        for i in range(len(statuses_raw)):
-            s = d.get_mapping_item(statuses_raw, i, "status.resourceClaimStatuses")
-            sp = f"status.resourceClaimStatuses[{i}]"
-            statuses[d.get_str(s, "name", sp)] = d.get_str(s, "resourceClaimName", sp) or None
-        affinity_raw = d.get_map(spec, "affinity", "spec")
-        preemption_policy = d.get_str(spec, "preemptionPolicy", "spec")
-        if preemption_policy not in ("", "PreemptLowerPriority", "Never"):
-            raise FieldError(
-                "spec.preemptionPolicy",
-                f'unsupported value "{preemption_policy}": supported values: "Never", '
-                '"PreemptLowerPriority"',
-            )
-        tolerations = tuple(
-            Toleration.from_manifest(
-                d.get_mapping_item(tol, i, "spec.tolerations"), f"spec.tolerations[{i}]"
-            )
-            for i in range(len(tol))
-        )
         owners = decode_owner_references(meta)
-        pod_resources = d.get_map(spec, "resources", "spec")
-        namespace = sys.intern(namespace)
+        uid = d.get_str(meta, "uid", "metadata") or default_uid("Pod", namespace, name)
+        annotations = shared_map(d.get_str_map(meta, "annotations", "metadata"))
+        created = parse_timestamp(meta.get("creationTimestamp"), "metadata.creationTimestamp")
+        deleted = parse_timestamp(meta.get("deletionTimestamp"), "metadata.deletionTimestamp")
+        if memo is None:
+            parts = _pod_parts(spec, status, labels)
+        else:  # affinity reads the labels (matchLabelKeys), so they are part of its key
+            key = (
+                "Pod",
+                memo.text(spec),
+                memo.text(status),
+                tuple(labels.items()) if "affinity" in spec else None,
+            )
+            parts = memo.get(key, lambda: _pod_parts(spec, status, labels))
         return cls(
             name=name,
             namespace=namespace,
-            uid=d.get_str(meta, "uid", "metadata") or default_uid("Pod", namespace, name),
+            uid=uid,
             labels=labels,
-            annotations=shared_map(d.get_str_map(meta, "annotations", "metadata")),
+            annotations=annotations,
             owner_references=shared(("owners", owners), owners) if owners else (),
-            creation_timestamp=parse_timestamp(
-                meta.get("creationTimestamp"), "metadata.creationTimestamp"
-            ),
-            deletion_timestamp=parse_timestamp(
-                meta.get("deletionTimestamp"), "metadata.deletionTimestamp"
-            ),
-            priority=d.get_int(spec, "priority", "spec"),
-            priority_class_name=sys.intern(d.get_str(spec, "priorityClassName", "spec")),
-            priority_given=spec.get("priority") is not None,
-            preemption_policy=sys.intern(preemption_policy),
-            start_time=parse_timestamp(status.get("startTime"), "status.startTime"),
-            preempted_by_scheduler=_preempted_by_scheduler(status),
-            scheduler_name=sys.intern(
-                d.get_str(spec, "schedulerName", "spec", "default-scheduler")
-            ),
-            node_name=sys.intern(d.get_str(spec, "nodeName", "spec")),
-            node_selector=shared_map(d.get_str_map(spec, "nodeSelector", "spec")),
-            affinity=Affinity.from_manifest(affinity_raw, "spec.affinity", labels)
-            if affinity_raw
-            else None,
-            tolerations=shared(("tolerations", tolerations), tolerations) if tolerations else (),
-            containers=containers("containers"),
-            init_containers=containers("initContainers"),
-            overhead=shared_map(d.get_resource_list(spec, "overhead", "spec")),
-            resources=shared_map(
-                default_requests(
-                    d.get_resource_list(pod_resources, "requests", "spec.resources"),
-                    d.get_resource_list(pod_resources, "limits", "spec.resources"),
-                )
-            ),
-            volumes=tuple(
-                Volume.from_manifest(
-                    d.get_mapping_item(vols, i, "spec.volumes"), f"spec.volumes[{i}]"
-                )
-                for i in range(len(vols))
-            ),
-            resource_claims=claims,
-            resource_claim_statuses=shared_map(statuses),
-            nominated_node_name=sys.intern(d.get_str(status, "nominatedNodeName", "status")),
-            scheduling_gates=gates,
-            topology_spread_constraints=spread,
-            hard_topology_spread_constraints=hard_spread,
-            phase=sys.intern(d.get_str(status, "phase", "status")),
+            creation_timestamp=created,
+            deletion_timestamp=deleted,
+            **parts,
         )
+
+
+def _pod_parts(
+    spec: Mapping[str, Any], status: Mapping[str, Any], labels: Mapping[str, str]
+) -> dict[str, Any]:
+    """The `Pod` fields decoded from ``spec`` and ``status`` (``labels``: the pod's, for
+    affinity's matchLabelKeys), by field name. Raises FieldError."""
+    host_network = d.get_bool(spec, "hostNetwork", "spec")
+
+    def containers(key: str) -> tuple[Container, ...]:
+        items = d.get_list(spec, key, "spec")
+        if not items:
+            return ()
+        p = f"spec.{key}"
+        decoded = tuple(
+            Container.from_manifest(d.get_mapping_item(items, i, p), f"{p}[{i}]", host_network)
+            for i in range(len(items))
+        )
+        # the tuple holds the containers, so their ids cannot be reused while it is stored
+        return shared(("containers", *map(id, decoded)), decoded)
+
+    gates_raw = d.get_list(spec, "schedulingGates", "spec")
+    gates = tuple(
+        d.get_str(
+            d.get_mapping_item(gates_raw, i, "spec.schedulingGates"),
+            "name",
+            f"spec.schedulingGates[{i}]",
+        )
+        for i in range(len(gates_raw))
+    )
+    spread = decode_topology_spread_constraints(spec)
+    hard_spread = sum(1 for c in spread if c.when_unsatisfiable == DO_NOT_SCHEDULE)
+    tol = d.get_list(spec, "tolerations", "spec")
+    vols = d.get_list(spec, "volumes", "spec")
+    claims = _pod_resource_claims(spec)
+    claim_names = [c.name for c in claims]
+    for key in ("containers", "initContainers"):
+        items = d.get_list(spec, key, "spec")
+        for i in range(len(items)):
+            _check_container_claims(
+                d.get_mapping_item(items, i, f"spec.{key}"), f"spec.{key}[{i}]", claim_names
+            )
+    affinity_raw = d.get_map(spec, "affinity", "spec")
+    preemption_policy = d.get_str(spec, "preemptionPolicy", "spec")
+    if preemption_policy not in ("", "PreemptLowerPriority", "Never"):
+        raise FieldError(
+            "spec.preemptionPolicy",
+            f'unsupported value "{preemption_policy}": supported values: "Never", '
+            '"PreemptLowerPriority"',
+        )
+    tolerations = tuple(
+        Toleration.from_manifest(
+            d.get_mapping_item(tol, i, "spec.tolerations"), f"spec.tolerations[{i}]"
+        )
+        for i in range(len(tol))
+    )
+    pod_resources = d.get_map(spec, "resources", "spec")
+    spec_parts = {
+        "priority": d.get_int(spec, "priority", "spec"),
+        "priority_class_name": sys.intern(d.get_str(spec, "priorityClassName", "spec")),
+        "priority_given": spec.get("priority") is not None,
+        "preemption_policy": sys.intern(preemption_policy),
+        "scheduler_name": sys.intern(d.get_str(spec, "schedulerName", "spec", "default-scheduler")),
+        "node_name": sys.intern(d.get_str(spec, "nodeName", "spec")),
+        "node_selector": shared_map(d.get_str_map(spec, "nodeSelector", "spec")),
+        "affinity": Affinity.from_manifest(affinity_raw, "spec.affinity", labels)
+        if affinity_raw
+        else None,
+        "tolerations": shared(("tolerations", tolerations), tolerations) if tolerations else (),
+        "containers": containers("containers"),
+        "init_containers": containers("initContainers"),
+        "overhead": shared_map(d.get_resource_list(spec, "overhead", "spec")),
+        "resources": shared_map(
+            default_requests(
+                d.get_resource_list(pod_resources, "requests", "spec.resources"),
+                d.get_resource_list(pod_resources, "limits", "spec.resources"),
+            )
+        ),
+        "volumes": tuple(
+            Volume.from_manifest(d.get_mapping_item(vols, i, "spec.volumes"), f"spec.volumes[{i}]")
+            for i in range(len(vols))
+        ),
+        "resource_claims": claims,
+        "scheduling_gates": gates,
+        "topology_spread_constraints": spread,
+        "hard_topology_spread_constraints": hard_spread,
+    }
+    statuses_raw = d.get_list(status, "resourceClaimStatuses", "status")
+    statuses: dict[str, str | None] = {}
+    for i in range(len(statuses_raw)):
+        s = d.get_mapping_item(statuses_raw, i, "status.resourceClaimStatuses")
+        sp = f"status.resourceClaimStatuses[{i}]"
+        statuses[d.get_str(s, "name", sp)] = d.get_str(s, "resourceClaimName", sp) or None
+    return {
+        **spec_parts,
+        "resource_claim_statuses": shared_map(statuses),
+        "start_time": parse_timestamp(status.get("startTime"), "status.startTime"),
+        "preempted_by_scheduler": _preempted_by_scheduler(status),
+        "nominated_node_name": sys.intern(d.get_str(status, "nominatedNodeName", "status")),
+        "phase": sys.intern(d.get_str(status, "phase", "status")),
+    }
 
 
 def _preempted_by_scheduler(status: Mapping[str, Any]) -> bool:

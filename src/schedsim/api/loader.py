@@ -33,6 +33,7 @@ from schedsim.api.kss import EXPORT_KINDS, expand_export, looks_like_export
 from schedsim.api.manifest_text import parse_text
 from schedsim.api.policy import Namespace, PodDisruptionBudget, PriorityClass, Service
 from schedsim.api.resource import DeviceClass, ResourceClaim, ResourceClaimTemplate, ResourceSlice
+from schedsim.api.spec_memo import SpecMemo
 from schedsim.api.storage import (
     CSIDriver,
     CSINode,
@@ -417,10 +418,15 @@ def _decode_objects(
     validate: str = "strict",
     keep_raw: bool = False,
     api_rules: bool = True,
+    parsed: bool = False,
 ) -> Manifests:
+    """`decode_objects` without the summary lines; ``parsed``: ``docs`` come from
+    `parse_text` (then each distinct pod spec is decoded and validated once,
+    `schedsim.api.spec_memo`)."""
     out = Manifests()
     checker = FieldChecker(source, validate)
-    api = ApiValidator(source, validate if api_rules else "ignore")
+    memo = SpecMemo() if parsed else None
+    api = ApiValidator(source, validate if api_rules else "ignore", memo)
     found = 0
     for where, obj in _flatten(docs, source, validate, out):
         found += 1
@@ -453,7 +459,7 @@ def _decode_objects(
             out.raw_objects.append((kind, obj))
         label = _describe(kind, ns, name) if name else f"{kind} ({where}, no name)"
         try:
-            value = decoder(obj)
+            value = decoder(obj) if memo is None or kind != "Pod" else Pod.from_manifest(obj, memo)
         except FieldError as e:
             raise ManifestError(f"{source}: {label}: {e.field}: {e.problem}") from None
         # after decoding: the decoders' messages say more (a v1beta1 field under v1, ...)
@@ -522,7 +528,7 @@ def load_text(
         ManifestError: the text is not YAML/JSON or an object is malformed.
     """
     check_mode(validate)
-    out = _decode_objects(parse_text(text, source), source, validate, keep_raw)
+    out = _decode_objects(parse_text(text, source), source, validate, keep_raw, parsed=True)
     _finish(out, expand_workloads, workload_scale)
     return out
 
@@ -592,7 +598,8 @@ def load_paths(
     for p in paths:
         if p == "-":
             text = (stdin_text or read_stdin)()
-            out.extend(_decode_objects(parse_text(text, "<stdin>"), "<stdin>", validate, keep_raw))
+            docs = parse_text(text, "<stdin>")
+            out.extend(_decode_objects(docs, "<stdin>", validate, keep_raw, parsed=True))
             continue
         if not p:  # Path("") would be the current directory
             raise ManifestError("'': empty path")
@@ -609,7 +616,8 @@ def load_paths(
         else:
             files = [path]
         for f in files:
-            out.extend(_decode_objects(parse_text(_read(f), str(f)), str(f), validate, keep_raw))
+            docs = parse_text(_read(f), str(f))
+            out.extend(_decode_objects(docs, str(f), validate, keep_raw, parsed=True))
     _finish(out, expand_workloads, workload_scale)
     out.warnings.extend(_unknown_node_warnings(out))
     return out

@@ -26,9 +26,10 @@ from collections.abc import Callable, Mapping
 from typing import Any, Final
 
 from schedsim.api.errors import ManifestError
+from schedsim.api.spec_memo import SpecMemo
 from schedsim.api.validation_common import Problems, validate_object_meta
 from schedsim.api.validation_node import validate_node
-from schedsim.api.validation_pod import validate_pod, validate_pod_template
+from schedsim.api.validation_pod import validate_pod, validate_pod_spec, validate_pod_template
 from schedsim.api.validation_resource import validate_resource_slice
 from schedsim.api.validation_storage import validate_csi_node, validate_pv
 
@@ -113,11 +114,14 @@ class ApiValidator:
     Args:
         source: the file name used in messages.
         validate: ``strict``/``warn`` (the rules apply) or ``ignore`` (they are skipped).
+        memo: for objects parsed from text (the loader's): a pod spec's problems are found
+            once per distinct spec (`schedsim.api.spec_memo`).
     """
 
-    def __init__(self, source: str, validate: str) -> None:
+    def __init__(self, source: str, validate: str, memo: SpecMemo | None = None) -> None:
         self.source = source
         self.enabled = validate != "ignore"
+        self._memo = memo
         self._out = Problems()
         self._errors: list[str] = []
         self._warnings: list[str] = []
@@ -130,13 +134,32 @@ class ApiValidator:
         if rule is None:
             return
         out = self._out
-        rule(obj, out)
+        if kind == "Pod" and self._memo is not None:
+            self._check_pod(obj, out, self._memo)
+        else:
+            rule(obj, out)
         if out.errors:
             self._errors.extend(f"{self.source}: {label}: {f}: {p}" for f, p in out.errors)
             out.errors.clear()
         if out.warnings:
             self._warnings.extend(f"{self.source}: {label}: {f}: {p}" for f, p in out.warnings)
             out.warnings.clear()
+
+    @staticmethod
+    def _check_pod(obj: Mapping[str, Any], out: Problems, memo: SpecMemo) -> None:
+        """`validate_pod`, with the spec's problems found once per distinct spec."""
+        validate_object_meta(obj, True, "subdomain", out)
+        spec = obj.get("spec")
+        if isinstance(spec, Mapping):
+
+            def problems() -> tuple[tuple[tuple[str, str], ...], tuple[tuple[str, str], ...]]:
+                found = Problems()
+                validate_pod_spec(spec, "spec", found)
+                return tuple(found.errors), tuple(found.warnings)
+
+            errors, warnings = memo.get(("validate_pod_spec", memo.text(spec)), problems)
+            out.errors.extend(errors)
+            out.warnings.extend(warnings)
 
     def finish(self) -> list[str]:
         """The warning lines, once every object has been checked.
