@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from schedsim.framework import Handle
-from schedsim.framework.queued_pod_info import QueuedPodInfo
+from schedsim.framework.queued_pod_info import QueuedPodInfo, priority_sort_key, sorts_by
 
 __all__ = ["NAME", "PrioritySort"]
 
@@ -36,6 +36,7 @@ class PrioritySort:
         if unknown:
             raise ValueError(f"{NAME} takes no args, got {', '.join(unknown)}")
 
+    @sorts_by(priority_sort_key)  # the queue compares the keys instead of calling this
     def schedsim_queue_sort_less(self, pod_info1: QueuedPodInfo, pod_info2: QueuedPodInfo) -> bool:
         """``Less``: higher priority first; equal priority, earlier timestamp first."""
         p1 = pod_info1.pod.priority

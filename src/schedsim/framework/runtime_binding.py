@@ -19,7 +19,7 @@ from schedsim.framework.handle import Handle
 from schedsim.framework.plugin_results import describe_exception, error_status
 from schedsim.framework.plugin_results import returned_problem as wrong_result
 from schedsim.framework.profile import Profile
-from schedsim.framework.queued_pod_info import QueuedPodInfo
+from schedsim.framework.queued_pod_info import QueuedPodInfo, priority_sort_key, sorts_by
 from schedsim.framework.status import SUCCESS, Code, Status
 from schedsim.framework.waiting_pods import MAX_PERMIT_TIMEOUT_SECONDS, WaitingPod
 
@@ -33,6 +33,7 @@ class ProfileError(ValueError):
     no Bind plugin); the message is upstream's."""
 
 
+@sorts_by(priority_sort_key)
 def default_queue_sort_less(pod_info1: QueuedPodInfo, pod_info2: QueuedPodInfo) -> bool:
     """PrioritySort's rule (priority descending, then queue timestamp), used by a Framework
     built in code without a QueueSort plugin."""

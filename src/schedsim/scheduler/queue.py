@@ -44,12 +44,14 @@ from __future__ import annotations
 
 import enum
 import heapq
+import itertools
 from collections.abc import Callable, Iterator, Mapping, Sequence
+from typing import Any
 
 from schedsim.api.core import Pod
 from schedsim.framework.events import UNSCHEDULABLE_TIMEOUT, ClusterEvent, ClusterEventWithHint
 from schedsim.framework.events import QueueingHint as Hint
-from schedsim.framework.queued_pod_info import QueuedPodInfo
+from schedsim.framework.queued_pod_info import QueuedPodInfo, queue_sort_key
 from schedsim.framework.status import Status
 
 __all__ = [
@@ -147,6 +149,8 @@ class SchedulingQueue:
                 f"pod_initial_backoff_seconds {pod_initial_backoff_seconds}"
             )
         self._less = less
+        self._key = queue_sort_key(less)
+        self._pushes = itertools.count()
         self._clock = clock
         self._initial = float(pod_initial_backoff_seconds)
         self._max = float(pod_max_backoff_seconds)
@@ -157,7 +161,9 @@ class SchedulingQueue:
         self._seq = 0
         # key -> (where, qpi): the one place a pod is; heap entries not matching are stale
         self._where: dict[str, tuple[str, QueuedPodInfo]] = {}
-        self._active: list[_Active] = []
+        # activeQ entries: (the key of a Less marked with `sorts_by`, else an _Active that
+        # calls Less; the pod's seq; a push number; the pod): equal pods keep insertion order
+        self._active: list[tuple[Any, int, int, QueuedPodInfo]] = []
         self._backoff: list[tuple[float, int, QueuedPodInfo]] = []
         self._error_backoff: list[tuple[float, int, QueuedPodInfo]] = []
         self._unschedulable: dict[str, QueuedPodInfo] = {}
@@ -370,7 +376,7 @@ class SchedulingQueue:
         """Every queued pod (``PendingPods``): activeQ in pop order, then backoffQ and the error
         backoff queue by expiry, then unschedulablePods in the order they were parked. In-flight
         pods are not listed."""
-        active = sorted(e for e in self._active if self._is_live(e.qpi, _ACTIVE))
+        active = sorted(e for e in self._active if self._is_live(e[3], _ACTIVE))
         backoff = sorted(
             (
                 e
@@ -379,9 +385,7 @@ class SchedulingQueue:
             ),
             key=lambda e: (e[0], e[1]),
         )
-        return (
-            [e.qpi for e in active] + [e[2] for e in backoff] + list(self._unschedulable.values())
-        )
+        return [e[3] for e in active] + [e[2] for e in backoff] + list(self._unschedulable.values())
 
     def summary(self) -> str:
         """Upstream's ``PendingPods`` summary: ``activeQ:N; backoffQ:N; unschedulablePods:N``
@@ -433,7 +437,7 @@ class SchedulingQueue:
     def _pop_heap_active(self) -> QueuedPodInfo | None:
         heap = self._active
         while heap:
-            qpi = heapq.heappop(heap).qpi
+            qpi = heapq.heappop(heap)[3]
             if self._is_live(qpi, _ACTIVE):
                 del self._where[qpi.key]
                 self._counts[_ACTIVE] -= 1
@@ -464,7 +468,9 @@ class SchedulingQueue:
     def _push_active(self, qpi: QueuedPodInfo) -> None:
         self._where[qpi.key] = (_ACTIVE, qpi)
         self._counts[_ACTIVE] += 1
-        heapq.heappush(self._active, _Active(qpi, self._less))
+        key = self._key
+        order = key(qpi) if key is not None else _Active(qpi, self._less)
+        heapq.heappush(self._active, (order, qpi.seq, next(self._pushes), qpi))
 
     def _push_backoff(self, qpi: QueuedPodInfo) -> None:
         error = not qpi.unschedulable_plugins and not qpi.pending_plugins
