@@ -46,6 +46,7 @@ TOP_LEVEL = {
     "cli_replay": "cli",
     "cli_sweep": "cli",
     "cli_output": "cli",
+    "cli_json": "cli",
     "cli_table": "cli",
     "__init__": "api",
 }

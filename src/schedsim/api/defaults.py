@@ -15,7 +15,7 @@
 from __future__ import annotations
 
 import hashlib
-from typing import Final
+from typing import Any, Final
 
 from schedsim.api.core import Node, Pod, Toleration
 from schedsim.api.evolve import evolve
@@ -25,6 +25,7 @@ from schedsim.api.quantity import format_quantity
 __all__ = [
     "DEFAULT_TOLERATION_SECONDS",
     "default_pod",
+    "default_pod_changes",
     "generate_name",
     "node_warnings",
     "safe_encode_string",
@@ -78,7 +79,14 @@ def _tolerates(tolerations: tuple[Toleration, ...], key: str) -> bool:
 
 def default_pod(pod: Pod) -> Pod:
     """``pod`` with the tolerations DefaultTolerationSeconds adds (module docstring); the
-    same object when it has them already.
+    same object when it has them already (`default_pod_changes` applied)."""
+    changes = default_pod_changes(pod)
+    return evolve(pod, **changes) if changes else pod
+
+
+def default_pod_changes(pod: Pod) -> dict[str, Any]:
+    """The fields DefaultTolerationSeconds sets on ``pod`` (``tolerations``), or an empty
+    dict when it has them already.
 
     Mirrors ``plugin/pkg/admission/defaulttolerationseconds``: not-ready first, then
     unreachable, each appended only when no toleration with that key (or an empty key) and
@@ -90,10 +98,10 @@ def default_pod(pod: Pod) -> Pod:
     if not _tolerates(pod.tolerations, _UNREACHABLE):
         add.append(_UNREACHABLE_TOLERATION)
     if not add:
-        return pod
+        return {}
     tolerations = (*pod.tolerations, *add)
     # pods of one template get one tuple (schedsim.api.interning)
-    return evolve(pod, tolerations=shared(("tolerations", tolerations), tolerations))
+    return {"tolerations": shared(("tolerations", tolerations), tolerations)}
 
 
 NO_PODS_CAPACITY = (

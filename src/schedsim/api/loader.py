@@ -29,6 +29,7 @@ from schedsim.api._decode import type_name
 from schedsim.api.core import Node, Pod
 from schedsim.api.defaults import generate_name
 from schedsim.api.errors import FieldError, ManifestError, first_few
+from schedsim.api.evolve import evolve
 from schedsim.api.kss import EXPORT_KINDS, expand_export, looks_like_export
 from schedsim.api.manifest_text import parse_text
 from schedsim.api.policy import Namespace, PodDisruptionBudget, PriorityClass, Service
@@ -544,8 +545,15 @@ def _finish(m: Manifests, expand: bool, workload_scale: float = 1.0) -> None:
     m.persistent_volume_claims[:], pvc_warnings = storage_admission.admit_claims(
         m.persistent_volume_claims, m.storage_classes, m.persistent_volumes, m.source_of
     )
-    admitted, refused = priority.admit_priorities(m.pods, m.priority_classes)
-    m.pods[:] = [defaults.default_pod(p) for p in admitted]
+    # admission's priority and DefaultTolerationSeconds' tolerations, in one copy per pod
+    admitted, refused = priority.priority_changes(m.pods, m.priority_classes)
+    pods = []
+    for pod, changes in admitted:
+        more = defaults.default_pod_changes(pod)
+        if more:
+            changes = {**changes, **more}
+        pods.append(evolve(pod, **changes) if changes else pod)
+    m.pods[:] = pods
     m.warnings.extend(refused + pvc_warnings)
     for node in m.nodes:
         m.warnings.extend(

@@ -19,36 +19,52 @@ be provided in pod spec; ...``).
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 from schedsim.api.core import Pod
 from schedsim.api.evolve import evolve
 from schedsim.api.policy import SYSTEM_PRIORITY_CLASSES, PriorityClass
 
-__all__ = ["admit_priorities"]
+__all__ = ["admit_priorities", "priority_changes"]
 
 
 def admit_priorities(
     pods: Sequence[Pod], classes: Sequence[PriorityClass]
 ) -> tuple[list[Pod], list[str]]:
-    """Resolve each pod's priority from its PriorityClass.
+    """Resolve each pod's priority from its PriorityClass: `priority_changes` applied.
+
+    Returns:
+        ``(admitted, warnings)``: the admitted pods with ``priority`` and
+        ``preemption_policy`` set (the same objects where nothing changes), in input order;
+        the warnings of `priority_changes`.
+    """
+    admitted, warnings = priority_changes(pods, classes)
+    return [evolve(pod, **changes) if changes else pod for pod, changes in admitted], warnings
+
+
+def priority_changes(
+    pods: Sequence[Pod], classes: Sequence[PriorityClass]
+) -> tuple[list[tuple[Pod, dict[str, Any]]], list[str]]:
+    """What admission sets on each pod, from its PriorityClass (for callers that apply more
+    changes in the same copy).
 
     Args:
         pods: the pods read from the input.
         classes: the input's PriorityClasses (the built-in ones need not be listed).
 
     Returns:
-        ``(admitted, warnings)``: the pods with ``priority`` and ``preemption_policy`` set
-        (the same objects where
-        nothing changes), in input order, without the pods naming an unknown class; one
-        warning per pod left out, in admission's words, and one per PriorityClass marked
-        ``globalDefault`` after the first (admission refuses creating it).
+        ``(admitted, warnings)``: each admitted pod with the field changes admission makes
+        (``priority``, ``preemption_policy``; empty when it changes nothing), in input
+        order, without the pods naming an unknown class; one warning per pod left out, in
+        admission's words, and one per PriorityClass marked ``globalDefault`` after the
+        first (admission refuses creating it).
     """
     lower = "PreemptLowerPriority"
     values = {name: (v, lower) for name, v in SYSTEM_PRIORITY_CLASSES.items()}
     values.update({c.name: (c.value, c.preemption_policy) for c in classes})
     defaults = sorted((c for c in classes if c.global_default), key=lambda c: c.value)
     default = (defaults[0].value, defaults[0].preemption_policy) if defaults else (0, lower)
-    admitted: list[Pod] = []
+    admitted: list[tuple[Pod, dict[str, Any]]] = []
     warnings: list[str] = []
     marked = [c for c in classes if c.global_default]
     for extra in marked[1:]:  # admission refuses creating a second default class
@@ -59,7 +75,7 @@ def admit_priorities(
         )
     for pod in pods:
         if pod.priority_given:
-            admitted.append(pod)
+            admitted.append((pod, {}))
             continue
         name = pod.priority_class_name
         if not name:
@@ -80,7 +96,7 @@ def admit_priorities(
             )
             continue
         if value == pod.priority and policy == pod.preemption_policy:
-            admitted.append(pod)
+            admitted.append((pod, {}))
         else:
-            admitted.append(evolve(pod, priority=value, preemption_policy=policy))
+            admitted.append((pod, {"priority": value, "preemption_policy": policy}))
     return admitted, warnings
