@@ -40,12 +40,15 @@ class SpecMemo:
         self._last: tuple[object, str] = (None, "None")
 
     def text(self, value: object) -> str:
-        """``repr(value)``; the same string again for the subtree keyed just before."""
+        """``repr(value)``; the same string again for the non-empty subtree keyed just
+        before (an empty one, e.g. a pending pod's ``status: {}``, is cheap to print and
+        does not replace it)."""
         last, text = self._last
         if value is last:
             return text
         text = repr(value)
-        self._last = (value, text)
+        if value:
+            self._last = (value, text)
         return text
 
     def get(self, key: Hashable, compute: Callable[[], _T]) -> _T:
