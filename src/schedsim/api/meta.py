@@ -1,0 +1,92 @@
+"""Parts every decoded object shares: owner references, RFC 3339 timestamps, resource lists
+(``ResourceList``, exact quantities) and the API server's request-from-limit default.
+
+Decoders raise `FieldError` naming the field.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from datetime import datetime
+from fractions import Fraction
+from typing import Any
+
+import attrs
+
+from schedsim.api import _decode as d
+from schedsim.api.errors import FieldError
+
+__all__ = [
+    "OwnerReference",
+    "ResourceList",
+    "decode_owner_references",
+    "default_requests",
+    "parse_timestamp",
+]
+
+ResourceList = Mapping[str, Fraction]
+"""Resource name -> exact quantity (cores for ``cpu``, bytes for memory and storage)."""
+
+
+_RFC3339 = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})")
+
+
+@attrs.frozen
+class OwnerReference:
+    """metadata.ownerReferences[i]: who owns an object (used for pod-owned claims and PVCs)."""
+
+    api_version: str
+    kind: str
+    name: str
+    uid: str
+    controller: bool = False
+
+    @classmethod
+    def from_manifest(cls, raw: Mapping[str, Any], path: str) -> OwnerReference:
+        """Decode one owner reference; raises FieldError."""
+        return cls(
+            api_version=d.get_str(raw, "apiVersion", path),
+            kind=d.get_str(raw, "kind", path),
+            name=d.get_str(raw, "name", path),
+            uid=d.get_str(raw, "uid", path),
+            controller=d.get_bool(raw, "controller", path),
+        )
+
+
+def decode_owner_references(meta: Mapping[str, Any]) -> tuple[OwnerReference, ...]:
+    """Decode ``metadata.ownerReferences``; raises FieldError."""
+    items = d.get_list(meta, "ownerReferences", "metadata")
+    path = "metadata.ownerReferences"
+    return tuple(
+        OwnerReference.from_manifest(d.get_mapping_item(items, i, path), f"{path}[{i}]")
+        for i in range(len(items))
+    )
+
+
+def parse_timestamp(raw: Any, field: str) -> datetime | None:
+    """Decode an RFC 3339 timestamp (``2024-01-02T03:04:05Z``); None stays None."""
+    if raw is None:
+        return None
+    if isinstance(raw, datetime):  # YAML loaders may already have parsed it
+        return raw
+    if not isinstance(raw, str):
+        raise FieldError(field, f"expected an RFC 3339 timestamp, got {d.type_name(raw)}")
+    problem = f"invalid RFC 3339 timestamp {raw!r} (expected e.g. 2024-01-02T03:04:05Z)"
+    # the form metav1.Time accepts (Go's time.RFC3339): fromisoformat alone also takes dates
+    # without a time and times without a zone
+    if _RFC3339.fullmatch(raw) is None:
+        raise FieldError(field, problem)
+    try:
+        return datetime.fromisoformat(raw.replace("Z", "+00:00"))
+    except ValueError:  # e.g. month 13
+        raise FieldError(field, problem) from None
+
+
+def default_requests(requests: ResourceList, limits: ResourceList) -> ResourceList:
+    """A request left unset defaults to its limit, as the API server's defaulting does."""
+    if not limits or all(k in requests for k in limits):
+        return requests
+    out = dict(limits)
+    out.update(requests)
+    return out
