@@ -7,7 +7,9 @@ order. Filter runs through that tuple: a plain loop costs ~40 ns + ~30 ns per pl
 pluggy hook call costs ~1 us + ~0.2 us per plugin.
 
 Score runs the same way: one tuple of (name, Score, NormalizeScore, weight) per profile.
-Which points exist and which hooks implement them comes from `extension_points`.
+Which points exist and which hooks implement them comes from `extension_points`. The Run
+methods of the filtering points are in `schedsim.framework.runtime_filter`, those of the
+queue and binding points in `schedsim.framework.runtime_binding` (mixins of `Framework`).
 
 Mirrors kube-scheduler's ``frameworkruntime`` (RunPreFilterPlugins,
 RunPreFilterExtensionAddPod/RemovePod, RunFilterPlugins, RunPostFilterPlugins,
@@ -31,9 +33,8 @@ from schedsim.framework.handle import Handle, PluginFactory
 from schedsim.framework.hook_binding import HOOK_PREFIX as _HOOK_PREFIX
 from schedsim.framework.hook_binding import HookPluginManager as _PluginManager
 from schedsim.framework.hook_binding import bind_hook as _bind
-from schedsim.framework.hookspec import PROJECT, PostFilterResult, PreFilterResult
-from schedsim.framework.interface import NodeInfo, PodInfo
-from schedsim.framework.nominator import run_filter_plugins_with_nominated_pods
+from schedsim.framework.hookspec import PROJECT
+from schedsim.framework.interface import NodeInfo
 from schedsim.framework.plugin_results import describe_exception as _describe
 from schedsim.framework.plugin_results import error_status as _error
 from schedsim.framework.plugin_results import returned_problem as _returned
@@ -47,6 +48,7 @@ from schedsim.framework.registry import (
     plugin_sources,
 )
 from schedsim.framework.runtime_binding import BindingPoints
+from schedsim.framework.runtime_filter import FilterPoints
 from schedsim.framework.score_run import ScoreLink, run_score_links
 from schedsim.framework.scores import NodePluginScores
 from schedsim.framework.status import SUCCESS, Code, Status
@@ -63,19 +65,12 @@ __all__ = [
     "plugin_sources",
 ]
 
-_PRE_FILTER_WANTS = "a Status, a PreFilterResult or None"
-
-
-FilterFn = Callable[[CycleState, Pod, NodeInfo], "Status | None"]
-PreFilterFn = Callable[[CycleState, Pod, Sequence[NodeInfo]], "Status | PreFilterResult | None"]
 ReserveFn = Callable[[CycleState, Pod, str], "Status | None"]
 PreEnqueueFn = Callable[[Pod], "Status | None"]
-PostFilterFn = Callable[[CycleState, Pod, Mapping[str, Status]], "Status | PostFilterResult | None"]
 PreScoreFn = Callable[[CycleState, Pod, Sequence[NodeInfo]], "Status | None"]
-PreFilterExtensionFn = Callable[[CycleState, Pod, PodInfo, NodeInfo], "Status | None"]
 
 
-class Framework(BindingPoints):
+class Framework(FilterPoints, BindingPoints):
     """A profile's plugins, instantiated once, with its extension points ready to run.
 
     Args:
@@ -148,24 +143,20 @@ class Framework(BindingPoints):
             raise PluginError(str(e)) from e
         self.not_emulated: tuple[str, ...] = tuple(missing)
         self.config_warnings: tuple[str, ...] = self._check_points(profile)
-        self._pre_filter: tuple[tuple[str, PreFilterFn], ...] = self._chain("preFilter")
-        self._filter: tuple[tuple[str, FilterFn], ...] = self._chain("filter")
+        self._pre_filter = self._chain("preFilter")
+        self._filter = self._chain("filter")
         self._reserve: tuple[tuple[str, ReserveFn], ...] = self._chain("reserve")
         self._unreserve: tuple[tuple[str, ReserveFn], ...] = tuple(
             reversed(self._chain("reserve", "schedsim_unreserve"))
         )
         self._pre_enqueue: tuple[tuple[str, PreEnqueueFn], ...] = self._chain("preEnqueue")
-        self._post_filter: tuple[tuple[str, PostFilterFn], ...] = self._chain("postFilter")
+        self._post_filter = self._chain("postFilter")
         self._pre_bind_pre_flight: tuple[tuple[str, ReserveFn], ...] = self._chain(
             "preBind", "schedsim_pre_bind_pre_flight"
         )
         self._pre_bind: tuple[tuple[str, ReserveFn], ...] = self._chain("preBind")
-        self._pre_filter_add_pod: tuple[tuple[str, PreFilterExtensionFn], ...] = self._chain(
-            "preFilter", "schedsim_pre_filter_add_pod"
-        )
-        self._pre_filter_remove_pod: tuple[tuple[str, PreFilterExtensionFn], ...] = self._chain(
-            "preFilter", "schedsim_pre_filter_remove_pod"
-        )
+        self._pre_filter_add_pod = self._chain("preFilter", "schedsim_pre_filter_add_pod")
+        self._pre_filter_remove_pod = self._chain("preFilter", "schedsim_pre_filter_remove_pod")
         self._pre_score: tuple[tuple[str, PreScoreFn], ...] = self._chain("preScore")
         self._queue_sort = self._chain("queueSort")
         self._permit = self._chain("permit")
@@ -316,57 +307,6 @@ class Framework(BindingPoints):
             return _error(f'running PreEnqueue plugin "{name}": {st.message}', name)
         return SUCCESS
 
-    def run_post_filter_plugins(
-        self, state: CycleState, pod: Pod, node_to_status: Mapping[str, Status]
-    ) -> tuple[PostFilterResult | None, Status]:
-        """Run PostFilter after no node passed (RunPostFilterPlugins).
-
-        Returns:
-            ``(result, status)``: the first plugin's result and Success when it succeeds;
-            its result and status when it returns ``UnschedulableAndUnresolvable``;
-            ``(None, Error)`` for a failing plugin; else the last result that nominates
-            (None when no plugin returned one) and ``Unschedulable`` with every plugin's
-            reasons, attributed to the first one.
-
-        A plugin whose PreFilter returned Skip for the pod is not run: since 1.33 a pod that
-        uses no ResourceClaim no longer gets DynamicResources' "no new claims to deallocate"
-        in its message (kubernetes#129823).
-        """
-        reasons: list[str] = []
-        rejector = ""
-        last: PostFilterResult | None = None
-        skip = state.skip_filter_plugins
-        for name, fn in self._post_filter:
-            if name in skip:  # nothing to undo for a pod its PreFilter skipped (see above)
-                continue
-            try:
-                out = fn(state, pod, node_to_status)
-            except Exception as e:
-                return None, _error(f'running PostFilter plugin "{name}": {_describe(e)}', name)
-            result: PostFilterResult | None = None
-            if out is None:
-                return None, SUCCESS
-            if isinstance(out, PostFilterResult):
-                result, st = out, out.status
-            elif isinstance(out, Status):
-                st = out
-            else:
-                want = "a Status, a PostFilterResult or None"
-                return None, _error(
-                    f'running PostFilter plugin "{name}": {_returned(out, want)}', name
-                )
-            if st.is_success:
-                return result, SUCCESS
-            if st.code is Code.UnschedulableAndUnresolvable:
-                return result, st if st.plugin == name else st.with_plugin(name)
-            if not st.is_rejected:
-                return None, _error(f'running PostFilter plugin "{name}": {st.message}', name)
-            if result is not None:
-                last = result
-            reasons.extend(st.reasons)
-            rejector = rejector or name
-        return last, Status(Code.Unschedulable, tuple(reasons), rejector)
-
     def run_pre_bind_pre_flights(self, state: CycleState, pod: Pod, node_name: str) -> Status:
         """Ask each PreBind plugin whether it has work (RunPreBindPreFlights).
 
@@ -417,122 +357,6 @@ class Framework(BindingPoints):
                 return st if st.plugin == name else st.with_plugin(name)
             return _error(f'running PreBind plugin "{name}": {st.message}', name)
         return SUCCESS
-
-    def run_pre_filter_plugins(
-        self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
-    ) -> tuple[PreFilterResult | None, Status, tuple[str, ...]]:
-        """Run every PreFilter plugin (RunPreFilterPlugins).
-
-        Returns:
-            ``(result, status, narrowing_plugins)``: the merged `PreFilterResult` (None = all
-            nodes), `SUCCESS` or the failing status (with its plugin), and the plugins that
-            narrowed the node set. ``Skip`` adds the plugin to ``state.skip_filter_plugins``.
-        """
-        merged: PreFilterResult | None = None
-        narrowing: list[str] = []
-        rejected: Status | None = None
-        for name, fn in self._pre_filter:
-            try:
-                out = fn(state, pod, nodes)
-            except Exception as e:
-                return None, _error(f'running PreFilter plugin "{name}": {_describe(e)}', name), ()
-            if out is None:
-                continue
-            if isinstance(out, PreFilterResult):
-                if out.node_names is not None:
-                    narrowing.append(name)
-                    merged = out.merge(merged)
-                    if not merged.node_names:
-                        msg = (
-                            f"node(s) didn't satisfy plugin {narrowing[0]}"
-                            if len(narrowing) == 1
-                            else "node(s) didn't satisfy plugin(s) "
-                            f"[{' '.join(narrowing)}] simultaneously"
-                        )
-                        return (
-                            merged,
-                            Status(Code.UnschedulableAndUnresolvable, (msg,), name),
-                            tuple(narrowing),
-                        )
-                continue
-            if not isinstance(out, Status):
-                bad = _returned(out, _PRE_FILTER_WANTS)
-                st = _error(f'running PreFilter plugin "{name}": {bad}', name)
-                return None, st, ()
-            code = out.code
-            if code is Code.Success:
-                continue
-            if code is Code.Skip:
-                state.skip_filter_plugins.add(name)
-                continue
-            st = out if out.plugin else out.with_plugin(name)
-            if code is Code.UnschedulableAndUnresolvable:
-                return None, st, ()
-            if code is Code.Unschedulable:
-                rejected = st  # keep running: preemption would need every PreFilter's state
-                continue
-            return None, _error(f'running PreFilter plugin "{name}": {out.message}', name), ()
-        return merged, rejected or SUCCESS, tuple(narrowing)
-
-    def run_pre_filter_extension_add_pod(
-        self, state: CycleState, pod_to_schedule: Pod, pod_info_to_add: PodInfo, node_info: NodeInfo
-    ) -> Status:
-        """Run AddPod of every PreFilter plugin that has it and did not Skip, in profile order,
-        until one fails (RunPreFilterExtensionAddPod).
-
-        Returns:
-            `SUCCESS`, or ``Error`` ``running AddPod on PreFilter plugin "<name>": <message>``.
-        """
-        skip = state.skip_filter_plugins
-        for name, fn in self._pre_filter_add_pod:
-            if name in skip:
-                continue
-            try:
-                st = fn(state, pod_to_schedule, pod_info_to_add, node_info)
-            except Exception as e:
-                st = Status(Code.Error, (_describe(e),))
-            if st is not None and not isinstance(st, Status):
-                st = Status(Code.Error, (_returned(st),))
-            if st is not None and not st.is_success:
-                return _error(f'running AddPod on PreFilter plugin "{name}": {st.message}', name)
-        return SUCCESS
-
-    def run_pre_filter_extension_remove_pod(
-        self,
-        state: CycleState,
-        pod_to_schedule: Pod,
-        pod_info_to_remove: PodInfo,
-        node_info: NodeInfo,
-    ) -> Status:
-        """Run RemovePod of every PreFilter plugin that has it and did not Skip, in profile
-        order, until one fails (RunPreFilterExtensionRemovePod).
-
-        Returns:
-            `SUCCESS`, or ``Error`` ``running RemovePod on PreFilter plugin "<name>":
-            <message>``.
-        """
-        skip = state.skip_filter_plugins
-        for name, fn in self._pre_filter_remove_pod:
-            if name in skip:
-                continue
-            try:
-                st = fn(state, pod_to_schedule, pod_info_to_remove, node_info)
-            except Exception as e:
-                st = Status(Code.Error, (_describe(e),))
-            if st is not None and not isinstance(st, Status):
-                st = Status(Code.Error, (_returned(st),))
-            if st is not None and not st.is_success:
-                return _error(f'running RemovePod on PreFilter plugin "{name}": {st.message}', name)
-        return SUCCESS
-
-    def run_filter_plugins_with_nominated_pods(
-        self, state: CycleState, pod: Pod, node_info: NodeInfo
-    ) -> Status:
-        """Filter counting the pods nominated to the node in ``handle.nominator``
-        (RunFilterPluginsWithNominatedPods, see `schedsim.framework.nominator`)."""
-        return run_filter_plugins_with_nominated_pods(
-            self, self.handle.nominator, state, pod, node_info
-        )
 
     def run_pre_score_plugins(
         self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
@@ -612,34 +436,6 @@ class Framework(BindingPoints):
         skip = state.skip_score_plugins
         links = [link for link in self._score if link[0] not in skip] if skip else self._score
         return run_score_links(links, state, pod, nodes, raw, reuse, detail)
-
-    def run_filter_plugins(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status:
-        """Run the Filter plugins on one node until one rejects (RunFilterPlugins).
-
-        Returns:
-            `SUCCESS`, or the first non-success status with its plugin name; a status that is
-            neither success nor a rejection becomes ``Error``
-            ``running "<plugin>" filter plugin: <message>``.
-        """
-        skip = state.skip_filter_plugins
-        name = ""
-        try:
-            for name, fn in self._filter:
-                if skip and name in skip:
-                    continue
-                st = fn(state, pod, node_info)
-                if st is None:
-                    continue
-                if st.__class__ is not Status and not isinstance(st, Status):
-                    return _error(f'running "{name}" filter plugin: {_returned(st)}', name)
-                if st.code is Code.Success:
-                    continue
-                if not st.is_rejected:
-                    return _error(f'running "{name}" filter plugin: {st.message}', name)
-                return st if st.plugin == name else st.with_plugin(name)
-        except Exception as e:
-            return _error(f'running "{name}" filter plugin: {_describe(e)}', name)
-        return SUCCESS
 
     def run_reserve_plugins_reserve(self, state: CycleState, pod: Pod, node_name: str) -> Status:
         """Run Reserve in profile order (RunReservePluginsReserve).
