@@ -1,0 +1,197 @@
+"""The data of a filter walk over the nodes: its result (`FilterWalk`: the feasible nodes,
+why the others failed, the FitError kube-scheduler reports), the order nodes are tried in
+(`NodeOrderMapping`, CA's round robin `LastIndexOrderMapping`) and the Filter results of a
+class of identical pods kept across pods (`FilterTable`, `FailingClasses`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Protocol
+
+from schedsim.api.core import Pod
+from schedsim.framework.cycle_state import CycleState
+from schedsim.framework.fit_error import Diagnosis, FitError
+from schedsim.framework.status import Code, Status
+from schedsim.snapshot.infos import NodeInfo
+
+__all__ = [
+    "FailingClasses",
+    "FilterTable",
+    "FilterWalk",
+    "LastIndexOrderMapping",
+    "NodeOrderMapping",
+    "absent_nodes_status",
+]
+
+
+class FilterTable:
+    """Filter results of one class of identical pods over a node list, position by position:
+    the NodeInfo object, its generation and the status each result was computed for.
+
+    `SchedulerPluginRunner.walk_rotating` revalidates it in bulk (C-level comparisons of
+    objects and generations), re-runs Filter only where something changed, and finds the
+    feasible nodes with C-level slicing; entries count only while object and generation
+    match.
+
+    ``scores`` holds, per Score plugin the scheduler declared cacheable, a raw score per
+    position (None: not computed for the current NodeInfo); every position the walk finds
+    changed is set to None in each of them, so a value present is one computed for the
+    NodeInfo object and generation the position holds now. ``tokens`` is the scheduler's
+    (what else a column's scores were computed for, e.g. the cluster's image spread).
+    """
+
+    __slots__ = (
+        "gens",
+        "journal",
+        "names",
+        "nodeless",
+        "objs",
+        "ok",
+        "positions",
+        "scores",
+        "statuses",
+        "tokens",
+    )
+
+    def __init__(self) -> None:
+        # the store's change-journal token this table is up to date with (None: compare
+        # everything next time) and node name -> position as of that comparison
+        self.journal: object = None
+        self.positions: dict[str, int] = {}
+        self.objs: list[NodeInfo | None] = []
+        self.gens: list[int] = []
+        self.ok: list[bool] = []
+        self.statuses: list[Status | None] = []
+        self.names: list[str] = []
+        self.nodeless = False
+        self.scores: dict[str, list[int | None]] = {}
+        self.tokens: dict[str, object] = {}
+
+    def resize(self, n: int) -> None:
+        """Forget everything and hold ``n`` positions, all stale."""
+        self.objs = [None] * n
+        self.gens = [-1] * n
+        self.ok = [False] * n
+        self.statuses = [None] * n
+        self.names = [""] * n
+        self.nodeless = False
+        self.scores = {}
+        self.tokens = {}
+        self.journal = None
+        self.positions = {}
+
+
+def absent_nodes_status(plugins: Iterable[str]) -> Status:
+    """The status of nodes a PreFilterResult left out (``findNodesThatFitPod``:
+    ``node(s) didn't satisfy plugin(s) [A B]``, the plugins sorted)."""
+    return Status(
+        Code.UnschedulableAndUnresolvable,
+        (f"node(s) didn't satisfy plugin(s) [{' '.join(sorted(plugins))}]",),
+    )
+
+
+class FilterWalk:
+    """What one `SchedulerPluginRunner.walk_filters` found.
+
+    Attributes:
+        feasible: NodeInfos that passed, in trial order.
+        indices: their indices in the walked sequence.
+        node_to_status: node name -> the first rejecting status (when recorded).
+        absent: nodes passed over because a PreFilterResult left them out.
+        error: the Error status that ended the walk, or None.
+    """
+
+    __slots__ = ("absent", "error", "feasible", "indices", "node_to_status", "rejected")
+
+    def __init__(
+        self,
+        feasible: list[NodeInfo],
+        indices: list[int],
+        node_to_status: dict[str, Status],
+        absent: int,
+        error: Status | None,
+        rejected: int | None = None,
+    ) -> None:
+        self.feasible = feasible
+        self.indices = indices
+        self.node_to_status = node_to_status
+        self.absent = absent
+        self.error = error
+        self.rejected = len(node_to_status) if rejected is None else rejected
+
+    @property
+    def processed(self) -> int:
+        """Nodes whose Filter result was taken (run or cached): feasible + rejected, what
+        kube-scheduler advances ``nextStartNodeIndex`` by."""
+        return len(self.feasible) + self.rejected
+
+    def fit_error(self, num_all_nodes: int, narrowing: Sequence[str] | None) -> FitError:
+        """The FitError for a walk that found nothing; ``narrowing`` names the plugins whose
+        PreFilterResult left nodes out (None: no narrowing)."""
+        return FitError(
+            num_all_nodes,
+            Diagnosis(
+                node_to_status=self.node_to_status,
+                absent_nodes_status=None if narrowing is None else absent_nodes_status(narrowing),
+                absent_nodes=self.absent,
+            ),
+        )
+
+
+class NodeOrderMapping(Protocol):
+    """The order in which nodes are tried (CA ``NodeOrderMapping``)."""
+
+    def reset(self, nodes: Sequence[NodeInfo]) -> None:
+        """Called at the start of every search."""
+        ...
+
+    def at(self, i: int) -> int:
+        """Node index for step ``i``; -1 stops the search."""
+        ...
+
+    def mark_match(self, index: int) -> None:
+        """Called with the chosen node's index."""
+        ...
+
+
+class LastIndexOrderMapping:
+    """Round robin: step ``i`` tries node ``(i + offset + last) % n`` where ``last`` is the
+    index chosen last (CA ``NewLastIndexOrderMapping``; the runner's default uses offset 1, so
+    the search for the next pod starts after the node chosen for the previous one)."""
+
+    __slots__ = ("_last", "_n", "_offset")
+
+    def __init__(self, offset: int = 1) -> None:
+        self._offset = offset
+        self._last = 0
+        self._n = 0
+
+    def reset(self, nodes: Sequence[NodeInfo]) -> None:
+        """Remember the node count."""
+        self._n = len(nodes)
+
+    def at(self, i: int) -> int:
+        """The node index for step ``i`` (-1 for an empty list)."""
+        if self._n == 0:
+            return -1
+        return (i + self._offset + self._last) % self._n
+
+    def mark_match(self, index: int) -> None:
+        """Start after ``index`` next time."""
+        self._last = index
+
+
+class FailingClasses(Protocol):
+    """Filter tables for pods of classes that failed before (first fit's rejection path,
+    `SchedulerPluginRunner.find_node`); the scheduler's `schedsim.scheduler.FailingClasses`
+    decides which pods share results. A Protocol: implementations don't inherit from it."""
+
+    def table(self, pod: Pod, state: CycleState) -> FilterTable | None:
+        """The shared table of ``pod``'s class if that class failed before (after
+        PreFilter: ``state``), else None."""
+        ...
+
+    def failed(self, pod: Pod, state: CycleState) -> None:
+        """``pod`` fitted nowhere: later pods of its class use a table."""
+        ...
