@@ -9,7 +9,9 @@ PyYAML's C-loader parse of the same file (``yaml.load_all(..., Loader=CSafeLoade
 
 each the whole process in-process (read, parse, build objects, schedule, write JSON), best of
 ``--repeat`` runs, in wall time and in process (CPU) time; a run that exits with an error
-stops the benchmark. Run: ``python benchmarks/gcda.py [--repeat 3] [--keep FILE]``.
+stops the benchmark. ``--alternate N`` adds N rounds that time the parse and then each
+placement back to back and print each round's CPU ratio (the spread on a shared machine).
+Run: ``python benchmarks/gcda.py [--repeat 3] [--alternate N] [--keep FILE]``.
 """
 
 from __future__ import annotations
@@ -119,6 +121,14 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--keep", metavar="FILE", help="also write the generated YAML here")
     ap.add_argument("--only", choices=("kube-scheduler", "first-fit"), action="append")
+    ap.add_argument(
+        "--alternate",
+        type=int,
+        default=0,
+        metavar="N",
+        help="also N rounds of parse then each placement, back to back: the CPU ratio of each "
+        "round (both sides timed seconds apart, so a change in the machine's load moves both)",
+    )
     args = ap.parse_args(argv)
     from schedsim.cli import main as cli_main
 
@@ -157,6 +167,16 @@ def main(argv: list[str] | None = None) -> int:
                 f"simulate ({name}): {t:.2f} s = {t / base:.2f}x the parse "
                 f"(CPU {cpu:.2f} s = {cpu / base_cpu:.2f}x)"
             )
+        chosen = [(n, e) for n, e in modes.items() if not args.only or n in args.only]
+        rounds: dict[str, list[float]] = {n: [] for n, _ in chosen}
+        for _ in range(args.alternate):
+            _, parse_cpu = _best(parse, 1)
+            for name, extra in chosen:
+                rounds[name].append(_best(run(*extra), 1)[1] / parse_cpu)
+        for name, ratios in rounds.items():
+            if ratios:
+                shown = ", ".join(f"{r:.2f}x" for r in ratios)
+                print(f"alternated rounds ({name}, CPU / parse CPU): {shown}")
     return 0
 
 
