@@ -59,6 +59,7 @@ def test_every_top_level_module_has_a_layer() -> None:
     modules = {p.stem for p in SRC.glob("*.py")}
     assert modules - set(TOP_LEVEL) == set()
 
+
 PLUGIN_LAYERS = frozenset({"api", "dra", "framework"})
 
 PRIVATE_ALLOWED = {
