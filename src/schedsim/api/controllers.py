@@ -36,26 +36,35 @@ hashes the typed struct's ``spew`` dump, so hash values differ from a real clust
 
 from __future__ import annotations
 
-import json
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any, Final
 
 import attrs
 
+from schedsim.api.controller_names import (
+    CONTROLLER_REVISION_HASH_LABEL,
+    JOB_COMPLETION_INDEX,
+    POD_INDEX_LABEL,
+    POD_TEMPLATE_HASH_LABEL,
+    REVISION_ANNOTATION,
+    STATEFUL_SET_POD_NAME_LABEL,
+    compute_hash,
+    fnv32a,
+    pods_prefix,
+)
 from schedsim.api.core import (
-    Affinity,
-    Node,
-    NodeAffinity,
-    NodeSelectorRequirement,
-    NodeSelectorTerm,
     OwnerReference,
     Pod,
-    Toleration,
     Volume,
 )
-from schedsim.api.defaults import default_pod, generate_name, safe_encode_string
+from schedsim.api.daemonset_pods import (
+    DAEMON_SET_TOLERATIONS,
+    daemon_set_pod,
+    daemon_set_should_run,
+)
+from schedsim.api.defaults import default_pod, generate_name
 from schedsim.api.errors import ManifestError
-from schedsim.api.nodeaffinity import OBJECT_NAME_FIELD, required_node_affinity
+from schedsim.api.nodeaffinity import OBJECT_NAME_FIELD
 from schedsim.api.storage import PersistentVolumeClaim
 
 if TYPE_CHECKING:
@@ -81,174 +90,6 @@ __all__ = [
     "fnv32a",
     "unexpanded_warning",
 ]
-
-POD_TEMPLATE_HASH_LABEL: Final = "pod-template-hash"
-"""``apps.DefaultDeploymentUniqueLabelKey``."""
-
-REVISION_ANNOTATION: Final = "deployment.kubernetes.io/revision"
-STATEFUL_SET_POD_NAME_LABEL: Final = "statefulset.kubernetes.io/pod-name"
-POD_INDEX_LABEL: Final = "apps.kubernetes.io/pod-index"
-CONTROLLER_REVISION_HASH_LABEL: Final = "controller-revision-hash"
-JOB_COMPLETION_INDEX: Final = "batch.kubernetes.io/job-completion-index"
-
-_NOT_READY = "node.kubernetes.io/not-ready"
-_UNREACHABLE = "node.kubernetes.io/unreachable"
-
-DAEMON_SET_TOLERATIONS: Final = (
-    Toleration(key=_NOT_READY, operator="Exists", effect="NoExecute"),
-    Toleration(key=_UNREACHABLE, operator="Exists", effect="NoExecute"),
-    Toleration(key="node.kubernetes.io/disk-pressure", operator="Exists", effect="NoSchedule"),
-    Toleration(key="node.kubernetes.io/memory-pressure", operator="Exists", effect="NoSchedule"),
-    Toleration(key="node.kubernetes.io/pid-pressure", operator="Exists", effect="NoSchedule"),
-    Toleration(key="node.kubernetes.io/unschedulable", operator="Exists", effect="NoSchedule"),
-)
-"""Tolerations the DaemonSet controller adds to every pod it creates
-(``daemon/util.AddOrUpdateDaemonPodTolerations``), in its order."""
-
-_NETWORK_UNAVAILABLE = Toleration(
-    key="node.kubernetes.io/network-unavailable", operator="Exists", effect="NoSchedule"
-)
-"""Added too for ``hostNetwork`` pods."""
-
-
-# --------------------------------------------------------------------------- names and hashes
-
-
-def fnv32a(data: bytes) -> int:
-    """The 32-bit FNV-1a hash (Go ``hash/fnv.New32a``) of ``data``."""
-    h = 0x811C9DC5
-    for b in data:
-        h = ((h ^ b) * 0x01000193) & 0xFFFFFFFF
-    return h
-
-
-def compute_hash(template: Mapping[str, Any], collision_count: int | None = None) -> str:
-    """A pod template's hash, as ``controller.ComputeHash`` builds it: fnv32a over the
-    template (here its canonical JSON; Go hashes the typed struct), plus the collision count
-    when given, decimal-printed and passed through `safe_encode_string`.
-
-    Args:
-        template: the pod template as written (metadata and spec).
-        collision_count: ``status.collisionCount``, or None.
-
-    Returns:
-        the hash, e.g. ``"5d8f7c9b4"`` (up to 10 characters).
-    """
-    data = json.dumps(template, sort_keys=True, separators=(",", ":"), default=str).encode()
-    h = fnv32a(data)
-    if collision_count is not None:
-        h = fnv32a(data + collision_count.to_bytes(4, "little"))
-    return safe_encode_string(str(h))
-
-
-def _pods_prefix(controller_name: str) -> str:
-    """``getPodsPrefix``: ``<name>-`` (the generateName of a controller's pods)."""
-    return f"{controller_name}-"
-
-
-# --------------------------------------------------------------------------- DaemonSet
-
-
-def _add_or_update(
-    tolerations: Sequence[Toleration], add: Iterable[Toleration]
-) -> tuple[Toleration, ...]:
-    """``v1helper.AddOrUpdateTolerationInPodSpec`` for each of ``add``: a toleration with the
-    same key, operator, value and effect is replaced, otherwise it is appended."""
-    out = list(tolerations)
-    for t in add:
-        for i, have in enumerate(out):
-            if (have.key, have.operator, have.value, have.effect) == (
-                t.key,
-                t.operator,
-                t.value,
-                t.effect,
-            ):
-                out[i] = t
-                break
-        else:
-            out.append(t)
-    return tuple(out)
-
-
-def _daemon_tolerations(pod: Pod, host_network: bool) -> tuple[Toleration, ...]:
-    extra = (
-        (*DAEMON_SET_TOLERATIONS, _NETWORK_UNAVAILABLE) if host_network else DAEMON_SET_TOLERATIONS
-    )
-    return _add_or_update(pod.tolerations, extra)
-
-
-def _node_name_affinity(affinity: Affinity | None, node_name: str) -> Affinity:
-    """``daemon/util.ReplaceDaemonSetPodNodeNameNodeAffinity``: the required node affinity
-    becomes the single term ``matchFields metadata.name In [node]``; preferred terms and pod
-    (anti-)affinity are kept."""
-    term = NodeSelectorTerm(
-        match_fields=(NodeSelectorRequirement(OBJECT_NAME_FIELD, "In", (node_name,)),)
-    )
-    if affinity is None:
-        return Affinity(node_affinity=NodeAffinity(required=(term,)))
-    preferred = affinity.node_affinity.preferred if affinity.node_affinity else ()
-    return attrs.evolve(affinity, node_affinity=NodeAffinity(required=(term,), preferred=preferred))
-
-
-def _host_network(ds: DaemonSet) -> bool:
-    return bool(ds.template.raw.get("spec", {}).get("hostNetwork"))
-
-
-def daemon_set_should_run(ds: DaemonSet, node: Node) -> bool:
-    """Whether the DaemonSet controller runs a pod of ``ds`` on ``node``
-    (``NodeShouldRunDaemonPod``'s ``shouldRun``): the template's ``nodeName`` (if any) is the
-    node, its nodeSelector and required node affinity match the node, and the template's
-    tolerations plus the controller's (`DAEMON_SET_TOLERATIONS`) tolerate every NoSchedule
-    and NoExecute taint of the node. ``spec.unschedulable`` does not stop it (the
-    controller's pods tolerate ``node.kubernetes.io/unschedulable``)."""
-    template = ds.template.pod
-    if template.node_name and template.node_name != node.name:
-        return False
-    if not required_node_affinity(template)(node.labels, node.name):
-        return False
-    tolerations = _daemon_tolerations(template, _host_network(ds))
-    for taint in node.taints:
-        if taint.effect not in ("NoSchedule", "NoExecute"):
-            continue
-        if not any(t.tolerates(taint) for t in tolerations):
-            return False
-    return True
-
-
-def daemon_set_pod(ds: DaemonSet, node_name: str, name: str | None = None) -> Pod:
-    """The pod the DaemonSet controller creates for ``node_name`` (``syncNodes`` with
-    ``CreatePodTemplate`` and ``ReplaceDaemonSetPodNodeNameNodeAffinity``).
-
-    The template's pod with: the controller's tolerations added (`DAEMON_SET_TOLERATIONS`,
-    plus ``network-unavailable`` for hostNetwork pods), the required node affinity replaced by
-    ``matchFields metadata.name In [node_name]``, an ownerReference to ``ds`` with
-    ``controller: true``, the ``controller-revision-hash`` label, and the API server's pod
-    defaults. It is pending (no ``nodeName``): the scheduler places it, as for a real
-    DaemonSet.
-
-    Args:
-        ds: the DaemonSet.
-        node_name: the node the pod is for.
-        name: the pod's name; by default ``<ds>-<5 characters>`` derived from the DaemonSet's
-            UID and ``node_name``.
-
-    Returns:
-        the pod.
-    """
-    template = ds.template.pod
-    pod_name = name or generate_name(_pods_prefix(ds.name), f"{ds.uid}/{node_name}")
-    labels = {**ds.template.labels, CONTROLLER_REVISION_HASH_LABEL: compute_hash(ds.template.raw)}
-    pod = attrs.evolve(
-        template,
-        name=pod_name,
-        uid=default_uid("Pod", ds.namespace, pod_name),
-        labels=labels,
-        owner_references=(ds.controller_ref(),),
-        tolerations=_daemon_tolerations(template, _host_network(ds)),
-        affinity=_node_name_affinity(template.affinity, node_name),
-    )
-    return default_pod(pod)
-
 
 # --------------------------------------------------------------------------- expansion
 
@@ -335,7 +176,7 @@ class _Expander:
     def replicas(self, owner: ReplicaSet | ReplicationController, want: int, have: int) -> None:
         source = self.m.source_of(owner)
         for i in range(have, want):
-            name = self.name_for(owner.namespace, _pods_prefix(owner.name), f"{owner.uid}/{i}")
+            name = self.name_for(owner.namespace, pods_prefix(owner.name), f"{owner.uid}/{i}")
             self.new_pod(owner, name, source)
 
     # ------------------------------------------------------------------ per kind
@@ -381,7 +222,7 @@ class _Expander:
         have = len(self.owned.of_controller(rs))
         source = self.m.source_of(d)
         for i in range(have, have + count):
-            name = self.name_for(rs.namespace, _pods_prefix(rs.name), f"{rs.uid}/{i}")
+            name = self.name_for(rs.namespace, pods_prefix(rs.name), f"{rs.uid}/{i}")
             self.new_pod(rs, name, source)
 
     def stateful_set(self, ss: StatefulSet) -> None:
@@ -426,7 +267,7 @@ class _Expander:
         for node in self.m.nodes:
             if node.name in covered or not daemon_set_should_run(ds, node):
                 continue
-            name = self.name_for(ds.namespace, _pods_prefix(ds.name), f"{ds.uid}/{node.name}")
+            name = self.name_for(ds.namespace, pods_prefix(ds.name), f"{ds.uid}/{node.name}")
             pod = daemon_set_pod(ds, node.name, name)
             self.pods.append((pod, source))
 
@@ -440,7 +281,7 @@ class _Expander:
             return
         if job.completion_mode != "Indexed":
             for i in range(len(active), len(active) + want):
-                name = self.name_for(job.namespace, _pods_prefix(job.name), f"{job.uid}/{i}")
+                name = self.name_for(job.namespace, pods_prefix(job.name), f"{job.uid}/{i}")
                 self.new_pod(job, name, source)
             return
         assert job.completions is not None  # decoding requires it for Indexed

@@ -410,7 +410,7 @@ class StatefulSet(Workload):
 @attrs.frozen
 class DaemonSet(Workload):
     """An apps/v1 DaemonSet: one pod per node its template's node selector, required node
-    affinity and tolerations admit (see `schedsim.api.controllers.daemon_set_pod`)."""
+    affinity and tolerations admit (see `schedsim.api.daemonset_pods.daemon_set_pod`)."""
 
     kind = "DaemonSet"
 

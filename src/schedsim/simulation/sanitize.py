@@ -16,7 +16,6 @@ from typing import Any
 
 import attrs
 
-from schedsim.api.controllers import daemon_set_pod, daemon_set_should_run
 from schedsim.api.core import (
     Node,
     NodeSelectorRequirement,
@@ -24,6 +23,7 @@ from schedsim.api.core import (
     OwnerReference,
     Pod,
 )
+from schedsim.api.daemonset_pods import daemon_set_pod, daemon_set_should_run
 from schedsim.api.resource import (
     ResourceClaim,
     ResourceClaimConsumerReference,
