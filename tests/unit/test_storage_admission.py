@@ -268,3 +268,70 @@ def test_malformed_creation_timestamp_is_refused() -> None:
         "bad.yaml: StorageClass s: metadata.creationTimestamp: invalid RFC 3339 timestamp "
         "'yesterday' (expected e.g. 2024-01-02T03:04:05Z)"
     )
+
+
+_PRE_BOUND = """
+apiVersion: v1
+kind: PersistentVolume
+metadata: {name: pv-local}
+spec:
+  capacity: {storage: 10Gi}
+  accessModes: [ReadWriteOnce]
+  storageClassName: local-storage
+  hostPath: {path: /mnt/data}
+  claimRef: {namespace: app, name: data}
+---
+apiVersion: v1
+kind: PersistentVolumeClaim
+metadata: {name: data, namespace: app}
+spec:
+  storageClassName: local-storage
+  volumeName: pv-local
+  accessModes: [ReadWriteOnce]
+  resources: {requests: {storage: 1Gi}}
+"""
+
+
+def test_claim_bound_once_settled_gets_no_missing_class_warning() -> None:
+    """A claim whose ``spec.volumeName`` names a PV reserved for it by ``claimRef`` is bound by
+    the PV controller's ``syncUnboundClaim`` (the rule `complete_bindings` and the volume
+    listers apply), bind-completed annotation or not; VolumeBinding's ``FindPodVolumes`` then
+    reads the PV (``isPVCFullyBound``), not the class: no missing-class warning. The same
+    claim naming a PV reserved for another claim stays unbound and is warned about."""
+    m = load_text(_PRE_BOUND, "in.yaml")
+    assert not any("not found" in w for w in m.warnings)
+    other = _PRE_BOUND.replace("name: data}", "name: other}", 1)
+    m = load_text(other, "in.yaml")
+    assert [w for w in m.warnings if "not found" in w] == [
+        "in.yaml: PersistentVolumeClaim app/data: spec.storageClassName: StorageClass "
+        '"local-storage" not found; kube-scheduler treats the claim as immediate binding'
+    ]
+
+
+@pytest.mark.parametrize("value", ["True", "yes", "1"])
+def test_default_annotation_other_than_true_is_not_default_and_warned(value: str) -> None:
+    """``IsDefaultAnnotation`` (pkg/volume/util/storageclass.go) compares with exactly
+    ``"true"``: the class is not the default (no claim defaulted), and a warning says so."""
+    text = _MANIFESTS.replace('is-default-class: "true"', f'is-default-class: "{value}"')
+    m = load_text(text, "in.yaml")
+    classes = {c.key: c.storage_class_name for c in m.persistent_volume_claims}
+    assert classes == {"app/unset": None, "app/empty": "", "app/data-db-0": None}
+    assert [w for w in m.warnings if "StorageClass standard" in w] == [
+        "in.yaml: StorageClass standard: metadata.annotations: "
+        f'storageclass.kubernetes.io/is-default-class: "{value}" is not "true": this class is '
+        'not the default (kube-apiserver and the PV controller accept exactly "true")'
+    ]
+
+
+def test_false_or_empty_default_annotation_is_not_warned() -> None:
+    """``"false"`` and ``""`` (admission_test.go's classWithFalseDefault/classWithEmptyDefault)
+    plainly say "not the default"; a "true" GA annotation wins over an odd beta one."""
+    assert [c.not_default_values for c in NON_DEFAULTS] == [(), (), ()]
+    both = _class(
+        "both",
+        {
+            "storageclass.kubernetes.io/is-default-class": "true",
+            "storageclass.beta.kubernetes.io/is-default-class": "yes",
+        },
+    )
+    assert both.is_default and both.not_default_values == ()

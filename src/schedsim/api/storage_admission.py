@@ -24,9 +24,15 @@ already fully bound (``spec.volumeName`` and ``pv.kubernetes.io/bind-completed``
 live cluster's state, admitted when it was created; the retroactive assignment skips bound
 claims, and the scheduler reads the PV of a bound claim, not its class, so it is left as read.
 
-The same pass warns about each claim (not fully bound) whose class names a StorageClass absent
-from the input: ``IsDelayBindingMode`` returns false for a class that is not found, so
-kube-scheduler's VolumeBinding treats the claim as immediate binding.
+The same pass warns about each claim whose class names a StorageClass absent from the input:
+``IsDelayBindingMode`` returns false for a class that is not found, so kube-scheduler's
+VolumeBinding treats the claim as immediate binding. A claim that is bound once the PV
+controller has settled the input (`schedsim.api.pvcontroller.complete_bindings`, the rule the
+volume listers apply: ``spec.volumeName`` naming a PV free or reserved for it by ``claimRef``
+that satisfies it) is not warned about: VolumeBinding reads its PV, not its class. It also
+warns about a class whose default-class annotation has a value other than ``"true"``
+(``"True"``, ``"yes"``, ``"1"``): ``IsDefaultAnnotation`` accepts exactly ``"true"``, so the
+class is not the default.
 """
 
 from __future__ import annotations
@@ -37,6 +43,7 @@ from datetime import UTC, datetime
 import attrs
 
 from schedsim.api.errors import first_few
+from schedsim.api.pvcontroller import complete_bindings
 from schedsim.api.storage_class import StorageClass
 from schedsim.api.storage_fields import BETA_STORAGE_CLASS_ANNOTATION
 from schedsim.api.storage_pv import PersistentVolume, PersistentVolumeClaim
@@ -82,7 +89,7 @@ def admit_claims(
     claims: Sequence[PersistentVolumeClaim],
     classes: Sequence[StorageClass],
     volumes: Sequence[PersistentVolume],
-    source_of: Callable[[PersistentVolumeClaim], str],
+    source_of: Callable[[PersistentVolumeClaim | StorageClass], str],
 ) -> tuple[list[PersistentVolumeClaim], list[str]]:
     """The claims after DefaultStorageClass admission, and the warnings it leads to.
 
@@ -92,21 +99,30 @@ def admit_claims(
         classes: the StorageClasses read.
         volumes: the PersistentVolumes read (a pre-bound claim's PV is checked against the
             class it was given).
-        source_of: the file a claim came from (for warnings).
+        source_of: the file a claim or class came from (for warnings).
 
     Returns:
         ``(claims, warnings)``: the claims in the same order, a new object only for a claim
         that got the default class (the others as given); warning lines
+        ``FILE: StorageClass NAME: metadata.annotations: ...`` for a default-class annotation
+        whose value is not exactly ``"true"``, and
         ``FILE: PersistentVolumeClaim NS/NAME: spec.storageClassName: ...`` for a pre-bound
         claim whose PV lacks the default class it got, and for claims naming a StorageClass
-        the input does not have (one line per file and class when several claims name it).
+        the input does not have that are not bound once the PV controller has settled them
+        (one line per file and class when several claims name it).
 
     Time: O(claims + classes + volumes).
     """
+    warnings = [
+        f"{source_of(sc)}: StorageClass {sc.name}: metadata.annotations: {key}: "
+        f'"{value}" is not "true": this class is not the default '
+        '(kube-apiserver and the PV controller accept exactly "true")'
+        for sc in classes
+        for key, value in sc.not_default_values
+    ]
     default = default_storage_class(classes)
     pv_class = {pv.name: pv.storage_class for pv in volumes}
     out: list[PersistentVolumeClaim] = []
-    warnings: list[str] = []
     for claim in claims:
         if default is not None and not has_class(claim) and not claim.is_fully_bound:
             claim = attrs.evolve(claim, storage_class_name=default.name)
@@ -120,21 +136,23 @@ def admit_claims(
                     '(set storageClassName: "" to reserve a PV without a class)'
                 )
         out.append(claim)
-    warnings.extend(_missing_class_warnings(out, {sc.name for sc in classes}, source_of))
+    _, settled = complete_bindings(volumes, out)
+    unbound = [claim for claim in settled if not claim.is_fully_bound]
+    warnings.extend(_missing_class_warnings(unbound, {sc.name for sc in classes}, source_of))
     return out, warnings
 
 
 def _missing_class_warnings(
     claims: Sequence[PersistentVolumeClaim],
     known: set[str],
-    source_of: Callable[[PersistentVolumeClaim], str],
+    source_of: Callable[[PersistentVolumeClaim | StorageClass], str],
 ) -> list[str]:
-    """One line per claim naming an absent StorageClass; claims of one file naming the same
-    absent class share a line when there are several."""
+    """One line per (unbound) claim naming an absent StorageClass; claims of one file naming
+    the same absent class share a line when there are several."""
     missing: dict[tuple[str, str], list[str]] = {}
     for claim in claims:
         cls = claim.storage_class
-        if cls and cls not in known and not claim.is_fully_bound:
+        if cls and cls not in known:
             missing.setdefault((source_of(claim), cls), []).append(claim.key)
     out = []
     for (source, cls), keys in missing.items():

@@ -83,9 +83,14 @@ class StorageClass:
         allowed_topologies: ``allowedTopologies`` (ORed); empty: any node can provision.
         is_default: annotated as the cluster's default class
             (``storageclass.kubernetes.io/is-default-class: "true"`` or its beta form:
-            ``IsDefaultAnnotation``); the only annotation read, so none is kept.
+            ``IsDefaultAnnotation``); the only annotation read, so none is kept (but see
+            ``not_default_values``).
         creation_timestamp: ``metadata.creationTimestamp`` (None when the input has none);
             orders several default classes (`schedsim.api.storage_admission`).
+        not_default_values: for a class that is not the default, ``(annotation, value)`` for
+            each default-class annotation whose value is not ``"false"`` or empty (``"True"``,
+            ``"yes"``, ``"1"``): upstream's ``IsDefaultAnnotation`` accepts exactly ``"true"``,
+            so such a class is not the default, which the loader warns about.
     """
 
     name: str
@@ -95,6 +100,7 @@ class StorageClass:
     allowed_topologies: tuple[TopologySelectorTerm, ...] = ()
     is_default: bool = False
     creation_timestamp: datetime | None = None
+    not_default_values: tuple[tuple[str, str], ...] = ()
 
     def allows_topology(self, labels: Mapping[str, str]) -> bool:
         """Whether a node with ``labels`` satisfies ``allowedTopologies``
@@ -123,6 +129,8 @@ class StorageClass:
             )
         terms = d.get_list(raw, "allowedTopologies", "")
         annotations = d.get_str_map(meta, "annotations", "metadata")
+        keys = (IS_DEFAULT_CLASS_ANNOTATION, BETA_IS_DEFAULT_CLASS_ANNOTATION)
+        is_default = any(annotations.get(key) == "true" for key in keys)
         return cls(
             name=metadata_name(meta),
             provisioner=required_str(raw, "provisioner", ""),
@@ -134,12 +142,15 @@ class StorageClass:
                 )
                 for i in range(len(terms))
             ),
-            is_default="true"
-            in (
-                annotations.get(IS_DEFAULT_CLASS_ANNOTATION),
-                annotations.get(BETA_IS_DEFAULT_CLASS_ANNOTATION),
-            ),
+            is_default=is_default,
             creation_timestamp=parse_timestamp(
                 meta.get("creationTimestamp"), "metadata.creationTimestamp"
+            ),
+            not_default_values=()
+            if is_default
+            else tuple(
+                (key, annotations[key])
+                for key in keys
+                if annotations.get(key, "") not in ("", "false")
             ),
         )
