@@ -1,8 +1,9 @@
 """Cluster Autoscaler's drainability rules and remaining-PodDisruptionBudget tracker
 (`schedsim.simulation.drain`).
 
-Each test names the CA test (kubernetes-sigs/cluster-autoscaler ``pkg/...``) whose cases it
-mirrors; the expected outcomes are that test's.
+Each test names the CA test (kubernetes/autoscaler ``cluster-autoscaler/...`` at branch
+``cluster-autoscaler-release-1.34``, the CA schedsim emulates) whose cases it mirrors; the
+expected outcomes are that test's.
 """
 
 from __future__ import annotations
@@ -316,6 +317,38 @@ def test_rule_order_blocking_checks() -> None:
     assert drainable(ctx, pinned).reason is BlockingPodReason.NOT_SAFE_TO_EVICT_ANNOTATION
 
 
+def test_default_rules_are_release_1_34s() -> None:
+    """CA release-1.34 ``simulator/drainability/rules/rules.go`` ``Default()``: Mirror, then
+    (LongTerminating and ReplicaCount, not modelled) DaemonSet, SafeToEvict, Terminal,
+    Replicated, System, NotSafeToEvict, LocalStorage, PDB; there is no OnCompletion rule
+    (added in release-1.37) and no WaitForCompletion outcome (``drainability/status.go``)."""
+    assert [r.name for r in DEFAULT_RULES] == [
+        "Mirror", "DaemonSet", "SafeToEvict", "Terminal",
+        "Replicated", "System", "NotSafeToEvict", "LocalStorage", "PDB",
+    ]  # fmt: skip
+    assert {o.value for o in DrainOutcome} == {"Undefined", "DrainOk", "BlockDrain", "SkipDrain"}
+
+
+@pytest.mark.parametrize(
+    ("kind", "outcome", "reason"),
+    [
+        pytest.param(None, DrainOutcome.BLOCK_DRAIN, BlockingPodReason.NOT_REPLICATED,
+                     id="bare pod: NotReplicated"),
+        pytest.param("Job", DrainOutcome.UNDEFINED, None, id="Job pod: moved"),
+    ],
+)  # fmt: skip
+def test_safe_to_evict_on_completion_is_not_special_in_1_34(
+    kind: str | None, outcome: DrainOutcome, reason: BlockingPodReason | None
+) -> None:
+    """CA release-1.34 ``utils/drain/drain.go``: ``HasSafeToEvictAnnotation`` is ``== "true"``
+    and ``HasNotSafeToEvictAnnotation`` ``== "false"``, so ``safe-to-evict: "on-completion"``
+    decides nothing: the Replicated rule (``replicated/rule_test.go``) blocks a bare pod and a
+    Job pod moves like any other."""
+    p = pod("p", kind=kind, annotations={SAFE_TO_EVICT_ANNOTATION: "on-completion"})
+    got = drainable(DrainContext(), p)
+    assert (got.outcome, got.reason) == (outcome, reason)
+
+
 @pytest.mark.parametrize(
     ("volumes", "annotation", "blocked"),
     [
@@ -341,21 +374,21 @@ def test_local_storage_rule(volumes: list[dict[str, Any]], annotation: str, bloc
 
 
 def test_get_pods_to_move_sorts_pods() -> None:
-    """CA ``simulator/drain.go`` ``GetPodsToMove``: DaemonSet pods go with the node,
-    mirror pods are skipped, ``safe-to-evict: "on-completion"`` pods wait for completion
-    (oncompletion rule), the rest move; it stops at the first blocking pod."""
+    """CA release-1.34 ``simulator/drain_test.go`` ``TestGetPodsToMove``: DaemonSet pods go
+    with the node, mirror pods are skipped ("Manifest pod"), terminal pods without a
+    controller are drain ok and listed with the pods ("failed pod", "pod in terminal state"),
+    the rest move; it stops at the first blocking pod."""
     node = Node.from_manifest({"metadata": {"name": "node"}, "status": {"allocatable": {}}})
     pods = [
         pod("ds", kind="DaemonSet"),
         pod("mirror", kind=None, annotations={"kubernetes.io/config.mirror": "x"}),
-        pod("job", kind="Job", annotations={SAFE_TO_EVICT_ANNOTATION: "on-completion"}),
         pod("done", kind=None, phase="Succeeded"),
+        pod("failed", kind=None, phase="Failed"),
         pod("web"),
     ]
     info = get_pods_to_move(NodeInfo(node, pods=[PodInfo(p) for p in pods]))
-    assert [p.name for p in info.pods] == ["web"]
+    assert [p.name for p in info.pods] == ["done", "failed", "web"]
     assert [p.name for p in info.daemonset_pods] == ["ds"]
-    assert [p.name for p in info.on_completion_pods] == ["job"]
     assert info.blocking is None
     blocked = NodeInfo(node, pods=[PodInfo(p) for p in [pod("a"), pod("b", kind=None), pod("c")]])
     info = get_pods_to_move(blocked)
@@ -398,3 +431,49 @@ def test_system_rule_timeout_with_naive_times() -> None:
     ctx = DrainContext(RemainingPdbTracker(), TEST_TIME.replace(tzinfo=None))
     young = attrs.evolve(p, creation_timestamp=TEST_TIME - timedelta(minutes=30))
     assert rule("System").drainable(ctx, young).outcome is DrainOutcome.BLOCK_DRAIN
+
+
+# -- the healthy count of a budget without status -----------------------------------------
+
+
+def _pod_with_ready(name: str, ready: str | None) -> Pod:
+    status: dict[str, Any] = {"phase": "Running"}
+    if ready is not None:
+        status["conditions"] = [{"type": "PodScheduled", "status": "True"},
+                                {"type": "Ready", "status": ready}]  # fmt: skip
+    return Pod.from_manifest(
+        {
+            "metadata": {"name": name, "labels": {"app": "web"}},
+            "spec": {"nodeName": "node", "containers": [{"name": "c"}]},
+            "status": status,
+        }
+    )
+
+
+@pytest.mark.parametrize(
+    ("ready", "healthy"),
+    [
+        pytest.param("True", 3, id="Ready True: healthy"),
+        pytest.param("False", 2, id="Ready False: not healthy"),
+        pytest.param("Unknown", 2, id="Ready Unknown: not healthy"),
+        pytest.param(None, 3, id="no Ready condition: assumed ready"),
+    ],
+)
+def test_unready_pods_are_not_healthy(ready: str | None, healthy: int) -> None:
+    """Kubernetes ``pkg/controller/disruption/disruption.go`` ``countHealthyPods``: a pod
+    counts when it is not being deleted and ``IsPodReady`` (its ``Ready`` condition is
+    "True"); schedsim takes a pod with no ``Ready`` condition (no status) as ready. Three
+    matching pods, one with the given Ready status, ``minAvailable: 2``: allowed = healthy -
+    2."""
+    pods = [_pod_with_ready("a", "True"), _pod_with_ready("b", None), _pod_with_ready("c", ready)]
+    assert [p.ready for p in pods] == [True, True, ready in (None, "True")]
+    budget = PodDisruptionBudget.from_manifest(
+        {
+            "apiVersion": "policy/v1",
+            "kind": "PodDisruptionBudget",
+            "metadata": {"name": "web", "namespace": "default"},
+            "spec": {"minAvailable": 2, "selector": {"matchLabels": {"app": "web"}}},
+        }
+    ).resolve_disruptions_allowed(pods)
+    assert (budget.current_healthy, budget.expected_pods) == (healthy, 3)
+    assert budget.disruptions_allowed == healthy - 2

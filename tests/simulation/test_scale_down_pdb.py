@@ -152,6 +152,23 @@ def test_shared_budget_is_used_up_across_candidates(
     assert run(pods, [budget(2)], store).removable == ("a", "b")
 
 
+def test_blocking_pod_moved_here_earlier_in_the_pass_says_so(
+    store: Callable[[], ClusterSnapshotStore],
+) -> None:
+    """CA planner (``categorizeNodes``): removing a moves dns-0 (450m: c has 400m left) onto
+    b and uses up the budget's one disruption (``RemovePods``); b, a candidate by its
+    utilization before any removal, then finds dns-0 among its pods and the PDB rule blocks
+    it (NotEnoughPdb). The detail names where the pod came from."""
+    pods = [pod("dns-0", "a", cpu="450m"), pod("web", "b", namespace="default", labels={})]
+    r = run(pods, [budget(1)], store)
+    assert [(m.pod.name, m.node_name) for m in r.verdicts[0].moved] == [("dns-0", "b")]
+    assert verdicts(r)["b"] == (
+        False,
+        "pod kube-system/dns-0 (moved here from a in this pass): NotEnoughPdb "
+        "(PodDisruptionBudget kube-system/dns allows 0 more disruption(s))",
+    )
+
+
 def test_budget_without_status_uses_the_disruption_controller_count(
     store: Callable[[], ClusterSnapshotStore],
 ) -> None:

@@ -101,6 +101,8 @@ class Pod:
             not started, counted as "now").
         preempted_by_scheduler: status.conditions holds ``DisruptionTarget`` True with reason
             ``PreemptionByScheduler`` (a victim of an earlier preemption, still terminating).
+        ready: False when status.conditions has a ``Ready`` condition whose status is not
+            "True"; True without one (a hand-written pod is assumed running and ready).
         topology_spread_constraints: spec.topologySpreadConstraints, validated.
         hard_topology_spread_constraints: how many topologySpreadConstraints are
             ``DoNotSchedule``.
@@ -121,6 +123,7 @@ class Pod:
     preemption_policy: str = ""
     start_time: datetime | None = None
     preempted_by_scheduler: bool = False
+    ready: bool = True
     scheduler_name: str = "default-scheduler"
     node_name: str = ""
     node_selector: Mapping[str, str] = attrs.field(factory=dict)
@@ -313,6 +316,7 @@ def _pod_parts(
         "resource_claim_statuses": shared_map(statuses),
         "start_time": parse_timestamp(status.get("startTime"), "status.startTime"),
         "preempted_by_scheduler": _preempted_by_scheduler(status),
+        "ready": _ready(status),
         "nominated_node_name": sys.intern(d.get_str(status, "nominatedNodeName", "status")),
         "phase": sys.intern(d.get_str(status, "phase", "status")),
     }
@@ -330,6 +334,18 @@ def _preempted_by_scheduler(status: Mapping[str, Any]) -> bool:
                 and d.get_str(c, "reason", f"status.conditions[{i}]") == "PreemptionByScheduler"
             )
     return False
+
+
+def _ready(status: Mapping[str, Any]) -> bool:
+    """False when the first ``Ready`` condition's status is not "True" (``IsPodReady`` reads
+    the first one); True when there is none (schedsim assumes a pod without a status is
+    running and ready)."""
+    items = d.get_list(status, "conditions", "status")
+    for i in range(len(items)):
+        c = d.get_mapping_item(items, i, "status.conditions")
+        if d.get_str(c, "type", f"status.conditions[{i}]") == "Ready":
+            return d.get_str(c, "status", f"status.conditions[{i}]") == "True"
+    return True
 
 
 def _pod_resource_claims(spec: Mapping[str, Any]) -> tuple[PodResourceClaim, ...]:

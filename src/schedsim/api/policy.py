@@ -301,7 +301,10 @@ class PodDisruptionBudget:
         cluster's live pods).
 
         The controller's rule (``pkg/controller/disruption``): healthy = the matching pods
-        that run (bound, not terminating); with ``minAvailable`` N, desired = N; with a
+        that run and are ready (``countHealthyPods``: bound, not terminating, and
+        ``IsPodReady``; a pod whose ``Ready`` condition is not "True" is not healthy, a pod
+        with no ``Ready`` condition, as a hand-written manifest without a status, is assumed
+        ready: `Pod.ready`); with ``minAvailable`` N, desired = N; with a
         percentage or ``maxUnavailable``, desired is taken against the expected count, which
         the controller reads from the pods' controllers' scale: schedsim uses the number of
         matching pods instead (their controllers are usually expanded into exactly those
@@ -314,7 +317,9 @@ class PodDisruptionBudget:
             return self
         matching = [p for p in pods if not p.is_terminal and self.selects(p.namespace, p.labels)]
         expected = len(matching)
-        healthy = sum(1 for p in matching if p.node_name and p.deletion_timestamp is None)
+        healthy = sum(
+            1 for p in matching if p.node_name and p.deletion_timestamp is None and p.ready
+        )
         if self.min_available is not None:
             desired = _scaled(self.min_available, expected)
         elif self.max_unavailable is not None:

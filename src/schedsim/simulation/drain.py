@@ -1,35 +1,38 @@
 """Which of a node's pods must move, which stay, and which pod keeps the node: Cluster
-Autoscaler's drainability rules (``simulator/drainability/rules``), ``GetPodsToMove``
+Autoscaler 1.34's drainability rules (``simulator/drainability/rules``), ``GetPodsToMove``
 (``simulator/drain.go``) and the remaining-PodDisruptionBudget tracker
-(``core/scaledown/pdb``), offline.
+(``core/scaledown/pdb``), offline, as of ``cluster-autoscaler-release-1.34``.
 
 Each rule looks at one pod and answers a `DrainStatus`: undefined (no opinion), drain ok
-(the pod moves, or goes with the node), skip (the pod is ignored), wait for completion (the
-pod finishes where it is) or block (the node cannot be removed, with CA's reason). The rules
-run in CA's ``rules.Default()`` order and the first answer other than undefined wins, so the
-"interrupting" rules (DaemonSet, ``safe-to-evict: "true"``, terminal, ``on-completion``)
-decide before any blocking rule is asked:
+(the pod moves, or goes with the node), skip (the pod is ignored) or block (the node cannot
+be removed, with CA's reason). The rules run in CA 1.34's ``rules.Default()`` order and the
+first answer other than undefined wins, so the "interrupting" rules (DaemonSet,
+``safe-to-evict: "true"``, terminal) decide before any blocking rule is asked:
 
 1. mirror pods: skip;
 2. DaemonSet pods: drain ok (they go with the node; not moved);
 3. ``cluster-autoscaler.kubernetes.io/safe-to-evict: "true"``: drain ok, before every
    blocking rule, the PodDisruptionBudget rule included (the pod still uses up its budgets
    when its node is removed, as CA's ``RemovePods`` counts every pod to reschedule);
-4. terminal pods (Succeeded/Failed): drain ok (nothing runs, nothing is moved);
-5. ``safe-to-evict: "on-completion"``: wait for completion (not moved);
-6. no controller, or one of a kind other than ReplicationController, ReplicaSet, Job and
+4. terminal pods (Succeeded/Failed): drain ok;
+5. no controller, or one of a kind other than ReplicationController, ReplicaSet, Job and
    StatefulSet (CA's default ``--skip-nodes-with-custom-controller-pods=true``): block,
    ``NotReplicated``;
-7. namespace ``kube-system`` and no PodDisruptionBudget matches the pod: block,
+6. namespace ``kube-system`` and no PodDisruptionBudget matches the pod: block,
    ``UnmovableKubeSystemPod``, unless the pod is older than the blocking-system-pod
    disruption timeout at the drain time (CA ``--blocking-system-pod-distruption-timeout``,
    default 1h; schedsim applies it only when a drain time is given, see `DrainContext`);
-8. ``safe-to-evict: "false"``: block, ``NotSafeToEvictAnnotation``;
-9. a hostPath or non-memory emptyDir volume not named in
+7. ``safe-to-evict: "false"``: block, ``NotSafeToEvictAnnotation``;
+8. a hostPath or non-memory emptyDir volume not named in
    ``cluster-autoscaler.kubernetes.io/safe-to-evict-local-volumes``: block,
    ``LocalStorageRequested``;
-10. a matching PodDisruptionBudget with fewer than 1 remaining disruption: block,
-    ``NotEnoughPdb``.
+9. a matching PodDisruptionBudget with fewer than 1 remaining disruption: block,
+   ``NotEnoughPdb``.
+
+Any other ``safe-to-evict`` value is neither "true" nor "false": CA 1.34 has no
+``on-completion`` rule (it comes with release 1.37), so a bare pod annotated
+``safe-to-evict: "on-completion"`` is ``NotReplicated`` and a Job pod with it moves like any
+other.
 
 Budgets match CA's ``RemainingPdbTracker``: a budget matches the pods of its namespace whose
 labels its selector matches (policy/v1: an empty selector matches every pod of the
@@ -38,11 +41,15 @@ allows are its ``status.disruptionsAllowed``; when the input has no status, sche
 what DefaultPreemption uses: the disruption controller's count from the cluster's pods
 (`PodDisruptionBudget.resolve_disruptions_allowed`). CA reads the status only (absent: 0).
 
-Not modelled (deliberate): CA's long-terminating rule (schedsim's pods carry no
-``terminationGracePeriodSeconds``), the replica-count rule (``--min-replica-count``, 0 by
-default, needs the controllers' live objects: it blocks a pod whose ReplicaSet, Job or
-ReplicationController is missing from the input, which a list of pods often is) and rule
-overrides (no default rule has any).
+Not modelled (deliberate): CA's long-terminating rule (second in ``rules.Default()``;
+schedsim's pods carry no ``terminationGracePeriodSeconds``), the replica-count rule (third;
+``--min-replica-count``, 0 by default, needs the controllers' live objects: it blocks a pod
+whose ReplicaSet, Job or ReplicationController is missing from the input, which a list of
+pods often is) and rule overrides (no default rule has any). CA's ``IsPodTerminal`` also
+reads ``spec.restartPolicy`` (a Succeeded pod with ``Always`` is not terminal); schedsim's
+pods do not carry it, so every Succeeded or Failed pod is terminal. The terminal rule only
+matters for a `NodeInfo` built by hand: like CA's scheduled-pod lister, the engine's
+snapshot holds no Succeeded or Failed pod.
 """
 
 from __future__ import annotations
@@ -123,7 +130,6 @@ class DrainOutcome(enum.Enum):
     DRAIN_OK = "DrainOk"
     BLOCK_DRAIN = "BlockDrain"
     SKIP_DRAIN = "SkipDrain"
-    WAIT_FOR_COMPLETION = "WaitForCompletion"
 
 
 @attrs.frozen
@@ -139,7 +145,6 @@ class DrainStatus:
 _UNDEFINED: Final = DrainStatus(DrainOutcome.UNDEFINED)
 _DRAIN_OK: Final = DrainStatus(DrainOutcome.DRAIN_OK)
 _SKIP: Final = DrainStatus(DrainOutcome.SKIP_DRAIN)
-_WAIT: Final = DrainStatus(DrainOutcome.WAIT_FOR_COMPLETION)
 
 
 class RemainingPdbTracker:
@@ -296,12 +301,6 @@ def _terminal(ctx: DrainContext, pod: Pod) -> DrainStatus:
     return _DRAIN_OK if pod.is_terminal else _UNDEFINED
 
 
-def _on_completion(ctx: DrainContext, pod: Pod) -> DrainStatus:
-    if pod.annotations.get(SAFE_TO_EVICT_ANNOTATION) == "on-completion":
-        return _WAIT
-    return _UNDEFINED
-
-
 def _blocked(reason: BlockingPodReason, message: str) -> DrainStatus:
     return DrainStatus(DrainOutcome.BLOCK_DRAIN, reason, message)
 
@@ -382,7 +381,6 @@ DEFAULT_RULES: Final = (
     DrainRule("DaemonSet", _daemonset),
     DrainRule("SafeToEvict", _safe_to_evict),
     DrainRule("Terminal", _terminal),
-    DrainRule("OnCompletion", _on_completion),
     # blocking checks
     DrainRule("Replicated", _replicated),
     DrainRule("System", _system),
@@ -390,7 +388,7 @@ DEFAULT_RULES: Final = (
     DrainRule("LocalStorage", _local_storage),
     DrainRule("PDB", _pdb),
 )
-"""CA ``rules.Default()`` with its default flags, in its order (see the module docstring for
+"""CA 1.34 ``rules.Default()`` with its default flags, in its order (see the module docstring for
 the rules CA has that schedsim does not model)."""
 
 
@@ -413,14 +411,11 @@ class PodMoveInfo:
     Attributes:
         pods: the pods to reschedule elsewhere (in the node's pod order).
         daemonset_pods: DaemonSet pods (they go with the node).
-        on_completion_pods: pods annotated ``safe-to-evict: "on-completion"`` (they finish
-            where they are).
         blocking: the first pod that keeps the node (then the lists stop at it).
     """
 
     pods: tuple[Pod, ...] = ()
     daemonset_pods: tuple[Pod, ...] = ()
-    on_completion_pods: tuple[Pod, ...] = ()
     blocking: BlockingPod | None = None
 
 
@@ -429,19 +424,17 @@ def get_pods_to_move(
     ctx: DrainContext | None = None,
     rules: Sequence[DrainRule] = DEFAULT_RULES,
 ) -> PodMoveInfo:
-    """Sort a node's pods by the rules (CA ``GetPodsToMove``), stopping at the first pod that
-    blocks.
+    """Sort a node's pods by the rules (CA 1.34 ``GetPodsToMove``), stopping at the first pod
+    that blocks.
 
-    Undefined or drain ok: DaemonSet pods to ``daemonset_pods``, terminal pods nowhere
-    (nothing runs to be moved), the others to ``pods``; wait for completion: to
-    ``on_completion_pods``; skip: nowhere; block: ``blocking``.
+    Undefined or drain ok: DaemonSet pods to ``daemonset_pods``, the others (terminal pods
+    too, as CA 1.34) to ``pods``; skip: nowhere; block: ``blocking``.
 
     Time: O(pods x budgets of their namespaces).
     """
     ctx = ctx if ctx is not None else DrainContext()
     pods: list[Pod] = []
     daemonset: list[Pod] = []
-    on_completion: list[Pod] = []
     for pi in node_info.pods:
         pod = pi.pod
         status = drainable(ctx, pod, rules)
@@ -449,15 +442,13 @@ def get_pods_to_move(
         if outcome is DrainOutcome.BLOCK_DRAIN:
             assert status.reason is not None
             blocking = BlockingPod(pod, status.reason, status.message)
-            return PodMoveInfo(tuple(pods), tuple(daemonset), tuple(on_completion), blocking)
-        if outcome is DrainOutcome.WAIT_FOR_COMPLETION:
-            on_completion.append(pod)
-        elif outcome is not DrainOutcome.SKIP_DRAIN:
+            return PodMoveInfo(tuple(pods), tuple(daemonset), blocking)
+        if outcome is not DrainOutcome.SKIP_DRAIN:
             if is_daemonset_pod(pod):
                 daemonset.append(pod)
-            elif not pod.is_terminal:
+            else:
                 pods.append(pod)
-    return PodMoveInfo(tuple(pods), tuple(daemonset), tuple(on_completion))
+    return PodMoveInfo(tuple(pods), tuple(daemonset))
 
 
 def pods_to_move(

@@ -455,12 +455,13 @@ def scale_down(
 
     order = sorted(nodes, key=lambda n: not is_empty(n))
     verdicts: dict[str, NodeVerdict] = {}
+    moved_from: dict[str, str] = {}  # pod key -> the node a removal in this pass moved it from
     with aborting_plugin_errors(framework):
         for i, node in enumerate(order):
             try:
                 verdicts[node.name] = _consider(
                     snapshot, node, utilizations[node.name], threshold, gpu_threshold,
-                    node_groups, groups_of, sizes, hinting, drain,
+                    node_groups, groups_of, sizes, hinting, drain, moved_from,
                 )  # fmt: skip
             except PluginStatusError as e:
                 error = e.pod_error()
@@ -502,6 +503,7 @@ def _consider(
     sizes: dict[str, int],
     hinting: HintingSimulator,
     drain: DrainContext,
+    moved_from: dict[str, str],
 ) -> NodeVerdict:
     name = node.name
     if node.annotations.get(SCALE_DOWN_DISABLED_ANNOTATION) == "true":
@@ -544,7 +546,7 @@ def _consider(
             UnremovableReason.BLOCKED_BY_POD,
             util,
             pod=blocking.pod,
-            detail=_blocking_detail(blocking, drain.tracker),
+            detail=_blocking_detail(blocking, drain.tracker, moved_from.get(blocking.pod.key)),
         )
     try:
         placed, failed = simulate_node_removal(snapshot, name, movable, hinting)
@@ -562,13 +564,19 @@ def _consider(
     if group is not None:
         sizes[group.name] -= 1
     drain.tracker.remove_pods(movable)  # CA planner: RemainingPdbTracker.RemovePods
+    moved_from.update((p.key, name) for p in movable)
     return NodeVerdict(name, True, None, util, moved=placed)
 
 
-def _blocking_detail(blocking: BlockingPod, tracker: RemainingPdbTracker) -> str:
-    """``pod NS/NAME: Reason``; for NotEnoughPdb, the budgets used up, with what they still
-    allow (``PodDisruptionBudget NS/NAME allows N more disruption(s)``)."""
-    detail = f"pod {blocking.pod.key}: {blocking.reason.value}"
+def _blocking_detail(
+    blocking: BlockingPod, tracker: RemainingPdbTracker, moved_from: str | None
+) -> str:
+    """``pod NS/NAME: Reason``, or ``pod NS/NAME (moved here from NODE in this pass):
+    Reason`` for a pod an earlier removal of the pass moved onto the node; for NotEnoughPdb,
+    the budgets used up, with what they still allow (``PodDisruptionBudget NS/NAME allows N
+    more disruption(s)``)."""
+    where = f" (moved here from {moved_from} in this pass)" if moved_from else ""
+    detail = f"pod {blocking.pod.key}{where}: {blocking.reason.value}"
     if blocking.reason is BlockingPodReason.NOT_ENOUGH_PDB:
         spent = [
             f"PodDisruptionBudget {b.key} allows {max(b.disruptions_allowed or 0, 0)} more "
