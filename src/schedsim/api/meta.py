@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from datetime import datetime
+from datetime import UTC, datetime
 from fractions import Fraction
 from typing import Any
 
@@ -20,6 +20,7 @@ from schedsim.api.errors import FieldError
 __all__ = [
     "OwnerReference",
     "ResourceList",
+    "as_utc",
     "decode_owner_references",
     "default_requests",
     "parse_timestamp",
@@ -62,6 +63,12 @@ def decode_owner_references(meta: Mapping[str, Any]) -> tuple[OwnerReference, ..
         OwnerReference.from_manifest(d.get_mapping_item(items, i, path), f"{path}[{i}]")
         for i in range(len(items))
     )
+
+
+def as_utc(ts: datetime) -> datetime:
+    """``ts`` with a zone: a naive time (a YAML loader's ``2024-01-02 03:04:05``, or one made
+    in Python) is UTC, as metav1.Time, so that timestamps compare and sort."""
+    return ts if ts.tzinfo is not None else ts.replace(tzinfo=UTC)
 
 
 def parse_timestamp(raw: Any, field: str) -> datetime | None:

@@ -38,11 +38,12 @@ class is not the default.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from datetime import UTC, datetime
+from datetime import datetime
 
 import attrs
 
 from schedsim.api.errors import first_few
+from schedsim.api.meta import as_utc
 from schedsim.api.pvcontroller import complete_bindings
 from schedsim.api.storage_class import StorageClass
 from schedsim.api.storage_fields import BETA_STORAGE_CLASS_ANNOTATION
@@ -69,7 +70,7 @@ def _newest_first(sc: StorageClass) -> tuple[bool, float, str]:
 def _seconds(ts: datetime) -> float:
     """Seconds since the epoch; a timestamp without a zone is read as UTC (YAML loaders parse
     ``2024-01-02 03:04:05`` without one)."""
-    return (ts if ts.tzinfo is not None else ts.replace(tzinfo=UTC)).timestamp()
+    return as_utc(ts).timestamp()
 
 
 def default_storage_class(classes: Sequence[StorageClass]) -> StorageClass | None:

@@ -42,6 +42,7 @@ from typing import Protocol
 import attrs
 
 from schedsim.api.core import Pod
+from schedsim.api.meta import as_utc
 from schedsim.api.policy import PodDisruptionBudget
 from schedsim.framework.cycle_state import CycleState
 from schedsim.framework.fit_error import Diagnosis, FitError
@@ -80,7 +81,7 @@ def pod_start_time(pod: Pod) -> datetime:
     ts = pod.start_time
     if ts is None:
         return _FAR_FUTURE
-    return ts if ts.tzinfo is not None else ts.replace(tzinfo=UTC)
+    return as_utc(ts)
 
 
 @attrs.frozen

@@ -19,13 +19,14 @@ Manifest traces
 from __future__ import annotations
 
 from collections.abc import Sequence
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Final
 
 import attrs
 
 from schedsim.api.core import Pod
 from schedsim.api.errors import ManifestError
+from schedsim.api.meta import as_utc
 from schedsim.engine import Cluster
 from schedsim.replay.clock import parse_duration
 
@@ -81,10 +82,6 @@ class Trace:
         return self.arrivals[-1].arrival if self.arrivals else 0.0
 
 
-def _utc(ts: datetime) -> datetime:
-    return ts if ts.tzinfo is not None else ts.replace(tzinfo=UTC)
-
-
 def _duration(pod: Pod, where: str) -> float | None:
     raw = pod.annotations.get(DURATION_ANNOTATION)
     if raw is None:
@@ -130,7 +127,7 @@ def manifest_trace(cluster: Cluster) -> Trace:
             running.append(TracePod(pod, 0.0, _duration(pod, where(pod)), where(pod)))
             continue
         ts = pod.creation_timestamp
-        pending.append((pod, _utc(ts) if ts is not None else None))
+        pending.append((pod, as_utc(ts) if ts is not None else None))
     stamps = [ts for _, ts in pending if ts is not None]
     start = min(stamps) if stamps else None
     arrivals = [

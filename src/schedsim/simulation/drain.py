@@ -56,12 +56,13 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 from typing import Final
 
 import attrs
 
 from schedsim.api.core import Pod
+from schedsim.api.meta import as_utc
 from schedsim.api.policy import PodDisruptionBudget
 from schedsim.simulation.equivalence import is_daemonset_pod, is_mirror_pod
 from schedsim.snapshot.infos import NodeInfo
@@ -324,17 +325,12 @@ def _system(ctx: DrainContext, pod: Pod) -> DrainStatus:
         return _UNDEFINED
     created = pod.creation_timestamp
     if ctx.now is not None and created is not None:
-        if _utc(ctx.now) > _utc(created) + ctx.bsp_disruption_timeout:
+        if as_utc(ctx.now) > as_utc(created) + ctx.bsp_disruption_timeout:
             return _DRAIN_OK
     return _blocked(
         BlockingPodReason.UNMOVABLE_KUBE_SYSTEM_POD,
         f"non-daemonset, non-mirrored, non-pdb-assigned kube-system pod present: {pod.name}",
     )
-
-
-def _utc(t: datetime) -> datetime:
-    """``t`` with a zone: a naive time (e.g. from a YAML loader) is UTC, as metav1.Time."""
-    return t if t.tzinfo is not None else t.replace(tzinfo=UTC)
 
 
 def _not_safe_to_evict(ctx: DrainContext, pod: Pod) -> DrainStatus:

@@ -36,6 +36,7 @@ from datetime import UTC, datetime
 import attrs
 
 from schedsim.api.core import Pod
+from schedsim.api.meta import as_utc
 from schedsim.api.resource import ResourceClaimTemplate
 from schedsim.dra.claim_controller import create_template_claims
 from schedsim.dra.extended import has_extended_resource_requests
@@ -105,9 +106,7 @@ def queue_order(pods: Iterable[Pod]) -> list[Pod]:
 
     def key(p: Pod) -> tuple[int, datetime, str, str]:
         ts = p.creation_timestamp
-        if ts is not None and ts.tzinfo is None:
-            ts = ts.replace(tzinfo=UTC)
-        return (-p.priority, ts or _FAR_FUTURE, p.name, p.namespace)
+        return (-p.priority, as_utc(ts) if ts is not None else _FAR_FUTURE, p.name, p.namespace)
 
     return sorted(pods, key=key)
 
