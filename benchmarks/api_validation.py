@@ -24,8 +24,8 @@ import gcda
 import gcda_cluster
 import yaml
 
-from schedsim.api.loader import decode_objects
-from schedsim.api.manifest_text import parse_text
+from schedsim.api.loading.loader import decode_objects
+from schedsim.api.loading.manifest_text import parse_text
 
 
 def _best(f: Callable[[], Any], repeat: int) -> float:

@@ -21,9 +21,9 @@ import sys
 import time
 
 from schedsim.api.core import Node, Pod
+from schedsim.autoscaler.nodegroups import NodeGroup, NodeTemplate
 from schedsim.engine import Cluster
 from schedsim.replay import Replay, Trace, TracePod
-from schedsim.simulation.nodegroups import NodeGroup, NodeTemplate
 
 DAY = 24 * 3600.0
 CLASSES = (  # (cpu, memory, weight)

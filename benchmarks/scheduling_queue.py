@@ -22,7 +22,7 @@ from schedsim.framework import Framework, Handle, default_profile
 from schedsim.framework.events import ASSIGNED_POD_DELETE
 from schedsim.scheduler.clock import LogicalClock
 from schedsim.scheduler.queue import SchedulingQueue
-from schedsim.simulation import queue_order
+from schedsim.scheduler.scheduling import queue_order
 from schedsim.testing.snapshot_conformance import make_pod
 
 

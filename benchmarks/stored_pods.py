@@ -89,7 +89,7 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
 
     from schedsim.api.core import Pod
-    from schedsim.api.loader import load_text
+    from schedsim.api.loading.loader import load_text
 
     objects = [_node(i) for i in range(args.nodes)] + [_pod(i) for i in range(args.pods)]
     text = json.dumps({"apiVersion": "v1", "kind": "List", "items": objects})

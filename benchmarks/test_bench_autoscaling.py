@@ -27,16 +27,16 @@ import pytest
 
 from schedsim.api.core import Node, Pod
 from schedsim.api.resource import DeviceClass, ResourceClaimTemplate, ResourceSlice
+from schedsim.autoscaler.equivalence import group_equivalent_pods
+from schedsim.autoscaler.estimator import estimate
+from schedsim.autoscaler.hinting import HintingSimulator
+from schedsim.autoscaler.nodegroups import NodeGroup, NodeTemplate
+from schedsim.autoscaler.sanitize import template_node_info
+from schedsim.autoscaler.scaledown import pods_to_move, simulate_node_removal
+from schedsim.autoscaler.scaleup import scale_up
 from schedsim.dra.claim_controller import create_template_claims
 from schedsim.engine import Cluster
 from schedsim.framework import Framework, Handle, default_profile
-from schedsim.simulation.equivalence import group_equivalent_pods
-from schedsim.simulation.estimator import estimate
-from schedsim.simulation.hinting import HintingSimulator
-from schedsim.simulation.nodegroups import NodeGroup, NodeTemplate
-from schedsim.simulation.sanitize import template_node_info
-from schedsim.simulation.scaledown import pods_to_move, simulate_node_removal
-from schedsim.simulation.scaleup import scale_up
 from schedsim.snapshot import (
     BasicSnapshotStore,
     ClusterSnapshotStore,

@@ -16,8 +16,8 @@ from typing import Any
 import pytest
 from gcda_cluster import NODES, PODS, cluster_documents
 
-from schedsim.api.loader import decode_objects, load_paths
-from schedsim.api.strict import find_unknown_fields
+from schedsim.api.loading.loader import decode_objects, load_paths
+from schedsim.api.loading.strict import find_unknown_fields
 
 
 @pytest.fixture(scope="module")

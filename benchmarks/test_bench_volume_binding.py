@@ -14,7 +14,7 @@ from typing import Any
 import attrs
 import pytest
 
-from schedsim.api.loader import decode_objects
+from schedsim.api.loading.loader import decode_objects
 from schedsim.engine import Cluster
 from schedsim.framework import Framework, Handle, default_profile
 

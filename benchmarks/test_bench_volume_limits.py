@@ -15,10 +15,10 @@ from typing import Any
 import pytest
 
 from schedsim.api.core import Node, Pod
-from schedsim.api.loader import Manifests, decode_objects
+from schedsim.api.loading.loader import Manifests, decode_objects
 from schedsim.engine import Cluster
 from schedsim.framework import Framework, Handle, StorageListers, default_profile
-from schedsim.simulation.scheduling import simulate
+from schedsim.scheduler.scheduling import simulate
 from schedsim.snapshot import ClusterSnapshotStore, PredicateSnapshot
 from schedsim.snapshot.csi import CsiSnapshot
 

@@ -12,8 +12,8 @@ from typing import Any
 
 import pytest
 
-from schedsim.api.controllers import expand_workloads
-from schedsim.api.loader import Manifests, decode_objects
+from schedsim.api.apps.controllers import expand_workloads
+from schedsim.api.loading.loader import Manifests, decode_objects
 
 REPLICAS = 10
 

@@ -47,7 +47,7 @@ from typing import Any, ClassVar, Protocol
 import attrs
 
 from schedsim.api.core import Node, OwnerReference, Pod
-from schedsim.api.nodeaffinity import node_matches
+from schedsim.api.core.nodeaffinity import node_matches
 from schedsim.api.resource import (
     AllocationResult,
     Condition,

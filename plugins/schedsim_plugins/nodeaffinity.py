@@ -18,7 +18,7 @@ from schedsim.api.core import (
     Pod,
     PreferredSchedulingTerm,
 )
-from schedsim.api.nodeaffinity import (
+from schedsim.api.core.nodeaffinity import (
     OBJECT_NAME_FIELD,
     Matcher,
     compile_node_selector,

@@ -20,8 +20,8 @@ from typing import Any, ClassVar
 import attrs
 
 from schedsim.api.core import Pod
+from schedsim.api.core.resources import is_extended_resource_name, pod_requests, request_parts
 from schedsim.api.parts_memo import parts_memo
-from schedsim.api.resources import is_extended_resource_name, pod_requests, request_parts
 from schedsim.dra.extended import device_class_mapping
 from schedsim.framework import (
     Code,

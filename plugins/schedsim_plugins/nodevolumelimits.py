@@ -20,8 +20,7 @@ from typing import Any, ClassVar, Final
 from urllib.parse import urlsplit
 
 from schedsim.api.core import Pod, Volume
-from schedsim.api.storage import CSINode, PersistentVolume, PersistentVolumeClaim
-from schedsim.api.volumes import (
+from schedsim.api.core.volumes import (
     AWS_EBS_PLUGIN,
     AZURE_DISK_PLUGIN,
     CINDER_PLUGIN,
@@ -29,6 +28,7 @@ from schedsim.api.volumes import (
     IN_TREE_SOURCES,
     InTreeVolumeSource,
 )
+from schedsim.api.storage import CSINode, PersistentVolume, PersistentVolumeClaim
 from schedsim.framework import Code, CycleState, Handle, NodeInfo, Status, StorageListers
 
 __all__ = [

@@ -16,14 +16,14 @@ from operator import attrgetter, is_
 from typing import Any, ClassVar
 
 from schedsim.api.core import Node, Pod
-from schedsim.api.labels import LabelSelector
-from schedsim.api.nodeaffinity import Matcher, match_all, required_node_affinity
-from schedsim.api.spread import (
+from schedsim.api.core.nodeaffinity import Matcher, match_all, required_node_affinity
+from schedsim.api.core.spread import (
     DO_NOT_SCHEDULE,
     SCHEDULE_ANYWAY,
     TopologySpreadConstraint,
     label_key_requirements,
 )
+from schedsim.api.labels import LabelSelector
 from schedsim.framework import (
     Code,
     CycleState,

@@ -9,10 +9,10 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from schedsim.api.core import Node, OwnerReference, Pod
+from schedsim.api.core.nodeaffinity import Matcher
+from schedsim.api.core.spread import SCHEDULE_ANYWAY, TopologySpreadConstraint
 from schedsim.api.errors import FieldError
 from schedsim.api.labels import LabelSelector, LabelSelectorRequirement
-from schedsim.api.nodeaffinity import Matcher
-from schedsim.api.spread import SCHEDULE_ANYWAY, TopologySpreadConstraint
 from schedsim.framework import NodeInfo, ObjectListers, PodInfo
 
 __all__ = [

@@ -27,9 +27,9 @@ from collections.abc import Callable, Mapping, Sequence
 from fractions import Fraction
 
 from schedsim.api.core import Pod
+from schedsim.api.core.resources import is_scalar_resource_name, pod_requests, request_parts
 from schedsim.api.parts_memo import parts_memo
 from schedsim.api.quantity import milli_value, value
-from schedsim.api.resources import is_scalar_resource_name, pod_requests, request_parts
 from schedsim.framework import MAX_NODE_SCORE, NodeInfo
 from schedsim.framework.args import (
     MAX_CUSTOM_PRIORITY_SCORE,

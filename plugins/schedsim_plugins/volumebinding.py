@@ -28,7 +28,7 @@ from typing import Any, ClassVar, Final
 import attrs
 
 from schedsim.api.core import Node, Pod
-from schedsim.api.nodeaffinity import compile_node_selector
+from schedsim.api.core.nodeaffinity import compile_node_selector
 from schedsim.api.storage import (
     BIND_COMPLETED_ANNOTATION,
     BOUND_BY_CONTROLLER_ANNOTATION,

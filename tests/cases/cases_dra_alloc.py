@@ -15,7 +15,7 @@ import pytest
 
 from schedsim.api.core import NodeSelectorRequirement, NodeSelectorTerm
 from schedsim.api.errors import ManifestError
-from schedsim.api.loader import decode_objects
+from schedsim.api.loading.loader import decode_objects
 from schedsim.api.quantity import parse_quantity
 from schedsim.api.resource import AllocationResult, qualified_name
 from schedsim.dra import AllocatedState, AllocationError, Allocator, DeviceId, DraFeatures

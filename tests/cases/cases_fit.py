@@ -12,7 +12,7 @@ from typing import Any
 import cases_plugin
 
 from schedsim.api.core import Pod
-from schedsim.api.loader import decode_objects
+from schedsim.api.loading.loader import decode_objects
 from schedsim.framework import (
     Code,
     CycleState,

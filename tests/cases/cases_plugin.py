@@ -40,7 +40,7 @@ from typing import Any
 import attrs
 
 from schedsim.api.core import Pod
-from schedsim.api.loader import Manifests, decode_objects
+from schedsim.api.loading.loader import Manifests, decode_objects
 from schedsim.framework import (
     CycleState,
     FeatureGates,

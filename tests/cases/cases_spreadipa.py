@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from schedsim.api.loader import decode_objects
+from schedsim.api.loading.loader import decode_objects
 from schedsim.framework import (
     CycleState,
     FeatureGates,

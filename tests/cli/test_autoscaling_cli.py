@@ -296,8 +296,8 @@ def test_usage_errors(files: tuple[str, str], capsys: pytest.CaptureFixture[str]
 
 def test_documented_node_groups_example_is_valid() -> None:
     """The node-groups example in docs/cli.md parses, and its template can be copied."""
-    from schedsim.simulation.nodegroups import parse_node_groups
-    from schedsim.simulation.sanitize import sanitized_node_info, template_node_info
+    from schedsim.autoscaler.nodegroups import parse_node_groups
+    from schedsim.autoscaler.sanitize import sanitized_node_info, template_node_info
 
     text = (Path(__file__).resolve().parents[2] / "docs" / "cli.md").read_text("utf-8")
     section = text.split("## The node-groups file", 1)[1]
@@ -315,7 +315,7 @@ def test_progress_bar_only_for_many_items_on_a_terminal(
 ) -> None:
     import sys
 
-    from schedsim import cli_autoscaling
+    from schedsim.cli import autoscaling as cli_autoscaling
 
     with cli_autoscaling._progress(100, "nodes") as callback:
         assert callback is None  # stderr is not a terminal here

@@ -1,4 +1,4 @@
-"""`schedsim.cli_table`: the fast path prints exactly what rich prints.
+"""`schedsim.cli.table`: the fast path prints exactly what rich prints.
 
 The reference is rich itself (the library the CLI printed its tables with before): a default
 `rich.table.Table` on a colourless 120-column console, cells escaped for markup as the CLI
@@ -18,7 +18,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from schedsim.cli_table import rich_table_text, table_text
+from schedsim.cli.table import rich_table_text, table_text
 
 
 def _old_cli_rendering(headers: list[str], rows: list[list[str]], width: int) -> str:

@@ -1,6 +1,6 @@
-"""CSI volume limits end to end (issue #6): NodeVolumeLimits through `schedsim.simulation` and
-the CLI, the shipped EBS example, and bad storage input (exit status 2, the message names the
-file, the object and the field)."""
+"""CSI volume limits end to end (issue #6): NodeVolumeLimits through
+`schedsim.scheduler.scheduling` and the CLI, the shipped EBS example, and bad storage input
+(exit status 2, the message names the file, the object and the field)."""
 
 from __future__ import annotations
 
@@ -14,11 +14,11 @@ import pytest
 import yaml
 
 from schedsim.api.core import Node, Pod
-from schedsim.api.loader import decode_objects
+from schedsim.api.loading.loader import decode_objects
 from schedsim.cli import main
 from schedsim.engine import Cluster
 from schedsim.framework import Framework, Handle, StorageListers, default_profile
-from schedsim.simulation.scheduling import simulate
+from schedsim.scheduler.scheduling import simulate
 from schedsim.snapshot import ClusterSnapshotStore, PredicateSnapshot
 from schedsim.snapshot.basic import BasicSnapshotStore
 from schedsim.snapshot.csi import CsiSnapshot

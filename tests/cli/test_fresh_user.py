@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from cli_proc import schedsim_script
 
-from schedsim.api.defaults import NO_PODS_CAPACITY
+from schedsim.api.loading.defaults import NO_PODS_CAPACITY
 from schedsim.cli import main
 
 BARE_NODE = {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "bare"}}

@@ -22,7 +22,7 @@ from typing import Any
 
 import pytest
 
-from schedsim.api.kss import SELECTED_NODE_ANNOTATION
+from schedsim.api.loading.kss import SELECTED_NODE_ANNOTATION
 from schedsim.cli import main
 
 EXPORT = Path(__file__).resolve().parent / "data" / "kss" / "export.json"

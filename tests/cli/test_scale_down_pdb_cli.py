@@ -1,6 +1,6 @@
 """``schedsim scale-down`` reads PodDisruptionBudgets as Cluster Autoscaler does (its System
 and PDB drainability rules, and the planner's remaining-PDB tracker across the candidates
-of one pass; see tests/simulation/test_drain.py for the rule-level CA tests)."""
+of one pass; see tests/autoscaler/test_drain.py for the rule-level CA tests)."""
 
 from __future__ import annotations
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from schedsim.api.loader import decode_objects
+from schedsim.api.loading.loader import decode_objects
 from schedsim.dra.claim_controller import (
     POD_CLAIM_NAME_ANNOTATION,
     create_template_claims,

@@ -11,10 +11,10 @@ from importlib import resources
 import attrs
 import pytest
 
-from schedsim.api.loader import Manifests
+from schedsim.api.loading.loader import Manifests
 from schedsim.engine import Cluster, Engine, EngineConfig
 from schedsim.framework.delegating import UnboundSnapshotError
-from schedsim.simulation.scheduling import SimulationResult
+from schedsim.scheduler.scheduling import SimulationResult
 from schedsim.testing import snapshot_from_manifests
 
 

@@ -130,7 +130,7 @@ def test_bad_duration_flag(capsys: pytest.CaptureFixture[str]) -> None:
 
 def test_bad_price_is_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """A node group's price is a number >= 0 (FILE: FIELD: problem)."""
-    from schedsim.cli_replay import EXAMPLE_NODE_GROUPS
+    from schedsim.cli.replay import EXAMPLE_NODE_GROUPS
 
     src = (ROOT / "src/schedsim/examples" / EXAMPLE_NODE_GROUPS).read_text()
     groups = tmp_path / "groups.yaml"

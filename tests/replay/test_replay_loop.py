@@ -14,10 +14,10 @@ import yaml
 from replay_scenarios import NODE_GROUPS, TAIL_POD, burst_trace
 
 from schedsim.api.core import Pod
+from schedsim.autoscaler.nodegroups import parse_node_groups
 from schedsim.engine import Cluster
 from schedsim.replay import AutoscalerOptions, Replay, manifest_trace, trace_from_paths
 from schedsim.replay.export import metrics_to_csv, metrics_to_json
-from schedsim.simulation.nodegroups import parse_node_groups
 from schedsim.snapshot.errors import SchedulingError
 
 

@@ -13,6 +13,7 @@ import pytest
 
 from schedsim.api.core import OwnerReference
 from schedsim.api.errors import ManifestError
+from schedsim.autoscaler.nodegroups import parse_node_groups
 from schedsim.engine import Cluster, Engine, EngineConfig
 from schedsim.replay import Replay, manifest_trace, parse_duration
 from schedsim.replay.alibaba import (
@@ -24,7 +25,6 @@ from schedsim.replay.alibaba import (
     read_pods,
 )
 from schedsim.replay.metrics import TaskClass, node_fragmentation, percentile
-from schedsim.simulation.nodegroups import parse_node_groups
 
 NODES_CSV = """\
 sn,cpu_milli,memory_mib,gpu,model

@@ -10,11 +10,11 @@ import pytest
 import yaml
 from replay_scenarios import NODE_GROUPS, burst_trace
 
+from schedsim.autoscaler.nodegroups import parse_node_groups
 from schedsim.cli import main
 from schedsim.engine import Cluster
 from schedsim.replay import Replay, ReplayMetrics, manifest_trace
 from schedsim.report import replay_page
-from schedsim.simulation.nodegroups import parse_node_groups
 
 
 def _metrics() -> ReplayMetrics:

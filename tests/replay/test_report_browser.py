@@ -12,10 +12,10 @@ from typing import Any
 import yaml
 from replay_scenarios import NODE_GROUPS, burst_trace
 
+from schedsim.autoscaler.nodegroups import parse_node_groups
 from schedsim.engine import Cluster
 from schedsim.replay import Replay, manifest_trace
 from schedsim.report import replay_page
-from schedsim.simulation.nodegroups import parse_node_groups
 
 
 def test_report_renders_in_chromium(

@@ -20,8 +20,7 @@ from schedsim.framework import (
     discover_plugins,
 )
 from schedsim.framework.scheduler_config import scheduler_configuration_from_mapping
-from schedsim.simulation import simulate
-from schedsim.simulation.scheduling import SimulationResult
+from schedsim.scheduler.scheduling import SimulationResult, simulate
 from schedsim.snapshot import PredicateSnapshot
 from schedsim.snapshot.basic import BasicSnapshotStore
 from schedsim.snapshot.delta import DeltaSnapshotStore

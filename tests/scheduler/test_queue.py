@@ -18,7 +18,7 @@ from schedsim.framework.events import (
     QueueingHint,
 )
 from schedsim.framework.queued_pod_info import QueuedPodInfo
-from schedsim.framework.runtime_binding import default_queue_sort_less
+from schedsim.framework.runtime import default_queue_sort_less
 from schedsim.framework.status import Code, Status
 from schedsim.scheduler.clock import LogicalClock
 from schedsim.scheduler.queue import QueueingStrategy, SchedulingQueue

@@ -16,7 +16,7 @@ from schedsim.framework.queued_pod_info import (
     priority_sort_key,
     queue_sort_key,
 )
-from schedsim.framework.runtime_binding import default_queue_sort_less
+from schedsim.framework.runtime import default_queue_sort_less
 from schedsim.scheduler.clock import LogicalClock
 from schedsim.scheduler.queue import SchedulingQueue
 from schedsim.testing.snapshot_conformance import make_pod

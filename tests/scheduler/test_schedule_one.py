@@ -11,7 +11,7 @@ import attrs
 import pytest
 
 from schedsim.api.core import Node, Pod
-from schedsim.api.loader import load_text
+from schedsim.api.loading.loader import load_text
 from schedsim.framework import (
     CycleState,
     FitError,
@@ -24,7 +24,7 @@ from schedsim.framework import (
     discover_plugins,
 )
 from schedsim.scheduler import Scheduler
-from schedsim.simulation import queue_order
+from schedsim.scheduler.scheduling import queue_order
 from schedsim.snapshot import PredicateSnapshot
 from schedsim.snapshot.infos import PodInfo as StoredPodInfo
 from schedsim.testing.snapshot_conformance import make_node, make_pod

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from schedsim.api.loader import decode_objects
+from schedsim.api.loading.loader import decode_objects
 from schedsim.dra.extended import extended_resource_claim_name
 from schedsim.framework import FeatureGates, Framework, Handle, default_profile
 from schedsim.snapshot import BasicSnapshotStore, DeltaSnapshotStore, PredicateSnapshot

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from importlib import resources
 
-from schedsim.api.loader import load_text
+from schedsim.api.loading.loader import load_text
 from schedsim.framework import FitError, Framework, Handle, PluginTimings, default_profile
-from schedsim.simulation import queue_order
+from schedsim.scheduler.scheduling import queue_order
 from schedsim.snapshot import PredicateSnapshot
 
 

@@ -21,7 +21,7 @@ from typing import Any
 
 import pytest
 
-from schedsim.api.loader import decode_objects
+from schedsim.api.loading.loader import decode_objects
 from schedsim.api.storage import SELECTED_NODE_ANNOTATION
 from schedsim.framework import Framework, Handle, StorageListers, default_profile
 from schedsim.snapshot import (

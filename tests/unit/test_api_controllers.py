@@ -1,6 +1,6 @@
-"""Workload controllers to pods (`schedsim.api.controllers`) and the API server's defaults
-(`schedsim.api.defaults`), checked against the controllers' and admission plugins' documented
-and tested behaviour (each test names its source)."""
+"""Workload controllers to pods (`schedsim.api.apps.controllers`) and the API server's defaults
+(`schedsim.api.loading.defaults`), checked against the controllers' and admission plugins'
+documented and tested behaviour (each test names its source)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from fractions import Fraction
 
 import pytest
 
-from schedsim.api.controllers import (
+from schedsim.api.apps.controllers import (
     DAEMON_SET_TOLERATIONS,
     POD_TEMPLATE_HASH_LABEL,
     compute_hash,
@@ -24,9 +24,9 @@ from schedsim.api.core import (
     Pod,
     Toleration,
 )
-from schedsim.api.defaults import default_pod, generate_name, safe_encode_string
 from schedsim.api.errors import ManifestError
-from schedsim.api.loader import Manifests, load_text
+from schedsim.api.loading.defaults import default_pod, generate_name, safe_encode_string
+from schedsim.api.loading.loader import Manifests, load_text
 
 SUFFIX = "[bcdfghjklmnpqrstvwxz2456789]"
 

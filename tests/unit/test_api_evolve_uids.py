@@ -1,6 +1,6 @@
 """`schedsim.api.evolve.evolve` is ``attrs.evolve`` (attrs' documented behaviour: a new
 instance through ``__init__`` with the old fields and the changes; ``init=False`` fields at
-their default; an unknown name is a TypeError), and `schedsim.api.uids.url_uuid5` is
+their default; an unknown name is a TypeError), and `schedsim.api.loading.uids.url_uuid5` is
 ``uuid.uuid5(uuid.NAMESPACE_URL, name)`` (RFC 4122 section 4.3, as Python's ``uuid``
 module computes it), the UIDs of objects read without one."""
 
@@ -13,8 +13,8 @@ import pytest
 
 from schedsim.api.core import Pod, Toleration
 from schedsim.api.evolve import evolve
-from schedsim.api.loader import load_text
-from schedsim.api.uids import default_uid, url_uuid5
+from schedsim.api.loading.loader import load_text
+from schedsim.api.loading.uids import default_uid, url_uuid5
 
 
 def test_evolve_equals_attrs_evolve_and_starts_an_empty_memo() -> None:

@@ -7,7 +7,7 @@ pass: priorityClassName was ignored, so a priority-1000 pod lost the last slot."
 
 from __future__ import annotations
 
-from schedsim.api.loader import load_text
+from schedsim.api.loading.loader import load_text
 
 CLUSTER = """apiVersion: v1
 kind: Node

@@ -18,7 +18,7 @@ import yaml
 from schedsim.api import Manifests, decode_objects, load_paths
 from schedsim.api.core import NodeSelectorRequirement, NodeSelectorTerm, OwnerReference
 from schedsim.api.errors import FieldError, ManifestError
-from schedsim.api.loader import read_documents
+from schedsim.api.loading.loader import read_documents
 from schedsim.api.resource import (
     AllocatedDeviceStatus,
     AllocationResult,

@@ -20,11 +20,11 @@ from pathlib import Path
 import pytest
 
 from schedsim.api.core import Pod
+from schedsim.api.core.nodeaffinity import required_node_affinity
 from schedsim.api.errors import ManifestError
-from schedsim.api.loader import Manifests, load_paths, load_text
-from schedsim.api.nodeaffinity import required_node_affinity
+from schedsim.api.loading.loader import Manifests, load_paths, load_text
+from schedsim.autoscaler.nodegroups import parse_node_groups
 from schedsim.cli import main
-from schedsim.simulation.nodegroups import parse_node_groups
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -229,7 +229,7 @@ CASES: list[tuple[str, str, str, str]] = [
      "validateSchedulingGates"),
     ("duplicate scheduling gates", pod(C + ", schedulingGates: [{name: a.io/g}, {name: a.io/g}]"),
      f"{P}: spec.schedulingGates[1]: duplicate value 'a.io/g'", "validateSchedulingGates"),
-    # topology spread: validateTopologySpreadConstraints (decoder, schedsim.api.spread)
+    # topology spread: validateTopologySpreadConstraints (decoder, schedsim.api.core.spread)
     ("bad whenUnsatisfiable",
      pod(C + ", topologySpreadConstraints: [{maxSkew: 1, topologyKey: zone, "
          "whenUnsatisfiable: Maybe, labelSelector: {}}]"),

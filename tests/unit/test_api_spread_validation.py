@@ -17,7 +17,7 @@ import yaml
 
 from schedsim.api.errors import ManifestError
 from schedsim.api.labels import LabelSelectorRequirement
-from schedsim.api.loader import Manifests, decode_objects
+from schedsim.api.loading.loader import Manifests, decode_objects
 
 P = "f.yaml: Pod default/p: "
 

@@ -13,6 +13,7 @@ import pytest
 import yaml
 
 from schedsim.api import Manifests, decode_objects, load_paths
+from schedsim.api.core.volumes import CSIPersistentVolumeSource, CSIVolumeSource, InTreeVolumeSource
 from schedsim.api.errors import ManifestError
 from schedsim.api.storage import (
     CSINode,
@@ -22,7 +23,6 @@ from schedsim.api.storage import (
     StorageClass,
     VolumeAttachment,
 )
-from schedsim.api.volumes import CSIPersistentVolumeSource, CSIVolumeSource, InTreeVolumeSource
 
 SHARED = Path(__file__).resolve().parents[2].parent / "shared"
 CSI_EXAMPLES = SHARED / "examples" / "csi"

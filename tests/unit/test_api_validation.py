@@ -13,7 +13,7 @@ import pytest
 import yaml
 
 from schedsim.api.errors import ManifestError
-from schedsim.api.loader import Manifests, decode_objects, load_paths
+from schedsim.api.loading.loader import Manifests, decode_objects, load_paths
 
 LABEL_PROBLEM = (
     "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and "

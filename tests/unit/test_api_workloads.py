@@ -14,10 +14,10 @@ from typing import Any
 
 import pytest
 
+from schedsim.api.apps.workloads import JOB_CONTROLLER_UID_LABEL, JOB_NAME_LABEL
 from schedsim.api.errors import ManifestError
 from schedsim.api.labels import LabelSelector
-from schedsim.api.loader import decode_objects, load_text
-from schedsim.api.workloads import JOB_CONTROLLER_UID_LABEL, JOB_NAME_LABEL
+from schedsim.api.loading.loader import decode_objects, load_text
 
 TEMPLATE: dict[str, Any] = {
     "metadata": {"labels": {"app": "web"}},

@@ -1,4 +1,4 @@
-"""`schedsim.cli_json.dumps` writes exactly what ``json.dumps(doc, indent=2)`` writes (the
+"""`schedsim.cli.json_text.dumps` writes exactly what ``json.dumps(doc, indent=2)`` writes (the
 standard library's documented output: ``ensure_ascii``, ``","`` and ``": "`` separators
 with an indent, ``[]``/``{}`` for empty containers), for every document, the ones it hands
 to ``json.dumps`` (floats, non-string keys) included."""
@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from schedsim.cli_json import dumps
+from schedsim.cli.json_text import dumps
 
 _SCALARS = st.none() | st.booleans() | st.integers() | st.text() | st.floats(allow_nan=False)
 _DOCS = st.recursive(

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from schedsim.api.gate_hints import feature_gate_hints
-from schedsim.api.loader import load_text
+from schedsim.api.loading.gate_hints import feature_gate_hints
+from schedsim.api.loading.loader import load_text
 from schedsim.cli import main
 from schedsim.framework.features import FeatureGates
 

@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 
 from schedsim.api.errors import ManifestError
-from schedsim.api.kss import (
+from schedsim.api.loading.kss import (
     DEFAULT_SCHEDULER_CONFIG,
     SELECTED_NODE_ANNOTATION,
     KssPodResult,
@@ -27,7 +27,7 @@ from schedsim.api.kss import (
     export_document,
     looks_like_export,
 )
-from schedsim.api.loader import decode_objects, load_paths, load_text
+from schedsim.api.loading.loader import decode_objects, load_paths, load_text
 
 EXPORT = Path(__file__).resolve().parents[1] / "cli" / "data" / "kss" / "export.json"
 

@@ -21,9 +21,9 @@ from schedsim.api.core import (
     Taint,
     Toleration,
 )
-from schedsim.api.defaults import NO_PODS_CAPACITY
 from schedsim.api.errors import ManifestError
-from schedsim.api.loader import Manifests, decode_objects, load_paths, load_text
+from schedsim.api.loading.defaults import NO_PODS_CAPACITY
+from schedsim.api.loading.loader import Manifests, decode_objects, load_paths, load_text
 
 GI = 2**30
 MI = 2**20
@@ -993,9 +993,27 @@ def test_invalid_yaml_and_json(cwd: Path, text: str, name: str, expected: str) -
 
 
 def test_deeply_nested_yaml(cwd: Path) -> None:
+    """go-yaml (Kubernetes' YAML decoder) refuses nesting deeper than 10,000 (max_flow_level,
+    max_indents); schedsim refuses it at the first level too deep, fast, never crashing."""
     msg = _error(cwd, "[" * 100_000 + "]" * 100_000)
-    assert msg.startswith("f.yaml: not valid YAML: line 1, column ")
-    assert "nesting depth" in msg
+    assert (
+        msg == "f.yaml: not valid YAML: line 1, column 10001: exceeded max nesting depth of 10000"
+    )
+    msg = _error(cwd, "- " * 10_001 + "x\n")
+    assert (
+        msg == "f.yaml: not valid YAML: line 1, column 20001: exceeded max nesting depth of 10000"
+    )
+
+
+def test_nesting_at_the_limit_is_parsed() -> None:
+    """10,000 levels are within the limit: parsed (on a thread with a large stack)."""
+    from schedsim.api.loading.manifest_text import parse_text
+
+    docs = parse_text("[" * 10_000 + "]" * 10_000, "f.yaml")
+    depth, value = 0, docs[0]
+    while isinstance(value, list):
+        depth, value = depth + 1, value[0] if value else None
+    assert depth == 10_000
 
 
 def test_huge_yaml_integer(cwd: Path) -> None:

@@ -13,7 +13,7 @@ from __future__ import annotations
 import pytest
 
 from schedsim.api.errors import ManifestError
-from schedsim.api.loader import load_text
+from schedsim.api.loading.loader import load_text
 
 NODE = """apiVersion: v1
 kind: Node

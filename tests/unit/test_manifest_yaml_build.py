@@ -1,5 +1,5 @@
 """Manifest YAML is built from the composed nodes directly when the text has no alias
-(`schedsim.api.manifest_text`), and must give exactly what PyYAML's constructor with the
+(`schedsim.api.loading.manifest_text`), and must give exactly what PyYAML's constructor with the
 manifest rules gives: the same values (YAML 1.1 scalars as PyYAML's SafeLoader resolves
 them, timestamps kept as strings, keys spelled as sigs.k8s.io/yaml spells them, merge keys)
 and the same errors (kubectl's ``key "a" already set in map`` duplicate check, bad tagged
@@ -16,7 +16,7 @@ import sys
 import pytest
 
 from schedsim.api.errors import ManifestError
-from schedsim.api.manifest_text import parse_text
+from schedsim.api.loading.manifest_text import parse_text
 
 WITH_ALIAS = "\n---\nextra: &anchor 1\nagain: *anchor\n"
 

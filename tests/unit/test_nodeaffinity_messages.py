@@ -13,8 +13,8 @@ import pytest
 
 from schedsim.api.core import NodeSelectorRequirement as Req
 from schedsim.api.core import NodeSelectorTerm
+from schedsim.api.core.nodeaffinity import compile_term
 from schedsim.api.labels import qualified_name_problem
-from schedsim.api.nodeaffinity import compile_term
 
 
 @pytest.mark.parametrize(

@@ -14,8 +14,8 @@ from typing import Any
 
 from schedsim.api import parts_memo as pm
 from schedsim.api.core import Pod
+from schedsim.api.core.resources import pod_requests, request_parts
 from schedsim.api.parts_memo import parts_memo
-from schedsim.api.resources import pod_requests, request_parts
 from schedsim.snapshot.infos import PodInfo
 
 GI = 1024**3

@@ -15,8 +15,8 @@ import pytest
 import yaml
 
 from schedsim.api.core import Pod
-from schedsim.api.loader import decode_objects
-from schedsim.api.volumes import InTreeVolumeSource
+from schedsim.api.core.volumes import InTreeVolumeSource
+from schedsim.api.loading.loader import decode_objects
 from schedsim.framework import Code, CycleState, Handle, Status, StorageListers
 from schedsim.snapshot import NodeInfo, PodInfo
 from schedsim.snapshot.csi import CsiSnapshot

@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from schedsim.api.core import Node, Pod
-from schedsim.api.loader import decode_objects
+from schedsim.api.loading.loader import decode_objects
 from schedsim.api.storage import (
     SELECTED_NODE_ANNOTATION,
     CSIDriver,

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from schedsim.api.core import Node, Pod
-from schedsim.api.loader import decode_objects
+from schedsim.api.loading.loader import decode_objects
 from schedsim.framework import Code, CycleState, Handle, Status, StorageListers, VolumeState
 from schedsim.snapshot import NodeInfo
 from schedsim_plugins.volumezone import ERR_REASON_CONFLICT, VolumeZone, label_zones_to_set

@@ -9,7 +9,11 @@ from typing import Any
 import pytest
 
 from schedsim.api.core import Pod
-from schedsim.api.resources import is_extended_resource_name, is_scalar_resource_name, pod_requests
+from schedsim.api.core.resources import (
+    is_extended_resource_name,
+    is_scalar_resource_name,
+    pod_requests,
+)
 from schedsim.snapshot import PodInfo
 
 

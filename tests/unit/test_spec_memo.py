@@ -1,5 +1,5 @@
 """The loader decodes and validates each distinct pod spec of a file once
-(`schedsim.api.spec_memo`): the pods must come out exactly as decoding each alone gives
+(`schedsim.api.loading.spec_memo`): the pods must come out exactly as decoding each alone gives
 them (`Pod.from_manifest` without the memo), problems must still be reported for every pod
 that has them (the API server validates each object it is given), and a spec whose decoding
 depends on the pod's labels (pod affinity ``matchLabelKeys``, merged into the selector as
@@ -12,9 +12,9 @@ import pytest
 
 from schedsim.api.core import Pod
 from schedsim.api.errors import FieldError, ManifestError
-from schedsim.api.loader import load_text
-from schedsim.api.manifest_text import parse_text
-from schedsim.api.spec_memo import SpecMemo
+from schedsim.api.loading.loader import load_text
+from schedsim.api.loading.manifest_text import parse_text
+from schedsim.api.loading.spec_memo import SpecMemo
 
 POD = """apiVersion: v1
 kind: Pod

@@ -1,4 +1,4 @@
-"""DefaultStorageClass admission (`schedsim.api.storage_admission`) and its wiring in the loader.
+"""DefaultStorageClass admission (`schedsim.api.storage.admission`) and its wiring in the loader.
 
 Expected values follow kubernetes v1.34:
 plugin/pkg/admission/storage/storageclass/setdefault/admission_test.go ``TestAdmission`` (which
@@ -17,9 +17,9 @@ from typing import Any
 import pytest
 
 from schedsim.api.errors import ManifestError
-from schedsim.api.loader import load_text
+from schedsim.api.loading.loader import load_text
 from schedsim.api.storage import PersistentVolume, PersistentVolumeClaim, StorageClass
-from schedsim.api.storage_admission import admit_claims, default_storage_class, has_class
+from schedsim.api.storage.admission import admit_claims, default_storage_class, has_class
 
 
 def _class(name: str, annotations: dict[str, str] | None = None, created: str = "") -> StorageClass:

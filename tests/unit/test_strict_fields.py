@@ -20,8 +20,8 @@ import pytest
 import yaml
 
 from schedsim.api.errors import ManifestError
-from schedsim.api.loader import decode_objects, load_paths, load_text
-from schedsim.api.strict import MAX_FIELD_WARNINGS, find_unknown_fields, has_schema
+from schedsim.api.loading.loader import decode_objects, load_paths, load_text
+from schedsim.api.loading.strict import MAX_FIELD_WARNINGS, find_unknown_fields, has_schema
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -373,7 +373,7 @@ def test_gcda_sized_validation_visits_each_key_at_most_once() -> None:
 
 
 def test_the_loader_validates_each_object_once(monkeypatch: pytest.MonkeyPatch) -> None:
-    from schedsim.api import strict
+    from schedsim.api.loading import strict
 
     calls: list[str] = []
     real = strict.find_unknown_fields

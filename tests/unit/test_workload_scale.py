@@ -1,11 +1,11 @@
-"""`schedsim.api.workload_scale`: every controller's size times a factor before expansion,
+"""`schedsim.api.apps.workload_scale`: every controller's size times a factor before expansion,
 as ``kubectl scale`` of each would (replicas; a Job's parallelism and completions)."""
 
 from __future__ import annotations
 
 import pytest
 
-from schedsim.api.loader import load_text
+from schedsim.api.loading.loader import load_text
 
 TEXT = """\
 apiVersion: batch/v1

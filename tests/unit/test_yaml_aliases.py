@@ -8,8 +8,8 @@ from __future__ import annotations
 import pytest
 
 from schedsim.api.errors import ManifestError
-from schedsim.api.loader import load_text
-from schedsim.api.yaml_aliases import AliasError, check_aliasing
+from schedsim.api.loading.loader import load_text
+from schedsim.api.loading.yaml_aliases import AliasError, check_aliasing
 
 CLAIM = """apiVersion: resource.k8s.io/v1
 kind: ResourceClaim

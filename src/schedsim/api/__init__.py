@@ -3,6 +3,15 @@ CSINode, CSIDriver, CSIStorageCapacity, PersistentVolume, PersistentVolumeClaim,
 VolumeAttachment; Namespaces, Services, PriorityClasses, PodDisruptionBudgets; workload
 controllers), exact quantities, and manifest loading."""
 
+from schedsim.api.apps.workloads import (
+    DaemonSet,
+    Deployment,
+    Job,
+    PodTemplate,
+    ReplicaSet,
+    ReplicationController,
+    StatefulSet,
+)
 from schedsim.api.core import (
     Affinity,
     Container,
@@ -18,9 +27,11 @@ from schedsim.api.core import (
     Toleration,
     Volume,
 )
+from schedsim.api.core.spread import TopologySpreadConstraint
+from schedsim.api.core.volumes import CSIPersistentVolumeSource, CSIVolumeSource, InTreeVolumeSource
 from schedsim.api.errors import FieldError, ManifestError
 from schedsim.api.labels import LabelSelector
-from schedsim.api.loader import Manifests, decode_objects, load_paths
+from schedsim.api.loading.loader import Manifests, decode_objects, load_paths
 from schedsim.api.policy import Namespace, PodDisruptionBudget, PriorityClass, Service
 from schedsim.api.resource import (
     AllocatedDeviceStatus,
@@ -45,7 +56,6 @@ from schedsim.api.resource import (
     ResourceSlice,
     qualified_name,
 )
-from schedsim.api.spread import TopologySpreadConstraint
 from schedsim.api.storage import (
     CSIDriver,
     CSINode,
@@ -55,16 +65,6 @@ from schedsim.api.storage import (
     PersistentVolumeClaim,
     StorageClass,
     VolumeAttachment,
-)
-from schedsim.api.volumes import CSIPersistentVolumeSource, CSIVolumeSource, InTreeVolumeSource
-from schedsim.api.workloads import (
-    DaemonSet,
-    Deployment,
-    Job,
-    PodTemplate,
-    ReplicaSet,
-    ReplicationController,
-    StatefulSet,
 )
 
 __all__ = [

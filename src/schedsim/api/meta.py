@@ -14,8 +14,8 @@ from typing import Any
 
 import attrs
 
-from schedsim.api import _decode as d
 from schedsim.api.errors import FieldError
+from schedsim.api.loading import decode as d
 
 __all__ = [
     "OwnerReference",

@@ -15,11 +15,11 @@ from typing import Any, Final
 
 import attrs
 
-from schedsim.api import _decode as d
+from schedsim.api.apps.workloads import default_uid
 from schedsim.api.core import Pod
 from schedsim.api.errors import FieldError
 from schedsim.api.labels import LabelSelector
-from schedsim.api.workloads import default_uid
+from schedsim.api.loading import decode as d
 
 __all__ = [
     "HIGHEST_USER_DEFINABLE_PRIORITY",

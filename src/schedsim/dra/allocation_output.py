@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from schedsim.api.core import NodeSelectorRequirement, NodeSelectorTerm
-from schedsim.api.nodeaffinity import OBJECT_NAME_FIELD
+from schedsim.api.core.nodeaffinity import OBJECT_NAME_FIELD
 from schedsim.api.resource import (
     AllocationResult,
     Device,

@@ -19,8 +19,8 @@ from collections.abc import Iterable, Mapping
 from fractions import Fraction
 
 from schedsim.api.core import Pod
+from schedsim.api.core.resources import is_extended_resource_name
 from schedsim.api.resource import DeviceClass, DeviceRequest, ExactDeviceRequest
-from schedsim.api.resources import is_extended_resource_name
 from schedsim.dra.claim_controller import name_suffix
 
 __all__ = [
@@ -67,7 +67,7 @@ def device_class_mapping(classes: Iterable[DeviceClass]) -> dict[str, str]:
 def extended_resource_requests(pod: Pod) -> dict[str, Fraction]:
     """The pod's non-zero requests of extended resources (effective pod requests, as
     ``resourcehelper.PodRequests``), by name."""
-    from schedsim.api.resources import pod_requests  # late: api.resources is heavier
+    from schedsim.api.core.resources import pod_requests  # late: api.resources is heavier
 
     return {
         name: q

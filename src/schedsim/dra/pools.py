@@ -13,7 +13,7 @@ from collections.abc import Sequence
 import attrs
 
 from schedsim.api.core import Node, NodeSelectorTerm
-from schedsim.api.nodeaffinity import Matcher, compile_node_selector
+from schedsim.api.core.nodeaffinity import Matcher, compile_node_selector
 from schedsim.api.resource import Device, ResourceSlice
 from schedsim.dra.types import DeviceId, DraFeatures
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from schedsim.api.errors import ManifestError
-from schedsim.api.loader import Manifests
+from schedsim.api.loading.loader import Manifests
 from schedsim.api.resource import (
     DeviceClass,
     DeviceSelector,

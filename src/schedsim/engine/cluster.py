@@ -13,8 +13,16 @@ from collections.abc import Callable, Sequence
 
 import attrs
 
+from schedsim.api.apps.workloads import (
+    DaemonSet,
+    Deployment,
+    Job,
+    ReplicaSet,
+    ReplicationController,
+    StatefulSet,
+)
 from schedsim.api.core import Node, Pod
-from schedsim.api.loader import Manifests, load_paths, load_text
+from schedsim.api.loading.loader import Manifests, load_paths, load_text
 from schedsim.api.policy import Namespace, PodDisruptionBudget, PriorityClass, Service
 from schedsim.api.resource import DeviceClass, ResourceClaim, ResourceClaimTemplate, ResourceSlice
 from schedsim.api.storage import (
@@ -25,14 +33,6 @@ from schedsim.api.storage import (
     PersistentVolumeClaim,
     StorageClass,
     VolumeAttachment,
-)
-from schedsim.api.workloads import (
-    DaemonSet,
-    Deployment,
-    Job,
-    ReplicaSet,
-    ReplicationController,
-    StatefulSet,
 )
 from schedsim.dra.validation import check_cel_selectors
 from schedsim.framework.object_listers import ObjectListers
@@ -137,9 +137,9 @@ class Cluster:
         """Load files, directories (their ``.yaml``/``.yml``/``.json`` files) and ``-`` (stdin).
 
         With ``expand_workloads`` (the default) the workload controllers' pods are created
-        (`schedsim.api.controllers.expand_workloads`). ``validate`` (``strict``, ``warn``,
+        (`schedsim.api.apps.controllers.expand_workloads`). ``validate`` (``strict``, ``warn``,
         ``ignore``: unknown fields), ``keep_raw`` and ``workload_scale`` (every workload
-        controller's size times this, `schedsim.api.workload_scale`) are
+        controller's size times this, `schedsim.api.apps.workload_scale`) are
         `schedsim.api.load_paths`'s.
 
         Raises:
@@ -224,7 +224,7 @@ class Cluster:
     def storage_listers(self) -> StorageListers:
         """The PVs, PVCs, StorageClasses, VolumeAttachments, CSIDrivers and
         CSIStorageCapacities, indexed; pre-bound claims and PV phases settled as the PV
-        controller would (`schedsim.api.pvcontroller.complete_bindings`: hand-written
+        controller would (`schedsim.api.storage.pvcontroller.complete_bindings`: hand-written
         manifests rarely carry the bind-completed annotation and PV phase that VolumeBinding
         reads).
 

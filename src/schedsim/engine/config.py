@@ -20,10 +20,10 @@ from schedsim.framework.runtime import (
     Framework,
     PluginError,
     PluginTimings,
+    ProfileError,
     discover_plugins,
     load_plugin_spec,
 )
-from schedsim.framework.runtime_binding import ProfileError
 from schedsim.framework.scheduler_config import (
     SchedulerConfiguration,
     load_scheduler_configuration,

@@ -15,29 +15,29 @@ from datetime import datetime
 import attrs
 
 from schedsim.api.core import Pod
-from schedsim.engine.cluster import Cluster
-from schedsim.engine.config import EngineConfig
-from schedsim.framework.runtime import Framework, PluginTimings
-from schedsim.scheduler import node_tree_order
-from schedsim.simulation.expendable import (
+from schedsim.autoscaler.expendable import (
     DEFAULT_EXPENDABLE_PODS_PRIORITY_CUTOFF,
     expendable_warnings,
     split_expendable,
 )
-from schedsim.simulation.nodegroups import NodeGroup
-from schedsim.simulation.scaledown import (
+from schedsim.autoscaler.nodegroups import NodeGroup
+from schedsim.autoscaler.scaledown import (
     DEFAULT_GPU_UTILIZATION_THRESHOLD,
     DEFAULT_UTILIZATION_THRESHOLD,
     ScaleDownResult,
     scale_down,
 )
-from schedsim.simulation.scaleup import (
+from schedsim.autoscaler.scaleup import (
     DEFAULT_MAX_NODES_PER_SCALE_UP,
     ProgressCallback,
     ScaleUpResult,
     scale_up,
 )
-from schedsim.simulation.scheduling import QueueOptions, SimulationResult, simulate
+from schedsim.engine.cluster import Cluster
+from schedsim.engine.config import EngineConfig
+from schedsim.framework.runtime import Framework, PluginTimings
+from schedsim.scheduler import node_tree_order
+from schedsim.scheduler.scheduling import QueueOptions, SimulationResult, simulate
 from schedsim.snapshot.predicate import PredicateSnapshot
 
 __all__ = ["Engine"]
@@ -184,7 +184,7 @@ class Engine:
         """One Cluster Autoscaler scale-up decision (see `schedsim.simulation.scale_up`).
 
         Pods with priority below ``expendable_pods_priority_cutoff`` are left out, running or
-        pending, as CA does (`schedsim.simulation.expendable`); the result's warnings say how
+        pending, as CA does (`schedsim.autoscaler.expendable`); the result's warnings say how
         many.
 
         Raises:

@@ -30,9 +30,9 @@ from typing import Any, ClassVar
 import attrs
 
 from schedsim.api.core import NodeAffinity, NodeSelectorTerm, PreferredSchedulingTerm
+from schedsim.api.core.nodeaffinity import compile_node_selector, compile_term
 from schedsim.api.errors import FieldError, go_value
 from schedsim.api.labels import qualified_name_problem
-from schedsim.api.nodeaffinity import compile_node_selector, compile_term
 
 __all__ = [
     "LEAST_ALLOCATED",

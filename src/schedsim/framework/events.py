@@ -29,7 +29,7 @@ from typing import Protocol
 import attrs
 
 from schedsim.api.core import Node, Pod
-from schedsim.api.nodeaffinity import required_node_affinity
+from schedsim.api.core.nodeaffinity import required_node_affinity
 
 __all__ = [
     "ALL_EVENTS",

@@ -10,7 +10,7 @@ schedsim holds the objects read from the input in `ObjectListers` (they do not c
 simulation, like an informer cache between events) on `Handle.object_listers`.
 
 The listers only need a few fields of each object; the Protocols below name them. The api's
-typed objects (`schedsim.api.policy.Namespace` and ``Service``, `schedsim.api.workloads`'
+typed objects (`schedsim.api.policy.Namespace` and ``Service``, `schedsim.api.apps.workloads`'
 ``ReplicationController``, ``ReplicaSet`` and ``StatefulSet``, on the loaded `Manifests`)
 satisfy them; `ObjectListers.from_manifests` indexes them.
 These are Protocols: implementations don't inherit from them.
@@ -24,7 +24,7 @@ from typing import Protocol
 import attrs
 
 from schedsim.api.labels import LabelSelector
-from schedsim.api.loader import Manifests
+from schedsim.api.loading.loader import Manifests
 from schedsim.api.policy import PodDisruptionBudget
 
 __all__ = [
@@ -59,7 +59,7 @@ class ServiceObject(Protocol):
 
 
 class LabelSelectorWorkload(Protocol):
-    """A ReplicationController, ReplicaSet or StatefulSet (`schedsim.api.workloads`):
+    """A ReplicationController, ReplicaSet or StatefulSet (`schedsim.api.apps.workloads`):
     ``spec.selector`` as a LabelSelector (None: unset); a ReplicationController's plain label
     map is its ``match_labels``."""
 

@@ -9,8 +9,8 @@ from typing import Any, NoReturn, cast
 
 import attrs
 
+from schedsim.api.core.resources import is_scalar_resource_name
 from schedsim.api.quantity import milli_value, value
-from schedsim.api.resources import is_scalar_resource_name
 
 __all__ = ["READ_ONLY", "FrozenResource", "PodResource", "Resource", "stored_add"]
 

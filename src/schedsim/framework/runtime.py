@@ -7,14 +7,16 @@ order. Filter runs through that tuple: a plain loop costs ~40 ns + ~30 ns per pl
 pluggy hook call costs ~1 us + ~0.2 us per plugin.
 
 Score runs the same way: one tuple of (name, Score, NormalizeScore, weight) per profile.
-Which points exist and which hooks implement them comes from `extension_points`. The Run
-methods of the filtering points are in `schedsim.framework.runtime_filter`, those of the
-queue and binding points in `schedsim.framework.runtime_binding` (mixins of `Framework`).
+Which points exist and which hooks implement them comes from `extension_points`. The whole
+runtime is one class, as kube-scheduler's ``frameworkImpl``: the filtering points, the
+scoring and reserve points, then the queue and binding points.
 
 Mirrors kube-scheduler's ``frameworkruntime`` (RunPreFilterPlugins,
 RunPreFilterExtensionAddPod/RemovePod, RunFilterPlugins, RunPostFilterPlugins,
 RunPreScorePlugins, RunScorePlugins, RunReservePluginsReserve, RunReservePluginsUnreserve,
-RunPreEnqueuePlugins, RunPreBindPreFlights, RunPreBindPlugins).
+RunPreEnqueuePlugins, RunPreBindPreFlights, RunPreBindPlugins, QueueSortFunc,
+RunPermitPlugins, RunBindPlugins, RunPostBindPlugins, RunFilterPluginsWithNominatedPods) and
+NewFramework's profile checks.
 """
 
 from __future__ import annotations
@@ -28,17 +30,20 @@ import pluggy
 from schedsim.api.core import Pod
 from schedsim.framework import hookspec
 from schedsim.framework.cycle_state import CycleState
+from schedsim.framework.events import ALL_EVENTS, IN_TREE_EVENTS, ClusterEventWithHint
 from schedsim.framework.extension_points import EXTENSION_POINTS, POINTS_BY_KEY
 from schedsim.framework.handle import Handle, PluginFactory
 from schedsim.framework.hook_binding import HOOK_PREFIX as _HOOK_PREFIX
 from schedsim.framework.hook_binding import HookPluginManager as _PluginManager
 from schedsim.framework.hook_binding import bind_hook as _bind
-from schedsim.framework.hookspec import PROJECT
-from schedsim.framework.interface import NodeInfo
+from schedsim.framework.hookspec import PROJECT, PostFilterResult, PreFilterResult
+from schedsim.framework.interface import NodeInfo, PodInfo
+from schedsim.framework.nominator import run_filter_plugins_with_nominated_pods
 from schedsim.framework.plugin_results import describe_exception as _describe
 from schedsim.framework.plugin_results import error_status as _error
 from schedsim.framework.plugin_results import returned_problem as _returned
 from schedsim.framework.profile import IN_TREE_PLUGINS, Profile
+from schedsim.framework.queued_pod_info import QueuedPodInfo, priority_sort_key, sorts_by
 from schedsim.framework.registry import (
     ENTRY_POINT_GROUP,
     EntryPointRegistry,
@@ -47,12 +52,11 @@ from schedsim.framework.registry import (
     load_plugin_spec,
     plugin_sources,
 )
-from schedsim.framework.runtime_binding import BindingPoints
-from schedsim.framework.runtime_filter import FilterPoints
 from schedsim.framework.score_run import ScoreLink, run_score_links
 from schedsim.framework.scores import NodePluginScores
 from schedsim.framework.status import SUCCESS, Code, Status
 from schedsim.framework.timings import PluginTimings
+from schedsim.framework.waiting_pods import MAX_PERMIT_TIMEOUT_SECONDS, WaitingPod
 
 __all__ = [
     "ENTRY_POINT_GROUP",
@@ -60,6 +64,8 @@ __all__ = [
     "Framework",
     "PluginError",
     "PluginTimings",
+    "ProfileError",
+    "default_queue_sort_less",
     "discover_plugins",
     "load_plugin_spec",
     "plugin_sources",
@@ -70,7 +76,33 @@ PreEnqueueFn = Callable[[Pod], "Status | None"]
 PreScoreFn = Callable[[CycleState, Pod, Sequence[NodeInfo]], "Status | None"]
 
 
-class Framework(FilterPoints, BindingPoints):
+_PRE_FILTER_WANTS = "a Status, a PreFilterResult or None"
+
+FilterFn = Callable[[CycleState, Pod, NodeInfo], "Status | None"]
+
+PreFilterFn = Callable[[CycleState, Pod, Sequence[NodeInfo]], "Status | PreFilterResult | None"]
+
+PostFilterFn = Callable[[CycleState, Pod, Mapping[str, Status]], "Status | PostFilterResult | None"]
+
+PreFilterExtensionFn = Callable[[CycleState, Pod, PodInfo, NodeInfo], "Status | None"]
+
+_PERMIT_WANTS = "None, a Status or (Status, seconds)"
+
+
+class ProfileError(ValueError):
+    """A profile kube-scheduler would refuse to build (no QueueSort plugin or more than one,
+    no Bind plugin); the message is upstream's."""
+
+
+@sorts_by(priority_sort_key)
+def default_queue_sort_less(pod_info1: QueuedPodInfo, pod_info2: QueuedPodInfo) -> bool:
+    """PrioritySort's rule (priority descending, then queue timestamp), used by a Framework
+    built in code without a QueueSort plugin."""
+    p1, p2 = pod_info1.pod.priority, pod_info2.pod.priority
+    return p1 > p2 or (p1 == p2 and pod_info1.timestamp < pod_info2.timestamp)
+
+
+class Framework:
     """A profile's plugins, instantiated once, with its extension points ready to run.
 
     Args:
@@ -251,7 +283,7 @@ class Framework(FilterPoints, BindingPoints):
     @property
     def score_links(self) -> tuple[ScoreLink, ...]:
         """The Score chain: (name, Score, NormalizeScore or None, weight) per plugin, in run
-        order (for bulk scorers such as `schedsim.framework.scoring.score_totals`)."""
+        order (for bulk scorers such as `schedsim.scheduler.scoring.score_totals`)."""
         return self._score
 
     @property
@@ -473,6 +505,373 @@ class Framework(FilterPoints, BindingPoints):
                 failed.append(f'running Unreserve plugin "{name}": {_describe(e)}')
         if failed:
             raise PluginError("; ".join(failed))
+
+    _pre_filter: tuple[tuple[str, PreFilterFn], ...]
+    _pre_filter_add_pod: tuple[tuple[str, PreFilterExtensionFn], ...]
+    _pre_filter_remove_pod: tuple[tuple[str, PreFilterExtensionFn], ...]
+    _filter: tuple[tuple[str, FilterFn], ...]
+    _post_filter: tuple[tuple[str, PostFilterFn], ...]
+
+    def run_pre_filter_plugins(
+        self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
+    ) -> tuple[PreFilterResult | None, Status, tuple[str, ...]]:
+        """Run every PreFilter plugin (RunPreFilterPlugins).
+
+        Returns:
+            ``(result, status, narrowing_plugins)``: the merged `PreFilterResult` (None = all
+            nodes), `SUCCESS` or the failing status (with its plugin), and the plugins that
+            narrowed the node set. ``Skip`` adds the plugin to ``state.skip_filter_plugins``.
+        """
+        merged: PreFilterResult | None = None
+        narrowing: list[str] = []
+        rejected: Status | None = None
+        for name, fn in self._pre_filter:
+            try:
+                out = fn(state, pod, nodes)
+            except Exception as e:
+                return None, _error(f'running PreFilter plugin "{name}": {_describe(e)}', name), ()
+            if out is None:
+                continue
+            if isinstance(out, PreFilterResult):
+                if out.node_names is not None:
+                    narrowing.append(name)
+                    merged = out.merge(merged)
+                    if not merged.node_names:
+                        msg = (
+                            f"node(s) didn't satisfy plugin {narrowing[0]}"
+                            if len(narrowing) == 1
+                            else "node(s) didn't satisfy plugin(s) "
+                            f"[{' '.join(narrowing)}] simultaneously"
+                        )
+                        return (
+                            merged,
+                            Status(Code.UnschedulableAndUnresolvable, (msg,), name),
+                            tuple(narrowing),
+                        )
+                continue
+            if not isinstance(out, Status):
+                bad = _returned(out, _PRE_FILTER_WANTS)
+                st = _error(f'running PreFilter plugin "{name}": {bad}', name)
+                return None, st, ()
+            code = out.code
+            if code is Code.Success:
+                continue
+            if code is Code.Skip:
+                state.skip_filter_plugins.add(name)
+                continue
+            st = out if out.plugin else out.with_plugin(name)
+            if code is Code.UnschedulableAndUnresolvable:
+                return None, st, ()
+            if code is Code.Unschedulable:
+                rejected = st  # keep running: preemption would need every PreFilter's state
+                continue
+            return None, _error(f'running PreFilter plugin "{name}": {out.message}', name), ()
+        return merged, rejected or SUCCESS, tuple(narrowing)
+
+    def run_pre_filter_extension_add_pod(
+        self, state: CycleState, pod_to_schedule: Pod, pod_info_to_add: PodInfo, node_info: NodeInfo
+    ) -> Status:
+        """Run AddPod of every PreFilter plugin that has it and did not Skip, in profile order,
+        until one fails (RunPreFilterExtensionAddPod).
+
+        Returns:
+            `SUCCESS`, or ``Error`` ``running AddPod on PreFilter plugin "<name>": <message>``.
+        """
+        skip = state.skip_filter_plugins
+        for name, fn in self._pre_filter_add_pod:
+            if name in skip:
+                continue
+            try:
+                st = fn(state, pod_to_schedule, pod_info_to_add, node_info)
+            except Exception as e:
+                st = Status(Code.Error, (_describe(e),))
+            if st is not None and not isinstance(st, Status):
+                st = Status(Code.Error, (_returned(st),))
+            if st is not None and not st.is_success:
+                return _error(f'running AddPod on PreFilter plugin "{name}": {st.message}', name)
+        return SUCCESS
+
+    def run_pre_filter_extension_remove_pod(
+        self,
+        state: CycleState,
+        pod_to_schedule: Pod,
+        pod_info_to_remove: PodInfo,
+        node_info: NodeInfo,
+    ) -> Status:
+        """Run RemovePod of every PreFilter plugin that has it and did not Skip, in profile
+        order, until one fails (RunPreFilterExtensionRemovePod).
+
+        Returns:
+            `SUCCESS`, or ``Error`` ``running RemovePod on PreFilter plugin "<name>":
+            <message>``.
+        """
+        skip = state.skip_filter_plugins
+        for name, fn in self._pre_filter_remove_pod:
+            if name in skip:
+                continue
+            try:
+                st = fn(state, pod_to_schedule, pod_info_to_remove, node_info)
+            except Exception as e:
+                st = Status(Code.Error, (_describe(e),))
+            if st is not None and not isinstance(st, Status):
+                st = Status(Code.Error, (_returned(st),))
+            if st is not None and not st.is_success:
+                return _error(f'running RemovePod on PreFilter plugin "{name}": {st.message}', name)
+        return SUCCESS
+
+    def run_filter_plugins_with_nominated_pods(
+        self, state: CycleState, pod: Pod, node_info: NodeInfo
+    ) -> Status:
+        """Filter counting the pods nominated to the node in ``handle.nominator``
+        (RunFilterPluginsWithNominatedPods, see `schedsim.framework.nominator`)."""
+        return run_filter_plugins_with_nominated_pods(
+            self, self.handle.nominator, state, pod, node_info
+        )
+
+    def run_filter_plugins(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status:
+        """Run the Filter plugins on one node until one rejects (RunFilterPlugins).
+
+        Returns:
+            `SUCCESS`, or the first non-success status with its plugin name; a status that is
+            neither success nor a rejection becomes ``Error``
+            ``running "<plugin>" filter plugin: <message>``.
+        """
+        skip = state.skip_filter_plugins
+        name = ""
+        try:
+            for name, fn in self._filter:
+                if skip and name in skip:
+                    continue
+                st = fn(state, pod, node_info)
+                if st is None:
+                    continue
+                if st.__class__ is not Status and not isinstance(st, Status):
+                    return _error(f'running "{name}" filter plugin: {_returned(st)}', name)
+                if st.code is Code.Success:
+                    continue
+                if not st.is_rejected:
+                    return _error(f'running "{name}" filter plugin: {st.message}', name)
+                return st if st.plugin == name else st.with_plugin(name)
+        except Exception as e:
+            return _error(f'running "{name}" filter plugin: {_describe(e)}', name)
+        return SUCCESS
+
+    def run_post_filter_plugins(
+        self, state: CycleState, pod: Pod, node_to_status: Mapping[str, Status]
+    ) -> tuple[PostFilterResult | None, Status]:
+        """Run PostFilter after no node passed (RunPostFilterPlugins).
+
+        Returns:
+            ``(result, status)``: the first plugin's result and Success when it succeeds;
+            its result and status when it returns ``UnschedulableAndUnresolvable``;
+            ``(None, Error)`` for a failing plugin; else the last result that nominates
+            (None when no plugin returned one) and ``Unschedulable`` with every plugin's
+            reasons, attributed to the first one.
+
+        A plugin whose PreFilter returned Skip for the pod is not run: since 1.33 a pod that
+        uses no ResourceClaim no longer gets DynamicResources' "no new claims to deallocate"
+        in its message (kubernetes#129823).
+        """
+        reasons: list[str] = []
+        rejector = ""
+        last: PostFilterResult | None = None
+        skip = state.skip_filter_plugins
+        for name, fn in self._post_filter:
+            if name in skip:  # nothing to undo for a pod its PreFilter skipped (see above)
+                continue
+            try:
+                out = fn(state, pod, node_to_status)
+            except Exception as e:
+                return None, _error(f'running PostFilter plugin "{name}": {_describe(e)}', name)
+            result: PostFilterResult | None = None
+            if out is None:
+                return None, SUCCESS
+            if isinstance(out, PostFilterResult):
+                result, st = out, out.status
+            elif isinstance(out, Status):
+                st = out
+            else:
+                want = "a Status, a PostFilterResult or None"
+                return None, _error(
+                    f'running PostFilter plugin "{name}": {_returned(out, want)}', name
+                )
+            if st.is_success:
+                return result, SUCCESS
+            if st.code is Code.UnschedulableAndUnresolvable:
+                return result, st if st.plugin == name else st.with_plugin(name)
+            if not st.is_rejected:
+                return None, _error(f'running PostFilter plugin "{name}": {st.message}', name)
+            if result is not None:
+                last = result
+            reasons.extend(st.reasons)
+            rejector = rejector or name
+        return last, Status(Code.Unschedulable, tuple(reasons), rejector)
+
+    _queue_sort: tuple[tuple[str, Callable[..., Any]], ...]
+    _permit: tuple[tuple[str, Callable[..., Any]], ...]
+    _bind: tuple[tuple[str, Callable[..., Any]], ...]
+    _post_bind: tuple[tuple[str, Callable[..., Any]], ...]
+
+    def validate_profile(self) -> None:
+        """Refuse a profile kube-scheduler's NewFramework refuses.
+
+        Raises:
+            ProfileError: ``only one queue sort plugin required for profile with scheduler
+                name "<name>", but got <n>``; ``at least one bind plugin is needed for
+                profile with scheduler name "<name>"``.
+        """
+        name = self.profile.scheduler_name
+        if len(self._queue_sort) != 1:
+            raise ProfileError(
+                "only one queue sort plugin required for profile with scheduler name "
+                f'"{name}", but got {len(self._queue_sort)}'
+            )
+        if not self._bind:
+            raise ProfileError(
+                f'at least one bind plugin is needed for profile with scheduler name "{name}"'
+            )
+
+    def events_to_register(self) -> dict[str, tuple[ClusterEventWithHint, ...]]:
+        """Plugin -> the cluster events (with hints) that may make a pod it rejected
+        schedulable, for every plugin that can reject a pod (PreEnqueue, PreFilter, Filter,
+        Reserve, Permit, PreBind), as buildQueueingHintMap collects them: a plugin's
+        ``events_to_register()``; without one, an in-tree plugin's upstream events
+        (`IN_TREE_EVENTS`), any other plugin's `ALL_EVENTS`.
+
+        Raises:
+            ProfileError: ``events_to_register`` raised or returned something else than
+                `ClusterEventWithHint` objects.
+        """
+        points = ("PreEnqueue", "PreFilter", "Filter", "Reserve", "Permit", "PreBind")
+        order = self.order()
+        out: dict[str, tuple[ClusterEventWithHint, ...]] = {}
+        for point in points:
+            for name in order.get(point, ()):
+                plugin = self.plugins.get(name)
+                if plugin is None or name in out:
+                    continue
+                method = getattr(plugin, "events_to_register", None)
+                if method is None:
+                    out[name] = IN_TREE_EVENTS.get(name, ALL_EVENTS)
+                    continue
+                try:
+                    events = tuple(method())
+                except Exception as e:
+                    raise ProfileError(
+                        f"plugin {name!r}: events_to_register: {_describe(e)}"
+                    ) from e
+                if not all(isinstance(ev, ClusterEventWithHint) for ev in events):
+                    raise ProfileError(
+                        f"plugin {name!r}: events_to_register must return ClusterEventWithHint "
+                        "objects"
+                    )
+                out[name] = events
+        return out
+
+    @property
+    def queue_sort_plugin_name(self) -> str:
+        """The QueueSort plugin's name ("" when the profile has none)."""
+        return self._queue_sort[0][0] if self._queue_sort else ""
+
+    def queue_sort_less(self) -> Callable[[QueuedPodInfo, QueuedPodInfo], bool]:
+        """The QueueSort plugin's ``Less`` (``QueueSortFunc``), called directly by the queue's
+        heap; `default_queue_sort_less` when the profile has no QueueSort plugin (a profile
+        built in code; `validate_profile` refuses it)."""
+        if not self._queue_sort:
+            return default_queue_sort_less
+        fn: Callable[[QueuedPodInfo, QueuedPodInfo], bool] = self._queue_sort[0][1]
+        return fn
+
+    def run_permit_plugins(self, state: CycleState, pod: Pod, node_name: str, now: float) -> Status:
+        """Run Permit in profile order (RunPermitPlugins).
+
+        Args:
+            now: the clock's time (seconds): a waiting plugin's deadline is ``now`` plus its
+                timeout, capped at `MAX_PERMIT_TIMEOUT_SECONDS`.
+
+        Returns:
+            `SUCCESS`; the first rejection (with its plugin); ``Error`` ``running Permit plugin
+            "<name>": <message>``; or ``Wait`` (``one or more plugins asked to wait and no
+            plugin rejected pod "<name>"``) after registering a `WaitingPod` in
+            ``handle.waiting_pods``.
+        """
+        waits: dict[str, float] = {}
+        for name, fn in self._permit:
+            try:
+                out = fn(state, pod, node_name)
+            except Exception as e:
+                return _error(f'running Permit plugin "{name}": {_describe(e)}', name)
+            timeout = 0.0
+            if isinstance(out, tuple) and len(out) == 2 and isinstance(out[0], Status):
+                out, raw = out
+                if not isinstance(raw, int | float) or isinstance(raw, bool):
+                    return _error(
+                        f'running Permit plugin "{name}": {_returned(raw, "seconds")}', name
+                    )
+                timeout = float(raw)
+            if out is None:
+                continue
+            if not isinstance(out, Status):
+                return _error(
+                    f'running Permit plugin "{name}": {_returned(out, _PERMIT_WANTS)}', name
+                )
+            if out.is_success:
+                continue
+            if out.is_rejected:
+                return out if out.plugin == name else out.with_plugin(name)
+            if out.code is Code.Wait:
+                waits[name] = min(max(timeout, 0.0), MAX_PERMIT_TIMEOUT_SECONDS)
+                continue
+            return _error(f'running Permit plugin "{name}": {out.message}', name)
+        if not waits:
+            return SUCCESS
+        deadlines = {n: now + t for n, t in waits.items()}
+        self.handle.waiting_pods.add(WaitingPod(pod, node_name, deadlines, waits))
+        return Status(
+            Code.Wait,
+            (f'one or more plugins asked to wait and no plugin rejected pod "{pod.name}"',),
+        )
+
+    def run_bind_plugins(self, state: CycleState, pod: Pod, node_name: str) -> Status:
+        """Run Bind in profile order until one does not skip (RunBindPlugins).
+
+        Returns:
+            the first non-Skip result: `SUCCESS`, a rejection with its plugin, or ``Error``
+            ``running Bind plugin "<name>": <message>``; ``Skip`` when every plugin skipped
+            or there is none (the caller fails the binding).
+        """
+        for name, fn in self._bind:
+            try:
+                out = fn(state, pod, node_name)
+            except Exception as e:
+                return _error(f'running Bind plugin "{name}": {_describe(e)}', name)
+            if out is None:
+                return SUCCESS
+            if not isinstance(out, Status):
+                return _error(f'running Bind plugin "{name}": {_returned(out)}', name)
+            if out.code is Code.Skip:
+                continue
+            if out.is_success:
+                return SUCCESS
+            if out.is_rejected:
+                return out if out.plugin == name else out.with_plugin(name)
+            return _error(f'running Bind plugin "{name}": {out.message}', name)
+        return Status(Code.Skip)
+
+    def run_post_bind_plugins(self, state: CycleState, pod: Pod, node_name: str) -> list[str]:
+        """Run PostBind in profile order (RunPostBindPlugins); results are ignored.
+
+        Returns:
+            one problem per plugin that raised (``running PostBind plugin "<name>": ...``),
+            for the caller to report as warnings; the pod stays bound.
+        """
+        problems = []
+        for name, fn in self._post_bind:
+            try:
+                fn(state, pod, node_name)
+            except Exception as e:
+                problems.append(f'running PostBind plugin "{name}": {_describe(e)}')
+        return problems
 
 
 def _config_where(profile: Profile, where: str) -> str:

@@ -27,9 +27,9 @@ from typing import Any
 
 import attrs
 
-from schedsim.api import _decode as d
 from schedsim.api.errors import FieldError, ManifestError
-from schedsim.api.loader import read_documents
+from schedsim.api.loading import decode as d
+from schedsim.api.loading.loader import read_documents
 from schedsim.framework.extension_points import EXTENSION_POINTS, RUN_POINTS
 from schedsim.framework.profile import (
     DEFAULT_PLUGINS,

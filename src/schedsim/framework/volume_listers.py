@@ -22,7 +22,6 @@ from typing import Protocol
 
 import attrs
 
-from schedsim.api.pvcontroller import complete_bindings
 from schedsim.api.storage import (
     CSIDriver,
     CSINode,
@@ -32,6 +31,7 @@ from schedsim.api.storage import (
     StorageClass,
     VolumeAttachment,
 )
+from schedsim.api.storage.pvcontroller import complete_bindings
 
 __all__ = ["SharedCsiManager", "SharedVolumeManager", "StorageListers", "VolumeState"]
 
@@ -95,8 +95,9 @@ class StorageListers:
 
         Args:
             pv_controller: first settle pre-bound claims and PV phases as the PV controller
-                would (`schedsim.api.pvcontroller.complete_bindings`): for clusters read from
-                hand-written manifests. False: the objects as stored (Kubernetes' test cases).
+                would (`schedsim.api.storage.pvcontroller.complete_bindings`): for clusters
+                read from hand-written manifests. False: the objects as stored (Kubernetes'
+                test cases).
 
         Raises:
             ValueError: two objects of one kind share a name (within a namespace for PVCs).

@@ -4,7 +4,7 @@ Autoscaler in the loop (``schedsim replay``).
 .. code-block:: python
 
     from schedsim.replay import Replay, trace_from_paths
-    from schedsim.simulation.nodegroups import load_node_groups
+    from schedsim.autoscaler.nodegroups import load_node_groups
 
     replay = Replay(trace_from_paths(["trace.yaml"]), load_node_groups("groups.yaml"))
     replay.run_until(600)            # ten simulated minutes

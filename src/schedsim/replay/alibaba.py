@@ -55,8 +55,8 @@ import attrs
 
 from schedsim.api.core import Node, Pod
 from schedsim.api.errors import ManifestError
-from schedsim.api.loader import decode_objects
-from schedsim.api.validation_common import dns1123_subdomain_problem, label_value_problem
+from schedsim.api.loading.loader import decode_objects
+from schedsim.api.validation.common import dns1123_subdomain_problem, label_value_problem
 from schedsim.engine import Cluster
 from schedsim.replay.trace import Trace, TracePod
 

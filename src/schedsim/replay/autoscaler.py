@@ -41,17 +41,17 @@ from typing import Final
 
 import attrs
 
+from schedsim.api.apps.workloads import DaemonSet
 from schedsim.api.core import Pod
-from schedsim.api.workloads import DaemonSet
-from schedsim.simulation.drain import DrainContext, pods_to_move, remaining_pdb_tracker
-from schedsim.simulation.nodegroups import NodeGroup
-from schedsim.simulation.sanitize import sanitized_node_info
-from schedsim.simulation.scaledown import (
+from schedsim.autoscaler.drain import DrainContext, pods_to_move, remaining_pdb_tracker
+from schedsim.autoscaler.nodegroups import NodeGroup
+from schedsim.autoscaler.sanitize import sanitized_node_info
+from schedsim.autoscaler.scaledown import (
     DEFAULT_GPU_UTILIZATION_THRESHOLD,
     DEFAULT_UTILIZATION_THRESHOLD,
     scale_down,
 )
-from schedsim.simulation.scaleup import DEFAULT_MAX_NODES_PER_SCALE_UP, EXPANDERS, scale_up
+from schedsim.autoscaler.scaleup import DEFAULT_MAX_NODES_PER_SCALE_UP, EXPANDERS, scale_up
 from schedsim.snapshot.infos import NodeInfo
 from schedsim.snapshot.predicate import PredicateSnapshot
 

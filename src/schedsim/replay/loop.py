@@ -4,7 +4,7 @@ the Cluster Autoscaler in the loop.
 The state is one long-lived snapshot of the cluster (the engine's, `Engine.snapshot`). Events
 (`schedsim.replay.clock`) move it: pods arrive and enter kube-scheduler's scheduling queue
 (`schedsim.scheduler.queue.SchedulingQueue`, stepped through
-`schedsim.simulation.scheduling.SchedulingPass` on the replay's clock); after the events of an
+`schedsim.scheduler.scheduling.SchedulingPass` on the replay's clock); after the events of an
 instant the pass schedules every ready pod as kube-scheduler does (QueueSort order; Filter,
 Score, the highest total; PostFilter preemption); a bound pod completes ``duration`` seconds
 later and leaves its node; every ``scan-interval`` the autoscaler's loop
@@ -45,6 +45,8 @@ from collections.abc import Callable, Mapping, Sequence
 import attrs
 
 from schedsim.api.core import Pod
+from schedsim.autoscaler.nodegroups import NodeGroup, group_of_nodes, unknown_member_nodes
+from schedsim.autoscaler.sanitize import template_node_info
 from schedsim.dra.claim_controller import create_template_claims
 from schedsim.engine import Engine
 from schedsim.framework.events import (
@@ -62,9 +64,7 @@ from schedsim.replay.state import ReplayState
 from schedsim.replay.trace import Trace, TracePod
 from schedsim.scheduler import Scheduler
 from schedsim.scheduler.clock import LogicalClock
-from schedsim.simulation.nodegroups import NodeGroup, group_of_nodes, unknown_member_nodes
-from schedsim.simulation.sanitize import template_node_info
-from schedsim.simulation.scheduling import PodOutcome, QueueOptions, SchedulingPass, queue_order
+from schedsim.scheduler.scheduling import PodOutcome, QueueOptions, SchedulingPass, queue_order
 from schedsim.snapshot.infos import NodeInfo
 from schedsim.snapshot.predicate import PredicateSnapshot
 

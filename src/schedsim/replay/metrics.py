@@ -40,7 +40,7 @@ from typing import Final
 import attrs
 
 from schedsim.api.core import Pod
-from schedsim.api.resources import pod_requests
+from schedsim.api.core.resources import pod_requests
 from schedsim.framework.resource import Resource
 from schedsim.replay.autoscaler import ScaleEvent
 from schedsim.snapshot.infos import NodeInfo

@@ -3,7 +3,7 @@ plotly.js embedded once (the page opens offline; nothing is fetched).
 
 A `Page` is built section by section (`Page.heading`, `Page.text`, `Page.table`,
 `Page.chart`) and rendered whole by `Page.render`; the command line writes it with
-``schedsim.cli_output.deliver`` (a temporary file renamed over the target: whole or not at
+``schedsim.cli.output.deliver`` (a temporary file renamed over the target: whole or not at
 all).
 """
 

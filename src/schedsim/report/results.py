@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import plotly.graph_objects as go
 
-from schedsim.api.resources import pod_requests
+from schedsim.api.core.resources import pod_requests
+from schedsim.autoscaler.scaledown import ScaleDownResult
+from schedsim.autoscaler.scaleup import ScaleUpResult
 from schedsim.engine import Cluster
 from schedsim.framework.resource import Resource
 from schedsim.report.page import Page
-from schedsim.simulation.scaledown import ScaleDownResult
-from schedsim.simulation.scaleup import ScaleUpResult
-from schedsim.simulation.scheduling import SimulationResult
+from schedsim.scheduler.scheduling import SimulationResult
 
 __all__ = ["scale_down_page", "scale_up_page", "simulate_page"]
 

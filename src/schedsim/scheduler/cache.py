@@ -36,7 +36,7 @@ its raw scores are reused only while that token compares equal. Raw scores live 
 pod class's `FilterTable` (``scores``, one column per plugin, aligned with the node list)
 when the Filter walk used it: every position the walk finds changed is cleared there, so
 scoring reads the columns at the feasible positions with C-level look-ups
-(`schedsim.framework.scoring.score_totals`).
+(`schedsim.scheduler.scoring.score_totals`).
 
 Error statuses are never stored. Explained pods use the cache too: their explanation is
 derived from the same statuses, which are exact by the rule above. A revert brings back
@@ -53,7 +53,7 @@ from schedsim.dra.extended import has_extended_resource_requests
 from schedsim.framework.cycle_state import CycleState
 from schedsim.framework.interface import NodeInfo
 from schedsim.framework.runtime import Framework
-from schedsim.framework.scoring import ScoreColumns
+from schedsim.scheduler.scoring import ScoreColumns
 from schedsim.snapshot.plugin_runner import FilterTable
 
 __all__ = [

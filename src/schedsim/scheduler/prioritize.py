@@ -14,9 +14,9 @@ from schedsim.framework.cycle_state import CycleState
 from schedsim.framework.interface import NodeInfo
 from schedsim.framework.runtime import Framework
 from schedsim.framework.scores import NodePluginScores
-from schedsim.framework.scoring import ScoreColumns, score_totals
 from schedsim.framework.status import Status
 from schedsim.scheduler.cache import ScoreReuse
+from schedsim.scheduler.scoring import ScoreColumns, score_totals
 
 __all__ = ["prioritize_nodes", "prioritize_totals"]
 

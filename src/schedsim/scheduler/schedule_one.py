@@ -62,13 +62,13 @@ from schedsim.framework.cycle_state import CycleState
 from schedsim.framework.fit_error import Diagnosis, FitError
 from schedsim.framework.nominator import PodNominator
 from schedsim.framework.runtime import PluginError
-from schedsim.framework.scoring import ScoreColumns
 from schedsim.framework.status import SUCCESS, Code, Status
 from schedsim.framework.waiting_pods import WaitingPod
 from schedsim.scheduler.cache import FailingClasses, ResultCache
 from schedsim.scheduler.explain import SUCCESS_MESSAGE, Explanation, plugin_statuses
 from schedsim.scheduler.feasible import num_feasible_nodes_to_find
 from schedsim.scheduler.prioritize import prioritize_nodes, prioritize_totals
+from schedsim.scheduler.scoring import ScoreColumns
 from schedsim.scheduler.select import select_host
 from schedsim.snapshot.errors import NodeNotFoundError, SchedulingError
 from schedsim.snapshot.plugin_runner import absent_nodes_status

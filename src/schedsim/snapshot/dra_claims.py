@@ -15,7 +15,7 @@ from typing import Final
 import attrs
 
 from schedsim.api.core import Node, NodeSelectorTerm, Pod, PodResourceClaim
-from schedsim.api.nodeaffinity import node_matches
+from schedsim.api.core.nodeaffinity import node_matches
 from schedsim.api.resource import MAX_RESERVED_FOR, ResourceClaim, ResourceClaimConsumerReference
 
 __all__ = [
@@ -138,7 +138,7 @@ def match_node_selector_terms(node: Node, terms: Sequence[NodeSelectorTerm]) -> 
     """Tells whether ``node`` matches any of ``terms`` (``corev1helpers.MatchNodeSelectorTerms``).
 
     Terms are ORed, requirements within a term ANDed, with the rules of
-    `schedsim.api.nodeaffinity` (the NodeAffinity plugin's matching).
+    `schedsim.api.core.nodeaffinity` (the NodeAffinity plugin's matching).
 
     Time: O(total requirements x values).
     """

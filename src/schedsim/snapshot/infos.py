@@ -19,14 +19,14 @@ from types import MappingProxyType
 from typing import Any
 
 from schedsim.api.core import Node, Pod, PodAffinityTerm, WeightedPodAffinityTerm
-from schedsim.api.parts_memo import parts_memo
-from schedsim.api.resources import (
+from schedsim.api.core.resources import (
     DEFAULT_MEMORY_REQUEST,
     DEFAULT_MILLI_CPU_REQUEST,
     is_pod_level_requests_set,
     pod_requests,
     request_parts,
 )
+from schedsim.api.parts_memo import parts_memo
 from schedsim.api.storage import CSINode
 from schedsim.framework import interface
 from schedsim.framework.resource import FrozenResource, PodResource, Resource, stored_add

@@ -11,7 +11,7 @@ configurations, feature gates and commands (``simulate``, ``scale-up``, ``scale-
 Layers: `spec` (the YAML format) -> `scenarios` (the product, `run_scenario`) ->
 `executors` (serial, pool) and `ray` (Ray) -> `results` (rows, resume directory, table /
 JSON / CSV) -> `report` (the HTML page comparing scenarios). The command line
-(``schedsim sweep``) is `schedsim.cli_sweep`.
+(``schedsim sweep``) is `schedsim.cli.sweep`.
 """
 
 from __future__ import annotations

@@ -15,9 +15,9 @@ from typing import Any
 
 import attrs
 
+from schedsim.autoscaler.nodegroups import NodeGroup
 from schedsim.engine import Cluster, Engine, EngineConfig
 from schedsim.replay import Replay, manifest_trace
-from schedsim.simulation.nodegroups import NodeGroup
 from schedsim.sweep.results import ScenarioResult
 from schedsim.sweep.spec import SweepOptions, SweepSpec, digest
 

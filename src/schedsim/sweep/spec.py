@@ -11,7 +11,7 @@
         tuesday: tuesday.yaml        #   pending pods of the other commands
       workloadScale:                 # every workload controller's size times this
         today: 1                     #   (replicas, Job parallelism/completions, rounded
-        double: 2                    #   half up; schedsim.api.workload_scale)
+        double: 2                    #   half up; schedsim.api.apps.workload_scale)
       nodeGroups:                    # node-groups files (scale-up needs one)
         small: groups-small.yaml
         large: groups-large.yaml
@@ -55,15 +55,15 @@ from typing import Any, Final
 
 import attrs
 
+from schedsim.api.apps.workload_scale import check_factor
 from schedsim.api.errors import ManifestError
-from schedsim.api.loader import read_documents
-from schedsim.api.workload_scale import check_factor
+from schedsim.api.loading.loader import read_documents
+from schedsim.autoscaler.nodegroups import NodeGroup, load_node_groups
+from schedsim.autoscaler.scaleup import DEFAULT_MAX_NODES_PER_SCALE_UP, EXPANDERS
 from schedsim.engine import EngineConfig
 from schedsim.framework.features import FeatureGateError
 from schedsim.replay.autoscaler import AutoscalerOptions, OptionError
 from schedsim.replay.clock import parse_duration
-from schedsim.simulation.nodegroups import NodeGroup, load_node_groups
-from schedsim.simulation.scaleup import DEFAULT_MAX_NODES_PER_SCALE_UP, EXPANDERS
 
 __all__ = [
     "AXES",

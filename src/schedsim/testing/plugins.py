@@ -24,7 +24,7 @@ import attrs
 import yaml
 
 from schedsim.api.core import Node, Pod
-from schedsim.api.loader import decode_objects
+from schedsim.api.loading.loader import decode_objects
 from schedsim.engine.cluster import Cluster
 from schedsim.framework import (
     SUCCESS,

@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
 from schedsim.api.core import Pod
-from schedsim.api.resources import pod_requests
+from schedsim.api.core.resources import pod_requests
 from schedsim.framework import Code, CycleState, Handle, NodeInfo, StateKey, Status
 
 __all__ = ["GpuGuard"]

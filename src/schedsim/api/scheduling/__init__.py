@@ -1,0 +1,1 @@
+"""scheduling.k8s.io: PriorityClasses and the Priority admission plugin."""

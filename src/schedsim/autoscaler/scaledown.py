@@ -1,0 +1,588 @@
+"""Scale-down: which nodes could be removed, and where their pods would go.
+
+Mirrors Cluster Autoscaler's scale-down planning (``core/scaledown/eligibility``,
+``simulator/cluster.go`` ``SimulateNodeRemoval``, ``simulator/drain.go``,
+``simulator/utilization``), offline and in one pass:
+
+0. pending pods that fit on existing nodes are placed there first (priority order, through
+   the `HintingSimulator`, in the snapshot itself, not a fork), as CA's loop does before it
+   plans scale-down (``RunOnce``: the pod list processor's ``filterOutSchedulableByPacking``
+   calls ``TrySchedulePods`` on ``ClusterSnapshot``, and ``scaleDown`` runs later on the same
+   snapshot): they count in utilization and must be moved like any other pod;
+1. a node is a candidate when it is not annotated
+   ``cluster-autoscaler.kubernetes.io/scale-down-disabled: "true"``, belongs to a node group
+   (when node groups are given), and its utilization is below the threshold (CA
+   ``utilization.Calculate``, one rule per node, never a mix): a GPU node (non-zero
+   allocatable of a GPU vendor resource such as ``nvidia.com/gpu``) uses its requested GPUs
+   only, against the GPU threshold; else, with DRA enabled, a node with local ResourceSlices
+   uses its allocated devices only (the highest pool); else the higher of requested cpu and
+   memory. Every node's utilization is computed once, before any removal is simulated, as
+   CA's planner does (``categorizeNodes``: ``FilterOutUnremovable`` computes the utilization
+   map, then ``SimulateNodeRemoval`` runs per candidate); a node that received pods from an
+   earlier removal keeps its verdict and reported utilization;
+2. its pods to move and the pod that blocks it come from CA's default drainability rules
+   (`schedsim.autoscaler.drain`: DaemonSet and mirror pods stay; ``safe-to-evict: "true"``
+   moves; no controller, kube-system without a PodDisruptionBudget, ``safe-to-evict:
+   "false"``, local storage, a budget with no disruption left block). The budgets are used
+   up across the pass: a removable node's moved pods take one disruption from each budget
+   matching them (CA's ``RemainingPdbTracker``), so a later candidate sees what is left;
+3. candidates are simulated empty nodes first (CA's default candidate sorting), then in
+   cluster order; in a fork, the pods are unscheduled, the node is replaced by an empty copy tainted
+   ``ToBeDeletedByClusterAutoscaler:NoSchedule`` that keeps its ResourceSlices and CSINode
+   (CA 1.36: the node stays a topology domain), the pods are rescheduled elsewhere through
+   the `HintingSimulator` (a pod's earlier destination first; stop at the first pod that fits
+   nowhere), the ghost is removed and the fork is committed when every pod found a place
+   (later candidates see the result) or reverted otherwise.
+
+A plugin Error status while moving a node's pods (e.g. a CEL runtime error in a claim's
+selector) makes the node unremovable (``UnexpectedError``, naming the pod) and is reported in
+`ScaleDownResult.errors` (see `schedsim.autoscaler.plugin_errors`).
+
+Differences from CA, deliberate: the node group's min size is checked before the removal is
+simulated (CA checks it after, when it picks nodes to delete), so a removal that would break
+it is never committed; a budget without ``status.disruptionsAllowed`` allows what the
+disruption controller would compute from the cluster's pods (CA reads the status only); the
+blocking-system-pod timeout applies only when ``now`` is given; there are no unneeded-time or
+unready-time delays; there is
+no cloud provider, so a node is a GPU node by its allocatable only (CA also by the provider's
+GPU label); device utilization counts devices per pool (CA 1.35+ weighs partitionable
+devices by their shared counters).
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Callable, Mapping, Sequence
+from datetime import datetime, timedelta
+from typing import Final
+
+import attrs
+
+from schedsim.api.core import Node, Pod, Taint
+from schedsim.api.resource import ResourceClaimTemplate
+from schedsim.autoscaler.drain import (
+    DEFAULT_BSP_DISRUPTION_TIMEOUT,
+    BlockingPod,
+    BlockingPodReason,
+    DrainContext,
+    RemainingPdbTracker,
+    pods_to_move,
+    remaining_pdb_tracker,
+)
+from schedsim.autoscaler.hinting import HintingSimulator, PodPlacement
+from schedsim.autoscaler.nodegroups import NodeGroup, group_of_nodes
+from schedsim.autoscaler.plugin_errors import PluginStatusError, PodError, aborting_plugin_errors
+from schedsim.autoscaler.scaleup import pending_pods_with_claims
+from schedsim.scheduler.scheduling import pods_on_missing_nodes
+from schedsim.snapshot.infos import NodeInfo
+from schedsim.snapshot.predicate import PredicateSnapshot
+
+__all__ = [
+    "DEFAULT_GPU_UTILIZATION_THRESHOLD",
+    "DEFAULT_UTILIZATION_THRESHOLD",
+    "GPU_RESOURCE_NAMES",
+    "SCALE_DOWN_DISABLED_ANNOTATION",
+    "TO_BE_DELETED_TAINT",
+    "BlockingPod",
+    "BlockingPodReason",
+    "NodeVerdict",
+    "ScaleDownResult",
+    "UnremovableReason",
+    "Utilization",
+    "pods_to_move",
+    "scale_down",
+    "simulate_node_removal",
+    "utilization",
+]
+
+DEFAULT_UTILIZATION_THRESHOLD: Final = 0.5
+"""CA's ``--scale-down-utilization-threshold`` default."""
+
+DEFAULT_GPU_UTILIZATION_THRESHOLD: Final = 0.5
+"""CA's ``--scale-down-gpu-utilization-threshold`` default (used for GPU nodes instead)."""
+
+GPU_RESOURCE_NAMES: Final = (
+    "nvidia.com/gpu",
+    "habana.ai/gaudi",
+    "gpu.intel.com/xe",
+    "amd.com/gpu",
+    "microsoft.com/directx",
+)
+"""CA ``utils/gpu`` ``GPUVendorResourceNames``: a node with non-zero allocatable of one of
+these is a GPU node (the first found is its GPU resource, ``DetectNodeGPUResourceName``)."""
+
+SCALE_DOWN_DISABLED_ANNOTATION: Final = "cluster-autoscaler.kubernetes.io/scale-down-disabled"
+TO_BE_DELETED_TAINT: Final = "ToBeDeletedByClusterAutoscaler"
+"""The taint CA puts on a node it deletes (and on the ghost node during the simulation)."""
+
+ProgressCallback = Callable[[int, int], None]
+
+
+class UnremovableReason(enum.Enum):
+    """Why a node cannot be removed (CA ``simulator.UnremovableReason``, same names)."""
+
+    SCALE_DOWN_DISABLED_ANNOTATION = "ScaleDownDisabledAnnotation"
+    NOT_AUTOSCALED = "NotAutoscaled"
+    NODE_GROUP_MIN_SIZE_REACHED = "NodeGroupMinSizeReached"
+    NOT_UNDERUTILIZED = "NotUnderutilized"
+    BLOCKED_BY_POD = "BlockedByPod"
+    NO_PLACE_TO_MOVE_PODS = "NoPlaceToMovePods"
+    UNEXPECTED_ERROR = "UnexpectedError"
+
+
+@attrs.frozen
+class Utilization:
+    """How used a node is, as fractions (CA ``utilization.Info``).
+
+    Attributes:
+        cpu: requested milli-CPU / allocatable (0 when allocatable is 0).
+        memory: requested memory / allocatable.
+        devices: the highest allocated/total device ratio over the node's ResourceSlice
+            pools (0 without slices).
+        gpu: requested / allocatable of the node's GPU resource (0 on other nodes).
+        basis: what the threshold is compared with (CA takes one, never a mix):
+            ``"gpu"`` (a GPU node), ``"devices"`` (DRA on and the node has local
+            ResourceSlices) or ``"cpu/memory"`` (the higher of the two).
+        resource: the resource measured: the GPU resource name, ``driver/pool`` of the
+            highest pool, ``cpu`` or ``memory`` (``memory`` when equal, as CA).
+    """
+
+    cpu: float
+    memory: float
+    devices: float = 0.0
+    gpu: float = 0.0
+    basis: str = "cpu/memory"
+    resource: str = ""
+
+    @property
+    def value(self) -> float:
+        """What the threshold is compared with (see ``basis``)."""
+        if self.basis == "gpu":
+            return self.gpu
+        if self.basis == "devices":
+            return self.devices
+        return max(self.cpu, self.memory)
+
+
+def gpu_resource(node: Node) -> str | None:
+    """The node's GPU resource (CA ``NodeHasGpuAllocatable``): the first of
+    `GPU_RESOURCE_NAMES` with non-zero allocatable, else None."""
+    for name in GPU_RESOURCE_NAMES:
+        q = node.allocatable.get(name)
+        if q is not None and q != 0:
+            return name
+    return None
+
+
+def utilization(node_info: NodeInfo, *, dra_enabled: bool = True) -> Utilization:
+    """The node's utilization (CA ``utilization.Calculate``; every pod counts, DaemonSet
+    and mirror pods included, as CA by default).
+
+    Cpu and memory are always computed (for the report). The basis is one of:
+
+    * ``gpu``: the node has a GPU resource (`gpu_resource`); requested / allocatable of it
+      (CA ``GetNodeGpuConfig`` then ``CalculateUtilizationOfResource``; cpu and memory are
+      not looked at);
+    * ``devices``: ``dra_enabled`` and the node has local ResourceSlices; per ``(driver,
+      pool)``, the devices named in allocation results of its pods' claims over the devices
+      the pool publishes, the highest pool (CA ``HighestDynamicResourceUtilization``);
+    * ``cpu/memory``: the higher of the two.
+
+    Time: O(pods x claims + devices).
+    """
+    node = node_info.node
+    assert node is not None
+    req = node_info.requested
+    alloc = node_info.allocatable
+    cpu = req.milli_cpu / alloc.milli_cpu if alloc.milli_cpu else 0.0
+    mem = req.memory / alloc.memory if alloc.memory else 0.0
+    gpu_name = gpu_resource(node)
+    if gpu_name is not None:
+        total = alloc.scalar_resources.get(gpu_name, 0)
+        used = req.scalar_resources.get(gpu_name, 0)
+        gpu = used / total if total else 0.0
+        return Utilization(cpu, mem, gpu=gpu, basis="gpu", resource=gpu_name)
+    totals: dict[tuple[str, str], int] = {}
+    for s in node_info.local_resource_slices:
+        key = (s.driver, s.pool.name)
+        totals[key] = totals.get(key, 0) + len(s.devices)
+    if dra_enabled and node_info.local_resource_slices:
+        allocated: dict[tuple[str, str], set[str]] = {}
+        for claim in node_info.resource_claims:
+            allocation = getattr(getattr(claim, "status", None), "allocation", None)
+            if allocation is None:
+                continue
+            for r in allocation.results:
+                allocated.setdefault((r.driver, r.pool), set()).add(r.device)
+        devices, pool = 0.0, ""
+        for key, total in totals.items():
+            ratio = len(allocated.get(key, ())) / total if total else 0.0
+            if not pool or ratio > devices:
+                devices, pool = ratio, f"{key[0]}/{key[1]}"
+        return Utilization(cpu, mem, devices, basis="devices", resource=pool)
+    return Utilization(cpu, mem, resource="cpu" if cpu > mem else "memory")
+
+
+@attrs.frozen
+class NodeVerdict:
+    """Whether one node could be removed.
+
+    Attributes:
+        node: the node name.
+        removable: True when its pods all found a place (or it has none to move).
+        reason: why not (None when removable).
+        utilization: the node's utilization on the cluster as given (computed before any
+            removal is simulated, as CA does).
+        moved: where each pod would go (removable nodes).
+        pod: the pod that blocks or found no place (BlockedByPod, NoPlaceToMovePods).
+        detail: a human-readable explanation of ``reason``.
+    """
+
+    node: str
+    removable: bool
+    reason: UnremovableReason | None = None
+    utilization: Utilization | None = None
+    moved: tuple[PodPlacement, ...] = ()
+    pod: Pod | None = None
+    detail: str = ""
+
+
+@attrs.frozen
+class ScaleDownResult:
+    """Verdicts for every node, in cluster order.
+
+    Attributes:
+        verdicts: one per node.
+        threshold: the utilization threshold used.
+        skipped_pods: bound pods whose node is not among the nodes (ignored, as CA does).
+        errors: pods whose move failed with a plugin error (their node is unremovable,
+            ``UnexpectedError``), and pending pods whose placement did.
+        pending_placed: pending pods placed on existing nodes before planning (CA's
+            filter-out-schedulable), and where; they are moved like the others.
+        pending_unplaced: pending pods that fit no existing node (a scale-up's business).
+        gpu_threshold: the threshold used for GPU nodes.
+        warnings: things the user should know (e.g. a missing ResourceClaimTemplate).
+    """
+
+    verdicts: tuple[NodeVerdict, ...]
+    threshold: float
+    skipped_pods: tuple[Pod, ...] = ()
+    errors: tuple[PodError, ...] = ()
+    pending_placed: tuple[PodPlacement, ...] = ()
+    pending_unplaced: tuple[Pod, ...] = ()
+    gpu_threshold: float = DEFAULT_GPU_UTILIZATION_THRESHOLD
+    warnings: tuple[str, ...] = ()
+
+    @property
+    def removable(self) -> tuple[str, ...]:
+        """Names of the removable nodes."""
+        return tuple(v.node for v in self.verdicts if v.removable)
+
+
+def _ghost(node: Node) -> Node:
+    taint = Taint(key=TO_BE_DELETED_TAINT, effect="NoSchedule", value="0")
+    return attrs.evolve(node, taints=(*node.taints, taint))
+
+
+def _unbound(pod: Pod) -> Pod:
+    """``pod`` with ``nodeName`` and ``nominatedNodeName`` cleared, as CA reschedules it. One
+    copy per pod object, kept in the pod's memo: every later simulation moving the same pod
+    (each plan of a replay) reuses it, and with it the values the copy memoizes (its request
+    sums). Time: O(1) after the first call."""
+    if not pod.node_name and not pod.nominated_node_name:
+        return pod
+    return pod.memo(
+        "scaledown:unbound", lambda: attrs.evolve(pod, node_name="", nominated_node_name="")
+    )
+
+
+def simulate_node_removal(
+    snapshot: PredicateSnapshot,
+    node_name: str,
+    pods: Sequence[Pod],
+    hinting: HintingSimulator,
+    *,
+    persist: bool = True,
+) -> tuple[tuple[PodPlacement, ...], Pod | None]:
+    """Remove ``node_name`` and reschedule ``pods`` elsewhere, in a fork (CA
+    ``RemovalSimulator.findPlaceFor``).
+
+    The pods are unscheduled, the node is replaced by an empty ghost tainted
+    ``ToBeDeletedByClusterAutoscaler:NoSchedule`` with the same ResourceSlices and CSINode,
+    the pods (with ``nodeName`` cleared) are scheduled on other nodes, hints first, stopping
+    at the first that fits nowhere; then the ghost is removed.
+
+    Args:
+        snapshot: the cluster; changed only when the removal succeeds and ``persist``.
+        node_name: the node to remove.
+        pods: its pods to move (see `pods_to_move`).
+        hinting: the run's hinting simulator (its hints carry across candidates).
+        persist: commit a successful removal (later candidates see it); False reverts.
+
+    Returns:
+        ``(placements, None)`` on success, ``((), first pod that found no place)`` otherwise.
+
+    Raises:
+        NodeNotFoundError: the node is not in the snapshot.
+        SchedulingError: INTERNAL_ERROR (e.g. a failing Reserve); the fork is reverted.
+        PluginStatusError: inside `aborting_plugin_errors`, a pod's attempt hit a plugin
+            Error status; the fork is reverted.
+    """
+    node_info = snapshot.get_node_info(node_name)
+    node = node_info.node
+    assert node is not None
+    slices = list(node_info.local_resource_slices)
+    csi_node = node_info.csi_node
+    snapshot.fork()
+    ok = False
+    try:
+        for pod in pods:
+            snapshot.unschedule_pod(pod.namespace, pod.name, node_name)
+        snapshot.remove_node_info(node_name)
+        snapshot.add_node_info(NodeInfo(_ghost(node), slices, csi_node))
+        moving = [_unbound(p) for p in pods]
+        result = hinting.try_schedule_pods(
+            snapshot,
+            moving,
+            lambda ni: ni.node is not None and ni.node.name != node_name,
+            break_on_failure=True,
+        )
+        if result.plugin_errors:
+            first = result.plugin_errors[0]
+            raise PluginStatusError(first.pod, first.message)
+        if result.unschedulable:
+            return (), result.unschedulable[0]
+        snapshot.remove_node_info(node_name)
+        ok = True
+        return result.scheduled, None
+    finally:
+        if ok and persist:
+            snapshot.commit()
+        else:
+            snapshot.revert()
+
+
+def scale_down(
+    snapshot: PredicateSnapshot,
+    pods: Sequence[Pod],
+    *,
+    threshold: float = DEFAULT_UTILIZATION_THRESHOLD,
+    gpu_threshold: float = DEFAULT_GPU_UTILIZATION_THRESHOLD,
+    node_groups: Sequence[NodeGroup] | None = None,
+    resource_claim_templates: Sequence[ResourceClaimTemplate] = (),
+    progress: ProgressCallback | None = None,
+    now: datetime | None = None,
+    bsp_disruption_timeout: timedelta = DEFAULT_BSP_DISRUPTION_TIMEOUT,
+) -> ScaleDownResult:
+    """Which nodes Cluster Autoscaler could remove (see the module docstring).
+
+    Args:
+        snapshot: the cluster, ready (`schedsim.engine.Cluster.snapshot`): its nodes
+            (considered in their order) with the bound pods, its DRA state (moved pods get
+            new allocations, devices count in utilization), CSI and storage state; pods are
+            rescheduled with its framework's profile. Claims pending pods need from
+            ``resource_claim_templates`` are created in its DRA snapshot. Removals that
+            succeed are committed in it.
+        pods: the cluster's pods, bound and pending; pending pods (as `scale_up` reads them)
+            that fit on existing nodes are placed there first, as CA's filter-out-schedulable
+            does.
+        threshold: a node is a candidate when its utilization is below this (0..1).
+        gpu_threshold: the same for GPU nodes (CA ``--scale-down-gpu-utilization-threshold``).
+        node_groups: when given, nodes outside every group are NotAutoscaled and no group
+            goes below its min size; None: every node is a candidate, without min sizes.
+        resource_claim_templates: the cluster's ResourceClaimTemplates.
+        progress: called with (nodes done, nodes) after each node.
+        now: the drain time (CA's loop timestamp): a kube-system pod without a
+            PodDisruptionBudget stops blocking once it is older than
+            ``bsp_disruption_timeout`` (CA ``--blocking-system-pod-distruption-timeout``);
+            None: it always blocks.
+        bsp_disruption_timeout: see ``now``.
+
+    The PodDisruptionBudgets are the framework's (``handle.object_listers``, allowed
+    disruptions resolved as DefaultPreemption reads them; a budget without a resolved count
+    is resolved against ``pods``); removals use them up, in candidate order (see
+    `schedsim.autoscaler.drain.RemainingPdbTracker`).
+
+    Returns:
+        a verdict per node; ``pods`` and ``node_groups`` are not modified.
+
+    Raises:
+        ValueError: ``threshold`` or ``gpu_threshold`` outside [0, 1].
+        NodeGroupError: a node is in two groups.
+        SchedulingError: INTERNAL_ERROR when a plugin fails other than with an Error status
+            from PreFilter or Filter (e.g. in Reserve).
+    """
+    for what, t in (("utilization", threshold), ("GPU utilization", gpu_threshold)):
+        if not 0.0 <= t <= 1.0:
+            raise ValueError(f"{what} threshold must be between 0 and 1, got {t}")
+    framework = snapshot.framework
+    nodes = [ni.node for ni in snapshot.list_node_infos() if ni.node is not None]
+    bound, pending, warnings = pending_pods_with_claims(snapshot, pods, resource_claim_templates)
+    groups_of: dict[str, NodeGroup] = {}
+    sizes: dict[str, int] = {}
+    if node_groups is not None:
+        groups_of = group_of_nodes(node_groups, nodes)
+        sizes = {g.name: g.size(nodes) for g in node_groups}
+    skipped = pods_on_missing_nodes(snapshot, bound)
+    errors: list[PodError] = []
+    with aborting_plugin_errors(framework):
+        # CA's RunOnce: filter-out-schedulable places pending pods in the cluster snapshot
+        # itself (TrySchedulePods, no fork); scale-down planning then runs on that snapshot.
+        tried = HintingSimulator().try_schedule_pods(snapshot, pending)
+    errors.extend(tried.plugin_errors)
+    hinting = HintingSimulator()  # CA's RemovalSimulator has its own
+    gates = framework.handle.feature_gates
+    dra_enabled = (
+        gates.enabled("DynamicResourceAllocation") and "DynamicResources" in framework.plugins
+    )
+    # CA's planner: one tracker for the pass (RemainingPdbTracker.SetPdbs in RunOnce)
+    budgets = framework.handle.object_listers.pod_disruption_budgets
+    drain = DrainContext(remaining_pdb_tracker(budgets, pods), now, bsp_disruption_timeout)
+    # CA computes every candidate's utilization once, before simulating any removal
+    # (planner.categorizeNodes -> eligibility.FilterOutUnremovable).
+    utilizations = {
+        n.name: utilization(snapshot.get_node_info(n.name), dra_enabled=dra_enabled) for n in nodes
+    }
+
+    # Empty nodes first (CA's default candidate sorting, ``emptycandidates``): removing them
+    # moves nothing, and the pods of other candidates must not take their place.
+    def is_empty(node: Node) -> bool:
+        u = utilizations[node.name]
+        if u.value >= (gpu_threshold if u.basis == "gpu" else threshold):
+            return False  # never a candidate: its place in the order changes nothing
+        movable, blocking = pods_to_move(snapshot.get_node_info(node.name), drain)
+        return blocking is None and not movable
+
+    order = sorted(nodes, key=lambda n: not is_empty(n))
+    verdicts: dict[str, NodeVerdict] = {}
+    moved_from: dict[str, str] = {}  # pod key -> the node a removal in this pass moved it from
+    with aborting_plugin_errors(framework):
+        for i, node in enumerate(order):
+            try:
+                verdicts[node.name] = _consider(
+                    snapshot, node, utilizations[node.name], threshold, gpu_threshold,
+                    node_groups, groups_of, sizes, hinting, drain, moved_from,
+                )  # fmt: skip
+            except PluginStatusError as e:
+                error = e.pod_error()
+                errors.append(error)
+                verdicts[node.name] = NodeVerdict(
+                    node.name,
+                    False,
+                    UnremovableReason.UNEXPECTED_ERROR,
+                    utilizations[node.name],
+                    pod=e.pod,
+                    detail=f"plugin error moving pod {e.pod.key}: {error.message}",
+                )
+            if progress is not None:
+                progress(i + 1, len(nodes))
+    return ScaleDownResult(
+        tuple(verdicts[n.name] for n in nodes),
+        threshold,
+        tuple(skipped),
+        tuple(errors),
+        pending_placed=tried.scheduled,
+        pending_unplaced=tried.unschedulable,
+        gpu_threshold=gpu_threshold,
+        warnings=tuple(warnings),
+    )
+
+
+def _measured(util: Utilization) -> str:
+    return f"devices ({util.resource})" if util.basis == "devices" else util.resource
+
+
+def _consider(
+    snapshot: PredicateSnapshot,
+    node: Node,
+    util: Utilization,
+    threshold: float,
+    gpu_threshold: float,
+    node_groups: Sequence[NodeGroup] | None,
+    groups_of: Mapping[str, NodeGroup],
+    sizes: dict[str, int],
+    hinting: HintingSimulator,
+    drain: DrainContext,
+    moved_from: dict[str, str],
+) -> NodeVerdict:
+    name = node.name
+    if node.annotations.get(SCALE_DOWN_DISABLED_ANNOTATION) == "true":
+        return NodeVerdict(
+            name,
+            False,
+            UnremovableReason.SCALE_DOWN_DISABLED_ANNOTATION,
+            detail=f"annotated {SCALE_DOWN_DISABLED_ANNOTATION}=true",
+        )
+    group = groups_of.get(name)
+    if node_groups is not None and group is None:
+        return NodeVerdict(
+            name, False, UnremovableReason.NOT_AUTOSCALED, detail="not in any node group"
+        )
+    # CA eligibility.isNodeBelowUtilizationThreshold: GPU nodes use the GPU threshold.
+    limit, which = (
+        (gpu_threshold, "GPU threshold") if util.basis == "gpu" else (threshold, "threshold")
+    )
+    if util.value >= limit:
+        return NodeVerdict(
+            name,
+            False,
+            UnremovableReason.NOT_UNDERUTILIZED,
+            util,
+            detail=f"{_measured(util)} utilization {util.value:.2f} >= {which} {limit:g}",
+        )
+    if group is not None and sizes[group.name] <= group.min_size:
+        return NodeVerdict(
+            name,
+            False,
+            UnremovableReason.NODE_GROUP_MIN_SIZE_REACHED,
+            util,
+            detail=f"node group {group.name} at min size {group.min_size}",
+        )
+    movable, blocking = pods_to_move(snapshot.get_node_info(name), drain)
+    if blocking is not None:
+        return NodeVerdict(
+            name,
+            False,
+            UnremovableReason.BLOCKED_BY_POD,
+            util,
+            pod=blocking.pod,
+            detail=_blocking_detail(blocking, drain.tracker, moved_from.get(blocking.pod.key)),
+        )
+    try:
+        placed, failed = simulate_node_removal(snapshot, name, movable, hinting)
+    except (LookupError, ValueError) as e:
+        return NodeVerdict(name, False, UnremovableReason.UNEXPECTED_ERROR, util, detail=str(e))
+    if failed is not None:
+        return NodeVerdict(
+            name,
+            False,
+            UnremovableReason.NO_PLACE_TO_MOVE_PODS,
+            util,
+            pod=failed,
+            detail=f"no place for pod {failed.key}",
+        )
+    if group is not None:
+        sizes[group.name] -= 1
+    drain.tracker.remove_pods(movable)  # CA planner: RemainingPdbTracker.RemovePods
+    moved_from.update((p.key, name) for p in movable)
+    return NodeVerdict(name, True, None, util, moved=placed)
+
+
+def _blocking_detail(
+    blocking: BlockingPod, tracker: RemainingPdbTracker, moved_from: str | None
+) -> str:
+    """``pod NS/NAME: Reason``, or ``pod NS/NAME (moved here from NODE in this pass):
+    Reason`` for a pod an earlier removal of the pass moved onto the node; for NotEnoughPdb,
+    the budgets used up, with what they still allow (``PodDisruptionBudget NS/NAME allows N
+    more disruption(s)``)."""
+    where = f" (moved here from {moved_from} in this pass)" if moved_from else ""
+    detail = f"pod {blocking.pod.key}{where}: {blocking.reason.value}"
+    if blocking.reason is BlockingPodReason.NOT_ENOUGH_PDB:
+        spent = [
+            f"PodDisruptionBudget {b.key} allows {max(b.disruptions_allowed or 0, 0)} more "
+            "disruption(s)"
+            for b in tracker.matching_pdbs(blocking.pod)
+            if (b.disruptions_allowed or 0) < 1
+        ]
+        detail += f" ({'; '.join(spent)})"
+    return detail

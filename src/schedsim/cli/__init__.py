@@ -1,0 +1,85 @@
+"""The ``schedsim`` command.
+
+``schedsim simulate [PATH ...] [--config FILE] [--output table|json] [--feature-gates A=true]``
+loads manifests, places bound pods, schedules the pending ones and prints where each lands
+and, for the others, kube-scheduler's message, with the devices allocated to each pod's
+ResourceClaims. With no PATH it runs the example cluster shipped with schedsim.
+``schedsim scale-up`` / ``scale-down`` (see `schedsim.cli.autoscaling`) ask the Cluster
+Autoscaler's what-if questions; ``schedsim plugins`` lists plugins and a profile's order.
+
+Exit status: 0 done (whether or not every pod fits), 2 bad input or usage (the message names
+the file, object and field), 1 a plugin failed or the output could not be written whole (a
+full disk, a file size limit, a reader that went away as with ``| head``), 130 Ctrl-C.
+Output is written whole or not at all (`schedsim.cli.output`).
+
+The commands live in their own modules (`schedsim.cli.parser` the flags,
+`schedsim.cli.options` the engine they configure, `schedsim.cli.simulate`,
+`schedsim.cli.plugins`, `schedsim.cli.autoscaling`, `schedsim.cli.replay`,
+`schedsim.cli.sweep`); this module dispatches to them.
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Sequence
+
+from schedsim.api.errors import ManifestError
+from schedsim.cli import autoscaling as cli_autoscaling
+from schedsim.cli import output as cli_output
+from schedsim.cli import replay as cli_replay
+from schedsim.cli import sweep as cli_sweep
+from schedsim.cli.common import UsageError
+from schedsim.cli.options import make_engine
+from schedsim.cli.parser import MANIFEST_COMMANDS, build_parser
+from schedsim.cli.plugins import list_plugins
+from schedsim.cli.simulate import EXAMPLE, simulate
+from schedsim.framework.runtime import PluginError
+from schedsim.scheduler.scheduling import gc_paused
+from schedsim.snapshot.errors import SchedulingError
+
+__all__ = ["EXAMPLE", "MANIFEST_COMMANDS", "main"]
+
+
+def _autoscaling(args: argparse.Namespace) -> tuple[str | None, int]:
+    engine, _ = make_engine(args)
+    return cli_autoscaling.run(args, engine)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; returns the exit status (0, 1, 2, or 130 on Ctrl-C)."""
+    try:
+        args = build_parser().parse_args(argv)
+    except cli_output.OutputError as e:  # --help or --version could not be written whole
+        cli_output.error_line(f"schedsim: error: {e}")
+        return 1
+    except KeyboardInterrupt:
+        cli_output.error_line("schedsim: interrupted")
+        return 130
+    return cli_output.run_command(lambda: _run(args), getattr(args, "output_file", None))
+
+
+def _run(args: argparse.Namespace) -> tuple[str | None, int]:
+    """The command's whole output (None: nothing to write) and exit status; bad input and
+    failures become statuses with their error line."""
+    try:
+        if args.command == "plugins":
+            return list_plugins(args), 0
+        if args.command in ("scale-up", "scale-down"):
+            return _autoscaling(args)
+        if args.command == "replay":
+            with gc_paused():
+                return cli_replay.run(args, make_engine(args)[0])
+        if args.command == "sweep":
+            return cli_sweep.run(args)
+        # Loading creates hundreds of thousands of objects and almost no reference
+        # cycles: collections of the oldest generation would walk them again and again
+        # (docs/performance.md).
+        with gc_paused():
+            return simulate(args)
+    except (ManifestError, UsageError, PluginError) as e:
+        for line in str(e).splitlines() or [""]:  # one line per problem
+            cli_output.error_line(f"schedsim: error: {line}")
+        return None, 2
+    except SchedulingError as e:
+        cli_output.error_line(f"schedsim: error: {e}")
+        return None, 1

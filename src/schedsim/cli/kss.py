@@ -1,0 +1,125 @@
+"""The command line's side of kube-scheduler-simulator exports (`schedsim.api.loading.kss`): the
+profile of an export's embedded ``schedulerConfig``, and ``simulate --output kss``.
+
+The embedded configuration is used unless ``--config`` is given (as the simulator's import
+restarts its scheduler with it, ``snapshot.Service.Load``); it is decoded by the same function
+as a ``--config`` file (`schedsim.framework.scheduler_config`).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Mapping
+from typing import Any
+
+from schedsim.api.errors import FieldError, ManifestError
+from schedsim.api.loading.kss import KssPodResult, export_document, scheduler_config_document
+from schedsim.api.loading.loader import read_documents
+from schedsim.cli.output import warn
+from schedsim.engine import Cluster
+from schedsim.framework.scheduler_config import (
+    SchedulerConfiguration,
+    scheduler_configuration_from_mapping,
+)
+from schedsim.scheduler.scheduling import SimulationResult
+
+__all__ = ["embedded_profile", "to_kss"]
+
+
+def embedded_profile(
+    config_file: str | None, cluster: Cluster
+) -> tuple[SchedulerConfiguration, str] | None:
+    """The export's ``schedulerConfig`` (every profile) and the file it came from; None
+    without one, or when ``config_file`` (``--config``) overrides it (a note on stderr says
+    so). The decoder's warnings (fields without effect on a simulation) go to stderr.
+
+    Raises:
+        ManifestError: ``FILE: kube-scheduler-simulator export: schedulerConfig.FIELD:
+            problem`` for a configuration kube-scheduler would refuse.
+    """
+    manifests = cluster.origin
+    raw = None if manifests is None else manifests.scheduler_config
+    if manifests is None or raw is None:
+        return None
+    source = manifests.scheduler_config_source
+    if config_file:
+        print(
+            f"note: --config {config_file} is used instead of the schedulerConfig of {source}",
+            file=sys.stderr,
+        )
+        return None
+    where = f"{source}: kube-scheduler-simulator export: schedulerConfig"
+    try:
+        config = scheduler_configuration_from_mapping(raw)
+    except FieldError as e:
+        raise ManifestError(f"{where}.{e.field}: {e.problem}") from None
+    for w in config.warnings:
+        warn(f"{where}: {w}")
+    return config, source
+
+
+def to_kss(config_file: str | None, cluster: Cluster, result: SimulationResult) -> str:
+    """The input as a kube-scheduler-simulator export after the run (JSON text); pods
+    preemption evicted are left out (kube-scheduler deletes them).
+
+    The cluster must have been loaded with ``keep_raw=True``. Kinds the format has no place
+    for are left out with a warning on stderr.
+    """
+    # victims of preemption are deleted, as kube-scheduler deletes them
+    preempted = {(o.pod.namespace, o.pod.name) for o in result.outcomes if o.preempted_by}
+    results = {
+        (o.pod.namespace, o.pod.name): KssPodResult(
+            node=o.node_name,
+            message=o.message,
+            reason="SchedulerError" if o.error else "Unschedulable",
+        )
+        for o in result.outcomes
+        # gated: never attempted, kube-scheduler writes no result
+        if not o.pod.scheduling_gates and not o.preempted_by
+    }
+    left_out = {
+        "DeviceClass": len(cluster.device_classes),
+        "ResourceClaim": len(cluster.resource_claims),
+        "ResourceClaimTemplate": len(cluster.resource_claim_templates),
+        "ResourceSlice": len(cluster.resource_slices),
+        "CSINode": len(cluster.csi_nodes),
+        "VolumeAttachment": len(cluster.volume_attachments),
+        "CSIDriver": len(cluster.csi_drivers),
+        "CSIStorageCapacity": len(cluster.csi_storage_capacities),
+        "Service": len(cluster.services),
+        "PodDisruptionBudget": len(cluster.pod_disruption_budgets),
+    }
+    dropped = ", ".join(f"{n} {kind}" for kind, n in left_out.items() if n)
+    if dropped:
+        warn(
+            f"--output kss: kube-scheduler-simulator exports have no place for "
+            f"{dropped} object(s); left out of the output"
+        )
+    manifests = cluster.origin
+    objects = [] if manifests is None else manifests.raw_objects
+    if preempted:
+        objects = [
+            (k, o)
+            for k, o in objects
+            if k != "Pod"
+            or (
+                (o.get("metadata") or {}).get("namespace") or "default",
+                (o.get("metadata") or {}).get("name"),
+            )
+            not in preempted
+        ]
+    written = {(o.get("metadata") or {}).get("name") for k, o in objects if k == "Pod"}
+    missing = [key for key in results if key[1] not in written]
+    if missing:
+        warn(
+            f"--output kss: {len(missing)} pod(s) schedsim created (e.g. "
+            f"{missing[0][0]}/{missing[0][1]}) have no manifest to write; left out"
+        )
+    config: Mapping[str, Any] | None
+    if config_file:
+        docs = [d for d in read_documents(config_file) if d is not None]
+        config = scheduler_config_document(docs[0])
+    else:
+        config = None if manifests is None else manifests.scheduler_config
+    return json.dumps(export_document(objects, results, config), indent=2) + "\n"

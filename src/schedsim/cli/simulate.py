@@ -1,0 +1,303 @@
+"""``schedsim simulate``: load the cluster (the PATHs, or the shipped example), schedule it,
+warn about what was not checked, and render the result (table, JSON, or a
+kube-scheduler-simulator export) with the ``--explain`` grids.
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import os
+import stat
+import sys
+from collections.abc import Callable, Sequence
+from importlib import resources
+from typing import Any
+
+from rich.console import Console
+from rich.markup import escape
+from rich.table import Table
+
+from schedsim.api.core import Pod
+from schedsim.api.errors import first_few
+from schedsim.cli import json_text as cli_json
+from schedsim.cli import kss as cli_kss
+from schedsim.cli import output as cli_output
+from schedsim.cli import table as cli_table
+from schedsim.cli.common import UsageError, warn_input, write_report
+from schedsim.cli.options import make_engine
+from schedsim.cli.output import warn
+from schedsim.cli.parser import EXPLAIN_ALL
+from schedsim.engine import Cluster
+from schedsim.framework.runtime import PluginTimings
+from schedsim.report import simulate_page
+from schedsim.scheduler.scheduling import PodOutcome, SimulationResult
+from schedsim.snapshot.dra import DraSnapshotError
+
+EXAMPLE = "demo-cluster.yaml"
+"""The example cluster run when no PATH is given (in ``schedsim/examples``)."""
+
+
+def _explain_selector(
+    args: argparse.Namespace,
+) -> tuple[Callable[[Pod], bool] | None, set[str]]:
+    """The pods to explain and the NS/NAME keys asked for.
+
+    ``--explain`` takes an optional value, so ``--explain cluster.yaml`` would read the path
+    as a pod name: a value that names an existing file or directory (or ``-``) is taken back
+    as a PATH, as the user meant.
+    """
+    values: list[str] = args.explain or []
+    if not values:
+        return None, set()
+    keys: set[str] = set()
+    every = False
+    for v in values:
+        if v == EXPLAIN_ALL:
+            every = True
+        elif v == "-" or os.path.exists(v):
+            args.paths.append(v)
+            every = True
+        elif "/" not in v:
+            raise UsageError(f"--explain {v}: expected NAMESPACE/NAME")
+        else:
+            keys.add(v)
+    if args.placement != "kube-scheduler":
+        raise UsageError("--explain: needs --placement kube-scheduler (first fit scores nothing)")
+    if every:
+        return (lambda pod: True), set()
+    return (lambda pod: pod.key in keys), keys
+
+
+def _to_json(result: SimulationResult) -> str:
+    doc: dict[str, Any] = {
+        "pods": [
+            {
+                "namespace": o.pod.namespace,
+                "name": o.pod.name,
+                "node": o.node_name,
+                "reasons": list(o.reasons),
+                "message": o.message,
+                "allocations": [
+                    {
+                        "claim": a.claim,
+                        "request": a.request,
+                        "driver": a.driver,
+                        "pool": a.pool,
+                        "device": a.device,
+                        **({"adminAccess": True} if a.admin_access else {}),
+                    }
+                    for a in o.allocations
+                ],
+                "attempts": o.attempts,
+                **({"error": True} if o.error else {}),
+                **({"nominatedNode": o.nominated_node} if o.nominated_node else {}),
+                **({"preemptedBy": o.preempted_by} if o.preempted_by else {}),
+                **({"results": o.explanation.to_json()} if o.explanation is not None else {}),
+            }
+            for o in result.outcomes
+        ],
+        "summary": {
+            "scheduled": result.scheduled,
+            "unschedulable": result.unschedulable,
+            "errors": result.errors,
+            "preempted": result.preempted,
+            "nodes": result.nodes,
+        },
+        "warnings": cli_output.recorded_warnings(),
+    }
+    if result.other_scheduler_pods:  # left to another scheduler: listed, never dropped
+        doc["otherSchedulerPods"] = [
+            {"namespace": p.namespace, "name": p.name, "schedulerName": p.scheduler_name}
+            for p in result.other_scheduler_pods
+        ]
+    return cli_json.dumps(doc) + "\n"  # json.dumps(doc, indent=2), faster
+
+
+def _to_table(result: SimulationResult) -> str:
+    buf = io.StringIO()
+    console = Console(file=buf, width=120, force_terminal=False, color_system=None)
+    # names fold onto more lines, never cut: two long names must stay distinguishable
+    columns: list[cli_table.ColumnSpec] = [("POD", "fold"), ("NODE", "fold")]
+    devices = any(o.allocations for o in result.outcomes)
+    if devices:
+        columns.append(("DEVICES", "fold"))  # the device name is the useful end
+    columns.append(("REASON", "ellipsis"))
+    rows: list[list[str]] = []
+    for o in result.outcomes:
+        where = o.node_name or "<none>"
+        if o.nominated_node and o.node_name != o.nominated_node:
+            where += f" (nominated {o.nominated_node})"
+        cells = [o.pod.key, where]
+        if devices:
+            cells.append(
+                "\n".join(f"{a.request}: {a.driver}/{a.pool}/{a.device}" for a in o.allocations)
+            )
+        cells.append(o.message)
+        rows.append(cells)
+    buf.write(cli_table.table_text(columns, rows, width=120))
+    per_node = result.pods_per_node()
+    spread = ", ".join(f"{n}: {c}" for n, c in sorted(per_node.items()))
+    console.print(
+        f"{result.scheduled} scheduled, {result.unschedulable} unschedulable, "
+        + (f"{result.errors} plugin error(s), " if result.errors else "")
+        + (f"{result.preempted} preempted, " if result.preempted else "")
+        + f"{result.nodes} nodes"
+        + (f" ({spread})" if spread else ""),
+        markup=False,
+    )
+    for o in result.outcomes:
+        if o.explanation is not None:
+            _explain_table(buf, o)
+    return buf.getvalue()
+
+
+def _explain_table(buf: io.StringIO, o: PodOutcome) -> None:
+    """A node-by-plugin grid for one explained pod: each Filter plugin's "passed" or reason,
+    each Score plugin's ``raw/final`` (final = normalized x weight, column "<plugin> score"),
+    the total."""
+    ex = o.explanation
+    assert ex is not None
+    nodes = ex.to_json()["nodes"]
+    title = (
+        f"{o.pod.key}: {o.node_name or 'not scheduled'} "
+        f"({nodes['evaluated']} of {nodes['all']} nodes evaluated, {nodes['feasible']} "
+        f"feasible, {nodes['notEvaluated']} not evaluated"
+        + (
+            f", {nodes['excludedByPreFilter']} excluded by PreFilter"
+            if nodes["excludedByPreFilter"]
+            else ""
+        )
+        + ")"
+    )
+    pre = {k: v for k, v in ex.pre_filter.items() if v not in ("success", "skip")}
+    filter_plugins = list(dict.fromkeys(p for row in ex.filter.values() for p in row))
+    score_plugins = list(dict.fromkeys(p for row in ex.final_score.values() for p in row))
+    table = Table(title=escape(title), title_justify="left", show_lines=False)
+    headers = [*filter_plugins, *(f"{p} score" for p in score_plugins)]
+    node_width = max((len(n) for n in ex.filter), default=4) + 2
+    table.add_column("NODE", min_width=node_width)
+    for p in filter_plugins:  # plugin names stay whole; reasons fold
+        table.add_column(escape(p), overflow="fold", min_width=len(p))
+    for p in score_plugins:  # raw/final score; named apart from the same plugin's Filter
+        table.add_column(escape(f"{p} score"), justify="right", min_width=len(p) + 6)
+    if score_plugins:
+        table.add_column("TOTAL", justify="right")
+    # as wide as the plugin names need (a grid of many plugins is wider than a terminal)
+    width = max(120, node_width + sum(len(h) + 3 for h in headers) + 24)
+    console = Console(file=buf, width=width, force_terminal=False, color_system=None)
+    for node, row in ex.filter.items():
+        cells = [escape(("* " if node == ex.selected_node else "") + node)]
+        cells += [escape(row.get(p, "")) for p in filter_plugins]
+        final = ex.final_score.get(node)
+        if score_plugins:
+            raw = ex.score.get(node, {})
+            cells += [
+                f"{raw.get(p, '')}/{final[p]}" if final and p in final else ""
+                for p in score_plugins
+            ]
+            cells.append(str(sum(final.values())) if final else "")
+        table.add_row(*cells)
+    # never narrower than the grid itself: a cut grid loses its TOTAL column
+    wide = Console(file=io.StringIO(), width=100_000, force_terminal=False, color_system=None)
+    console.width = max(width, wide.measure(table).maximum)
+    console.print(table)
+    for plugin, msg in pre.items():
+        console.print(f"  PreFilter {plugin}: {msg}", markup=False)
+
+
+def _stdin_is_redirected() -> bool:
+    try:
+        mode = os.fstat(sys.stdin.fileno()).st_mode
+    except (AttributeError, OSError, ValueError):  # no real stdin (e.g. under a test runner)
+        return False
+    return stat.S_ISFIFO(mode) or stat.S_ISREG(mode)
+
+
+def _some(pods: Sequence[Pod]) -> str:
+    return f"{len(pods)} pod(s) ({first_few([p.key for p in pods], 3)})"
+
+
+def _timing_report(timings: PluginTimings) -> str:
+    rows = sorted(timings.calls, key=lambda k: -timings.nanoseconds[k])
+    lines = ["plugin timings (total, calls, mean):"]
+    for plugin, point in rows:
+        n = timings.calls[(plugin, point)]
+        total = timings.nanoseconds[(plugin, point)]
+        mean = total / n if n else 0.0
+        lines.append(
+            f"  {plugin:<24} {point:<12} {total / 1e6:10.3f} ms {n:>9} calls {mean / 1e3:9.2f} µs"
+        )
+    return "\n".join(lines)
+
+
+def _cluster(args: argparse.Namespace) -> Cluster:
+    """The input as a `Cluster`: the PATHs, or the shipped example without any."""
+    expand = not args.no_expand_workloads
+    kwargs: dict[str, Any] = {
+        "expand_workloads": expand,
+        "validate": args.validate,
+        "keep_raw": args.output == "kss",  # --output kss writes the objects back as read
+    }
+    if args.paths:
+        return Cluster.from_paths(args.paths, **kwargs)
+    if _stdin_is_redirected():  # `... | schedsim simulate` without `-` is a likely slip
+        print(
+            f"note: no PATH given: running the example cluster shipped with schedsim "
+            f"({EXAMPLE}); use - to read manifests from stdin",
+            file=sys.stderr,
+        )
+    text = resources.files("schedsim.examples").joinpath(EXAMPLE).read_text("utf-8")
+    return Cluster.from_text(text, f"<example {EXAMPLE}>", **kwargs)
+
+
+def simulate(args: argparse.Namespace) -> tuple[str, int]:
+    """The output and the exit status (1 when a plugin failed for some pod)."""
+    timings = PluginTimings() if args.profile_plugins else None
+    explain, explain_keys = _explain_selector(args)
+    cluster = _cluster(args)
+    engine, _ = make_engine(args, timings, cli_kss.embedded_profile(args.config, cluster))
+    warn_input(cluster, engine)
+    try:
+        # CEL selectors that do not compile are refused first, as the API server would
+        result = engine.simulate(cluster, placement=args.placement, seed=args.seed, explain=explain)
+    except DraSnapshotError as e:
+        raise UsageError(str(e)) from None
+    for w in result.warnings:
+        warn(w)
+    missing = explain_keys - {o.pod.key for o in result.outcomes}
+    for key in sorted(missing):
+        warn(f"--explain {key}: no such pending pod")
+    for p in result.skipped_pods:
+        target = p.node_name or p.nominated_node_name
+        warn(f"pod {p.key}: node {target!r} is not among the nodes; ignored", f"Pod {p.key}")
+    by_name: dict[str, list[Pod]] = {}
+    for p in result.other_scheduler_pods:
+        by_name.setdefault(p.scheduler_name, []).append(p)
+    profiles = ", ".join(repr(n) for n in engine.frameworks)
+    for name, theirs in by_name.items():
+        warn(
+            f"{_some(theirs)} name schedulerName {name!r}, which no profile has "
+            f"(profiles: {profiles}); not scheduled, as kube-scheduler leaves them to that "
+            "scheduler"
+        )
+    for plugin, pods in result.unchecked.items():
+        warn(
+            f"{plugin} is not emulated yet: {_some(pods)} need it; where they were "
+            f"placed, it was not checked"
+        )
+    if timings is not None:
+        print(_timing_report(timings), file=sys.stderr)
+    if result.errors:
+        print(
+            f"schedsim: error: a plugin failed for {result.errors} pod(s); their attempts "
+            f"failed (see their messages), the other pods were scheduled",
+            file=sys.stderr,
+        )
+    if args.report:
+        write_report(args.report, simulate_page(cluster, result))
+    if args.output == "kss":
+        out = cli_kss.to_kss(args.config, cluster, result)
+    else:
+        out = _to_json(result) if args.output == "json" else _to_table(result)
+    return out, 1 if result.errors else 0
