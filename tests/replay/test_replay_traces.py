@@ -335,7 +335,11 @@ def test_dra_pod_evicted_by_scale_down_gets_a_new_claim(tmp_path: Path) -> None:
             NODES_CSV,
             "pods.csv:1: unknown column(s) extra",
         ),
-        (PODS_CSV.replace(",qos", ""), NODES_CSV, "pods.csv:1: missing column(s) qos"),
+        (
+            PODS_CSV.replace(",gpu_milli", ""),
+            NODES_CSV,
+            "pods.csv:1: missing column(s) gpu_milli",
+        ),
         (
             PODS_CSV,
             NODES_CSV.replace("V100M32", "T4"),
@@ -440,6 +444,32 @@ def test_real_alibaba_slice(tmp_path: Path) -> None:
     assert m.arrivals == 400
     assert len(m.latencies) + len(m.unschedulable) >= 400 - m.completed
     assert m.samples[-1].gpu_allocatable > 0
+
+
+MULTIGPU_CSV = """\
+name,cpu_milli,memory_mib,num_gpu,gpu_milli
+p-b,4000,8192,2,1000
+p-a,1000,2048,1,460
+p-c,1000,2048,0,0
+"""
+
+
+def test_alibaba_five_column_pod_list(tmp_path: Path) -> None:
+    """The multigpu* lists have only name,cpu_milli,memory_mib,num_gpu,gpu_milli: the FGD
+    artifact's converter (data/pod_csv_to_yaml.py) reads such a row as a pod without a model
+    constraint and without times, so every pod arrives at t = 0, in file order, and never
+    completes."""
+    p, n = _write(tmp_path, MULTIGPU_CSV)
+    trace = alibaba_trace(p, n, gpu_as="dra", gpu_share=True)
+    got = [(tp.pod.name, tp.arrival, tp.duration, tp.gpus) for tp in trace.arrivals]
+    assert got == [("p-b", 0.0, None, 2), ("p-a", 0.0, None, 1), ("p-c", 0.0, None, 0)]
+    assert all(tp.pod.affinity is None for tp in trace.arrivals)
+    pods, warnings = read_pods(p, gpu_as="extended-resource")
+    assert [tp.pod.name for tp in pods] == ["p-b", "p-a", "p-c"]
+    assert warnings == [
+        f"{p}: 1 GPU-sharing pod(s) (gpu_milli < 1000) take a whole GPU: nvidia.com/gpu is an "
+        "extended resource, which cannot be shared"
+    ]
 
 
 def test_read_pods_without_node_list(tmp_path: Path) -> None:

@@ -13,7 +13,12 @@ Two CSV files, read with their header rows:
   scheduled_time`` seconds (``deletion_time - creation_time`` when it was never scheduled;
   until the end without a ``deletion_time``). ``gpu_spec`` (models separated by ``|``)
   becomes a required node affinity on `GPU_MODEL_LABEL`. ``qos`` and ``pod_phase`` are
-  read and checked, not used: every pod of the trace is replayed.
+  read and checked, not used: every pod of the trace is replayed. Only the first five
+  columns are required (`POD_REQUIRED_COLUMNS`; the ``multigpu*`` lists have just those):
+  a missing optional column defaults as the trace's own converter
+  (``data/pod_csv_to_yaml.py`` of the FGD artifact) reads it: no ``gpu_spec`` is no model
+  constraint, no ``creation_time`` is every pod arriving at t = 0 in file order, no
+  ``deletion_time`` is a pod that never completes.
 
 GPUs (``--gpu-as``, `GPU_MODES`):
 
@@ -68,6 +73,7 @@ __all__ = [
     "GPU_MODES",
     "NODE_COLUMNS",
     "POD_COLUMNS",
+    "POD_REQUIRED_COLUMNS",
     "TraceError",
     "alibaba_trace",
     "read_nodes",
@@ -88,6 +94,8 @@ POD_COLUMNS: Final = (
     "deletion_time",
     "scheduled_time",
 )
+POD_REQUIRED_COLUMNS: Final = POD_COLUMNS[:5]
+"""The pod list's columns that must be present (the ``multigpu*`` lists have only these)."""
 GPU_MODES: Final = ("extended-resource", "dra")
 """How GPUs are modelled (``--gpu-as``; see the module docstring)."""
 
@@ -109,7 +117,11 @@ class TraceError(ManifestError):
     """A trace file that cannot be read: ``FILE:LINE: problem``."""
 
 
-def _rows(path: str, columns: Sequence[str]) -> list[tuple[int, dict[str, str]]]:
+def _rows(
+    path: str, columns: Sequence[str], required: Sequence[str] | None = None
+) -> list[tuple[int, dict[str, str]]]:
+    """The rows as column -> stripped text; a column of ``columns`` outside ``required``
+    (default: all required) that the header lacks reads as ""."""
     try:
         f = open(path, newline="", encoding="utf-8-sig")  # a spreadsheet's BOM is not a name
     except OSError as e:
@@ -130,9 +142,10 @@ def _rows(path: str, columns: Sequence[str]) -> list[tuple[int, dict[str, str]]]
             raise TraceError(
                 f"{path}:1: unknown column(s) {', '.join(unknown)} (expected {','.join(columns)})"
             )
-        missing = [c for c in columns if c not in header]
+        missing = [c for c in (columns if required is None else required) if c not in header]
         if missing:
             raise TraceError(f"{path}:1: missing column(s) {', '.join(missing)}")
+        absent = dict.fromkeys((c for c in columns if c not in header), "")
         out = []
         try:
             for row in reader:
@@ -143,7 +156,8 @@ def _rows(path: str, columns: Sequence[str]) -> list[tuple[int, dict[str, str]]]
                     raise TraceError(
                         f"{path}:{line}: {len(row)} fields, the header has {len(header)}"
                     )
-                out.append((line, {h: v.strip() for h, v in zip(header, row, strict=True)}))
+                values = {h: v.strip() for h, v in zip(header, row, strict=True)}
+                out.append((line, values | absent if absent else values))
         except csv.Error as e:
             raise TraceError(f"{path}:{reader.line_num}: {e}") from None
         except UnicodeDecodeError:
@@ -152,12 +166,16 @@ def _rows(path: str, columns: Sequence[str]) -> list[tuple[int, dict[str, str]]]
 
 
 def _named_rows(
-    path: str, columns: Sequence[str], key: str, what: str
+    path: str,
+    columns: Sequence[str],
+    key: str,
+    what: str,
+    required: Sequence[str] | None = None,
 ) -> Iterator[tuple[int, str, str, dict[str, str]]]:
     """``(line, "FILE:LINE", name, row)`` per row, the name in column ``key`` required and
     unique."""
     seen: dict[str, int] = {}
-    for line, r in _rows(path, columns):
+    for line, r in _rows(path, columns, required):
         where = f"{path}:{line}"
         name = r[key]
         if not name:
@@ -194,6 +212,12 @@ def _int(where: str, column: str, v: str) -> int:
     if x != int(x):
         raise TraceError(f"{where}: {column}: expected a whole number, got {v!r}")
     return int(x)
+
+
+def _has_column(path: str, column: str) -> bool:
+    """Whether the CSV file's header row (already read without error) has ``column``."""
+    with open(path, newline="", encoding="utf-8-sig") as f:
+        return column in (h.strip() for h in next(csv.reader(f)))
 
 
 def read_nodes(path: str, *, gpu_as: str = "extended-resource") -> list[Node]:
@@ -311,7 +335,9 @@ def read_pods(
     """
     rows = []
     shared = 0
-    for line, where, name, r in _named_rows(path, POD_COLUMNS, "name", "pod"):
+    rows_in = list(_named_rows(path, POD_COLUMNS, "name", "pod", POD_REQUIRED_COLUMNS))
+    timed = _has_column(path, "creation_time")
+    for line, where, name, r in rows_in:
         if (problem := dns1123_subdomain_problem(name)) is not None:
             raise TraceError(f"{where}: name: invalid pod name {name!r}: {problem}")
         cpu = _int(where, "cpu_milli", r["cpu_milli"])
@@ -344,7 +370,7 @@ def read_pods(
                 f"{where}: pod_phase: expected one of Pending, Running, Succeeded, Failed, "
                 f"got {r['pod_phase']!r}"
             )
-        created = _number(where, "creation_time", r["creation_time"])
+        created = _number(where, "creation_time", r["creation_time"]) if timed else 0.0
         assert created is not None
         deleted = _number(where, "deletion_time", r["deletion_time"], required=False)
         scheduled = _number(where, "scheduled_time", r["scheduled_time"], required=False)
