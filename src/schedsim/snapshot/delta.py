@@ -26,6 +26,10 @@ store node                       O(d)
 remove node                      O(d + log k); in the base layer the list is rebuilt on the
                                  next list, O(n)
 is_pvc_used_by_pods              O(d) (per-layer reference-count deltas)
+have_pods_with_(required_anti_)  cached per layer; in a new layer built from the parent's
+affinity_list                    list and the layer's changes: O(c d) when no change touches
+                                 a member, else O(members + c d); never a scan of all nodes
+                                 above the base
 ===============================  =========================================================
 """
 
@@ -83,8 +87,11 @@ class _Layer:
         # base layer: the node list and name -> position (None until built / after a drop)
         self.list_cache: list[NodeInfo] | None = None
         self.index: dict[str, int] | None = None
-        self.affinity_cache: list[NodeInfo] | None = None
-        self.anti_affinity_cache: list[NodeInfo] | None = None
+        # have_pods_with_(required_anti_)affinity_list: None until asked / after a change
+        # that can alter membership; above the base built from the parent's list and this
+        # layer's changes (`members`), so a fork never scans the cluster
+        self.affinity_cache: _Members | None = None
+        self.anti_affinity_cache: _Members | None = None
 
     # ------------------------------------------------------------------ reads
 
@@ -160,14 +167,89 @@ class _Layer:
         self.affinity_cache = None
         self.anti_affinity_cache = None
 
-    def copied(self, old: NodeInfo, new: NodeInfo) -> None:
+    def copied(self, name: str, old: NodeInfo, new: NodeInfo) -> None:
         """``new``, a copy of ``old`` with the same pods, now shows in its place: the affinity
         lists swap the object where they hold it (their membership is unchanged), so a
-        copy-on-write costs O(nodes in the lists), not a rebuild over every node."""
+        copy-on-write costs O(nodes in the lists) (a C-level list copy), not a rebuild."""
         if old.pods_with_affinity and self.affinity_cache is not None:
-            self.affinity_cache = [new if ni is old else ni for ni in self.affinity_cache]
+            self.affinity_cache = self.affinity_cache.replaced(name, new)
         if old.pods_with_required_anti_affinity and self.anti_affinity_cache is not None:
-            self.anti_affinity_cache = [new if ni is old else ni for ni in self.anti_affinity_cache]
+            self.anti_affinity_cache = self.anti_affinity_cache.replaced(name, new)
+
+    def pod_changed(self, ni: NodeInfo, had_affinity: bool, had_anti: bool) -> None:
+        """A pod with affinity was added to or removed from ``ni`` (writable in this layer):
+        a list stays valid unless the node's membership in it changed."""
+        if had_affinity != bool(ni.pods_with_affinity):
+            self.affinity_cache = None
+        if had_anti != bool(ni.pods_with_required_anti_affinity):
+            self.anti_affinity_cache = None
+
+    def members(self, anti: bool) -> _Members:
+        """The visible nodes with a pod with (anti-)affinity (``anti``: required
+        anti-affinity), in `node_list` order, cached until a change can alter it.
+
+        The base layer scans its nodes once. Above it the list comes from the parent's and
+        this layer's changes: the parent's object itself when no change touches a member or
+        adds one (O(changes)), a C-level copy with the copied NodeInfos swapped in when only
+        members were copied, else one pass over the parent's members (O(members + changes)).
+        Zero nodes scanned when no pod has affinity.
+        """
+        cached = self.anti_affinity_cache if anti else self.affinity_cache
+        if cached is not None:
+            return cached
+        attr = "pods_with_required_anti_affinity" if anti else "pods_with_affinity"
+        parent = self.parent
+        if parent is None:
+            cached = _Members([ni for ni in self.node_list() if getattr(ni, attr)])
+        else:
+            cached = self._members_above(parent.members(anti), parent, attr)
+        if anti:
+            self.anti_affinity_cache = cached
+        else:
+            self.affinity_cache = cached
+        return cached
+
+    def _members_above(self, below: _Members, parent: _Layer, attr: str) -> _Members:
+        swapped: list[tuple[str, NodeInfo]] = []  # members still members, copied here
+        gained: list[NodeInfo] = []  # non-members of the parent that are members here
+        lost = False
+        for name, ni in self.modified.items():
+            old = parent.find(name)
+            was = old is not None and bool(getattr(old, attr))
+            now = bool(getattr(ni, attr))
+            if was and now:
+                swapped.append((name, ni))
+            elif now:
+                gained.append(ni)
+            elif was:
+                lost = True
+        for name in self.deleted:
+            old = parent.find(name)
+            if old is not None and getattr(old, attr):
+                lost = True
+        tail = [ni for ni in self.tail() if getattr(ni, attr)] if self.added else []
+        if not (lost or gained or tail):
+            out = below
+            for name, ni in swapped:
+                out = out.replaced(name, ni)
+            return out
+        modified, deleted = self.modified, self.deleted
+        nodes: list[NodeInfo] = []
+        for ni in below.nodes:
+            name = ni.node.name  # type: ignore[union-attr]  # stored NodeInfos have a Node
+            if name in deleted:
+                continue
+            m = modified.get(name)
+            if m is None:
+                nodes.append(ni)
+            elif getattr(m, attr):
+                nodes.append(m)
+        if gained:
+            # in node order: by position in this layer's list (few nodes gain per layer)
+            nodes += gained
+            nodes.sort(key=lambda n: self.position(n.node.name))  # type: ignore[union-attr]
+        nodes += tail
+        return _Members(nodes)
 
     def add(self, name: str, ni: NodeInfo) -> None:
         """Make ``ni`` visible here, after every node below (appended)."""
@@ -203,6 +285,31 @@ class _Layer:
                 self.pvc_delta[key] = n
             else:
                 del self.pvc_delta[key]
+
+
+class _Members:
+    """One layer's affinity list: the nodes, and name -> position in them (built on the
+    first swap, shared by the copies that only swap objects, whose positions are the
+    same)."""
+
+    __slots__ = ("_index", "nodes")
+
+    def __init__(self, nodes: list[NodeInfo], index: dict[str, int] | None = None) -> None:
+        self.nodes = nodes
+        self._index = index
+
+    def replaced(self, name: str, ni: NodeInfo) -> _Members:
+        """A copy holding ``ni`` where the node ``name`` is (a member). Time: O(members) in
+        C (O(members) in Python once per list for its index)."""
+        index = self._index
+        if index is None:
+            index = self._index = {
+                n.node.name: i  # type: ignore[union-attr]  # stored NodeInfos have a Node
+                for i, n in enumerate(self.nodes)
+            }
+        nodes = list(self.nodes)
+        nodes[index[name]] = ni
+        return _Members(nodes, index)
 
 
 class _View(Sequence[NodeInfo]):
@@ -291,18 +398,15 @@ class _NodeLister:
         return self._store.changes_since(token)
 
     def have_pods_with_affinity_list(self) -> Sequence[NodeInfo]:
-        top = self._store._top
-        if top.affinity_cache is None:
-            top.affinity_cache = [n for n in top.node_list() if n.pods_with_affinity]
-        return top.affinity_cache
+        """Visible nodes with a pod with (anti-)affinity, in list order. Time: O(1) cached;
+        in a fresh layer O(changes in it), or O(members + changes) when a change touches a
+        member (`_Layer.members`)."""
+        return self._store._top.members(False).nodes
 
     def have_pods_with_required_anti_affinity_list(self) -> Sequence[NodeInfo]:
-        top = self._store._top
-        if top.anti_affinity_cache is None:
-            top.anti_affinity_cache = [
-                n for n in top.node_list() if n.pods_with_required_anti_affinity
-            ]
-        return top.anti_affinity_cache
+        """Visible nodes with a pod with required anti-affinity, in list order; costs as
+        `have_pods_with_affinity_list`."""
+        return self._store._top.members(True).nodes
 
     def get(self, node_name: str) -> NodeInfo:
         top = self._store._top
@@ -408,7 +512,7 @@ class DeltaSnapshotStore:
             raise NodeNotFoundError(name)
         copy = below.snapshot()
         top.modified[name] = copy  # the layer's view shows it in place from now on
-        top.copied(below, copy)
+        top.copied(name, below, copy)
         return copy
 
     def store_node_info(self, node_info: NodeInfo) -> None:
@@ -448,13 +552,13 @@ class DeltaSnapshotStore:
     def store_pod_info(self, pod_info: PodInfo, node_name: str) -> None:
         """Add a pod to a node (copy-on-write). Raises NodeNotFoundError."""
         ni = self._writable(node_name)
+        had = bool(ni.pods_with_affinity), bool(ni.pods_with_required_anti_affinity)
         ni.add_pod_info(pod_info)
         self._written(node_name)
         top = self._top
         top.count_pvcs(pod_info, 1)
         if pod_info.has_affinity:
-            top.affinity_cache = None
-            top.anti_affinity_cache = None
+            top.pod_changed(ni, *had)
 
     def remove_pod_info(self, namespace: str, pod_name: str, node_name: str) -> None:
         """Remove a pod by namespace and name (copy-on-write).
@@ -471,13 +575,14 @@ class DeltaSnapshotStore:
         )
         if target is None:
             raise PodNotFoundError(namespace, pod_name, node_name)
-        self._writable(node_name).remove_pod(target.pod)
+        ni = self._writable(node_name)
+        had = bool(ni.pods_with_affinity), bool(ni.pods_with_required_anti_affinity)
+        ni.remove_pod(target.pod)
         self._written(node_name)
         top = self._top
         top.count_pvcs(target, -1)
         if target.has_affinity:
-            top.affinity_cache = None
-            top.anti_affinity_cache = None
+            top.pod_changed(ni, *had)
 
     # ------------------------------------------------------------------ layers
 
@@ -507,6 +612,15 @@ class DeltaSnapshotStore:
         if parent is None:
             return
         changed = bool(top.added or top.modified or top.deleted)
+        # what the parent will show is what the top shows: its affinity lists, where the
+        # parent had one (cheap to derive from it now; no rebuild over the cluster later)
+        lists = [
+            top.members(anti)
+            if (top.anti_affinity_cache if anti else top.affinity_cache) is not None
+            or (parent.anti_affinity_cache if anti else parent.affinity_cache) is not None
+            else None
+            for anti in (False, True)
+        ]
         for name in top.deleted:
             parent.hide(name)  # it is visible in the parent: hidden in the top layer only
         for name, ni in top.modified.items():
@@ -528,7 +642,9 @@ class DeltaSnapshotStore:
             else:
                 parent.pvc_delta.pop(key, None)
         if changed:
-            parent.nodes_changed()
+            # the parent now shows what the top layer showed: its lists, when known, hold
+            # the same nodes in the same order (no rebuild over the cluster per commit)
+            parent.affinity_cache, parent.anti_affinity_cache = lists
         if top.added or top.deleted:
             self._restart_journal()  # the visible nodes are the same; their list is rebuilt
         self._top = parent
