@@ -139,6 +139,10 @@ def test_explain_json_results(capsys: pytest.CaptureFixture[str]) -> None:
         "score",
         "finalScore",
         "reserve",
+        "permit",
+        "permitTimeout",
+        "preBind",
+        "bind",
         "selectedNode",
         "nodes",
     ]

@@ -13,9 +13,11 @@ import sys
 from collections.abc import Mapping
 from typing import Any
 
+from schedsim.api.apps.pod_manifests import controller_manifests
 from schedsim.api.errors import FieldError, ManifestError
 from schedsim.api.loading.kss import KssPodResult, export_document, scheduler_config_document
 from schedsim.api.loading.loader import read_documents
+from schedsim.api.loading.manifests import Manifests
 from schedsim.cli.output import warn
 from schedsim.engine import Cluster
 from schedsim.framework.scheduler_config import (
@@ -63,6 +65,12 @@ def to_kss(config_file: str | None, cluster: Cluster, result: SimulationResult) 
     """The input as a kube-scheduler-simulator export after the run (JSON text); pods
     preemption evicted are left out (kube-scheduler deletes them).
 
+    Every pod the run placed or failed is written: the input's own as read, and those
+    schedsim created from workload controllers (and StatefulSet claims) as the controllers
+    would have created them (`schedsim.api.apps.pod_manifests`). A pod with explanations
+    carries the simulator's full annotation set for its last attempt and ``result-history``
+    for all its attempts.
+
     The cluster must have been loaded with ``keep_raw=True``. Kinds the format has no place
     for are left out with a warning on stderr.
     """
@@ -73,6 +81,8 @@ def to_kss(config_file: str | None, cluster: Cluster, result: SimulationResult) 
             node=o.node_name,
             message=o.message,
             reason="SchedulerError" if o.error else "Unschedulable",
+            annotations={} if o.explanation is None else o.explanation.kss_annotations(),
+            history=tuple(e.kss_annotations() for e in o.history),
         )
         for o in result.outcomes
         # gated: never attempted, kube-scheduler writes no result
@@ -97,7 +107,9 @@ def to_kss(config_file: str | None, cluster: Cluster, result: SimulationResult) 
             f"{dropped} object(s); left out of the output"
         )
     manifests = cluster.origin
-    objects = [] if manifests is None else manifests.raw_objects
+    objects = [] if manifests is None else list(manifests.raw_objects)
+    if manifests is not None:
+        objects += _created_objects(manifests, cluster, objects)
     if preempted:
         objects = [
             (k, o)
@@ -109,12 +121,13 @@ def to_kss(config_file: str | None, cluster: Cluster, result: SimulationResult) 
             )
             not in preempted
         ]
-    written = {(o.get("metadata") or {}).get("name") for k, o in objects if k == "Pod"}
-    missing = [key for key in results if key[1] not in written]
+    written = {_key(o) for k, o in objects if k == "Pod"}
+    missing = [key for key in results if key not in written]
     if missing:
         warn(
-            f"--output kss: {len(missing)} pod(s) schedsim created (e.g. "
-            f"{missing[0][0]}/{missing[0][1]}) have no manifest to write; left out"
+            f"--output kss: {len(missing)} pod(s) (e.g. {missing[0][0]}/{missing[0][1]}) "
+            "have neither a manifest nor a controller in the input to write them from; "
+            "left out"
         )
     config: Mapping[str, Any] | None
     if config_file:
@@ -123,3 +136,28 @@ def to_kss(config_file: str | None, cluster: Cluster, result: SimulationResult) 
     else:
         config = None if manifests is None else manifests.scheduler_config
     return json.dumps(export_document(objects, results, config), indent=2) + "\n"
+
+
+def _key(obj: Mapping[str, Any]) -> tuple[str, str]:
+    meta = obj.get("metadata") or {}
+    return (meta.get("namespace") or "default", meta.get("name") or "")
+
+
+def _created_objects(
+    manifests: Manifests, cluster: Cluster, read: list[tuple[str, Mapping[str, Any]]]
+) -> list[tuple[str, Mapping[str, Any]]]:
+    """The pods and claims schedsim created from controllers, as manifests, in the
+    cluster's order (claims first, so an import has them before the pods that use them)."""
+    have = {(k, _key(o)) for k, o in read}
+    pods = [p for p in cluster.pods if ("Pod", (p.namespace, p.name)) not in have]
+    claims = [
+        (c.namespace, c.name, c.owner_references)
+        for c in cluster.persistent_volume_claims
+        if ("PersistentVolumeClaim", (c.namespace, c.name)) not in have
+    ]
+    made = controller_manifests(manifests, pods, claims)
+    out: list[tuple[str, Mapping[str, Any]]] = [
+        ("PersistentVolumeClaim", c) for c in made.claims.values()
+    ]
+    out += [("Pod", p) for p in made.pods.values()]
+    return out

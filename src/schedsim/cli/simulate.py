@@ -69,6 +69,10 @@ def _explain_selector(
     return (lambda pod: pod.key in keys), keys
 
 
+def _every_pod(pod: Pod) -> bool:
+    return True
+
+
 def _to_json(result: SimulationResult) -> str:
     doc: dict[str, Any] = {
         "pods": [
@@ -255,6 +259,15 @@ def simulate(args: argparse.Namespace) -> tuple[str, int]:
     """The output and the exit status (1 when a plugin failed for some pod)."""
     timings = PluginTimings() if args.profile_plugins else None
     explain, explain_keys = _explain_selector(args)
+    if args.output == "kss" and explain is None:
+        if args.placement == "kube-scheduler":
+            # the simulator annotates every pod it schedules; so does the export
+            explain = _every_pod
+        else:
+            warn(
+                "--output kss: first fit records no per-plugin results; the pods carry "
+                "only the selected-node annotation (use --placement kube-scheduler for all)"
+            )
     cluster = _cluster(args)
     engine, _ = make_engine(args, timings, cli_kss.embedded_profile(args.config, cluster))
     warn_input(cluster, engine)

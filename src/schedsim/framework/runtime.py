@@ -836,7 +836,8 @@ class Framework:
         """Run Bind in profile order until one does not skip (RunBindPlugins).
 
         Returns:
-            the first non-Skip result: `SUCCESS`, a rejection with its plugin, or ``Error``
+            the first non-Skip result: success naming the plugin that bound, a rejection with
+            its plugin, or ``Error``
             ``running Bind plugin "<name>": <message>``; ``Skip`` when every plugin skipped
             or there is none (the caller fails the binding).
         """
@@ -846,13 +847,13 @@ class Framework:
             except Exception as e:
                 return _error(f'running Bind plugin "{name}": {_describe(e)}', name)
             if out is None:
-                return SUCCESS
+                return SUCCESS.with_plugin(name)
             if not isinstance(out, Status):
                 return _error(f'running Bind plugin "{name}": {_returned(out)}', name)
             if out.code is Code.Skip:
                 continue
             if out.is_success:
-                return SUCCESS
+                return out if out.plugin == name else SUCCESS.with_plugin(name)
             if out.is_rejected:
                 return out if out.plugin == name else out.with_plugin(name)
             return _error(f'running Bind plugin "{name}": {out.message}', name)

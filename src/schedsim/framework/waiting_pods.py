@@ -74,6 +74,11 @@ class WaitingPod:
         """The waiting pod (``GetPod``)."""
         return self.pod
 
+    @property
+    def timeouts(self) -> Mapping[str, float]:
+        """Plugin -> how long it asked to wait (seconds), read-only."""
+        return self._timeouts
+
     def get_pending_plugins(self) -> list[str]:
         """Plugins that have not allowed the pod yet, in the order they asked to wait
         (``GetPendingPlugins``)."""

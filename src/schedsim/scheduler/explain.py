@@ -3,7 +3,8 @@
 Named after kube-scheduler-simulator's result annotations
 (``kube-scheduler-simulator.sigs.k8s.io/prefilter-result-status``, ``filter-result``,
 ``postfilter-result``, ``prescore-result``, ``score-result``, ``finalscore-result``,
-``reserve-result``, ``selected-node``) and with the simulator's words: a Filter plugin that
+``reserve-result``, ``permit-result``, ``permit-result-timeout``, ``prebind-result``,
+``bind-result``, ``selected-node``) and with the simulator's words: a Filter plugin that
 passed a node says ``"passed"``, a PreFilter/PreScore/Reserve plugin that succeeded says
 ``"success"``, one that returned Skip says ``"skip"``, a rejection gives the status message
 (its reasons joined with ``", "``). A plugin that did not run (after the first Filter
@@ -22,9 +23,20 @@ from typing import Any
 
 import attrs
 
+from schedsim.api.loading.kss import ANNOTATION_PREFIX, go_json
 from schedsim.framework.status import Code, Status
+from schedsim.framework.waiting_pods import go_duration
 
-__all__ = ["PASSED", "SKIP", "SUCCESS_MESSAGE", "Explanation", "plugin_statuses"]
+__all__ = [
+    "KSS_RESULT_KEYS",
+    "PASSED",
+    "POST_FILTER_NOMINATED",
+    "SKIP",
+    "SUCCESS_MESSAGE",
+    "WAIT_MESSAGE",
+    "Explanation",
+    "plugin_statuses",
+]
 
 PASSED = "passed"
 """A Filter plugin passed the node (the simulator's ``PassedFilterMessage``)."""
@@ -34,6 +46,35 @@ SUCCESS_MESSAGE = "success"
 
 SKIP = "skip"
 """A PreFilter/PreScore plugin returned Skip: its Filter/Score did not run."""
+
+WAIT_MESSAGE = "wait"
+"""A Permit plugin asked the pod to wait (the simulator's ``WaitMessage``)."""
+
+POST_FILTER_NOMINATED = "preemption victim"
+"""``postfilter-result`` of the node a PostFilter plugin nominated (the simulator's
+``PostFilterNominatedMessage``)."""
+
+KSS_RESULT_KEYS: tuple[str, ...] = tuple(
+    ANNOTATION_PREFIX + k
+    for k in (
+        "prefilter-result-status",
+        "prefilter-result",
+        "filter-result",
+        "postfilter-result",
+        "prescore-result",
+        "score-result",
+        "finalscore-result",
+        "reserve-result",
+        "permit-result",
+        "permit-result-timeout",
+        "prebind-result",
+        "bind-result",
+        "selected-node",
+    )
+)
+"""The annotation keys kube-scheduler-simulator writes for one attempt (its
+``simulator/scheduler/plugin/annotation`` constants and ``resultstore.AddStoredResultToPod``),
+in the order it adds them."""
 
 
 def plugin_statuses(
@@ -74,6 +115,14 @@ class Explanation:
         score: node -> plugin -> raw score (``score-result``).
         final_score: node -> plugin -> normalized score times weight (``finalscore-result``).
         reserve: plugin -> status (``reserve-result``).
+        permit: plugin -> ``"success"``, ``"wait"`` or the rejection (``permit-result``).
+        permit_timeout: plugin -> how long it asked to wait, as Go writes a duration
+            (``permit-result-timeout``; ``"0s"`` for a plugin that did not ask).
+        pre_bind: plugin -> status (``prebind-result``).
+        bind: plugin -> status (``bind-result``): the plugins that skipped and the one
+            that bound (or failed).
+        nominated_node: the node a PostFilter plugin nominated ("" when none did).
+        pre_filter_narrowing: the PreFilter plugins whose PreFilterResult narrowed the nodes.
         selected_node: the chosen node, or None (``selected-node``).
         num_all_nodes: nodes in the snapshot.
         feasible_nodes: nodes that passed Filter.
@@ -90,6 +139,12 @@ class Explanation:
     score: dict[str, dict[str, int]] = attrs.field(factory=dict)
     final_score: dict[str, dict[str, int]] = attrs.field(factory=dict)
     reserve: dict[str, str] = attrs.field(factory=dict)
+    permit: dict[str, str] = attrs.field(factory=dict)
+    permit_timeout: dict[str, str] = attrs.field(factory=dict)
+    pre_bind: dict[str, str] = attrs.field(factory=dict)
+    bind: dict[str, str] = attrs.field(factory=dict)
+    pre_filter_narrowing: tuple[str, ...] = ()
+    nominated_node: str = ""
     selected_node: str | None = None
     num_all_nodes: int = 0
     feasible_nodes: int = 0
@@ -129,6 +184,84 @@ class Explanation:
         for ns in final:
             self.final_score[ns.name] = {ps.name: ps.score for ps in ns.scores}
 
+    def record_permit(
+        self, plugins: Sequence[str], status: Status, timeouts: Mapping[str, float]
+    ) -> None:
+        """Fill ``permit`` and ``permit_timeout`` from RunPermitPlugins' outcome: plugins
+        before a rejection allowed (or waited, those in ``timeouts``, seconds), the
+        rejecting one gives its message, the ones after it did not run."""
+        for name in plugins:
+            if status.plugin == name and not status.is_success and status.code is not Code.Wait:
+                self.permit[name] = status.message
+                self.permit_timeout[name] = go_duration(0)
+                break
+            waited = name in timeouts
+            self.permit[name] = WAIT_MESSAGE if waited else SUCCESS_MESSAGE
+            self.permit_timeout[name] = go_duration(timeouts.get(name, 0.0))
+
+    def record_bind(
+        self,
+        pre_bind: Sequence[str],
+        skipped: set[str] | frozenset[str],
+        bind: Sequence[str],
+        status: Status,
+        binding: bool,
+    ) -> None:
+        """Fill ``pre_bind`` and ``bind`` from the binding cycle: ``status`` is PreBind's
+        failure when ``binding`` is False, else Bind's outcome (its ``plugin`` the binder
+        that answered; the plugins before it skipped)."""
+        failed = None if status.is_success else status
+        self.pre_bind = plugin_statuses(pre_bind, skipped, None if binding else failed)
+        if not binding:
+            return
+        for name in bind:
+            if name == status.plugin:
+                self.bind[name] = SUCCESS_MESSAGE if status.is_success else status.message
+                break
+            self.bind[name] = SKIP
+
+    def kss_annotations(self) -> dict[str, str]:
+        """The attempt as kube-scheduler-simulator's result annotations (key -> JSON text),
+        every key of `KSS_RESULT_KEYS`, in its shapes: plugin -> status for the per-plugin
+        points, node -> plugin -> result for Filter and PostFilter, node -> plugin -> score
+        as a decimal string for the scores, plugin -> node names for PreFilterResults, the
+        node name as plain text for ``selected-node``."""
+        pre_filter_result: dict[str, list[str]] = {}
+        if self.pre_filter_nodes is not None:
+            for name in self.pre_filter_narrowing:
+                pre_filter_result[name] = list(self.pre_filter_nodes)
+        post_filter: dict[str, dict[str, str]] = {}
+        if self.post_filter:
+            # AddPostFilterResult: each node PostFilter was given gets an entry; the node
+            # nominated names the plugin that nominated it
+            post_filter = {node: {} for node in self.filter}
+            if self.nominated_node:
+                row = post_filter.setdefault(self.nominated_node, {})
+                for plugin, result in self.post_filter.items():
+                    if result == SUCCESS_MESSAGE:
+                        row[plugin] = POST_FILTER_NOMINATED
+
+        def scores(table: Mapping[str, Mapping[str, int]]) -> dict[str, dict[str, str]]:
+            return {n: {p: str(v) for p, v in row.items()} for n, row in table.items()}
+
+        values: list[Any] = [
+            self.pre_filter,
+            pre_filter_result,
+            self.filter,
+            post_filter,
+            self.pre_score,
+            scores(self.score),
+            scores(self.final_score),
+            self.reserve,
+            self.permit,
+            self.permit_timeout,
+            self.pre_bind,
+            self.bind,
+        ]
+        out = {key: go_json(value) for key, value in zip(KSS_RESULT_KEYS, values, strict=False)}
+        out[KSS_RESULT_KEYS[-1]] = self.selected_node or ""
+        return out
+
     def to_json(self) -> dict[str, Any]:
         """The ``results`` object of ``schedsim simulate --explain -o json``."""
         out: dict[str, Any] = {"preFilter": self.pre_filter}
@@ -142,6 +275,10 @@ class Explanation:
                 "score": self.score,
                 "finalScore": self.final_score,
                 "reserve": self.reserve,
+                "permit": self.permit,
+                "permitTimeout": self.permit_timeout,
+                "preBind": self.pre_bind,
+                "bind": self.bind,
                 "selectedNode": self.selected_node,
                 "nodes": {
                     "all": self.num_all_nodes,

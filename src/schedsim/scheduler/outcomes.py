@@ -58,6 +58,8 @@ class PodOutcome:
             preemptor (``node_name`` is then None); "" otherwise.
         attempts: scheduling attempts the pod had in the pass (0: never popped, e.g.
             gated); the outcome is the last attempt's.
+        history: the `Explanation` of every explained attempt, oldest first (the last is
+            ``explanation``); kube-scheduler-simulator's ``result-history``.
     """
 
     pod: Pod
@@ -70,6 +72,7 @@ class PodOutcome:
     attempts: int = 0
     nominated_node: str = ""
     preempted_by: str = ""
+    history: tuple[Explanation, ...] = attrs.field(default=(), eq=False)
 
 
 @attrs.frozen

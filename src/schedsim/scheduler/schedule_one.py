@@ -237,6 +237,7 @@ class Scheduler:
             candidates = [ni for ni in nodes if ni.node is not None and ni.node.name in allowed]
             if explanation is not None:
                 explanation.pre_filter_nodes = sorted(allowed)
+                explanation.pre_filter_narrowing = narrowing
                 explanation.excluded_nodes = num_all - len(candidates)
         n = len(candidates)
         num_to_find = num_feasible_nodes_to_find(
@@ -367,6 +368,10 @@ class Scheduler:
             return Placement(None, rejected, explanation)
         with self.snapshot.bound():
             permit = self.framework.run_permit_plugins(state, pod, host, now)
+        if explanation is not None:
+            waiting = self.framework.handle.waiting_pods.get(pod.uid)
+            timeouts = waiting.timeouts if waiting is not None and permit.code is Code.Wait else {}
+            explanation.record_permit(self.framework.order()["Permit"], permit, timeouts)
         if permit.code is Code.Wait:
             return Placement(host, None, explanation, waiting=True, state=state)
         if not permit.is_success:
@@ -423,6 +428,8 @@ class Scheduler:
         if result is None:  # ModeNoop: the nomination is left as it is
             return Placement(None, fit, explanation)
         node = result.nominated_node_name
+        if explanation is not None:
+            explanation.nominated_node = node or ""
         if not node:
             self.nominator.delete_nominated_pod_if_exists(pod)
             return Placement(None, fit, explanation)
@@ -483,8 +490,15 @@ class Scheduler:
                 status = framework.run_pre_bind_pre_flights(state, pod, host)
                 if status.code is not Code.Error:
                     status = framework.run_pre_bind_plugins(state, pod, host)
-            if status.is_success:
+            binding = status.is_success
+            if binding:
                 status = framework.run_bind_plugins(state, pod, host)
+            if explanation is not None:
+                order = framework.order()
+                explanation.record_bind(
+                    order["PreBind"], state.skip_pre_bind_plugins, order["Bind"], status, binding
+                )
+            if binding:
                 if status.code is Code.Skip:
                     status = Status(
                         Code.Error,

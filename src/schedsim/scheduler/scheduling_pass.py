@@ -19,6 +19,7 @@ from schedsim.framework.queued_pod_info import QueuedPodInfo
 from schedsim.framework.status import Code, Status
 from schedsim.scheduler import Scheduler
 from schedsim.scheduler.clock import LogicalClock
+from schedsim.scheduler.explain import Explanation
 from schedsim.scheduler.outcomes import PodOutcome
 from schedsim.scheduler.queue import (
     DEFAULT_POD_INITIAL_BACKOFF_SECONDS,
@@ -155,6 +156,7 @@ class SchedulingPass:
         self.victims: dict[str, PodOutcome] = {}
         self.settled: list[PodOutcome] = []
         self.attempts: dict[str, int] = {}
+        self.histories: dict[str, list[Explanation]] = {}
         # pods waiting at Permit: uid -> (queued info, scheduler, placement)
         self.waiting: dict[str, tuple[QueuedPodInfo, Scheduler, Placement]] = {}
         for sched in schedulers.values():  # pods left waiting by an aborted earlier run
@@ -259,6 +261,10 @@ class SchedulingPass:
         self._settle(qpi, placed)
 
     def _record(self, outcome: PodOutcome) -> None:
+        if outcome.explanation is not None:  # result-history: every explained attempt
+            seen = self.histories.setdefault(outcome.pod.key, [])
+            seen.append(outcome.explanation)
+            outcome = attrs.evolve(outcome, history=tuple(seen))
         self.outcomes[outcome.pod.key] = outcome
         self.settled.append(outcome)
 

@@ -21,14 +21,18 @@ Differences from the simulator, all deliberate: a key it does not know is an err
 `export_document` writes the other direction: the input's objects with each scheduled pod
 bound to its node (``spec.nodeName``) and carrying the simulator's scheduling-result
 annotations where schedsim has them (``kube-scheduler-simulator.sigs.k8s.io/selected-node``,
-``.../filter-result`` and the score annotations when explanations were collected), and each
+and with explanations every key of the last attempt, ``.../filter-result`` to
+``.../bind-result``, plus ``.../result-history``: a JSON list of every attempt's annotations,
+as the simulator's ``storereflector.updateResultHistory`` appends them), and each
 unschedulable pod carrying the ``PodScheduled=False`` condition kube-scheduler writes
 (reason ``Unschedulable``, the FitError message), so the file loads into the simulator's web
-UI (Import) as the state after the run.
+UI (Import) as the state after the run. Annotation values are JSON as Go's
+``encoding/json`` writes it (compact, map keys sorted, ``<``, ``>`` and ``&`` escaped).
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
@@ -41,12 +45,14 @@ __all__ = [
     "ANNOTATION_PREFIX",
     "DEFAULT_SCHEDULER_CONFIG",
     "EXPORT_KINDS",
+    "RESULT_HISTORY_ANNOTATION",
     "SCHEDULER_CONFIG_API_VERSION",
     "SELECTED_NODE_ANNOTATION",
     "KssExport",
     "KssPodResult",
     "expand_export",
     "export_document",
+    "go_json",
     "looks_like_export",
     "scheduler_config_document",
 ]
@@ -78,6 +84,26 @@ rest, as the simulator's own ``DefaultSchedulerConfig`` does)."""
 
 ANNOTATION_PREFIX: Final = "kube-scheduler-simulator.sigs.k8s.io/"
 SELECTED_NODE_ANNOTATION: Final = ANNOTATION_PREFIX + "selected-node"
+RESULT_HISTORY_ANNOTATION: Final = ANNOTATION_PREFIX + "result-history"
+"""Every attempt's annotations, a JSON list of string maps (``ResultsHistoryAnnotation``)."""
+
+
+def go_json(value: Any) -> str:
+    """``value`` as Go's ``json.Marshal`` writes it: compact, map keys sorted, and ``<``,
+    ``>``, ``&``, U+2028 and U+2029 escaped (its default HTML-safe escaping)."""
+    text = json.dumps(value, separators=(",", ":"), ensure_ascii=False, sort_keys=True)
+    for char, escaped in _GO_ESCAPES:
+        text = text.replace(char, escaped)
+    return text
+
+
+_GO_ESCAPES: Final = (
+    ("<", "\\u003c"),
+    (">", "\\u003e"),
+    ("&", "\\u0026"),
+    ("\u2028", "\\u2028"),
+    ("\u2029", "\\u2029"),
+)
 
 
 @attrs.frozen
@@ -193,12 +219,15 @@ class KssPodResult:
             added by `export_document`.
         reason: the PodScheduled condition's reason when ``node`` is None: ``Unschedulable``,
             or ``SchedulerError`` when a plugin failed (kube-scheduler's two reasons).
+        history: the annotations of every attempt, oldest first (the last one is
+            ``annotations``); written as ``result-history`` when not empty.
     """
 
     node: str | None
     message: str = ""
     annotations: Mapping[str, str] = attrs.field(factory=dict)
     reason: str = "Unschedulable"
+    history: tuple[Mapping[str, str], ...] = ()
 
 
 def _pod_key(pod: Mapping[str, Any]) -> tuple[str, str]:
@@ -214,6 +243,8 @@ def _with_result(pod: Mapping[str, Any], result: KssPodResult) -> dict[str, Any]
     annotations = dict(meta.get("annotations") or {})
     annotations.update(result.annotations)
     annotations[SELECTED_NODE_ANNOTATION] = result.node or ""
+    if result.history:
+        annotations[RESULT_HISTORY_ANNOTATION] = go_json([dict(h) for h in result.history])
     meta["annotations"] = annotations
     out["metadata"] = meta
     status = dict(out.get("status") or {})
