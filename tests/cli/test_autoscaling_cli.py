@@ -107,6 +107,9 @@ def test_demo_scale_up(capsys: pytest.CaptureFixture[str]) -> None:
                 "gpu": "wouldn't fit: node(s) had untolerated taint {dedicated: gpu}",
                 "highmem": "wouldn't fit: node(s) didn't match Pod's node affinity/selector",
             },
+            # CA 1.34's NotTriggerScaleUp message (tests/autoscaler/test_ca_events.py)
+            "message": "pod didn't trigger scale-up: 2 node(s) didn't match Pod's node "
+            "affinity/selector, 1 node(s) had untolerated taint {dedicated: gpu}",
         }
     ]
     assert doc["summary"] == {
@@ -453,7 +456,7 @@ def test_unhelped_pods_are_grouped_and_sorted(
     groups.write_text(yaml.safe_dump(GROUPS))
     code, out, err = run(["scale-up", str(path), "--node-groups", str(groups)], capsys)
     assert code == 0, err
-    rows = [line for line in out.splitlines() if "big-" in line]
+    rows = [line for line in out.splitlines() if "big-" in line and line.startswith("│")]
     assert len(rows) == 1 and "default/big-1 (+2 similar)" in rows[0] and "│ 3 " in rows[0]
     assert "3 helped by no group" in " ".join(out.split())
 

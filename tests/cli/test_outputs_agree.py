@@ -190,5 +190,9 @@ def test_one_wording_for_a_pre_filter_exclusion(
     code, out, _ = _run(capsys, "scale-up", str(f), "--node-groups", str(groups), "-o", "json")
     assert code == 0
     assert json.loads(out)["noScaleUp"] == [
-        {"pod": "shop/pinned", "reasons": {"g": f"wouldn't fit: {EXCLUDED}"}}
+        {
+            "pod": "shop/pinned",
+            "reasons": {"g": f"wouldn't fit: {EXCLUDED}"},
+            "message": f"pod didn't trigger scale-up: 1 {EXCLUDED}",
+        }
     ]

@@ -69,6 +69,13 @@ from schedsim.autoscaler.drain import (
     pods_to_move,
     remaining_pdb_tracker,
 )
+from schedsim.autoscaler.events import (
+    NODE_MARKED_MESSAGE,
+    NODE_REMOVED_MESSAGE,
+    POD_EVICTED_MESSAGE,
+    SCALE_DOWN,
+    Event,
+)
 from schedsim.autoscaler.hinting import HintingSimulator, PodPlacement
 from schedsim.autoscaler.nodegroups import NodeGroup, group_of_nodes
 from schedsim.autoscaler.plugin_errors import PluginStatusError, PodError, aborting_plugin_errors
@@ -78,6 +85,7 @@ from schedsim.snapshot.infos import NodeInfo
 from schedsim.snapshot.predicate import PredicateSnapshot
 
 __all__ = [
+    "CONTROL_PLANE_LABELS",
     "DEFAULT_GPU_UTILIZATION_THRESHOLD",
     "DEFAULT_UTILIZATION_THRESHOLD",
     "GPU_RESOURCE_NAMES",
@@ -116,6 +124,13 @@ TO_BE_DELETED_TAINT: Final = "ToBeDeletedByClusterAutoscaler"
 """The taint CA puts on a node it deletes (and on the ghost node during the simulation)."""
 
 ProgressCallback = Callable[[int, int], None]
+
+CONTROL_PLANE_LABELS: Final = (
+    "node-role.kubernetes.io/control-plane",
+    "node-role.kubernetes.io/master",
+)
+"""Labels of a control-plane node (kubeadm's, and its pre-1.24 name). Without node groups,
+such a node is NotAutoscaled: no node group of CA's holds it."""
 
 
 class UnremovableReason(enum.Enum):
@@ -277,6 +292,23 @@ class ScaleDownResult:
     def removable(self) -> tuple[str, ...]:
         """Names of the removable nodes."""
         return tuple(v.node for v in self.verdicts if v.removable)
+
+    @property
+    def events(self) -> tuple[Event, ...]:
+        """The events CA 1.34's actuator records removing the removable nodes
+        (`schedsim.autoscaler.events`): per node, ``ScaleDown`` ``marked the node as
+        toBeDeleted/unschedulable``, ``deleting pod for node scale down`` on each pod it
+        moves, then ``nodes removed by cluster autoscaler``."""
+        out: list[Event] = []
+        for v in self.verdicts:
+            if not v.removable:
+                continue
+            out.append(Event("Node", v.node, "Normal", SCALE_DOWN, NODE_MARKED_MESSAGE))
+            out += [
+                Event("Pod", p.pod.key, "Normal", SCALE_DOWN, POD_EVICTED_MESSAGE) for p in v.moved
+            ]
+            out.append(Event("Node", v.node, "Normal", SCALE_DOWN, NODE_REMOVED_MESSAGE))
+        return tuple(out)
 
 
 def _ghost(node: Node) -> Node:
@@ -517,6 +549,17 @@ def _consider(
     if node_groups is not None and group is None:
         return NodeVerdict(
             name, False, UnremovableReason.NOT_AUTOSCALED, detail="not in any node group"
+        )
+    role = next((label for label in CONTROL_PLANE_LABELS if label in node.labels), None)
+    if node_groups is None and role is not None:
+        # CA removes only nodes of the node groups its cloud provider reports
+        # (NodeGroupForNode nil: NotAutoscaled); no provider puts the control plane there
+        return NodeVerdict(
+            name,
+            False,
+            UnremovableReason.NOT_AUTOSCALED,
+            detail=f"control-plane node (label {role}): in no node group, so Cluster "
+            "Autoscaler never removes it (node groups say which nodes it manages)",
         )
     # CA eligibility.isNodeBelowUtilizationThreshold: GPU nodes use the GPU threshold.
     limit, which = (

@@ -46,6 +46,15 @@ from schedsim.api.errors import first_few
 from schedsim.api.resource import ResourceClaimTemplate
 from schedsim.autoscaler.equivalence import group_equivalent_pods
 from schedsim.autoscaler.estimator import estimate, node_exists
+from schedsim.autoscaler.events import (
+    MAX_LIMIT_REACHED_REASON,
+    NOT_TRIGGER_SCALE_UP,
+    TRIGGERED_SCALE_UP,
+    Event,
+    not_trigger_scale_up_message,
+    scale_up_info,
+    triggered_scale_up_message,
+)
 from schedsim.autoscaler.hinting import HintingSimulator, PodPlacement
 from schedsim.autoscaler.nodegroups import NodeGroup, group_of_nodes
 from schedsim.autoscaler.plugin_errors import PluginStatusError, PodError, aborting_plugin_errors
@@ -208,6 +217,20 @@ class GroupOption:
             return self.limit
         return "not placed on new nodes (does not fit beside the pods packed before it)"
 
+    def ca_reasons(self, pod: Pod) -> tuple[tuple[str, ...] | None, tuple[str, ...] | None]:
+        """What CA 1.34 records for ``pod`` and this group: (rejected reasons, skipped
+        reasons), None where the group is neither rejected nor skipped for it. Skipped at
+        max size: ``max node group size reached`` (``MaxLimitReachedReason``); rejected:
+        the failing predicate's reasons (``SchedulingError.Reasons``), or for a plugin
+        error its message (a non-predicate SchedulingError's reason is its text)."""
+        if self.skipped:
+            return None, (MAX_LIMIT_REACHED_REASON,)
+        for e in self.errors:
+            if e.pod is pod:
+                return (e.message,), None
+        reasons = self.rejected.get(pod.key)
+        return (None if reasons is None else tuple(reasons)), None
+
 
 @attrs.frozen
 class UnhelpedPod:
@@ -215,11 +238,16 @@ class UnhelpedPod:
 
     Attributes:
         pod: the pod.
-        reasons: node group name -> why that group does not help.
+        reasons: node group name -> why that group does not help (schedsim's detail).
+        message: the message of the ``NotTriggerScaleUp`` event CA 1.34 records for it
+            (``pod didn't trigger scale-up: 1 max node group size reached, 1 Insufficient
+            cpu``; `schedsim.autoscaler.events`); "" for a pod left for a later scale-up,
+            which CA records nothing for.
     """
 
     pod: Pod
     reasons: Mapping[str, str]
+    message: str = ""
 
 
 @attrs.frozen
@@ -244,6 +272,9 @@ class ScaleUpResult:
             (``node_group`` ""; such a pod is not considered for the groups, since
             kube-scheduler never marks it unschedulable) or on a group's template.
         max_nodes_per_scale_up: the limit the estimates ran with (0: none).
+        events: the events CA 1.34's EventingScaleUpStatusProcessor would record for this
+            loop: ``TriggeredScaleUp`` for each pod of the chosen group, or, when no group
+            is chosen, ``NotTriggerScaleUp`` for each pod no group helps.
     """
 
     scheduled: tuple[PodPlacement, ...]
@@ -257,6 +288,7 @@ class ScaleUpResult:
     skipped_pods: tuple[Pod, ...] = ()
     errors: tuple[PodError, ...] = ()
     max_nodes_per_scale_up: int = DEFAULT_MAX_NODES_PER_SCALE_UP
+    events: tuple[Event, ...] = ()
 
     @property
     def chosen_option(self) -> GroupOption | None:
@@ -441,8 +473,22 @@ def scale_up(
     for pod in left:
         if id(pod) in helped:
             continue
-        u = UnhelpedPod(pod, {o.name: o.reason_for(pod) for o in options})
-        (later if any(o.fits_template(pod) for o in options) else unhelped).append(u)
+        reasons = {o.name: o.reason_for(pod) for o in options}
+        if any(o.fits_template(pod) for o in options):
+            later.append(UnhelpedPod(pod, reasons))
+            continue
+        unhelped.append(UnhelpedPod(pod, reasons, _not_triggered(pod, options)))
+    events: list[Event] = []
+    if best is not None:
+        info = scale_up_info(
+            best.name, best.current_size, best.current_size + best.node_count, best.max_size
+        )
+        message = triggered_scale_up_message([info])
+        events += [Event("Pod", p.key, "Normal", TRIGGERED_SCALE_UP, message) for p in best.pods]
+    else:  # CA records NotTriggerScaleUp only on a loop without a scale-up
+        events += [
+            Event("Pod", u.pod.key, "Normal", NOT_TRIGGER_SCALE_UP, u.message) for u in unhelped
+        ]
     return ScaleUpResult(
         scheduled=placed,
         options=tuple(options),
@@ -455,7 +501,20 @@ def scale_up(
         skipped_pods=tuple(skipped),
         errors=tuple(errors),
         max_nodes_per_scale_up=max_nodes_per_scale_up,
+        events=tuple(events),
     )
+
+
+def _not_triggered(pod: Pod, options: Sequence[GroupOption]) -> str:
+    rejected: list[tuple[str, ...]] = []
+    skipped: list[tuple[str, ...]] = []
+    for o in options:
+        r, s = o.ca_reasons(pod)
+        if r is not None:
+            rejected.append(r)
+        if s is not None:
+            skipped.append(s)
+    return not_trigger_scale_up_message(rejected, skipped)
 
 
 def _option(

@@ -31,6 +31,7 @@ from rich.table import Table
 from schedsim.api.core import Pod, parse_timestamp
 from schedsim.api.errors import FieldError, ManifestError
 from schedsim.autoscaler.equivalence import group_equivalent_pods
+from schedsim.autoscaler.events import TRIGGERED_SCALE_UP, Event
 from schedsim.autoscaler.expendable import DEFAULT_EXPENDABLE_PODS_PRIORITY_CUTOFF
 from schedsim.autoscaler.nodegroups import (
     NodeGroup,
@@ -361,13 +362,16 @@ def _up_json(r: ScaleUpResult) -> str:
         ],
         "existingNodes": [{"pod": p.pod.key, "node": p.node_name} for p in r.scheduled],
         "awaiting": [p.key for p in r.awaiting],
-        "noScaleUp": [{"pod": u.pod.key, "reasons": dict(u.reasons)} for u in r.unhelped],
+        "noScaleUp": [
+            {"pod": u.pod.key, "reasons": dict(u.reasons), "message": u.message} for u in r.unhelped
+        ],
         "laterScaleUp": [{"pod": u.pod.key, "reasons": dict(u.reasons)} for u in r.later],
         "errors": [
             {"pod": e.pod.key, "nodeGroup": e.node_group or None, "message": e.message}
             for e in r.errors
         ],
         "maxNodesPerScaleUp": r.max_nodes_per_scale_up,
+        "events": [_event_json(e) for e in r.events],
         "summary": {
             "pending": r.pending,
             "onExistingNodes": len(r.scheduled),
@@ -380,6 +384,15 @@ def _up_json(r: ScaleUpResult) -> str:
         "warnings": recorded_warnings(),
     }
     return json.dumps(doc, indent=2) + "\n"
+
+
+def _event_json(e: Event) -> dict[str, str]:
+    return {
+        "involvedObject": f"{e.kind} {e.name}",
+        "type": e.type,
+        "reason": e.reason,
+        "message": e.message,
+    }
 
 
 def _grouped(pods: Sequence[UnhelpedPod]) -> list[tuple[list[UnhelpedPod], str]]:
@@ -441,6 +454,12 @@ def _up_table(r: ScaleUpResult) -> str:
     console.print(table)
     if r.unhelped:
         console.print(_pods_table("pods no node group helps", r.unhelped))
+        console.print(
+            "Cluster Autoscaler's event for them (recorded on a loop without a scale-up):",
+            markup=False,
+        )
+        for same, label in _grouped(r.unhelped):  # as kubectl describe shows it
+            console.print(f"  {label}: NotTriggerScaleUp: {same[0].message}", markup=False)
     if r.later:
         console.print(_pods_table("pods left for a later scale-up", r.later))
     chosen = r.chosen_option
@@ -463,6 +482,9 @@ def _up_table(r: ScaleUpResult) -> str:
         + (f", {len({e.pod.key for e in r.errors})} plugin error(s)" if r.errors else ""),
         markup=False,
     )
+    triggered = next((e for e in r.events if e.reason == TRIGGERED_SCALE_UP), None)
+    if triggered is not None:
+        console.print(f"  TriggeredScaleUp: {triggered.message}", markup=False)
     if r.later:
         limits = sorted({o.limit for o in r.options if o.limit_reached}, key=str)
         why = f": {'; '.join(limits)}" if limits else ""
@@ -501,6 +523,7 @@ def _down_json(r: ScaleDownResult) -> str:
         "pendingPlaced": [{"pod": p.pod.key, "node": p.node_name} for p in r.pending_placed],
         "pendingUnplaced": [p.key for p in r.pending_unplaced],
         "errors": [{"pod": e.pod.key, "message": e.message} for e in r.errors],
+        "events": [_event_json(e) for e in r.events],
         "summary": {
             "removable": len(r.removable),
             "nodes": len(r.verdicts),
