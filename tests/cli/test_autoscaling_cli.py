@@ -292,9 +292,10 @@ def test_usage_errors(files: tuple[str, str], capsys: pytest.CaptureFixture[str]
     cluster, _ = files
     assert _error(["scale-up", cluster], capsys) == "--node-groups FILE is required with CLUSTER"
     msg = _error(["scale-down", cluster, "--utilization-threshold", "2"], capsys)
-    assert msg == "--utilization-threshold: must be between 0 and 1, got 2.0"
+    # CA's flag name (the old spelling is an alias of it)
+    assert msg == "--scale-down-utilization-threshold: must be between 0 and 1, got 2.0"
     msg = _error(["scale-down", cluster, "--gpu-utilization-threshold", "-1"], capsys)
-    assert msg == "--gpu-utilization-threshold: must be between 0 and 1, got -1.0"
+    assert msg == "--scale-down-gpu-utilization-threshold: must be between 0 and 1, got -1.0"
 
 
 def test_documented_node_groups_example_is_valid() -> None:

@@ -556,9 +556,9 @@ def test_bound_pod_on_unknown_node_warning(cwd: Path, capsys: pytest.CaptureFixt
 
 def test_usage_errors(capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit) as info:
-        main(["simulate", "--output", "yaml"])
+        main(["simulate", "--output", "xml"])
     assert info.value.code == 2
-    assert "invalid choice: 'yaml'" in capsys.readouterr().err
+    assert "invalid choice: 'xml'" in capsys.readouterr().err
     code, out, err = _run(capsys, "--feature-gates", "NoSuchGate=true")
     _assert_one_error_line(code, out, err, "--feature-gates: unknown feature gate 'NoSuchGate'")
     code, out, err = _run(capsys, "--feature-gates", "x")

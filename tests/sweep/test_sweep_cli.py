@@ -114,3 +114,56 @@ def test_report_file(sweep_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixt
     bad = tmp_path / "missing-dir" / "sweep.html"
     status, _, err = _run(["sweep", spec, "--serial", "--report", str(bad)], capsys)
     assert status == 1 and "cannot write" in err and not bad.exists()
+
+
+BARE = """
+apiVersion: v1
+kind: Node
+metadata: {name: n1}
+status: {allocatable: {cpu: "4", memory: 4Gi, pods: "10"}}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: p1}
+spec:
+  containers:
+  - {name: c, image: i, resources: {requests: {cpu: "1"}}}
+"""
+
+
+RS = """---
+apiVersion: apps/v1
+kind: ReplicaSet
+metadata: {name: rs}
+spec:
+  replicas: 2
+  selector: {matchLabels: {a: b}}
+  template:
+    metadata: {labels: {a: b}}
+    spec:
+      containers:
+      - {name: c, image: i, resources: {requests: {cpu: "1"}}}
+"""
+
+
+def test_an_axis_without_effect_is_a_warning(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``workloadScale`` scales controllers' replicas; on an input of bare pods its variants
+    give identical rows, and the sweep says so (issue 31) instead of printing them silently."""
+    (tmp_path / "bare.yaml").write_text(BARE)
+    (tmp_path / "sweep.yaml").write_text(
+        "cluster: [bare.yaml]\ncommands: [simulate]\naxes: {workloadScale: {today: 1, double: 2}}\n"
+    )
+    status, _, err = _run(["sweep", str(tmp_path / "sweep.yaml"), "--serial"], capsys)
+    assert status == 0
+    assert (
+        "warning: sweep axis workloadScale: its variants (today, double) gave the same results "
+        "in every scenario: it has no effect on this input (it scales the replicas of workload "
+        "controllers; bare pods, as in a trace of pods, are not scaled)"
+    ) in " ".join(err.split())
+    # with a controller the axis changes the rows: no warning
+    (tmp_path / "bare.yaml").write_text(BARE.split("---")[0] + RS)
+    status, _, err = _run(["sweep", str(tmp_path / "sweep.yaml"), "--serial"], capsys)
+    assert status == 0, err
+    assert "sweep axis" not in err

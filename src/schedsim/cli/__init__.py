@@ -28,7 +28,7 @@ from schedsim.cli import autoscaling as cli_autoscaling
 from schedsim.cli import output as cli_output
 from schedsim.cli import replay as cli_replay
 from schedsim.cli import sweep as cli_sweep
-from schedsim.cli.common import UsageError
+from schedsim.cli.common import UsageError, json_to_yaml
 from schedsim.cli.options import make_engine
 from schedsim.cli.parser import MANIFEST_COMMANDS, build_parser
 from schedsim.cli.plugins import list_plugins
@@ -59,6 +59,16 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _run(args: argparse.Namespace) -> tuple[str | None, int]:
+    """The command's whole output (None: nothing to write) and exit status; ``-o yaml`` is
+    the ``-o json`` document written as YAML."""
+    if getattr(args, "output", None) != "yaml":
+        return _run_command(args)
+    args.output = "json"
+    out, code = _run_command(args)
+    return (None if out is None else json_to_yaml(out)), code
+
+
+def _run_command(args: argparse.Namespace) -> tuple[str | None, int]:
     """The command's whole output (None: nothing to write) and exit status; bad input and
     failures become statuses with their error line."""
     try:

@@ -2,7 +2,7 @@
 
 ``schedsim scale-up [CLUSTER ...] --node-groups FILE [--expander least-waste|most-pods]``
 answers "how many nodes of which group do my pending pods need?";
-``schedsim scale-down [CLUSTER ...] [--utilization-threshold 0.5] [--node-groups FILE]``
+``schedsim scale-down [CLUSTER ...] [--scale-down-utilization-threshold 0.5] [--node-groups FILE]``
 answers "which nodes could be removed, and where would their pods go?". Both print a table
 or one JSON object (``--output json``); with no CLUSTER they run the shipped demo cluster and
 its node groups. `schedsim.cli` registers them (`add_parsers`) and runs them (`run`).
@@ -129,19 +129,24 @@ def add_parsers(
         "are kept",
     )
     down.add_argument(
+        "--scale-down-utilization-threshold",
         "--utilization-threshold",
+        dest="utilization_threshold",
         type=float,
         default=DEFAULT_UTILIZATION_THRESHOLD,
         metavar="FRACTION",
-        help="a node is a candidate below this utilization (0..1, default 0.5)",
+        help="a node is a candidate below this utilization (0..1, default 0.5), as Cluster "
+        "Autoscaler's flag (--utilization-threshold is the same flag)",
     )
     down.add_argument(
+        "--scale-down-gpu-utilization-threshold",
         "--gpu-utilization-threshold",
+        dest="gpu_utilization_threshold",
         type=float,
         default=DEFAULT_GPU_UTILIZATION_THRESHOLD,
         metavar="FRACTION",
         help="the same for GPU nodes (a GPU resource such as nvidia.com/gpu in allocatable), "
-        "as Cluster Autoscaler's --scale-down-gpu-utilization-threshold (default 0.5)",
+        "as Cluster Autoscaler's flag (default 0.5; --gpu-utilization-threshold is the same flag)",
     )
     down.add_argument(
         "--now",
@@ -162,7 +167,13 @@ def add_parsers(
         )
         profile_args(p)
         add_input_args(p)
-        p.add_argument("--output", "-o", choices=("table", "json"), default="table")
+        p.add_argument(
+            "--output",
+            "-o",
+            choices=("table", "json", "yaml"),
+            default="table",
+            help="table (default), json, or yaml (the json document as YAML)",
+        )
         p.add_argument(
             "--store",
             choices=sorted(stores),
@@ -273,8 +284,8 @@ def _run(args: argparse.Namespace, engine: Engine) -> tuple[str, int]:
         raise UsageError(f"--max-nodes-per-scaleup: must be >= 0, got {args.max_nodes_per_scaleup}")
     if not for_up:
         for flag, value in (
-            ("--utilization-threshold", args.utilization_threshold),
-            ("--gpu-utilization-threshold", args.gpu_utilization_threshold),
+            ("--scale-down-utilization-threshold", args.utilization_threshold),
+            ("--scale-down-gpu-utilization-threshold", args.gpu_utilization_threshold),
         ):
             if not 0.0 <= value <= 1.0:
                 raise UsageError(f"{flag}: must be between 0 and 1, got {value}")

@@ -4,13 +4,26 @@
 from __future__ import annotations
 
 import argparse
+import json
+
+import yaml
 
 from schedsim.api.loading.gate_hints import feature_gate_hints
 from schedsim.cli.output import deliver, warn
 from schedsim.engine import Cluster, Engine
 from schedsim.report import Page
 
-__all__ = ["UsageError", "add_input_args", "warn_input", "write_report"]
+__all__ = ["UsageError", "add_input_args", "json_to_yaml", "warn_input", "write_report"]
+
+_DUMPER = getattr(yaml, "CSafeDumper", yaml.SafeDumper)  # the C emitter when built with it
+
+
+def json_to_yaml(text: str) -> str:
+    """A command's ``-o json`` document as YAML (``-o yaml``): the same keys in the same
+    order, block style, UTF-8 as is."""
+    return yaml.dump(
+        json.loads(text), Dumper=_DUMPER, sort_keys=False, allow_unicode=True, width=100
+    )
 
 
 def add_input_args(p: argparse.ArgumentParser) -> None:

@@ -52,10 +52,11 @@ def build_parser() -> argparse.ArgumentParser:
     sim.add_argument(
         "--output",
         "-o",
-        choices=("table", "json", "kss"),
+        choices=("table", "json", "yaml", "kss"),
         default="table",
-        help="table (default), json, or kss: the input as a kube-scheduler-simulator export "
-        "with the scheduled pods bound and their results annotated (loads into its web UI)",
+        help="table (default), json, yaml (the json document as YAML), or kss: the input as a "
+        "kube-scheduler-simulator export with the scheduled pods bound and their results "
+        "annotated (loads into its web UI)",
     )
     sim.add_argument(
         "--store",

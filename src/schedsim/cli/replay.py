@@ -116,56 +116,65 @@ def add_parser(sub: Any, profile_args: Callable[[argparse.ArgumentParser], None]
         help="how often the autoscaler's loop runs (default 10s)",
     )
     ca.add_argument(
-        "--scale-down-enabled", type=_bool, default=True, metavar="BOOL", help="default true"
+        "--scale-down-enabled",
+        type=_bool,
+        default=True,
+        metavar="BOOL",
+        help="whether the autoscaler removes unneeded nodes (default true)",
     )
     ca.add_argument(
         "--scale-down-unneeded-time",
         type=_duration,
         default=600.0,
         metavar="DURATION",
-        help="default 10m",
+        help="how long a node must be unneeded before it is removed (default 10m)",
     )
     ca.add_argument(
         "--scale-down-delay-after-add",
         type=_duration,
         default=600.0,
         metavar="DURATION",
-        help="default 10m",
+        help="how long after a scale-up scale-down evaluation resumes (default 10m)",
     )
     ca.add_argument(
         "--scale-down-delay-after-delete",
         type=_duration,
         default=None,
         metavar="DURATION",
-        help="default: --scan-interval",
+        help="how long after a node removal scale-down evaluation resumes "
+        "(default: --scan-interval)",
     )
     ca.add_argument(
         "--scale-down-delay-after-failure",
         type=_duration,
         default=180.0,
         metavar="DURATION",
-        help="default 3m",
+        help="how long after a failed scale-down evaluation resumes (default 3m)",
     )
     ca.add_argument(
         "--scale-down-utilization-threshold",
+        "--utilization-threshold",
         type=_fraction,
         default=0.5,
         metavar="FRACTION",
-        help="default 0.5",
+        help="a node is a scale-down candidate below this utilization (0..1, default 0.5; "
+        "--utilization-threshold is the same flag)",
     )
     ca.add_argument(
         "--scale-down-gpu-utilization-threshold",
+        "--gpu-utilization-threshold",
         type=_fraction,
         default=0.5,
         metavar="FRACTION",
-        help="default 0.5",
+        help="the same for GPU nodes (default 0.5; --gpu-utilization-threshold is the same flag)",
     )
     ca.add_argument(
         "--max-node-provision-time",
         type=_duration,
         default=900.0,
         metavar="DURATION",
-        help="default 15m",
+        help="how long a requested node may take to register before the scale-up counts as "
+        "failed and its group backs off (default 15m)",
     )
     ca.add_argument(
         "--node-provision-delay",
@@ -178,31 +187,37 @@ def add_parser(sub: Any, profile_args: Callable[[argparse.ArgumentParser], None]
         "--expander",
         choices=EXPANDERS,
         default="least-waste",
-        help="default least-waste (CA's own default, random, is not deterministic)",
+        help="how to pick among node groups that help: least-waste (default; CA's own "
+        "default, random, is not deterministic) or most-pods",
     )
     ca.add_argument(
         "--max-nodes-per-scaleup",
         type=int,
         default=DEFAULT_MAX_NODES_PER_SCALE_UP,
         metavar="N",
-        help=f"default {DEFAULT_MAX_NODES_PER_SCALE_UP}",
+        help="new nodes one group's estimate may add "
+        f"(default {DEFAULT_MAX_NODES_PER_SCALE_UP}; 0: no limit)",
     )
     ca.add_argument(
-        "--max-scale-down-parallelism", type=int, default=10, metavar="N", help="default 10"
+        "--max-scale-down-parallelism",
+        type=int,
+        default=10,
+        metavar="N",
+        help="nodes removed at once, at most (default 10)",
     )
     ca.add_argument(
         "--initial-node-group-backoff-duration",
         type=_duration,
         default=300.0,
         metavar="DURATION",
-        help="default 5m",
+        help="a node group's first backoff after a failed scale-up (default 5m)",
     )
     ca.add_argument(
         "--max-node-group-backoff-duration",
         type=_duration,
         default=1800.0,
         metavar="DURATION",
-        help="default 30m",
+        help="the longest backoff, doubled from the initial one (default 30m)",
     )
     p.add_argument(
         "--sample-interval",
@@ -227,10 +242,10 @@ def add_parser(sub: Any, profile_args: Callable[[argparse.ArgumentParser], None]
     p.add_argument(
         "--output",
         "-o",
-        choices=("table", "json", "csv"),
+        choices=("table", "json", "yaml", "csv"),
         default="table",
-        help="table (summary and scale events, default), json (everything) or csv "
-        "(one row per sample)",
+        help="table (summary and scale events, default), json (everything), yaml (the json "
+        "document as YAML) or csv (one row per sample)",
     )
     p.add_argument(
         "--report",

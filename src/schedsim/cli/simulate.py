@@ -156,10 +156,17 @@ def _to_table(result: SimulationResult) -> str:
     return buf.getvalue()
 
 
+GRID_WIDTH = 120
+"""The widest an ``--explain`` grid is printed: wider grids wrap into more tables."""
+
+_REASON_WIDTH = 32  # a Filter reason folds onto more lines beyond this
+
+
 def _explain_table(buf: io.StringIO, o: PodOutcome) -> None:
     """A node-by-plugin grid for one explained pod: each Filter plugin's "passed" or reason,
     each Score plugin's ``raw/final`` (final = normalized x weight, column "<plugin> score"),
-    the total."""
+    the total. A grid wider than `GRID_WIDTH` columns wraps: the plugin columns go into as
+    many tables as needed, each repeating the NODE column, the TOTAL in the last one."""
     ex = o.explanation
     assert ex is not None
     nodes = ex.to_json()["nodes"]
@@ -177,35 +184,50 @@ def _explain_table(buf: io.StringIO, o: PodOutcome) -> None:
     pre = {k: v for k, v in ex.pre_filter.items() if v not in ("success", "skip")}
     filter_plugins = list(dict.fromkeys(p for row in ex.filter.values() for p in row))
     score_plugins = list(dict.fromkeys(p for row in ex.final_score.values() for p in row))
-    table = Table(title=escape(title), title_justify="left", show_lines=False)
-    headers = [*filter_plugins, *(f"{p} score" for p in score_plugins)]
-    node_width = max((len(n) for n in ex.filter), default=4) + 2
-    table.add_column("NODE", min_width=node_width)
-    for p in filter_plugins:  # plugin names stay whole; reasons fold
-        table.add_column(escape(p), overflow="fold", min_width=len(p))
-    for p in score_plugins:  # raw/final score; named apart from the same plugin's Filter
-        table.add_column(escape(f"{p} score"), justify="right", min_width=len(p) + 6)
+    names = list(ex.filter)
+    node_cells = [("* " if n == ex.selected_node else "") + n for n in names]
+    # (header, cells, justify, width) per column after NODE
+    columns: list[tuple[str, list[str], str, int]] = []
+    for p in filter_plugins:
+        cells = [ex.filter[n].get(p, "") for n in names]
+        width = max(len(p), min(_REASON_WIDTH, max((len(c) for c in cells), default=0)))
+        columns.append((p, cells, "left", width))
+    for p in score_plugins:
+        raw = [ex.score.get(n, {}) for n in names]
+        final = [ex.final_score.get(n) for n in names]
+        pairs = zip(raw, final, strict=True)
+        cells = [f"{r.get(p, '')}/{f[p]}" if f and p in f else "" for r, f in pairs]
+        header = f"{p} score"  # named apart from the same plugin's Filter
+        columns.append((header, cells, "right", max(len(header), *(len(c) for c in cells))))
     if score_plugins:
-        table.add_column("TOTAL", justify="right")
-    # as wide as the plugin names need (a grid of many plugins is wider than a terminal)
-    width = max(120, node_width + sum(len(h) + 3 for h in headers) + 24)
-    console = Console(file=buf, width=width, force_terminal=False, color_system=None)
-    for node, row in ex.filter.items():
-        cells = [escape(("* " if node == ex.selected_node else "") + node)]
-        cells += [escape(row.get(p, "")) for p in filter_plugins]
-        final = ex.final_score.get(node)
-        if score_plugins:
-            raw = ex.score.get(node, {})
-            cells += [
-                f"{raw.get(p, '')}/{final[p]}" if final and p in final else ""
-                for p in score_plugins
-            ]
-            cells.append(str(sum(final.values())) if final else "")
-        table.add_row(*cells)
-    # never narrower than the grid itself: a cut grid loses its TOTAL column
-    wide = Console(file=io.StringIO(), width=100_000, force_terminal=False, color_system=None)
-    console.width = max(width, wide.measure(table).maximum)
-    console.print(table)
+        totals = [str(sum(f.values())) if f else "" for f in (ex.final_score.get(n) for n in names)]
+        columns.append(("TOTAL", totals, "right", max(5, *(len(c) for c in totals))))
+    node_width = max((len(c) for c in node_cells), default=4)
+    node_width = max(node_width, 4)
+    segments: list[list[tuple[str, list[str], str, int]]] = [[]]
+    used = 1 + node_width + 3
+    for col in columns:
+        if segments[-1] and used + col[3] + 3 > GRID_WIDTH:
+            segments.append([])
+            used = 1 + node_width + 3
+        segments[-1].append(col)
+        used += col[3] + 3
+    console = Console(file=buf, width=GRID_WIDTH, force_terminal=False, color_system=None)
+    for i, segment in enumerate(segments):
+        heading = title if i == 0 else f"{o.pod.key} (continued, {i + 1} of {len(segments)})"
+        table = Table(title=escape(heading), title_justify="left", show_lines=False)
+        table.add_column("NODE", min_width=node_width, no_wrap=True)
+        for header, _, justify, width in segment:
+            table.add_column(
+                escape(header),
+                justify="right" if justify == "right" else "left",
+                overflow="fold",
+                min_width=len(header),
+                max_width=width,
+            )
+        for r, node_cell in enumerate(node_cells):
+            table.add_row(escape(node_cell), *(escape(col[1][r]) for col in segment))
+        console.print(table)
     for plugin, msg in pre.items():
         console.print(f"  PreFilter {plugin}: {msg}", markup=False)
 

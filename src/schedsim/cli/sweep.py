@@ -36,6 +36,7 @@ from schedsim.sweep import (
     to_table,
 )
 from schedsim.sweep.report import sweep_page
+from schedsim.sweep.results import axes_without_effect
 
 __all__ = ["add_parser", "run"]
 
@@ -72,9 +73,9 @@ def add_parser(sub: Any) -> None:
     p.add_argument(
         "--output",
         "-o",
-        choices=("table", "json", "csv"),
+        choices=("table", "json", "yaml", "csv"),
         default="table",
-        help="table (default), json or csv",
+        help="table (default), json, yaml (the json document as YAML) or csv",
     )
     p.add_argument(
         "--report",
@@ -123,6 +124,12 @@ def _progress() -> Iterator[Callable[[ScenarioResult, int], None]]:
         yield report
 
 
+_NO_EFFECT_HINTS = {
+    "workloadScale": " (it scales the replicas of workload controllers; bare pods, as in a "
+    "trace of pods, are not scaled)",
+}
+
+
 def _warn_scenarios(results: list[ScenarioResult]) -> None:
     """Each distinct warning of the runs once, with the scenarios that gave it."""
     by_text: dict[str, list[str]] = {}
@@ -158,6 +165,12 @@ def run(args: argparse.Namespace) -> tuple[str, int]:
     except RuntimeError as e:  # RayUnavailableError
         raise ManifestError(str(e)) from None
     _warn_scenarios(results)
+    for axis, variants in axes_without_effect(results):
+        hint = _NO_EFFECT_HINTS.get(axis, "")
+        warn(
+            f"sweep axis {axis}: its variants ({', '.join(variants)}) gave the same results "
+            f"in every scenario: it has no effect on this input{hint}"
+        )
     if args.report:
         write_report(args.report, sweep_page(results, f"schedsim sweep {args.spec}"))
     failed = sum(1 for r in results if not r.ok)

@@ -33,6 +33,7 @@ __all__ = [
     "METRICS",
     "ResultStore",
     "ScenarioResult",
+    "axes_without_effect",
     "shown_metrics",
     "to_csv",
     "to_json",
@@ -247,6 +248,33 @@ class ResultStore:
             if os.path.exists(tmp):
                 os.unlink(tmp)
             raise
+
+
+def axes_without_effect(results: Iterable[ScenarioResult]) -> list[tuple[str, list[str]]]:
+    """The axes whose variants changed nothing: (axis, its variants) for each axis (the
+    ``command`` axis aside) with two or more variants such that, among the scenarios that
+    ran, any two differing only in that axis have the same `METRICS`, and at least one such
+    pair exists. A sweep of ``workloadScale`` over a trace of bare pods is one (it scales
+    only controllers' replicas)."""
+    done = [r for r in results if r.ok]
+    if not done:
+        return []
+    names = [a for a, _ in done[0].axes if a != "command"]
+    out: list[tuple[str, list[str]]] = []
+    for axis in names:
+        variants = list(dict.fromkeys(dict(r.axes)[axis] for r in done))
+        if len(variants) < 2:
+            continue
+        by_rest: dict[tuple[tuple[str, str], ...], set[tuple[object, ...]]] = {}
+        sizes: dict[tuple[tuple[str, str], ...], int] = {}
+        for r in done:
+            rest = tuple(p for p in r.axes if p[0] != axis)
+            by_rest.setdefault(rest, set()).add(tuple(getattr(r, m) for m in METRICS))
+            sizes[rest] = sizes.get(rest, 0) + 1
+        compared = [k for k, n in sizes.items() if n > 1]
+        if compared and all(len(by_rest[k]) == 1 for k in compared):
+            out.append((axis, variants))
+    return out
 
 
 def _ordered(results: Iterable[ScenarioResult]) -> list[ScenarioResult]:
