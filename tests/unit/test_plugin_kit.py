@@ -87,3 +87,54 @@ def test_make_pod_fields() -> None:
     assert pod.priority == 7 and pod.scheduler_name == "other"
     assert [t.key for t in pod.tolerations] == ["gpu"]
     assert dict(pod.node_selector) == {"disk": "ssd"}
+
+
+class _Gate:
+    """Permit: allow pods labelled go=yes, make go=wait ones wait 30s, reject the rest
+    (kube-scheduler's three Permit answers: Success, Wait with a timeout, Unschedulable)."""
+
+    name: ClassVar[str] = "Gate"
+
+    def __init__(self, args: Mapping[str, Any], handle: Handle) -> None:
+        pass
+
+    def schedsim_permit(
+        self, state: CycleState, pod: Pod, node_name: str
+    ) -> Status | tuple[Status, float] | None:
+        go = pod.labels.get("go")
+        if go == "yes":
+            return None
+        if go == "wait":
+            return Status(Code.Wait), 30
+        return Status(Code.Unschedulable, ("not yet",))
+
+
+def test_the_kit_returns_permit_results() -> None:
+    nodes = [make_node("n1")]
+    allow = run_plugin(_Gate, make_pod("a", labels={"go": "yes"}), "n1", nodes=nodes, permit=True)
+    assert allow.permit is not None and allow.permit.is_success
+    assert allow.permit_timeout is None
+    wait = run_plugin(_Gate, make_pod("w", labels={"go": "wait"}), "n1", nodes=nodes, permit=True)
+    assert wait.permit is not None and wait.permit.code is Code.Wait
+    assert wait.permit.plugin == "Gate"
+    assert wait.permit_timeout == 30.0
+    no = run_plugin(_Gate, make_pod("r"), "n1", nodes=nodes, permit=True)
+    assert no.permit == Status(Code.Unschedulable, ("not yet",), "Gate")
+    # without permit=True, Permit does not run
+    assert run_plugin(_Gate, make_pod("r"), "n1", nodes=nodes).permit is None
+
+
+class _Slow:
+    name: ClassVar[str] = "Slow"
+
+    def __init__(self, args: Mapping[str, Any], handle: Handle) -> None:
+        pass
+
+    def schedsim_permit(self, state: CycleState, pod: Pod, node_name: str) -> tuple[Status, float]:
+        return Status(Code.Wait), 3600.0
+
+
+def test_a_permit_wait_is_capped_at_15_minutes() -> None:
+    """upstream maxTimeout (framework/runtime: 15 minutes)."""
+    run = run_plugin(_Slow, make_pod("p"), "n1", nodes=[make_node("n1")], permit=True)
+    assert run.permit_timeout == 900.0

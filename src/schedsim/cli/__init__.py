@@ -33,6 +33,7 @@ from schedsim.cli.options import make_engine
 from schedsim.cli.parser import MANIFEST_COMMANDS, build_parser
 from schedsim.cli.plugins import list_plugins
 from schedsim.cli.simulate import EXAMPLE, simulate
+from schedsim.framework import debug
 from schedsim.framework.runtime import PluginError
 from schedsim.scheduler.scheduling import gc_paused
 from schedsim.snapshot.errors import SchedulingError
@@ -61,11 +62,15 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _run(args: argparse.Namespace) -> tuple[str | None, int]:
     """The command's whole output (None: nothing to write) and exit status; ``-o yaml`` is
     the ``-o json`` document written as YAML."""
-    if getattr(args, "output", None) != "yaml":
-        return _run_command(args)
-    args.output = "json"
-    out, code = _run_command(args)
-    return (None if out is None else json_to_yaml(out)), code
+    debug.set_enabled(bool(getattr(args, "debug", False)))  # --debug: for this command only
+    try:
+        if getattr(args, "output", None) != "yaml":
+            return _run_command(args)
+        args.output = "json"
+        out, code = _run_command(args)
+        return (None if out is None else json_to_yaml(out)), code
+    finally:
+        debug.set_enabled(False)
 
 
 def _run_command(args: argparse.Namespace) -> tuple[str | None, int]:

@@ -86,6 +86,14 @@ def make_engine(
     config, sources = engine_config(args, embedded)
     engine = Engine(config, timings=timings)
     framework = engine.framework
+    for spec in args.plugin:
+        name, _ = load_plugin_spec(spec)
+        if not any(name in fw.plugins for fw in engine.frameworks.values()):
+            profiles = ", ".join(repr(n) for n in engine.frameworks)
+            warn(
+                f"--plugin {spec}: plugin {name!r} is loaded but enabled in no profile "
+                f"({profiles}); it does not run (enable it in a --config profile)"
+            )
     asked = [n for n in framework.not_emulated if n in framework.profile.explicit]
     if asked:
         warn(

@@ -146,6 +146,12 @@ def add_profile_args(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--feature-gates", metavar="A=true,B=false", help="override feature gates (1.34 defaults)"
     )
+    p.add_argument(
+        "--debug",
+        action="store_true",
+        help="print the traceback of an exception a plugin raises, on stderr (or set "
+        "SCHEDSIM_DEBUG=1)",
+    )
 
 
 EXPLAIN_ALL = "*"

@@ -29,6 +29,7 @@ from schedsim.cli.options import make_engine
 from schedsim.cli.output import warn
 from schedsim.cli.parser import EXPLAIN_ALL
 from schedsim.engine import Cluster
+from schedsim.framework import debug
 from schedsim.framework.runtime import PluginTimings
 from schedsim.report import simulate_page
 from schedsim.scheduler.scheduling import PodOutcome, SimulationResult
@@ -326,7 +327,8 @@ def simulate(args: argparse.Namespace) -> tuple[str, int]:
     if result.errors:
         print(
             f"schedsim: error: a plugin failed for {result.errors} pod(s); their attempts "
-            f"failed (see their messages), the other pods were scheduled",
+            f"failed (see their messages), the other pods were scheduled"
+            + ("" if debug.enabled() else "; --debug prints the plugin's traceback"),
             file=sys.stderr,
         )
     if args.report:

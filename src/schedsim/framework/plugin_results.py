@@ -3,6 +3,7 @@ status naming the plugin. One wording, used by every extension point and by plug
 
 from __future__ import annotations
 
+from schedsim.framework import debug
 from schedsim.framework.status import Code, Status
 
 __all__ = ["describe_exception", "error_status", "load_failure", "returned_problem"]
@@ -10,7 +11,9 @@ __all__ = ["describe_exception", "error_status", "load_failure", "returned_probl
 
 def describe_exception(e: BaseException) -> str:
     """``KeyError: 'x'``: the exception type helps plugin authors more than the bare text
-    (``SystemExit`` alone when there is no text)."""
+    (``SystemExit`` alone when there is no text). In debug mode (`schedsim.framework.debug`)
+    the traceback goes to stderr too."""
+    debug.report(e)
     text = str(e)
     return f"{type(e).__name__}: {text}" if text else type(e).__name__
 

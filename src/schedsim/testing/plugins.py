@@ -118,6 +118,11 @@ class PluginRun:
             plugin has none).
         score_status: SUCCESS, or the Error ``run_score_plugins`` returned; None when the
             plugin has no Score or scoring did not run.
+        permit: the Permit result when ``permit=True`` and Reserve passed: SUCCESS (allow),
+            ``Code.Wait`` (wait; `permit_timeout` says how long), the rejection, or the
+            Error the runtime made of an exception or a wrong result; None when not run.
+        permit_timeout: for a Wait, the seconds the plugin asked to wait (capped at 15
+            minutes, as upstream's ``maxTimeout``), else None.
     """
 
     pre_filter: Status | None
@@ -130,6 +135,8 @@ class PluginRun:
     scores: Mapping[str, int] = attrs.field(factory=dict)
     normalized_scores: Mapping[str, int] = attrs.field(factory=dict)
     score_status: Status | None = None
+    permit: Status | None = None
+    permit_timeout: float | None = None
 
     @property
     def score(self) -> int | None:
@@ -178,7 +185,7 @@ def _framework(
     name = getattr(factory, "name", None)
     if not isinstance(name, str):
         raise TypeError("the plugin factory needs a string `name`")
-    points = ("preFilter", "filter", "preScore", "score", "reserve")
+    points = ("preFilter", "filter", "preScore", "score", "reserve", "permit")
     profile = Profile(
         plugins={p: (name,) for p in points},
         plugin_args={name: args or {}},
@@ -279,6 +286,7 @@ def run_plugin(
     args: Mapping[str, Any] | None = None,
     feature_gates: Mapping[str, bool] | None = None,
     reserve: bool = False,
+    permit: bool = False,
 ) -> PluginRun:
     """Run one plugin's extension points for a pod and report them for ``node_name``.
 
@@ -295,6 +303,9 @@ def run_plugin(
         args: the plugin's ``pluginConfig`` args.
         feature_gates: gate overrides.
         reserve: also run Reserve when Filter passes on ``node_name``.
+        permit: also run Permit after that (Reserve first, as kube-scheduler's
+            schedulingCycle): its result in `PluginRun.permit`, a wait's timeout in
+            `PluginRun.permit_timeout`.
 
     Raises:
         PluginError: the plugin is invalid or rejects its args.
@@ -308,13 +319,20 @@ def run_plugin(
         run = _evaluate(framework, name, snap, pod)
         filt = run.filter.get(node_name)
         res = None
-        if (
-            reserve
-            and framework.order()["Reserve"]
-            and (filt is None or filt.is_success)
-            and (run.pre_filter is None or run.pre_filter.code in (Code.Success, Code.Skip))
-        ):
+        fits = (filt is None or filt.is_success) and (
+            run.pre_filter is None or run.pre_filter.code in (Code.Success, Code.Skip)
+        )
+        if (reserve or permit) and framework.order()["Reserve"] and fits:
             res = framework.run_reserve_plugins_reserve(run.state, pod, node_name)
+        allowed: Status | None = None
+        timeout: float | None = None
+        if permit and framework.order()["Permit"] and fits and (res is None or res.is_success):
+            allowed = framework.run_permit_plugins(run.state, pod, node_name, 0.0)
+            waiting = framework.handle.waiting_pods.get(pod.uid)
+            if allowed.code is Code.Wait and waiting is not None:
+                timeout = waiting.timeouts.get(name)
+                allowed = Status(Code.Wait, allowed.reasons, name)
+                framework.handle.waiting_pods.remove(pod.uid)
     return PluginRun(
         run.pre_filter,
         filt,
@@ -326,5 +344,7 @@ def run_plugin(
         run.scores,
         run.normalized_scores,
         run.score_status,
+        allowed,
+        timeout,
         node_name,
     )
