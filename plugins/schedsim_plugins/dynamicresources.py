@@ -51,6 +51,7 @@ from schedsim.api.core.nodeaffinity import node_matches
 from schedsim.api.resource import (
     AllocationResult,
     Condition,
+    Device,
     DeviceClass,
     DeviceRequestAllocationResult,
     ResourceClaim,
@@ -75,8 +76,9 @@ from schedsim.dra.extended import (
 from schedsim.dra.filter_cache import MISS, AllocationCache
 from schedsim.dra.pools import PoolCache
 from schedsim.dra.tracker import AllocatedStateTracker
-from schedsim.dra.types import AllocationError, AllocationTimeout, DraFeatures
+from schedsim.dra.types import AllocationError, AllocationTimeout, DeviceId, DraFeatures
 from schedsim.framework import Code, CycleState, Handle, NodeInfo, StateKey, Status
+from schedsim.framework.devices import DeviceCandidate, NodeDevice, node_devices
 from schedsim.framework.dra_manager import SharedDraManager
 
 __all__ = [
@@ -708,8 +710,12 @@ class DynamicResources:
     def schedsim_reserve(self, state: CycleState, pod: Pod, node_name: str) -> Status | None:
         """Write the node's allocation of each claim into the snapshot (``Reserve`` +
         ``SignalClaimPendingAllocation``), with the delete-protection finalizer; the special
-        claim for extended resources is added to the snapshot allocated."""
-        del pod
+        claim for extended resources is added to the snapshot allocated.
+
+        Beyond 1.34: when the profile has a DeviceChoice plugin
+        (`schedsim.framework.devices`), the claims are allocated again on the chosen node
+        only, trying each request's devices in the plugin's order (`_chosen_allocation`);
+        Filter's answer for every node, and its caches, stay upstream's."""
         s = state.get(STATE_KEY)
         if s is None:
             return None
@@ -723,6 +729,12 @@ class DynamicResources:
             results = self._allocation_for(s, node_name)
         if results is None:
             return _error(f"claim allocation not found for node {node_name}")
+        framework = self._handle.framework
+        if special is None and framework is not None and framework.has_device_choice_plugins:
+            chosen = self._chosen_allocation(s, state, pod, node_name)
+            if isinstance(chosen, Status):
+                return chosen
+            results = chosen
         manager = self._manager()
         indices: list[int] = list(s.to_allocate)
         if special is not None and s.extended is not None:
@@ -751,6 +763,63 @@ class DynamicResources:
             s.claims[i] = allocated
             s.allocated_here.add(i)
         return None
+
+    def _chosen_allocation(
+        self, s: _State, state: CycleState, pod: Pod, node_name: str
+    ) -> list[AllocationResult] | Status:
+        """The pod's claims allocated on ``node_name`` with each request's devices tried in
+        the DeviceChoice plugins' order (`Framework.run_device_choice_plugins`); candidates
+        carry their use from the node's NodeInfo (`node_devices`) where the device is
+        node-local, else from the allocated state."""
+        assert s.allocator is not None
+        framework = self._handle.framework
+        assert framework is not None
+        try:
+            node_info = self._handle.shared_lister.node_infos().get(node_name)
+        except LookupError:
+            return _error(f"node {node_name} not found")
+        node = node_info.node
+        assert node is not None
+        local = {(d.driver, d.pool, d.name): d for d in node_devices(node_info)}
+        allocated = s.allocator.allocated
+
+        def order(
+            claim: ResourceClaim,
+            request: str,
+            entries: Sequence[tuple[DeviceId, Device, ResourceSlice]],
+        ) -> list[int] | None:
+            candidates = []
+            for did, device, _ in entries:
+                nd = local.get((did.driver, did.pool, did.device))
+                if nd is None:
+                    used = allocated.consumed_capacity.get(did, {})
+                    nd = NodeDevice(
+                        did.driver,
+                        did.pool,
+                        did.device,
+                        {name: c.value for name, c in device.capacity.items()},
+                        {k.removeprefix(did.driver + "/"): v for k, v in used.items()},
+                        False,
+                        1 if used else 0,
+                    )
+                candidates.append(DeviceCandidate(nd, device.attributes))
+            return framework.run_device_choice_plugins(
+                state, pod, node_info, claim, request, candidates
+            )
+
+        s.allocator.device_order = order
+        try:
+            results = s.allocator.allocate(node, [s.claims[i] for i in s.to_allocate])
+        except (AllocationError, ValueError) as e:
+            return _error(str(e))
+        except AllocationTimeout:
+            return _TIMED_OUT
+        finally:
+            s.allocator.device_order = None
+        if results is None:
+            return _CANNOT_ALLOCATE
+        s.node_allocations[node_name] = results
+        return results
 
     def schedsim_unreserve(self, state: CycleState, pod: Pod, node_name: str) -> None:
         """Undo Reserve: claims it allocated get their earlier state back (a special claim it

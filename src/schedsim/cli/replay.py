@@ -4,18 +4,25 @@ Thin: parses the options into a trace, node groups and `AutoscalerOptions`, runs
 `schedsim.replay.Replay` (a rich progress bar over simulated time on a terminal's stderr),
 and renders the metrics (a summary table, ``-o json``, ``-o csv``) and, with ``--report``,
 the HTML report. `schedsim.cli` registers it (`add_parser`) and runs it (`run`).
+
+With ``--inflate`` it runs the FGD paper's GPU-sharing experiment instead
+(`schedsim.replay.experiment.GpuSharingExperiment`): an Alibaba trace with ``--gpu-as dra``,
+the workload tuned to ``--inflate`` x the GPU capacity, one pod at a time, a measurement
+after every pod; ``-o json`` carries the ``curve``.
 """
 
 from __future__ import annotations
 
 import argparse
 import io
+import json
 import sys
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from importlib import resources
 from typing import Any
 
+import attrs
 import yaml
 from rich.console import Console
 from rich.progress import BarColumn, Progress, TextColumn
@@ -29,6 +36,7 @@ from schedsim.engine import Cluster, Engine
 from schedsim.replay import AutoscalerOptions, Replay, parse_duration
 from schedsim.replay.alibaba import GPU_DRIVER, GPU_MODES, alibaba_trace
 from schedsim.replay.autoscaler import OptionError
+from schedsim.replay.experiment import ExperimentResult, GpuSharingExperiment
 from schedsim.replay.export import metrics_to_csv, metrics_to_json
 from schedsim.replay.metrics import ReplayMetrics
 from schedsim.replay.trace import Trace, manifest_trace, trace_from_paths
@@ -253,6 +261,17 @@ def add_parser(sub: Any, profile_args: Callable[[argparse.ArgumentParser], None]
         help="also write a self-contained HTML report (charts, unschedulable pods, nodes)",
     )
     p.add_argument(
+        "--inflate",
+        type=float,
+        metavar="X",
+        help="run the FGD paper's GPU-sharing experiment instead of a replay: the Alibaba "
+        "trace (--alibaba-pods/--alibaba-nodes, --gpu-as dra; DRAConsumableCapacity is "
+        "enabled for the sharing pods) shuffled with --seed (default 42) and tuned to X times "
+        "the cluster's GPU capacity (the paper: 1.3), scheduled one pod at a time, failed pods "
+        "dropped, measured after every pod; the output is the curve of GPU allocation and "
+        "fragmentation against the arrived workload",
+    )
+    p.add_argument(
         "--store",
         choices=("basic", "delta"),
         default="delta",
@@ -378,6 +397,76 @@ def _table(m: ReplayMetrics, warnings: Sequence[str]) -> str:
     return buf.getvalue()
 
 
+def _experiment(args: argparse.Namespace, engine: Engine) -> tuple[str, int]:
+    """``--inflate``: the GPU-sharing experiment (see the module docstring)."""
+    if not (args.alibaba_pods and args.alibaba_nodes) or args.paths:
+        raise UsageError(
+            "--inflate runs on an Alibaba trace: give --alibaba-pods and --alibaba-nodes"
+        )
+    if args.gpu_as != "dra":
+        raise UsageError("--inflate needs --gpu-as dra (GPUs shared per device, in milli-GPU)")
+    if not args.inflate > 0:
+        raise UsageError(f"--inflate: must be > 0, got {args.inflate:g}")
+    if args.node_groups or args.report:
+        raise UsageError("--inflate runs without --node-groups or --report (no autoscaling)")
+    if not engine.framework.handle.feature_gates.enabled("DRAConsumableCapacity"):
+        gates = dict(engine.config.feature_gates) | {"DRAConsumableCapacity": True}
+        engine = Engine(attrs.evolve(engine.config, feature_gates=gates))
+        warn(
+            "--inflate: the DRAConsumableCapacity feature gate is enabled (alpha in 1.34, off "
+            "by default): GPU-sharing pods take their gpu_milli of one GPU device"
+        )
+    trace = alibaba_trace(args.alibaba_pods, args.alibaba_nodes, gpu_as="dra", gpu_share=True)
+    for w in trace.warnings:
+        warn(w)
+    seed = 42 if args.seed is None else args.seed
+    try:
+        experiment = GpuSharingExperiment(trace, engine, inflate=args.inflate, seed=seed)
+    except ValueError as e:
+        raise UsageError(f"{args.alibaba_nodes}: {e}") from None
+    result = experiment.run()
+    if args.output == "json":
+        return json.dumps(result.to_json(), indent=2) + "\n", 0
+    if args.output == "csv":
+        return _curve_csv(result), 0
+    return _curve_table(result), 0
+
+
+def _cell(v: float | None) -> str:
+    return "" if v is None else f"{v:.2f}"
+
+
+def _curve_csv(r: ExperimentResult) -> str:
+    lines = ["arrived,gpuAllocation,fragmentation,fragmentationAmount"]
+    lines.extend(
+        f"{p.arrived},{_cell(p.gpu_allocation)},{_cell(p.fragmentation)},"
+        f"{_cell(p.fragmentation_amount)}"
+        for p in r.curve
+    )
+    return "\n".join(lines) + "\n"
+
+
+def _curve_table(r: ExperimentResult) -> str:
+    buf = io.StringIO()
+    console = Console(file=buf, width=120, force_terminal=False, color_system=None)
+    t = Table(
+        title=f"GPU-sharing experiment (seed {r.seed}, inflate {r.inflate:g}): {r.pods} pods "
+        f"({r.original} in the trace), {r.scheduled} scheduled, {r.failed} failed, {r.gpus} GPUs"
+    )
+    for col in ("ARRIVED %", "GPU ALLOCATION %", "FRAGMENTATION % OF IDLE", "FRAGMENT % OF GPUS"):
+        t.add_column(col, justify="right")
+    for p in r.curve:
+        if p.arrived % 10 == 0 or p.arrived == len(r.curve) - 1:
+            t.add_row(
+                str(p.arrived),
+                _cell(p.gpu_allocation),
+                _cell(p.fragmentation),
+                _cell(p.fragmentation_amount),
+            )
+    console.print(t)
+    return buf.getvalue()
+
+
 def run(args: argparse.Namespace, engine: Engine) -> tuple[str, int]:
     """Run ``replay`` as ``args`` say with ``engine``; the output and the exit status (0).
 
@@ -387,6 +476,8 @@ def run(args: argparse.Namespace, engine: Engine) -> tuple[str, int]:
         UsageError: conflicting or missing inputs, bad options.
         SchedulingError: a plugin failed other than with a PreFilter or Filter Error status.
     """
+    if args.inflate is not None:
+        return _experiment(args, engine)
     options = _options(args)
     trace = _trace(args, engine.framework.handle.feature_gates.enabled("DRAConsumableCapacity"))
     if args.node_groups:

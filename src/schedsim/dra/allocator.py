@@ -29,6 +29,13 @@ most of them too):
   two different devices "distinct"; 1.35 compares values);
 * pools are tried in (driver, pool) order and a pool's slices in name order (upstream: Go
   map order and informer order), so results are deterministic.
+
+Beyond upstream: with ``device_order`` (set by DynamicResources at Reserve when the profile
+has a DeviceChoice plugin, `schedsim.framework.devices`) the devices of each request are
+tried in the order it gives instead of slice order. The search is the same exhaustive one
+(backtracking, the same pruning, with positions counted in that order), so it finds a
+solution exactly when the unordered search does; only which one comes first changes.
+Without ``device_order`` nothing differs from the description above.
 """
 
 from __future__ import annotations
@@ -49,9 +56,24 @@ from schedsim.dra.cel import CelCache
 from schedsim.dra.pools import Pool, PoolCache
 from schedsim.dra.search import AllocationRun
 from schedsim.dra.search_data import MAX_DEVICES_PER_CLAIM, SearchBudgetExceeded
-from schedsim.dra.types import AllocationTimeout, DraFeatures
+from schedsim.dra.types import AllocationTimeout, DeviceId, DraFeatures
 
-__all__ = ["MAX_DEVICES_PER_CLAIM", "AllocatedState", "Allocator", "CelCache", "counters_left"]
+__all__ = [
+    "MAX_DEVICES_PER_CLAIM",
+    "AllocatedState",
+    "Allocator",
+    "CelCache",
+    "DeviceOrder",
+    "counters_left",
+]
+
+DeviceOrder = Callable[
+    [ResourceClaim, str, Sequence[tuple[DeviceId, Device, ResourceSlice]]], Sequence[int] | None
+]
+"""``(claim, request name, candidates) -> ranking``: the order in which one request of a
+claim tries the candidate devices (a permutation of their indices; None: upstream's
+order). The candidates are the node's searched devices not allocated exclusively before,
+in upstream's order."""
 
 
 # ============================================================================ allocator
@@ -126,6 +148,9 @@ class Allocator:
         self.slices = slices
         self.cel = cel_cache if cel_cache is not None else CelCache()
         self.shared_in_use = frozenset(did for did, _ in allocated.shared_device_ids)
+        self.device_order: DeviceOrder | None = None
+        """Tries each request's devices in this order (see the module docstring); None:
+        upstream's order. Set by the caller around an `allocate` call."""
         # The attributes above are read by each `AllocationRun` (schedsim.dra.search).
         # Counters left per slice after the devices allocated before (computed on first use).
         self._available_counters: dict[int, dict[tuple[str, str], Fraction]] = {}

@@ -73,6 +73,8 @@ class AllocationRun:
         # capacity consumed by shared allocations of this call, per device (qualified names)
         self.allocating_capacity: dict[DeviceId, dict[str, Fraction]] = {}
         self.steps = 0  # devices tried, against owner.max_steps
+        # (claim, request, subrequest) -> its devices in owner.device_order's order
+        self.ordered: dict[tuple[int, int, int], list[tuple[DeviceId, Device, ResourceSlice]]] = {}
 
     # ------------------------------------------------------------------ validation
 
@@ -479,6 +481,8 @@ class AllocationRun:
             if not (self.f.consumable_capacity and prev.device.allow_multiple_allocations):
                 start += 1
         failed: set[object] = set()  # looks of devices that failed at this position
+        if self.a.device_order is not None and not rd.admin_access:
+            return self._search_ordered(ci, ri, si, di, in_sub, rd, start, failed)
         # Hot loop (every device of every pool the node sees, per device position): the
         # common "already allocated to another claim" case is tested inline.
         taken = self.a.allocated.devices if not rd.admin_access else ()
@@ -509,6 +513,61 @@ class AllocationRun:
                 if look is not None:
                     failed.add(look)
             offset += len(entries)
+        return False
+
+    def _ordered(
+        self, ci: int, ri: int, si: int, rd: Request
+    ) -> list[tuple[DeviceId, Device, ResourceSlice]]:
+        """The devices of request ``(ci, ri, si)`` in ``device_order``'s order (asked once
+        per request and run): every device of the searched pools not allocated exclusively
+        before, ranked."""
+        key = (ci, ri, si)
+        got = self.ordered.get(key)
+        if got is None:
+            order = self.a.device_order
+            assert order is not None
+            taken = self.a.allocated.devices
+            candidates: list[tuple[DeviceId, Device, ResourceSlice]] = []
+            for pool in self.search_pools:
+                if pool.invalid_reason:  # reached here as upstream reaches it: before any device
+                    raise AllocationError(f"pool {pool.name} is invalid: {pool.invalid_reason}")
+                candidates.extend(e for e in pool.entries if e[0] not in taken)
+            ranking = order(self.claims[ci], rd.result_name, candidates)
+            got = candidates if ranking is None else [candidates[i] for i in ranking]
+            self.ordered[key] = got
+        return got
+
+    def _search_ordered(
+        self,
+        ci: int,
+        ri: int,
+        si: int,
+        di: int,
+        in_sub: bool,
+        rd: Request,
+        start: int,
+        failed: set[object],
+    ) -> bool:
+        """`_search`'s device loop over `_ordered` (positions are ranks in that order)."""
+        entries = self._ordered(ci, ri, si, rd)
+        for i in range(max(start, 0), len(entries)):
+            did, device, slice_ = entries[i]
+            if self._in_use(ci, rd, did):
+                continue
+            if not self._selectable(ci, ri, si, rd, did, device, slice_):
+                continue
+            look = self._look_now(did, slice_, device)
+            if look is not None and look in failed:
+                continue
+            self._tick()
+            undo = self._take(ci, rd, did, device, slice_, must=False)
+            if undo is None:
+                continue
+            self.results[ci][-1].ordinal = i
+            if self._descend(undo, ci, ri, si, di, in_sub):
+                return True
+            if look is not None:
+                failed.add(look)
         return False
 
     def _look_now(self, did: DeviceId, slice_: ResourceSlice, device: Device) -> object:

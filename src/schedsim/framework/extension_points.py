@@ -16,6 +16,7 @@ from collections.abc import Mapping
 import attrs
 
 __all__ = [
+    "DEVICE_CHOICE",
     "EXTENSION_POINTS",
     "HOOK_TITLES",
     "POINTS_BY_KEY",
@@ -109,14 +110,30 @@ EXTENSION_POINTS: tuple[ExtensionPoint, ...] = (
 """Every extension point of kube-scheduler 1.34's v1 ``Plugins`` type (besides
 ``multiPoint``, which expands into these), in the order a pod meets them."""
 
+DEVICE_CHOICE = ExtensionPoint(
+    "deviceChoice",
+    "DeviceChoice",
+    "DeviceChoicePlugin",
+    (Hook("schedsim_choose_devices", "ChooseDevices"),),
+    True,
+)
+"""Beyond kube-scheduler 1.34 (which has no such point): rank the devices of the chosen node
+for a claim request (`schedsim.framework.devices`). It has no section in a
+KubeSchedulerConfiguration (the v1 ``Plugins`` type has none): a plugin enabled at any point
+of the profile that implements ``schedsim_choose_devices`` runs here, in profile order. Not
+in `EXTENSION_POINTS`, which lists upstream's points only."""
+
 POINTS_BY_KEY: Mapping[str, ExtensionPoint] = {p.key: p for p in EXTENSION_POINTS}
 """Config key -> point."""
 
 RUN_POINTS: tuple[str, ...] = tuple(p.key for p in EXTENSION_POINTS if p.runs)
 """Config keys of the points schedsim runs, in cycle order."""
 
-HOOK_TITLES: Mapping[str, str] = {h.name: h.title for p in EXTENSION_POINTS for h in p.hooks}
-"""Hook name -> kube-scheduler's name for it (``schedsim_score`` -> ``Score``), cycle order."""
+HOOK_TITLES: Mapping[str, str] = {
+    h.name: h.title for p in (*EXTENSION_POINTS, DEVICE_CHOICE) for h in p.hooks
+}
+"""Hook name -> kube-scheduler's name for it (``schedsim_score`` -> ``Score``), cycle order,
+then schedsim's own `DEVICE_CHOICE`."""
 
 
 def hook_names() -> tuple[str, ...]:

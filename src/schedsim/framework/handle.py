@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import Any, Protocol
 
 import attrs
 
 from schedsim.api.core import Pod
+from schedsim.api.resource import ResourceClaim
 from schedsim.framework.cycle_state import CycleState
 from schedsim.framework.delegating import (
     BindableSnapshot,
@@ -19,6 +20,7 @@ from schedsim.framework.delegating import (
     DelegatingStorageListers,
     DelegatingVolumeManager,
 )
+from schedsim.framework.devices import DeviceCandidate
 from schedsim.framework.features import FeatureGates
 from schedsim.framework.interface import NodeInfo, PodInfo
 from schedsim.framework.nominator import FilterRunner, PodNominator
@@ -43,6 +45,23 @@ class FrameworkRunner(FilterRunner, Protocol):
         node_info: NodeInfo,
     ) -> Status:
         """RunPreFilterExtensionRemovePod."""
+        ...
+
+    @property
+    def has_device_choice_plugins(self) -> bool:
+        """Whether the profile has a DeviceChoice plugin (schedsim's own point)."""
+        ...
+
+    def run_device_choice_plugins(
+        self,
+        state: CycleState,
+        pod: Pod,
+        node_info: NodeInfo,
+        claim: ResourceClaim,
+        request: str,
+        candidates: Sequence[DeviceCandidate],
+    ) -> list[int] | None:
+        """The DeviceChoice ranking of ``candidates`` (a permutation), or None."""
         ...
 
     def run_filter_plugins_with_nominated_pods(

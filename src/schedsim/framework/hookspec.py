@@ -19,7 +19,9 @@ import attrs
 import pluggy
 
 from schedsim.api.core import Pod
+from schedsim.api.resource import ResourceClaim
 from schedsim.framework.cycle_state import CycleState
+from schedsim.framework.devices import DeviceCandidate
 from schedsim.framework.extension_points import hook_names
 from schedsim.framework.interface import NodeInfo, PodInfo
 from schedsim.framework.queued_pod_info import QueuedPodInfo
@@ -406,6 +408,44 @@ def schedsim_post_bind(state: CycleState, pod: Pod, node_name: str) -> None:
     """Be told that the pod was bound (kube-scheduler's PostBind: informational, e.g. to
     clean up). Called once per bound pod, in profile order; its result is ignored and an
     exception is reported as a warning, never failing the pod.
+    """
+
+
+# -------------------------------------------------------------------------------------------
+# DeviceChoice (beyond kube-scheduler 1.34)
+# -------------------------------------------------------------------------------------------
+
+
+@hookspec(firstresult=True)
+def schedsim_choose_devices(
+    state: CycleState,
+    pod: Pod,
+    node_info: NodeInfo,
+    claim: ResourceClaim,
+    request: str,
+    candidates: Sequence[DeviceCandidate],
+) -> Sequence[int] | None:
+    """Rank the devices of the chosen node for one request of one of the pod's claims.
+
+    Not a kube-scheduler extension point: upstream's allocator takes the first device that
+    fits, in slice order. Called at Reserve by DynamicResources, once per (claim, request)
+    of a pod whose claims it allocates on the chosen node, when the profile has a plugin
+    implementing this hook (enabled at any point; there is no config section for it). The
+    allocator then tries the devices in the returned order and stays complete: it still
+    backtracks over every device, so a ranking changes which solution is found first, never
+    whether one is. Without such a plugin the order is exactly upstream's.
+
+    :param state: the attempt's cycle state (what PreScore and Score wrote).
+    :param pod: the pod being scheduled.
+    :param node_info: the chosen node's NodeInfo: read-only
+        (`schedsim.framework.devices.node_devices` gives per-device use).
+    :param claim: the claim being allocated (its ``spec.devices.requests``).
+    :param request: the request's name in the claim.
+    :param candidates: the devices of the pools searched for this node that are not
+        allocated exclusively, in upstream's order, each with its use before this pod.
+    :returns: indices into ``candidates``, best first (devices left out follow in upstream's
+        order; a repeated or out-of-range index is an error); ``None``: no preference, the
+        next plugin is asked. Stops at first non-None result.
     """
 
 

@@ -26,7 +26,9 @@ from collections.abc import Mapping, Sequence
 from typing import Protocol
 
 from schedsim.api.core import Pod
+from schedsim.api.resource import ResourceClaim
 from schedsim.framework.cycle_state import CycleState
+from schedsim.framework.devices import DeviceCandidate
 from schedsim.framework.hookspec import PostFilterResult, PreFilterResult
 from schedsim.framework.interface import NodeInfo, PodInfo
 from schedsim.framework.queued_pod_info import QueuedPodInfo
@@ -34,6 +36,7 @@ from schedsim.framework.status import Status
 
 __all__ = [
     "BindPlugin",
+    "DeviceChoicePlugin",
     "FilterPlugin",
     "PermitPlugin",
     "Plugin",
@@ -213,4 +216,22 @@ class PostBindPlugin(Plugin, Protocol):
 
     def schedsim_post_bind(self, *, state: CycleState, pod: Pod, node_name: str) -> None:
         """Be told the pod is bound."""
+        ...
+
+
+class DeviceChoicePlugin(Plugin, Protocol):
+    """Ranks the chosen node's devices for a claim request (schedsim's DeviceChoice point,
+    beyond kube-scheduler 1.34; see the hook spec)."""
+
+    def schedsim_choose_devices(
+        self,
+        *,
+        state: CycleState,
+        pod: Pod,
+        node_info: NodeInfo,
+        claim: ResourceClaim,
+        request: str,
+        candidates: Sequence[DeviceCandidate],
+    ) -> Sequence[int] | None:
+        """Indices into ``candidates``, best first, or None for no preference."""
         ...

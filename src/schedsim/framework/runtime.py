@@ -28,10 +28,12 @@ from typing import Any
 import pluggy
 
 from schedsim.api.core import Pod
+from schedsim.api.resource import ResourceClaim
 from schedsim.framework import hookspec
 from schedsim.framework.cycle_state import CycleState
+from schedsim.framework.devices import DeviceCandidate
 from schedsim.framework.events import ALL_EVENTS, IN_TREE_EVENTS, ClusterEventWithHint
-from schedsim.framework.extension_points import EXTENSION_POINTS, POINTS_BY_KEY
+from schedsim.framework.extension_points import DEVICE_CHOICE, EXTENSION_POINTS, POINTS_BY_KEY
 from schedsim.framework.handle import Handle, PluginFactory
 from schedsim.framework.hook_binding import HOOK_PREFIX as _HOOK_PREFIX
 from schedsim.framework.hook_binding import HookPluginManager as _PluginManager
@@ -194,6 +196,7 @@ class Framework:
         self._permit = self._chain("permit")
         self._bind = self._chain("bind")
         self._post_bind = self._chain("postBind")
+        self._device_choice = self._device_choice_chain()
         normalize = dict(self._chain("score", "schedsim_normalize_score"))
         self._score: tuple[ScoreLink, ...] = tuple(
             (name, fn, normalize.get(name), profile.weight(name))
@@ -242,6 +245,62 @@ class Framework:
                 fn = self._timings.wrap(name, hook_name.removeprefix(_HOOK_PREFIX), fn)
             out.append((name, fn))
         return tuple(out)
+
+    def _device_choice_chain(self) -> tuple[tuple[str, Any], ...]:
+        """DeviceChoice (schedsim's, `extension_points.DEVICE_CHOICE`): every plugin of the
+        profile that implements ``schedsim_choose_devices``, wherever it is enabled, in
+        profile order (the order plugins were built in)."""
+        hook_name = DEVICE_CHOICE.hook
+        spec_args = tuple(inspect.signature(getattr(hookspec, hook_name)).parameters)
+        impls = {i.plugin_name: i for i in getattr(self.pm.hook, hook_name).get_hookimpls()}
+        out = []
+        for name in self.plugins:
+            impl = impls.get(name)
+            if impl is not None:
+                out.append((name, _bind(impl.function, spec_args, name, hook_name)))
+        return tuple(out)
+
+    @property
+    def has_device_choice_plugins(self) -> bool:
+        """Whether a plugin of the profile implements DeviceChoice (schedsim's own point)."""
+        return bool(self._device_choice)
+
+    def run_device_choice_plugins(
+        self,
+        state: CycleState,
+        pod: Pod,
+        node_info: NodeInfo,
+        claim: ResourceClaim,
+        request: str,
+        candidates: Sequence[DeviceCandidate],
+    ) -> list[int] | None:
+        """The first ranking a DeviceChoice plugin returns (profile order), completed to a
+        permutation of ``range(len(candidates))`` (devices it left out follow in their
+        order), or None when no plugin has a preference.
+
+        Raises:
+            ValueError: a ranking with an index that is not an int in range, or repeated
+                (``plugin "<name>": ChooseDevices: ...``).
+        """
+        n = len(candidates)
+        for name, fn in self._device_choice:
+            ranking = fn(state, pod, node_info, claim, request, candidates)
+            if ranking is None:
+                continue
+            seen: set[int] = set()
+            out: list[int] = []
+            for i in ranking:
+                if isinstance(i, bool) or not isinstance(i, int) or not 0 <= i < n or i in seen:
+                    raise ValueError(
+                        f'plugin "{name}": ChooseDevices: invalid index {i!r} for {n} '
+                        "candidate(s) (each index in range, at most once)"
+                    )
+                seen.add(i)
+                out.append(i)
+            if len(out) < n:
+                out.extend(i for i in range(n) if i not in seen)
+            return out
+        return None
 
     def _point_chains(self) -> dict[str, tuple[str, ...]]:
         chains: dict[str, tuple[tuple[str, Any], ...]] = {

@@ -59,10 +59,13 @@ from typing import Any, Final
 import attrs
 
 from schedsim.api.core import Node, Pod
+from schedsim.api.core.resources import pod_requests
 from schedsim.api.errors import ManifestError
 from schedsim.api.loading.loader import decode_objects
 from schedsim.api.validation.common import dns1123_subdomain_problem, label_value_problem
 from schedsim.engine import Cluster
+from schedsim.framework.resource import Resource
+from schedsim.replay.fragmentation import PodDemand
 from schedsim.replay.trace import Trace, TracePod
 
 __all__ = [
@@ -76,6 +79,7 @@ __all__ = [
     "POD_REQUIRED_COLUMNS",
     "TraceError",
     "alibaba_trace",
+    "pod_demand",
     "read_nodes",
     "read_pods",
 ]
@@ -403,6 +407,32 @@ def read_pods(
             f"{path}: {shared} GPU-sharing pod(s) (gpu_milli < 1000) take a whole GPU: {why}"
         )
     return pods, warnings
+
+
+def pod_demand(pod: Pod) -> PodDemand:
+    """What a pod of this trace asks for, as the FGD experiment's measure counts it
+    (`schedsim.replay.fragmentation.PodDemand`): its milli-CPU request, its GPUs and milli per
+    GPU (from the ResourceClaimTemplate it references, ``gpu-N`` or ``gpu-share-M``, or from
+    the ``nvidia.com/gpu`` request; a whole GPU is 1000), and its ``gpu_spec`` models (the
+    `GPU_MODEL_LABEL` node affinity)."""
+    r = Resource.from_resource_list(pod_requests(pod))
+    cpu = r.milli_cpu
+    gpus = r.scalar_resources.get(GPU_RESOURCE, 0)
+    milli = 1000 if gpus else 0
+    for ref in pod.resource_claims:
+        template = ref.resource_claim_template_name or ""
+        if template.startswith("gpu-share-"):
+            gpus, milli = 1, round(float(template.removeprefix("gpu-share-")))
+        elif template.startswith("gpu-"):
+            gpus, milli = int(template.removeprefix("gpu-")), 1000
+    models: tuple[str, ...] = ()
+    aff = pod.affinity
+    if aff is not None and aff.node_affinity is not None and aff.node_affinity.required:
+        for term in aff.node_affinity.required:
+            for e in term.match_expressions:
+                if e.key == GPU_MODEL_LABEL:
+                    models = tuple(e.values)
+    return PodDemand(cpu, milli, gpus, models)
 
 
 def gpu_objects(

@@ -53,6 +53,7 @@ the cluster.
 from __future__ import annotations
 
 import random
+from collections.abc import Mapping
 from itertools import chain
 
 import attrs
@@ -144,6 +145,9 @@ class Scheduler:
             ``random.Random(seed)``.
         cache: reuse Filter results between identical pods on unchanged nodes (`ResultCache`).
         first_fit: choose the first node that passes (CA's order) instead of scoring.
+        node_rank: node name -> rank: tied nodes go to the lowest rank instead (a fixed node
+            priority, as the FGD artifact's selectHost; ``seed`` is then not used for
+            ties). Every node of the snapshot must have one.
 
     Attributes:
         next_start_node_index: where the next filter walk starts (``nextStartNodeIndex``).
@@ -159,8 +163,10 @@ class Scheduler:
         seed: int | None = None,
         cache: bool = True,
         first_fit: bool = False,
+        node_rank: Mapping[str, int] | None = None,
     ) -> None:
         self.snapshot = snapshot
+        self._rank = node_rank
         self.framework = snapshot.framework
         self.next_start_node_index = 0
         self._runner = snapshot.plugin_runner
@@ -291,7 +297,11 @@ class Scheduler:
         if not framework.has_score_plugins:
             # Every node scores 1 (prioritizeNodes without Score plugins): selectHost's rule
             # without building the scores.
-            host_info = feasible[self._rng.randrange(len(feasible)) if self._rng else 0]
+            if self._rank is not None:
+                rank = self._rank
+                host_info = min(feasible, key=lambda ni: rank[ni.node.name if ni.node else ""])
+            else:
+                host_info = feasible[self._rng.randrange(len(feasible)) if self._rng else 0]
             assert host_info.node is not None
             return ScheduleResult(host_info.node.name, evaluated, len(feasible)), state
         if table is not None and explanation is None and self._rng is None:
@@ -312,7 +322,16 @@ class Scheduler:
             if failed is not None:
                 raise SchedulingError.internal(pod, failed.message)
             # selectHost: the highest total, the first of the tied ones in evaluation order
-            host = table_names[positions[totals.index(max(totals))]]
+            # (or the tied one of the lowest rank)
+            top = max(totals)
+            if self._rank is None:
+                host = table_names[positions[totals.index(top)]]
+            else:
+                rank = self._rank
+                host = min(
+                    (table_names[positions[i]] for i, t in enumerate(totals) if t == top),
+                    key=rank.__getitem__,
+                )
             return ScheduleResult(host, evaluated, len(feasible)), state
         raw: dict[str, dict[str, int]] | None = {} if explanation is not None else None
         reuse = None if self._cache is None else self._cache.score_reuse(pod)
@@ -327,7 +346,7 @@ class Scheduler:
                 explanation.record_scores(raw, scores)
         if failed is not None:
             raise SchedulingError.internal(pod, failed.message)
-        host = select_host(scores, self._rng)
+        host = select_host(scores, self._rng, self._rank)
         return ScheduleResult(host, evaluated, len(feasible)), state
 
     def schedule_one(self, pod: Pod, *, explain: bool = False, now: float = 0.0) -> Placement:

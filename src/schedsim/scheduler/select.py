@@ -6,13 +6,16 @@ give the same answer for the same input, so by default it takes **the first of t
 in evaluation order** (the order the filter walk found them, from ``nextStartNodeIndex``).
 With a seed (``schedsim simulate --seed N``) it samples like upstream: the k-th tied node
 seen replaces the candidate with probability 1/k, drawn from ``random.Random(N)`` (one
-generator for the whole run, so the run is reproducible).
+generator for the whole run, so the run is reproducible). With a node rank (the FGD
+artifact's patched ``selectHost``, used by the GPU-sharing experiment: tied nodes go to the
+lexicographically smallest name, and every node name carries a seeded random prefix) the
+tied node of the lowest rank wins.
 """
 
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Protocol
 
 __all__ = ["ScoredNode", "select_host"]
@@ -33,13 +36,19 @@ class ScoredNode(Protocol):
         ...
 
 
-def select_host(scores: Sequence[ScoredNode], rng: random.Random | None = None) -> str:
+def select_host(
+    scores: Sequence[ScoredNode],
+    rng: random.Random | None = None,
+    rank: Mapping[str, int] | None = None,
+) -> str:
     """The node with the highest ``total_score`` (mirrors kube-scheduler 1.34 ``selectHost``).
 
     Args:
         scores: the feasible nodes' scores, in evaluation order; not empty.
         rng: None for the deterministic rule (the first of the tied nodes in ``scores``
             order); a generator for upstream's reservoir sampling among the tied nodes.
+        rank: node name -> rank; when given, the tied node of the lowest rank (``rng`` is
+            not used).
 
     Returns:
         the chosen node's name.
@@ -51,6 +60,13 @@ def select_host(scores: Sequence[ScoredNode], rng: random.Random | None = None) 
         raise ValueError("empty priorityList")
     best = scores[0]
     best_score = best.total_score
+    if rank is not None:
+        best_rank = rank[best.name]
+        for ns in scores:
+            s = ns.total_score
+            if s > best_score or (s == best_score and rank[ns.name] < best_rank):
+                best, best_score, best_rank = ns, s, rank[ns.name]
+        return best.name
     if rng is None:
         for ns in scores:
             if ns.total_score > best_score:

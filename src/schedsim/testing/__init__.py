@@ -22,6 +22,7 @@ from schedsim.testing.dra_conformance import (
 from schedsim.testing.plugins import (
     PluginNodesRun,
     PluginRun,
+    chosen_devices,
     run_plugin,
     run_plugin_on_nodes,
     snapshot_from_manifests,
@@ -58,6 +59,7 @@ __all__ = [
     "StoreFactory",
     "check_dra_consistency",
     "check_snapshot_consistency",
+    "chosen_devices",
     "dump_dra_state",
     "dump_state",
     "make_node",

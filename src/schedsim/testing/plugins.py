@@ -46,6 +46,7 @@ from schedsim.snapshot import ClusterSnapshotStore, PredicateSnapshot
 __all__ = [
     "PluginNodesRun",
     "PluginRun",
+    "chosen_devices",
     "run_plugin",
     "run_plugin_on_nodes",
     "snapshot_from_manifests",
@@ -270,6 +271,55 @@ def _evaluate(framework: Framework, name: str, snap: PredicateSnapshot, pod: Pod
         state,
         plugin,
     )
+
+
+def chosen_devices(
+    factory: PluginFactory,
+    manifests: str | Iterable[Mapping[str, Any]],
+    pod_name: str,
+    node_name: str,
+    *,
+    args: Mapping[str, Any] | None = None,
+    feature_gates: Mapping[str, bool] | None = None,
+) -> dict[str, tuple[str, ...]]:
+    """Schedule the pending pod ``pod_name`` of ``manifests`` on ``node_name`` with
+    kube-scheduler's default profile plus the plugin (enabled at Score, weight 1, so that its
+    DeviceChoice hook runs: schedsim's own extension point, `schedsim.framework.devices`),
+    and return what DynamicResources allocated: claim name -> ``"<pool>/<device>"`` per
+    allocation result, in result order.
+
+    The pod's claims must be in ``manifests`` (as ``resourceClaimName`` references; claims
+    from templates are not created, see `snapshot_from_manifests`).
+
+    Raises:
+        SchedulingError: the pod does not fit there (the failing plugin and its reasons).
+        LookupError: no pending pod ``pod_name``.
+        PluginError: the plugin is invalid or rejects its args.
+    """
+    name = getattr(factory, "name", None)
+    if not isinstance(name, str):
+        raise TypeError("the plugin factory needs a string `name`")
+    base = default_profile()
+    profile = attrs.evolve(
+        base,
+        plugins={**base.plugins, "score": (*base.plugins.get("score", ()), name)},
+        plugin_args={name: args or {}},
+        explicit=frozenset({name}),
+        plugin_weights={**base.plugin_weights, name: 1},
+    )
+    snap, pending = snapshot_from_manifests(
+        manifests, profile=profile, plugins={name: factory}, feature_gates=feature_gates
+    )
+    pod = next((p for p in pending if p.name == pod_name), None)
+    if pod is None:
+        raise LookupError(f"no pending pod {pod_name!r} in the manifests")
+    snap.schedule_pod(pod, node_name)
+    out: dict[str, tuple[str, ...]] = {}
+    for claim in snap.dra_snapshot.list_resource_claims():
+        allocation = claim.status.allocation
+        if allocation is not None and any(r.uid == pod.uid for r in claim.status.reserved_for):
+            out[claim.name] = tuple(f"{r.pool}/{r.device}" for r in allocation.results)
+    return out
 
 
 def _name(ni: NodeInfo) -> str:
