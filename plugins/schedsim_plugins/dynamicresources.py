@@ -741,6 +741,7 @@ class DynamicResources:
             indices.append(s.extended)
         for i, allocation in zip(indices, results, strict=True):
             claim = special if i == s.extended and special is not None else s.claims[i]
+            allocation = _own_share_ids(claim, allocation)
             finalizers = claim.finalizers
             if DELETE_PROTECTION_FINALIZER not in finalizers:
                 finalizers = (*finalizers, DELETE_PROTECTION_FINALIZER)
@@ -922,6 +923,25 @@ class DynamicResources:
             if not all(_is_true(conds, t) for t in result.binding_conditions):
                 return _error(f"claim {claim.key} binding timeout")
         return None
+
+
+def _own_share_ids(claim: ResourceClaim, allocation: AllocationResult) -> AllocationResult:
+    """``allocation`` with the claim's own shareIDs (DRAConsumableCapacity), derived from the
+    claim's UID and the result's position: Filter's results may come from the
+    AllocationCache, shared with other pods' claims, and each shared allocation needs its
+    own ID. Deterministic, so a simulation's output does not change from run to run
+    (upstream draws a random UUID)."""
+    if all(r.share_id is None for r in allocation.results):
+        return allocation
+    results = tuple(
+        r
+        if r.share_id is None
+        else attrs.evolve(
+            r, share_id=str(uuid.uuid5(uuid.NAMESPACE_URL, f"schedsim:share:{claim.uid}/{j}"))
+        )
+        for j, r in enumerate(allocation.results)
+    )
+    return attrs.evolve(allocation, results=results)
 
 
 def _existing_extended_claim(

@@ -142,3 +142,73 @@ def _check_journal(
     assert tracker.changes_since(epoch) == len(journal)
     for pool in (("driver-a", f"pool-{i}") for i in range(3)):
         assert tracker.pool_changed_after(pool, epoch) == (pool in changed_pools)
+
+
+def _shared(name: str, devices: list[int], milli: int) -> ResourceClaim:
+    results = [
+        {
+            "request": "r",
+            "driver": "driver-a",
+            "pool": f"pool-{d % 3}",
+            "device": f"dev-{d}",
+            **(
+                {"shareID": f"{name}-{j}", "consumedCapacity": {"mem": f"{milli}"}} if d % 2 else {}
+            ),
+        }
+        for j, d in enumerate(devices)
+    ]
+    return claim(
+        name,
+        [request("r")],
+        status={"allocation": {"devices": {"results": results}}} if results else None,
+    )
+
+
+shared_op_st = st.tuples(
+    st.integers(0, 4), st.lists(st.integers(0, 5), max_size=3), st.integers(1, 9)
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(ops=st.lists(shared_op_st, min_size=1, max_size=25))
+def test_tracker_equals_from_claims_with_consumable_capacity(
+    ops: list[tuple[int, list[int], int]],
+) -> None:
+    """DRAConsumableCapacity: results with a shareID (odd devices here) are shared
+    allocations; after every change the tracker's shared IDs, shared devices and summed
+    consumed capacity equal a full rebuild (`AllocatedState.from_claims`), and every pool
+    whose shared allocations changed is journaled."""
+    features = DraFeatures(consumable_capacity=True)
+    tracker = AllocatedStateTracker(features)
+    claims: dict[int, ResourceClaim] = {}
+    for key, devices, milli in ops:
+        claims = dict(claims)
+        old = claims.get(key)
+        if not devices:
+            claims.pop(key, None)
+        else:
+            claims[key] = _shared(f"c{key}", devices, milli)
+        epoch = tracker.epoch
+        assert epoch is not None
+        got = tracker.state(list(claims.values()))
+        want = AllocatedState.from_claims(claims.values(), features)
+        assert set(got.devices) == set(want.devices)
+        assert set(got.shared_device_ids) == set(want.shared_device_ids)
+        assert got.shared_devices is not None
+        assert set(got.shared_devices) == {did for did, _ in want.shared_device_ids}
+        assert {d: dict(v) for d, v in got.consumed_capacity.items()} == {
+            d: dict(v) for d, v in want.consumed_capacity.items()
+        }
+        changed = set(tracker.pools_changed_since(epoch) or ())
+        for r in _shares(old) ^ _shares(claims.get(key)):
+            assert (r[0], r[1]) in changed
+
+
+def _shares(c: ResourceClaim | None) -> set[tuple[str, str, str, str | None, str]]:
+    if c is None or c.status.allocation is None:
+        return set()
+    return {
+        (r.driver, r.pool, r.device, r.share_id, repr(r.consumed_capacity))
+        for r in c.status.allocation.results
+        if r.share_id is not None
+    }

@@ -39,11 +39,14 @@ class AllocatedState:
         consumed_capacity: per device, the capacity consumed by its shared allocations,
             summed, keyed by fully qualified capacity name (``<driver>/<name>`` for bare
             names).
+        shared_devices: the devices of ``shared_device_ids`` when the caller keeps them
+            (the tracker's live view); None: derived from ``shared_device_ids``.
     """
 
     devices: AbstractSet[DeviceId] = frozenset()
-    shared_device_ids: frozenset[tuple[DeviceId, str]] = frozenset()
+    shared_device_ids: AbstractSet[tuple[DeviceId, str]] = frozenset()
     consumed_capacity: Mapping[DeviceId, Mapping[str, Fraction]] = attrs.field(factory=dict)
+    shared_devices: AbstractSet[DeviceId] | None = None
 
     @classmethod
     def from_claims(cls, claims: Iterable[ResourceClaim], features: DraFeatures) -> AllocatedState:

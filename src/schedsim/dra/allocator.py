@@ -41,6 +41,7 @@ Without ``device_order`` nothing differs from the description above.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Set as AbstractSet
 from fractions import Fraction
 
 from schedsim.api.core import Node
@@ -147,7 +148,11 @@ class Allocator:
         self.classes = device_classes
         self.slices = slices
         self.cel = cel_cache if cel_cache is not None else CelCache()
-        self.shared_in_use = frozenset(did for did, _ in allocated.shared_device_ids)
+        self.shared_in_use: AbstractSet[DeviceId] = (
+            allocated.shared_devices
+            if allocated.shared_devices is not None
+            else frozenset(did for did, _ in allocated.shared_device_ids)
+        )
         self.device_order: DeviceOrder | None = None
         """Tries each request's devices in this order (see the module docstring); None:
         upstream's order. Set by the caller around an `allocate` call."""

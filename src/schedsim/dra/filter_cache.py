@@ -24,9 +24,10 @@ the same. A lookup costs O(min(pool changes since the entry, pools the node sees
 node-local pool is one check. Only complete outcomes are kept (an allocation, or "does not
 fit here"); errors (their messages name the claim) and timeouts are recomputed.
 
-Not used (every call computes) with DRAConsumableCapacity on: shared allocations get a
-fresh ``shareID`` each and their consumed capacity is not in the journal. The reused
-`AllocationResult` objects are immutable and shared between the claims they go into.
+With DRAConsumableCapacity on, the journal also names the pools whose shared allocations
+changed (their devices' capacity left), and DynamicResources' Reserve gives every shared
+result of a reused answer the claim's own ``shareID``. The reused `AllocationResult`
+objects are immutable and shared between the claims they go into.
 
 The answers equal the allocator's on every call (checked by
 ``tests/dra/test_filter_cache.py``, which runs workloads with and without the cache).

@@ -18,6 +18,11 @@ It also keeps a journal of the pools whose set of allocated devices changed (`ep
 `pools_changed_since`), which `schedsim.dra.filter_cache.AllocationCache` and
 `schedsim.dra.exhausted.ExhaustedPools` use to tell what still holds.
 
+With DRAConsumableCapacity on, shared allocations (results with a ``shareID``) are kept the
+same way: the ``(device, shareID)`` pairs, the devices they are on, and per device the sum of
+their consumed capacity, updated by the claims that changed; a pool whose shared
+allocations changed is journaled too (its devices' capacity left changed).
+
 Cost per `sync`: O(claims named by the feed + their results); `state` (full listing):
 O(C) identity checks plus O(results) of the claims that changed.
 """
@@ -25,9 +30,10 @@ O(C) identity checks plus O(results) of the claims that changed.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from fractions import Fraction
 from typing import Protocol
 
-from schedsim.api.resource import ResourceClaim
+from schedsim.api.resource import ResourceClaim, qualified_name
 from schedsim.dra.allocated_state import AllocatedState
 from schedsim.dra.types import DeviceId, DraFeatures
 
@@ -66,29 +72,36 @@ class ClaimFeed(Protocol):
 class AllocatedStateTracker:
     """The `AllocatedState` of a changing set of claims, updated incrementally.
 
-    With DRAConsumableCapacity on, shared allocations need capacity sums, and `state`/`sync`
-    fall back to `AllocatedState.from_claims` (the alpha feature's inputs are small); the
-    journal is not kept then (`epoch` is None).
+    With DRAConsumableCapacity on, shared allocations are tracked as well (see the module
+    docstring): the same answers as `AllocatedState.from_claims`, incrementally.
 
     Args:
         features: the DRA feature gates.
     """
 
     __slots__ = (
+        "_consumed",
         "_devices",
         "_features",
         "_journal",
         "_journal_start",
         "_pool_epoch",
         "_seen",
+        "_shared",
+        "_shared_devices",
         "_token",
     )
 
     def __init__(self, features: DraFeatures) -> None:
         self._features = features
-        # claim key -> (the claim object seen, its exclusive devices)
-        self._seen: dict[ClaimKey, tuple[ResourceClaim, tuple[DeviceId, ...]]] = {}
+        # claim key -> (the claim object seen, its exclusive devices, its shared allocations)
+        self._seen: dict[ClaimKey, tuple[ResourceClaim, tuple[DeviceId, ...], _Shares]] = {}
         self._devices: dict[DeviceId, int] = {}
+        # DRAConsumableCapacity: (device, shareID) of shared allocations; per device their
+        # number and consumed capacity (qualified names)
+        self._shared: set[tuple[DeviceId, str]] = set()
+        self._shared_devices: dict[DeviceId, int] = {}
+        self._consumed: dict[DeviceId, dict[str, Fraction]] = {}
         self._token: object = None  # the feed's token `_seen` is up to date with
         # Pools whose allocated devices changed, in order; entry i is epoch _journal_start + i.
         self._journal: list[PoolKey] = []
@@ -97,11 +110,18 @@ class AllocatedStateTracker:
 
     @property
     def epoch(self) -> int | None:
-        """The number of pool changes recorded so far (None: not tracked, consumable
-        capacity on). Time: O(1)."""
-        if self._features.consumable_capacity:
-            return None
+        """The number of pool changes recorded so far. Time: O(1)."""
         return self._journal_start + len(self._journal)
+
+    def _allocated_state(self) -> AllocatedState:
+        if not self._features.consumable_capacity:
+            return AllocatedState(devices=self._devices.keys())
+        return AllocatedState(
+            devices=self._devices.keys(),
+            shared_device_ids=self._shared,
+            consumed_capacity=self._consumed,
+            shared_devices=self._shared_devices.keys(),
+        )
 
     def changes_since(self, epoch: int) -> int | None:
         """How many pool changes were recorded after ``epoch``; None when the journal no
@@ -135,8 +155,6 @@ class AllocatedStateTracker:
 
         Time: O(claims named + their results); O(C) for a full listing.
         """
-        if self._features.consumable_capacity:
-            return AllocatedState.from_claims(feed.list_resource_claims(), self._features)
         token, changed = feed.claim_changes_since(self._token)
         if changed is None:
             state = self.state(feed.list_resource_claims())
@@ -144,7 +162,7 @@ class AllocatedStateTracker:
             if changed:
                 get = feed.get_resource_claim
                 self._apply({key: get(key[0], key[1]) for key in changed}.items())
-            state = AllocatedState(devices=self._devices.keys())
+            state = self._allocated_state()
         self._token = token
         return state
 
@@ -157,8 +175,6 @@ class AllocatedStateTracker:
 
         Time: O(C) identity checks + O(results) of the claims that changed.
         """
-        if self._features.consumable_capacity:
-            return AllocatedState.from_claims(claims, self._features)
         self._token = None  # not read through a feed: the next `sync` lists everything
         seen = self._seen
         current: dict[ClaimKey, ResourceClaim] = {}
@@ -172,7 +188,7 @@ class AllocatedStateTracker:
         if len(current) != len(seen) or updates:
             updates.extend((key, None) for key in seen.keys() - current.keys())
         self._apply(updates)
-        return AllocatedState(devices=self._devices.keys())
+        return self._allocated_state()
 
     def _apply(self, updates: Iterable[tuple[ClaimKey, ResourceClaim | None]]) -> None:
         """Make each key show its claim (None: gone); journal the pools whose set of
@@ -189,14 +205,17 @@ class AllocatedStateTracker:
             elif old[0] is claim:
                 continue
             elif claim is not None and old[0].status.allocation is claim.status.allocation:
-                seen[key] = (claim, old[1])  # e.g. only status.reservedFor changed
+                seen[key] = (claim, old[1], old[2])  # e.g. only status.reservedFor changed
                 continue
-            mine = () if claim is None else _exclusive_devices(claim)
-            before = () if old is None else old[1]
+            mine, shares = ((), ()) if claim is None else self._uses(claim)
+            before, shared_before = ((), ()) if old is None else (old[1], old[2])
             if claim is None:
                 del seen[key]
             else:
-                seen[key] = (claim, mine)
+                seen[key] = (claim, mine, shares)
+            if shares != shared_before:
+                self._share(shared_before, -1)
+                self._share(shares, 1)
             if mine == before:
                 continue
             for did in before:
@@ -215,6 +234,50 @@ class AllocatedStateTracker:
             if (did in devices) != was:
                 self._record((did.driver, did.pool))
 
+    def _uses(self, claim: ResourceClaim) -> tuple[tuple[DeviceId, ...], _Shares]:
+        """The claim's exclusive devices and shared allocations (as `from_claims` splits
+        them: a result with a shareID is shared when DRAConsumableCapacity is on)."""
+        allocation = claim.status.allocation
+        if allocation is None:
+            return (), ()
+        if not self._features.consumable_capacity:
+            return _exclusive_devices(claim), ()
+        mine: list[DeviceId] = []
+        shares: list[tuple[DeviceId, str, tuple[tuple[str, Fraction], ...]]] = []
+        for r in allocation.results:
+            if r.admin_access:
+                continue
+            did = DeviceId(r.driver, r.pool, r.device)
+            if r.share_id is not None:
+                consumed = tuple(
+                    (qualified_name(r.driver, n), v) for n, v in r.consumed_capacity.items()
+                )
+                shares.append((did, r.share_id, consumed))
+            else:
+                mine.append(did)
+        return tuple(mine), tuple(shares)
+
+    def _share(self, shares: _Shares, sign: int) -> None:
+        """Add (``sign`` 1) or take away (-1) shared allocations; journal their pools."""
+        counts = self._shared_devices
+        for did, share_id, consumed in shares:
+            if sign > 0:
+                self._shared.add((did, share_id))
+                counts[did] = counts.get(did, 0) + 1
+            else:
+                self._shared.discard((did, share_id))
+                n = counts[did] - 1
+                if n:
+                    counts[did] = n
+                else:
+                    del counts[did]
+            per_device = self._consumed.setdefault(did, {})
+            for name, value in consumed:
+                per_device[name] = per_device.get(name, Fraction(0)) + sign * value
+            if did not in counts:
+                del self._consumed[did]
+            self._record((did.driver, did.pool))
+
     def _record(self, pool: PoolKey) -> None:
         journal = self._journal
         if len(journal) >= JOURNAL_LIMIT:
@@ -223,6 +286,10 @@ class AllocatedStateTracker:
             self._journal_start += drop
         self._pool_epoch[pool] = self._journal_start + len(journal)
         journal.append(pool)
+
+
+_Shares = tuple[tuple[DeviceId, str, tuple[tuple[str, Fraction], ...]], ...]
+"""A claim's shared allocations: (device, shareID, consumed capacity by qualified name)."""
 
 
 def _exclusive_devices(claim: ResourceClaim) -> tuple[DeviceId, ...]:

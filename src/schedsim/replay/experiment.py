@@ -28,8 +28,9 @@ the same distribution):
    artifact's ``merge_*_discrete.py`` scripts bin it (allocation rounded to 2 decimals per
    event first).
 
-Plugins of the profile that define ``set_target_workload(classes)`` (the FGD policy) are
-given the target workload before the first pod.
+Plugins of the profile that define ``set_experiment(classes, seed)`` are given the target
+workload and the seed before the first pod (the FGD policy needs the former, a seeded
+random policy the latter; ``examples/gpu-sharing-policies``).
 """
 
 from __future__ import annotations
@@ -278,9 +279,9 @@ class GpuSharingExperiment:
         demands = [(tp.pod, pod_demand(tp.pod)) for tp in originals]
         self.classes = target_workload(d for _, d in demands)
         for plugin in self.engine.framework.plugins.values():
-            setter = getattr(plugin, "set_target_workload", None)
+            setter = getattr(plugin, "set_experiment", None)
             if callable(setter):
-                setter(self.classes)
+                setter(self.classes, self.seed)
         rng = random.Random(self.seed)
         capacity = GPU_MILLI * self.gpus
         workload = tuned_workload(demands, capacity, self.inflate, rng)
