@@ -111,3 +111,15 @@ def gang_example_is_a_permit_plugin() -> None:
     gang = Gang({}, Handle())
     _permit: PermitPlugin = gang
     _events: EnqueueExtensions = gang
+
+
+def gpu_sharing_policies_are_score_and_device_choice_plugins() -> None:
+    from schedsim.framework import PreScorePlugin, ScorePlugin
+    from schedsim.framework.plugin import DeviceChoicePlugin, ScoreExtensions
+    from schedsim_gpu_sharing import BestFitScore, FGDScore, RandomScore
+
+    fgd = FGDScore({}, Handle())
+    _score: ScorePlugin = fgd
+    _choice: DeviceChoicePlugin = fgd
+    _normalize: ScoreExtensions = BestFitScore({}, Handle())
+    _pre_score: PreScorePlugin = RandomScore({}, Handle())

@@ -29,6 +29,7 @@ def test_mypy_strict_is_clean_on_src_plugins_and_typing_conformance() -> None:
         str(ROOT / "examples/gpu-guard-plugin/src"),
         str(ROOT / "examples/zone-preference-plugin/src"),
         str(ROOT / "examples/gang-scheduling-plugin/src"),
+        str(ROOT / "examples/gpu-sharing-policies/src"),
         str(ROOT / "tests/typing/conformance.py"),
         str(ROOT / "tests/typing/example_plugin_conforms.py"),
     )
