@@ -1,0 +1,198 @@
+"""The FGD paper's experiment grid on the real openb trace (issue 27): GPU allocation and
+fragmentation against the arrived workload per policy, seeds 42-51 by default.
+
+Run (the six policies of ``examples/gpu-sharing-policies``, the default trace, 10 seeds):
+
+    PYTHONPATH=examples/gpu-sharing-policies/src nice -n 10 python benchmarks/fgd_curves.py \\
+        [--traces default ...] [--policies fgd bestfit ...] [--seeds 42 43 ...] \\
+        [--jobs N] [--out DIR] [--report FILE.html]
+
+Each experiment is ``schedsim replay --alibaba-nodes ... --alibaba-pods ... --gpu-as dra
+--inflate 1.3 --seed S --config examples/gpu-sharing-policies/<policy>.yaml -o json``
+(`schedsim.replay.experiment.GpuSharingExperiment`), run in a local process pool; each
+run's JSON goes to ``--out`` (``<trace>-<policy>-<seed>.json``, reused when present) with its
+CPU seconds. Prints, per trace and policy, the mean (min-max over seeds) GPU allocation and
+fragmentation ratio at 50/80/90/100/110/120/130 % arrived, the table of docs/replay.md;
+``--report`` writes the curves as one HTML page (mean and range over seeds per policy, the
+shape of the paper's Fig. 7 and 9(a)). The trace is read from ../shared/examples/alibaba-openb
+(``SCHEDSIM_ALIBABA_OPENB`` overrides).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+TRACE_DIR = Path(
+    os.environ.get("SCHEDSIM_ALIBABA_OPENB", ROOT.parent / "shared/examples/alibaba-openb")
+)
+POLICIES = ("random", "dotprod", "gpuclustering", "gpupacking", "bestfit", "fgd")
+PLUGINS = (
+    "RandomScore",
+    "DotProductScore",
+    "GpuClusteringScore",
+    "GpuPackingScore",
+    "BestFitScore",
+    "FGDScore",
+)
+POINTS = (50, 80, 90, 100, 110, 120, 130)
+
+
+def run_one(trace: str, policy: str, seed: int, out: str) -> dict[str, Any]:
+    """One experiment; its JSON (with ``cpuSeconds``) written to ``out`` and returned."""
+    from schedsim.engine import Engine, EngineConfig
+    from schedsim.replay.alibaba import alibaba_trace
+    from schedsim.replay.experiment import GpuSharingExperiment
+
+    path = Path(out) / f"{trace}-{policy}-{seed}.json"
+    if path.exists():
+        data: dict[str, Any] = json.loads(path.read_text())
+        return data
+    t0 = time.process_time()
+    tr = alibaba_trace(
+        str(TRACE_DIR / f"openb_pod_list_{trace}.csv"),
+        str(TRACE_DIR / "openb_node_list_gpu_node.csv"),
+        gpu_as="dra",
+        gpu_share=True,
+    )
+    config = EngineConfig.from_config_file(
+        str(ROOT / "examples/gpu-sharing-policies" / f"{policy}.yaml"),
+        feature_gates={"DRAConsumableCapacity": True},
+        plugins=tuple(f"schedsim_gpu_sharing:{p}" for p in PLUGINS),
+    )
+    result = GpuSharingExperiment(tr, Engine(config), inflate=1.3, seed=seed).run()
+    data = result.to_json()
+    data["cpuSeconds"] = time.process_time() - t0
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text(json.dumps(data))
+    tmp.replace(path)
+    return data
+
+
+def _cell(values: list[float]) -> str:
+    if not values:
+        return "-"
+    mean = sum(values) / len(values)
+    if len(values) == 1:
+        return f"{mean:.1f}"
+    return f"{mean:.1f} ({min(values):.1f}-{max(values):.1f})"
+
+
+def table(runs: dict[tuple[str, str, int], dict[str, Any]]) -> str:
+    """The markdown table: per (trace, policy), allocation and fragmentation ratio at
+    `POINTS`, mean (min-max) over seeds."""
+    lines = [
+        "| trace | policy | seeds | metric | " + " | ".join(f"{p} %" for p in POINTS) + " |",
+        "|---|---|---|---|" + "---|" * len(POINTS),
+    ]
+    keys = sorted({(t, p) for t, p, _ in runs}, key=lambda k: (k[0], POLICIES.index(k[1])))
+    for trace, policy in keys:
+        docs = [d for (t, p, _), d in sorted(runs.items()) if (t, p) == (trace, policy)]
+        for metric, name in (("gpuAllocation", "GPU alloc %"), ("fragmentation", "frag % idle")):
+            cells = []
+            for a in POINTS:
+                vals = [d["curve"][a][metric] for d in docs if d["curve"][a][metric] is not None]
+                cells.append(_cell(vals))
+            lines.append(
+                f"| {trace} | {policy} | {len(docs)} | {name} | " + " | ".join(cells) + " |"
+            )
+    return "\n".join(lines)
+
+
+def report(runs: dict[tuple[str, str, int], dict[str, Any]], path: str) -> None:
+    """The curves as one self-contained HTML page (plotly), per trace: allocation and
+    fragmentation ratio against arrived percent, mean line and min-max band per policy."""
+    import plotly.graph_objects as go
+    from plotly.subplots import make_subplots
+
+    traces = sorted({t for t, _, _ in runs})
+    parts = []
+    for trace in traces:
+        fig = make_subplots(
+            rows=1,
+            cols=2,
+            subplot_titles=("GPU allocation % (Fig. 9a)", "fragmentation % of idle GPU (Fig. 7)"),
+        )
+        for policy in POLICIES:
+            docs = [d for (t, p, _), d in sorted(runs.items()) if (t, p) == (trace, policy)]
+            if not docs:
+                continue
+            for col, metric in ((1, "gpuAllocation"), (2, "fragmentation")):
+                xs, mean, lo, hi = [], [], [], []
+                for a in range(131):
+                    vals = [d["curve"][a][metric] for d in docs]
+                    vals = [v for v in vals if v is not None]
+                    if vals:
+                        xs.append(a)
+                        mean.append(sum(vals) / len(vals))
+                        lo.append(min(vals))
+                        hi.append(max(vals))
+                fig.add_trace(
+                    go.Scatter(
+                        x=xs + xs[::-1],
+                        y=hi + lo[::-1],
+                        fill="toself",
+                        opacity=0.2,
+                        line={"width": 0},
+                        showlegend=False,
+                        legendgroup=policy,
+                        hoverinfo="skip",
+                    ),
+                    row=1,
+                    col=col,
+                )
+                fig.add_trace(
+                    go.Scatter(x=xs, y=mean, name=policy, legendgroup=policy, showlegend=col == 1),
+                    row=1,
+                    col=col,
+                )
+        fig.update_xaxes(title_text="arrived workload (% of GPU capacity)")
+        fig.update_layout(title=f"openb_pod_list_{trace}: mean and range over seeds")
+        parts.append(
+            fig.to_html(full_html=False, include_plotlyjs="inline" if not parts else False)
+        )
+    page = "<html><head><meta charset='utf-8'><title>FGD curves</title></head><body>"
+    page += "\n".join(parts) + "</body></html>"
+    tmp = Path(path + ".tmp")
+    tmp.write_text(page)
+    tmp.replace(path)
+
+
+def main(argv: list[str]) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--traces", nargs="+", default=["default"])
+    ap.add_argument("--policies", nargs="+", default=list(POLICIES), choices=POLICIES)
+    ap.add_argument("--seeds", nargs="+", type=int, default=list(range(42, 52)))
+    ap.add_argument("--jobs", type=int, default=1)
+    ap.add_argument("--out", default="fgd-runs")
+    ap.add_argument("--report", metavar="FILE.html")
+    args = ap.parse_args(argv)
+    Path(args.out).mkdir(parents=True, exist_ok=True)
+    grid = [(t, p, s) for t in args.traces for p in args.policies for s in args.seeds]
+    runs: dict[tuple[str, str, int], dict[str, Any]] = {}
+    with ProcessPoolExecutor(max_workers=args.jobs) as pool:
+        futures = {key: pool.submit(run_one, *key, args.out) for key in grid}
+        for key, f in futures.items():
+            runs[key] = f.result()
+            d = runs[key]["experiment"]
+            print(
+                f"{key[0]} {key[1]} seed {key[2]}: {d['pods']} pods, {d['scheduled']} "
+                f"scheduled, {runs[key].get('cpuSeconds', 0):.1f} s CPU",
+                file=sys.stderr,
+                flush=True,
+            )
+    print(table(runs))
+    if args.report:
+        report(runs, args.report)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))
