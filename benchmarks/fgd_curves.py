@@ -113,7 +113,7 @@ def report(runs: dict[tuple[str, str, int], dict[str, Any]], path: str) -> None:
     from plotly.subplots import make_subplots
 
     traces = sorted({t for t, _, _ in runs})
-    parts = []
+    parts: list[str] = []
     for trace in traces:
         fig = make_subplots(
             rows=1,
