@@ -30,9 +30,11 @@ class Pool:
     Attributes:
         driver: the pool's driver.
         name: the pool's name.
-        slices: the node-relevant slices of the newest generation, sorted by name
-            (upstream keeps the informer's order; sorting makes first-fit deterministic, as
-            later releases do).
+        slices: the node-relevant slices of the newest generation: the slices without a
+            device that has binding conditions first, then those with one (1.34's
+            ``GatherPools`` adds them last "to prefer the simpler devices"), each group
+            sorted by name (upstream keeps the informer's order within a group; sorting
+            makes first-fit deterministic, as later releases do).
         incomplete: fewer slices of that generation than ``resourceSliceCount`` are
             relevant (allocation from it is allowed, but not ``allocationMode: All``).
         invalid_reason: why the pool cannot be used (a device name repeats); empty if valid.
@@ -87,8 +89,18 @@ def _device_matches(node: Node, device: Device) -> bool:
     return node_selection_matches(node, device.node_name, device.all_nodes, device.node_selector)
 
 
+def _slice_has_binding_conditions(s: ResourceSlice) -> bool:
+    return any(dev.binding_conditions for dev in s.devices)
+
+
 def _has_binding_conditions(pool: Pool) -> bool:
-    return any(dev.binding_conditions for s in pool.slices for dev in s.devices)
+    return any(_slice_has_binding_conditions(s) for s in pool.slices)
+
+
+def _slice_order(s: ResourceSlice) -> tuple[bool, str]:
+    """Plain slices before slices with binding conditions, then by name (upstream 1.34
+    ``GatherPools``: ``slicesWithBindingConditions`` are added to their pools last)."""
+    return (_slice_has_binding_conditions(s), s.name)
 
 
 def gather_pools(slices: Sequence[ResourceSlice], node: Node, features: DraFeatures) -> list[Pool]:
@@ -97,8 +109,9 @@ def gather_pools(slices: Sequence[ResourceSlice], node: Node, features: DraFeatu
     A slice counts if its ``nodeName``/``allNodes``/``nodeSelector`` covers the node, or,
     with ``perDeviceNodeSelection`` (only with DRAPartitionableDevices; otherwise the slice is
     skipped), if any of its devices does. Per pool only the highest ``pool.generation`` is
-    kept. Pools are ordered by (driver, pool name), pools with any device that has binding
-    conditions after all others (upstream: "prefer simple devices"; its order among the rest
+    kept. Within a pool, slices with a device that has binding conditions come after the
+    plain ones (each group by name). Pools are ordered by (driver, pool name), pools with
+    any device that has binding conditions after all others (upstream: "prefer simple devices"; its order among the rest
     is Go map order).
 
     Args:
@@ -122,7 +135,7 @@ def gather_pools(slices: Sequence[ResourceSlice], node: Node, features: DraFeatu
     plain: list[Pool] = []
     with_conditions: list[Pool] = []
     for (driver, name), pool_slices in sorted(by_pool.items()):
-        pool_slices.sort(key=lambda x: x.name)
+        pool_slices.sort(key=_slice_order)
         pool = Pool(
             driver=driver,
             name=name,
