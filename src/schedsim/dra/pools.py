@@ -111,8 +111,8 @@ def gather_pools(slices: Sequence[ResourceSlice], node: Node, features: DraFeatu
     skipped), if any of its devices does. Per pool only the highest ``pool.generation`` is
     kept. Within a pool, slices with a device that has binding conditions come after the
     plain ones (each group by name). Pools are ordered by (driver, pool name), pools with
-    any device that has binding conditions after all others (upstream: "prefer simple devices"; its order among the rest
-    is Go map order).
+    any device that has binding conditions after all others (upstream: "prefer simple
+    devices"; its order among the rest is Go map order).
 
     Args:
         slices: all ResourceSlices.

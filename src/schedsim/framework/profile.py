@@ -95,6 +95,9 @@ class Profile:
             disabled names); profiles must agree on it (validateCommonQueueSort).
         multi_point_weights: ``(plugin, config path)`` of each ``multiPoint`` entry that
             carries a weight; the weight only means something for a Score plugin.
+        multi_point_enabled: ``(plugin, config path)`` of every ``multiPoint.enabled``
+            entry as written (a plugin listed twice is refused at framework creation, as
+            kube-scheduler's expandMultiPointPlugins does).
         config_path: where the profile came from (``"profiles[1]"``), empty for a profile
             built in code; with ``plugin_config_index`` (plugin -> ``j`` of its
             ``pluginConfig[j]``) it lets plugin args errors name their field.
@@ -110,6 +113,7 @@ class Profile:
     percentage_of_nodes_to_score: int | None = None
     enabled_at: Mapping[str, tuple[tuple[str, str], ...]] = attrs.field(factory=dict)
     multi_point_weights: tuple[tuple[str, str], ...] = ()
+    multi_point_enabled: tuple[tuple[str, str], ...] = ()
     queue_sort_set: tuple[tuple[str, ...], tuple[str, ...]] = ((), ())
     config_path: str = ""
     plugin_config_index: Mapping[str, int] = attrs.field(factory=dict)

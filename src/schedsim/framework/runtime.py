@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from typing import Any, Final
 
 import pluggy
 
@@ -208,25 +208,54 @@ class Framework:
         implement one of its hooks (PluginError otherwise). Returns one warning per
         ``multiPoint`` weight given to a plugin that has no Score (kube-scheduler ignores it
         without a word)."""
-        for point, entries in profile.enabled_at.items():
+        implementing: dict[str, set[str]] = {}
+        for point in _UPSTREAM_POINT_ORDER:
             ep = POINTS_BY_KEY[point]
             # Any hook of the point counts: schedsim plugins implement hooks one by one (an
             # Unreserve-only plugin belongs at reserve), where Go needs the whole interface.
-            implementing = {
+            implementing[point] = {
                 i.plugin_name
                 for h in ep.hooks
                 for i in getattr(self.pm.hook, h.name).get_hookimpls()
             }
-            for name, where in entries:
-                if name in self.plugins and name not in implementing:
+        for point in _UPSTREAM_POINT_ORDER:
+            ep = POINTS_BY_KEY[point]
+            seen: set[str] = set()
+            for name, where in profile.enabled_at.get(point, ()):
+                if name not in self.plugins:
+                    continue
+                if name not in implementing[point]:
                     problem = f'plugin "{name}" does not extend {ep.protocol} plugin'
                     raise PluginError(_config_problem(profile, where, problem))
+                if name in seen:
+                    problem = f'plugin "{name}" already registered as "{ep.protocol}"'
+                    raise PluginError(_config_problem(profile, where, problem))
+                seen.add(name)
+        self._check_multi_point_duplicates(profile, implementing)
         scoring = {i.plugin_name for i in self.pm.hook.schedsim_score.get_hookimpls()}
         return tuple(
             f"{_config_where(profile, where)}.weight: ignored: {name} has no Score extension"
             for name, where in profile.multi_point_weights
             if name in self.plugins and name not in scoring
         )
+
+    def _check_multi_point_duplicates(
+        self, profile: Profile, implementing: Mapping[str, set[str]]
+    ) -> None:
+        """expandMultiPointPlugins: a plugin listed twice in ``multiPoint.enabled`` is
+        refused at the first point (upstream order) it implements and is not enabled at
+        explicitly there (PluginError, kube-scheduler's "already registered")."""
+        listed: dict[str, int] = {}
+        for name, where in profile.multi_point_enabled:
+            listed[name] = listed.get(name, 0) + 1
+            if listed[name] != 2 or name not in self.plugins:
+                continue
+            for point in _UPSTREAM_POINT_ORDER:
+                explicit = {n for n, _ in profile.enabled_at.get(point, ())}
+                if name in implementing[point] and name not in explicit:
+                    protocol = POINTS_BY_KEY[point].protocol
+                    problem = f'plugin "{name}" already registered as "{protocol}"'
+                    raise PluginError(_config_problem(profile, where, problem))
 
     def _chain(self, point: str, hook_name: str | None = None) -> tuple[tuple[str, Any], ...]:
         """Bound methods implementing the point's hook (default: its main hook), in profile
@@ -937,6 +966,24 @@ class Framework:
 def _config_where(profile: Profile, where: str) -> str:
     """``KubeSchedulerConfiguration: <path>`` for a profile read from a file, else ``<path>``."""
     return f"KubeSchedulerConfiguration: {where}" if profile.config_path else where
+
+
+_UPSTREAM_POINT_ORDER: Final = (
+    "preFilter",
+    "filter",
+    "postFilter",
+    "reserve",
+    "preScore",
+    "score",
+    "preBind",
+    "bind",
+    "postBind",
+    "permit",
+    "preEnqueue",
+    "queueSort",
+)
+"""The extension points in the order kube-scheduler's NewFramework configures them
+(getExtensionPoints), so that the first configuration error found is upstream's."""
 
 
 def _config_problem(profile: Profile, where: str, problem: str) -> str:

@@ -341,6 +341,7 @@ def _profile(
         plugin_weights=weights,
         enabled_at=enabled_at,
         multi_point_weights=tuple((n, ip) for n, w, ip in mp_entries if w is not None),
+        multi_point_enabled=tuple((n, ip) for n, _, ip in mp_entries),
         queue_sort_set=queue_sort_set,
         percentage_of_nodes_to_score=own if own is not None else global_percentage,
         config_path=path,

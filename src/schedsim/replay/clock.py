@@ -115,7 +115,17 @@ class VirtualClock:
         return self.now
 
 
-_UNITS: Final = {"h": 3600.0, "m": 60.0, "s": 1.0, "ms": 0.001}
+_UNITS: Final = {
+    "h": 3600.0,
+    "m": 60.0,
+    "s": 1.0,
+    "ms": 1e-3,
+    "us": 1e-6,
+    "\u00b5s": 1e-6,  # micro sign, as Go's unitMap
+    "\u03bcs": 1e-6,  # Greek small letter mu, as Go's unitMap
+    "ns": 1e-9,
+}
+"""Go's time.ParseDuration units (its ``unitMap``)."""
 
 
 def grid_time(at: float, now: float, interval: float) -> float:
@@ -129,7 +139,8 @@ def grid_time(at: float, now: float, interval: float) -> float:
 
 
 def parse_duration(text: str) -> float:
-    """Seconds in a Go duration (``90s``, ``10m``, ``1h30m``, ``1.5h``, ``250ms``) or a plain
+    """Seconds in a Go duration (``90s``, ``10m``, ``1h30m``, ``1.5h``, ``250ms``; every unit
+    of time.ParseDuration: ``ns``, ``us``/``µs``, ``ms``, ``s``, ``m``, ``h``) or a plain
     number of seconds (``90``, ``12.5``), as CA's duration flags and the trace annotation
     accept.
 

@@ -23,7 +23,9 @@ pass, then the autoscaler's loop (and a second pass when it evicted pods), then 
 Everything is ordered by time, kind and insertion: the same input gives the same replay.
 
 The replay ends at ``until`` when given; otherwise when nothing can change any more: no pod
-or node event is scheduled, no backoff or Permit wait is running, no node is being
+or node event is scheduled, no backoff or Permit wait is running (a backoff of pods whose
+last attempt failed with nothing changed since does not count: e.g. a pod facing a cluster
+with no nodes), no node is being
 provisioned or waits to be deleted, and no node group that could help a pending pod is
 backing off (the unschedulable flush alone does not keep a replay going: with nothing else
 changing, a retry fails the same way).
@@ -217,6 +219,9 @@ class Replay:
         """Work done: trace events handled, autoscaler loops run, scheduling attempts."""
         self._changes = 0  # bumped by every change of the cluster or the queue
         self._sampled_at = -1  # `_changes` at the last sample
+        # pod key -> `_changes` before the pass whose attempt failed for it: a retry with
+        # nothing changed since fails the same way
+        self._failed_at: dict[str, int] = {}
         self._done = False
         self._scheduled_once = False
         self._gpu_driver = gpu_driver
@@ -320,9 +325,25 @@ class Replay:
         return t
 
     def _next_queue_time(self) -> float:
-        """When the queue has work of its own: a backoff ends, a Permit wait times out."""
-        times = (self.queue.next_backoff_expiration(), self.scheduling.next_deadline())
+        """When the queue has work of its own: a backoff ends, a Permit wait times out. Once
+        no trace or node event is left, a backoff whose pods all failed with nothing changed
+        since does not count: their retries would fail the same way for ever (e.g. ``no
+        nodes available to schedule pods``, an Error status kube-scheduler retries after
+        backoff), so the replay ends with them listed as pending."""
+        backoff = self.queue.next_backoff_expiration()
+        if backoff is not None and self.events.peek_time() is None and self._retries_futile():
+            backoff = None
+        times = (backoff, self.scheduling.next_deadline())
         return min((x for x in times if x is not None), default=math.inf)
+
+    def _retries_futile(self) -> bool:
+        parked = {q.pod.key for q in self.queue.unschedulable_pods()}
+        changes = self._changes
+        return all(
+            self._failed_at.get(q.pod.key) == changes
+            for q in self.queue.pending_pods()
+            if q.pod.key not in parked
+        )
 
     def pending_count(self) -> int:
         """Pods waiting to be scheduled: in the queue (active, backing off, parked, gated) or
@@ -479,7 +500,12 @@ class Replay:
                     self._flush_at = grid_time(oldest + parked_max, now, FLUSH_PERIOD)
             self.counters["attempts"] += sp.schedule_ready()
         settled, sp.settled = sp.settled, []
+        before = self._changes
         for outcome in settled:
+            if outcome.node_name is None and not outcome.preempted_by:
+                self._failed_at[outcome.pod.key] = before
+            else:
+                self._failed_at.pop(outcome.pod.key, None)
             self._settled(outcome)
         if sp.warnings:  # PostBind failures
             self.warnings.extend(sp.warnings)

@@ -297,23 +297,23 @@ def _options(source: str, raw: Any) -> SweepOptions:
         ),
         (
             "seed",
-            opts.seed is None or (isinstance(opts.seed, int) and not isinstance(opts.seed, bool)),
+            opts.seed is None or _is_int(opts.seed),
             "expected an integer or null",
         ),
         ("expander", opts.expander in EXPANDERS, f"expected one of {', '.join(EXPANDERS)}"),
         (
             "maxNodesPerScaleUp",
-            isinstance(opts.max_nodes_per_scale_up, int) and opts.max_nodes_per_scale_up >= 0,
+            _is_int(opts.max_nodes_per_scale_up) and opts.max_nodes_per_scale_up >= 0,
             "expected an integer >= 0",
         ),
         (
             "utilizationThreshold",
-            isinstance(opts.threshold, (int, float)) and 0 <= opts.threshold <= 1,
+            _is_number(opts.threshold) and 0 <= opts.threshold <= 1,
             "expected a number in [0, 1]",
         ),
         (
             "gpuUtilizationThreshold",
-            isinstance(opts.gpu_threshold, (int, float)) and 0 <= opts.gpu_threshold <= 1,
+            _is_number(opts.gpu_threshold) and 0 <= opts.gpu_threshold <= 1,
             "expected a number in [0, 1]",
         ),
     ]
@@ -328,6 +328,16 @@ def _options(source: str, raw: Any) -> SweepOptions:
         field = next((k for k, v in _OPTIONS.items() if v == e.option), e.option)
         raise ManifestError(f"{source}: options.{field}: {e.problem}") from None
     return opts
+
+
+def _is_int(value: Any) -> bool:
+    """A YAML integer (``true`` is a bool, not the number 1)."""
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _is_number(value: Any) -> bool:
+    """A YAML integer or float (not a bool)."""
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
 def _duration(source: str, key: str, value: Any) -> float:

@@ -154,6 +154,70 @@ def _meta(raw: Mapping[str, Any], kind: str) -> tuple[Mapping[str, Any], str, st
     return meta, name, namespace, uid
 
 
+_INT32_FIELDS: Mapping[str, tuple[str, ...]] = {
+    "ReplicaSet": ("replicas", "minReadySeconds"),
+    "ReplicationController": ("replicas", "minReadySeconds"),
+    "Deployment": (
+        "replicas", "minReadySeconds", "revisionHistoryLimit", "progressDeadlineSeconds",
+    ),
+    "StatefulSet": ("replicas", "minReadySeconds", "revisionHistoryLimit"),
+    "DaemonSet": ("minReadySeconds", "revisionHistoryLimit"),
+    "Job": (
+        "parallelism", "completions", "backoffLimit", "backoffLimitPerIndex",
+        "maxFailedIndexes", "ttlSecondsAfterFinished",
+    ),
+}  # fmt: skip
+"""int32 fields of each controller's spec (apps/v1, batch/v1 types): a larger number cannot
+be decoded by the API server."""
+
+_NON_NEGATIVE: Mapping[str, tuple[str, ...]] = {
+    "Job": ("backoffLimit", "backoffLimitPerIndex", "maxFailedIndexes", "ttlSecondsAfterFinished"),
+}
+"""Fields validateJobSpec checks with ValidateNonnegativeField (besides parallelism and
+completions, decoded below)."""
+
+_ENUMS: Mapping[str, tuple[tuple[str, str, tuple[str, ...]], ...]] = {
+    # ValidateDeploymentStrategy
+    "Deployment": (("strategy", "type", ("Recreate", "RollingUpdate")),),
+    # ValidateStatefulSetSpec: updateStrategy and podManagementPolicy
+    "StatefulSet": (
+        ("updateStrategy", "type", ("RollingUpdate", "OnDelete")),
+        ("", "podManagementPolicy", ("OrderedReady", "Parallel")),
+    ),
+    # ValidateDaemonSetUpdateStrategy
+    "DaemonSet": (("updateStrategy", "type", ("RollingUpdate", "OnDelete")),),
+    # validateJobSpec: podReplacementPolicy
+    "Job": (("", "podReplacementPolicy", ("TerminatingOrFailed", "Failed")),),
+}
+"""Enumerated spec fields ``(section, field, supported values)``; an unset field is
+defaulted by the API server."""
+
+
+def _check_spec(kind: str, spec: Mapping[str, Any]) -> None:
+    """The API server's decoding and validation of the controller's own spec fields that
+    schedsim does not otherwise read: int32 widths, non-negative counts, enumerated types
+    (``pkg/apis/apps/validation``, ``pkg/apis/batch/validation``). Raises FieldError."""
+    for key in _INT32_FIELDS.get(kind, ()):
+        if spec.get(key) is None:
+            continue
+        value = d.get_int(spec, key, "spec")
+        if not -(2**31) <= value < 2**31:  # an int32 field: the API server cannot decode it
+            raise FieldError(f"spec.{key}", f"invalid value {value}: out of the int32 range")
+        if key in _NON_NEGATIVE.get(kind, ()) and value < 0:
+            raise FieldError(
+                f"spec.{key}", f"invalid value {value}: must be greater than or equal to 0"
+            )
+    for section, key, allowed in _ENUMS.get(kind, ()):
+        where = spec if not section else d.get_map(spec, section, "spec")
+        path = f"spec.{section}" if section else "spec"
+        given = d.get_str(where, key, path)
+        if given and given not in allowed:
+            supported = ", ".join(f'"{a}"' for a in allowed)
+            raise FieldError(
+                f"{path}.{key}", f'unsupported value "{given}": supported values: {supported}'
+            )
+
+
 def _non_negative(spec: Mapping[str, Any], key: str, default: int) -> int:
     value = d.get_int(spec, key, "spec", default)
     if value < 0:
@@ -217,6 +281,7 @@ def _common(
     sel = selector(spec, ctx)
     _check_matches(sel, template)
     _check_restart_policy(template, restart)
+    _check_spec(kind, spec)
     values = {k: f(spec, ctx) for k, f in extra.items()}
     return cls(
         name=name,

@@ -28,9 +28,7 @@ nothing but its path strings where a list is walked; see docs/performance.md.
 from __future__ import annotations
 
 import functools
-import re
 from collections.abc import Iterable, Mapping
-from fractions import Fraction
 from typing import Any, Final
 
 from schedsim.api.labels import label_value_ok, qualified_name_problem
@@ -51,7 +49,6 @@ __all__ = [
     "key_problem",
     "label_value_problem",
     "not_supported",
-    "quantity_overflows",
     "validate_labels",
     "validate_object_meta",
     "validate_owner_references",
@@ -65,7 +62,6 @@ INT32_MAX: Final = 2**31 - 1
 MAPPING: Final = (dict, Mapping)
 """For ``isinstance``: decoded objects are dicts, checked first (an ABC check is slow)."""
 
-_INT64_MAX: Final = 2**63 - 1
 _LABEL_VALUE_PROBLEM: Final = (
     "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' "
     "or '.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or "
@@ -305,36 +301,11 @@ def _container_resource_problem(name: str) -> str | None:
     return None
 
 
-_BINARY_SUFFIX: Final = re.compile(r"\s*\+?([0-9]*\.?[0-9]*)(Ki|Mi|Gi|Ti|Pi|Ei)\s*")
-
-
-def quantity_overflows(raw: object) -> bool:
-    """Whether a binary-suffixed quantity's number does not fit int64
-    (``9999999999999999999Ei``). `parse_quantity` caps binary quantities at 2**63 - 1 as
-    apimachinery's ParseQuantity does (``8Ei`` is read as 2**63 - 1); a number that does not
-    fit int64 even before the suffix is an overflow, refused."""
-    if not isinstance(raw, str) or raw[-1:] != "i":
-        return False
-    return _binary_overflows(raw)
-
-
-@functools.lru_cache(maxsize=4096)
-def _binary_overflows(raw: str) -> bool:
-    m = _BINARY_SUFFIX.fullmatch(raw)
-    if m is None or not m.group(1).strip("."):
-        return False
-    number: Fraction = Fraction(m.group(1))
-    return number > _INT64_MAX
-
-
 def validate_resource_quantity(name: str, raw: object, field: str, out: Problems) -> None:
     """``ValidateResourceQuantityValue``: not negative (the decoders check), an integer for
-    extended and integer resources; plus a binary quantity beyond int64 refused."""
-    if quantity_overflows(raw):
-        out.error(
-            field, invalid(raw, "quantity is too large: its number overflows a 64-bit integer")
-        )
-        return
+    extended and integer resources. A binary quantity beyond int64 (``9999999999999999999Ei``)
+    is not refused: apimachinery's ParseQuantity caps it at 2**63 - 1, and so does
+    `parse_quantity`."""
     if "/" in name or name in _INTEGER_RESOURCES:
         if (name in _INTEGER_RESOURCES or is_extended_resource_name(name)) and not _is_integer(raw):
             out.error(field, invalid(raw, "must be an integer"))
