@@ -10,8 +10,13 @@ structured allocator of Kubernetes 1.34:
   domain;
 * an unknown domain reads as an empty map (``"x" in device.attributes`` stays false), an
   unknown id inside a domain is the runtime error ``no such key: <id>``;
-* strings (version 2), optional types, ``cel.bind`` and the Kubernetes Quantity, Semver, Lists
-  and Regex functions (`schedsim.dra.cellib`); ``&&``/``||`` absorb errors;
+* the libraries of Kubernetes 1.34's base environment (apiserver/pkg/cel/environment
+  base.go): strings (version 2, with ``format``), sets, two-variable comprehensions,
+  optional types, and the Kubernetes URL, Regex, Lists, Quantity, IP, CIDR and Semver
+  libraries (`schedsim.dra.cellib`, `schedsim.dra.cellib_net`), plus ``cel.bind`` that DRA
+  adds; ``&&``/``||`` absorb errors. Not evaluable here: ``transformMap`` and
+  ``transformMapEntry`` (refused at compile time, naming the function; cel-cpp has no
+  runtime ``cel.@mapInsert``);
 * the expression must evaluate to bool (or dyn); compile errors read
   ``compilation failed: ERROR: <input>:L:C: ...`` like cel-go's.
 
@@ -137,6 +142,29 @@ def _check_fields(source: str, tokens: list[_Token], consumable_capacity: bool) 
             )
 
 
+_NOT_RUNNABLE = ("transformMap", "transformMapEntry")
+
+
+def _check_runnable(source: str, tokens: list[_Token]) -> None:
+    """Refuse, naming it, what Kubernetes accepts but cel-expr-python 0.1.3 cannot evaluate:
+    ``transformMap``/``transformMapEntry`` (cel-cpp declares them with the two-variable
+    comprehensions but has no runtime ``cel.@mapInsert``)."""
+    for i, tok in enumerate(tokens):
+        if (
+            tok.kind == "id"
+            and tok.text in _NOT_RUNNABLE
+            and i > 0
+            and tokens[i - 1].text == "."
+            and i + 1 < len(tokens)
+            and tokens[i + 1].text == "("
+        ):
+            raise CelCompileError(
+                f"compilation failed: ERROR: {_position(source, tok.start)}: {tok.text} is "
+                "valid in Kubernetes 1.34 but schedsim's CEL runtime (cel-expr-python 0.1.3) "
+                "cannot evaluate it (no cel.@mapInsert); rewrite the selector without it"
+            )
+
+
 def _rewrite_domain_lookups(source: str, tokens: list[_Token]) -> str:
     """``device.attributes[d]`` -> ``device.attributes[?d].orValue(dyn({}))`` (and ``.d`` ->
     ``.?d.orValue(dyn({}))``): an unknown domain reads as an empty map, as in Kubernetes."""
@@ -227,6 +255,15 @@ class CompiledSelector:
 
 _DYN_DEVICE = cel.Type.Map(cel.Type.STRING, cel.Type.DYN)
 
+_BASE_CONFIG = cel.NewEnvConfigFromYaml(
+    "name: kubernetes-dra\n"
+    "extensions:\n"
+    "  - name: sets\n"  # ext.Sets (base environment since 1.29)
+    "  - name: two-var-comprehensions\n"  # ext.TwoVarComprehensions (since 1.32)
+)
+"""cel-cpp's extensions that only its YAML configuration enables (the others are loaded as
+extension objects below)."""
+
 
 class CelCache:
     """Compiled selectors and their results, shared by all allocators of a scheduler
@@ -249,6 +286,7 @@ class CelCache:
 
     def __init__(self, max_results: int = 1_000_000, max_inputs: int = 100_000) -> None:
         self._env = cel.NewEnv(
+            config=_BASE_CONFIG,
             variables={"device": _DYN_DEVICE},
             extensions=[
                 ext_strings.ExtStrings(2),
@@ -291,6 +329,7 @@ class CelCache:
         tokens = _tokens(expression)
         try:
             _check_fields(expression, tokens, consumable_capacity)
+            _check_runnable(expression, tokens)
             program = self._env.compile(_rewrite_domain_lookups(expression, tokens))
         except CelCompileError as e:
             return CompiledSelector(expression, error=str(e))

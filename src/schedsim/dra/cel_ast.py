@@ -39,6 +39,8 @@ class Node:
             comprehension's range, accumulator init, loop condition, loop step, result.
         has_target: a call written as ``target.f(...)``.
         overloads: the overload ids the checker resolved for a call.
+        name2: a two-variable comprehension's second variable (``iter_var2``: the value of
+            a map entry, the element of a list whose index is ``name``); empty otherwise.
     """
 
     kind: str
@@ -48,6 +50,7 @@ class Node:
     children: tuple[Node, ...] = ()
     has_target: bool = False
     overloads: tuple[str, ...] = ()
+    name2: str = ""
 
 
 def _varint(data: bytes, i: int) -> tuple[int, int]:
@@ -150,7 +153,9 @@ def _expr(data: bytes, refs: dict[int, tuple[str, ...]]) -> Node:
     if 9 in m:
         c = _message(_bytes(m, 9))
         parts = [_expr(_bytes(c, n), refs) for n in (2, 4, 5, 6, 7)]
-        return Node("comprehension", eid, name=_text(c, 1), children=tuple(parts))
+        return Node(
+            "comprehension", eid, name=_text(c, 1), children=tuple(parts), name2=_text(c, 8)
+        )
     return Node("const", eid)  # an empty expression (never produced by the checker)
 
 

@@ -145,6 +145,8 @@ def _ceil(x: float) -> float:
 _SAME_SIZE = frozenset({"lowerAscii", "upperAscii", "trim", "reverse", "substring"})
 _LIST_TRAVERSAL = frozenset({"isSorted", "sum", "min", "max"})
 _COMPARE = frozenset({"_<_", "_<=_", "_>_", "_>=_", "_==_", "_!=_"})
+_SETS = frozenset({"sets.contains", "sets.intersects", "sets.equivalent"})
+_PARSERS = frozenset({"ip", "isIP", "ip.isCanonical", "cidr", "isCIDR", "url", "isURL"})
 
 
 class _Estimator:
@@ -188,6 +190,10 @@ class _Estimator:
         item = range_shape.key if range_shape.key is not None else range_shape.elem
         saved = dict(self.scope)
         self.scope[n.name] = item or _UNKNOWN
+        if n.name2:  # two variables: (index, element) of a list, (key, value) of a map
+            if range_shape.key is None:
+                self.scope[n.name] = _SCALAR
+            self.scope[n.name2] = range_shape.elem or _UNKNOWN
         if init.kind == "list":  # map, filter: the list grows by at most one item per iteration
             init_shape = _Shape(size=init_shape.size + range_shape.size, elem=init_shape.elem)
         self.scope["@result"] = init_shape
@@ -265,6 +271,10 @@ class _Estimator:
             return _ceil(size * 2 * _STRING), _Shape(size=size)
         if name in ("quote", "strings.quote"):
             return _ceil(shapes[-1].size * _STRING), _Shape(size=2 * shapes[-1].size + 2)
+        if name in _SETS:  # every element of one list against every element of the other
+            return max(1.0, first.size * shapes[1].size), _SCALAR
+        if name in _PARSERS:  # the library parses its string argument
+            return max(1.0, _ceil(shapes[-1].size * _STRING)), _SCALAR
         if name in _LIST_TRAVERSAL:
             return max(1.0, first.size), first.elem or _SCALAR
         if name == "string":

@@ -8,7 +8,9 @@ Mirrors the parts of ``k8s.io/apiserver/pkg/cel/library`` that device selectors 
 * Semver, version 1 with the normalize flag (``semver``, ``isSemver`` with one or two
   arguments; members ``major``, ``minor``, ``patch``, ``compareTo``, ``isGreaterThan``,
   ``isLessThan``);
-* Lists (``isSorted``, ``sum``, ``min``, ``max``) and Regex (``find``, ``findAll``).
+* Lists (``indexOf``, ``lastIndexOf``, ``isSorted``, ``sum``, ``min``, ``max``) and Regex
+  (``find``, ``findAll``);
+* IP, CIDR and URL (`schedsim.dra.cellib_net`).
 
 cel-expr-python can only carry CEL values and protobuf messages across the Python boundary,
 so a Quantity or a Semver travels as a one-entry map ``{TYPE_KEY: canonical string}``
@@ -17,8 +19,9 @@ Kubernetes' (``quantity("1Gi") == quantity("1024Mi")``; semver equality ignores 
 metadata). Member functions shared by both types take ``dyn`` and dispatch in Python.
 Errors raised here become CEL error values, so ``&&``/``||`` can absorb them as in cel-go.
 
-Not provided (not used by DRA selectors in practice): URL, IP/CIDR, Format, Authz and the CEL
-``lists`` extension; expressions using them fail to compile with "undeclared reference".
+Format (``"%d".format([x])``) comes with cel-cpp's strings extension. Not provided: Authz and
+AuthzSelectors (they need the ``authorizer`` variable, which the DRA environment does not
+declare, so no DRA selector can call them) and Image (not in the 1.34 base environment).
 """
 
 from __future__ import annotations
@@ -32,6 +35,7 @@ import re2  # type: ignore[import-untyped]
 from cel_expr_python import cel  # type: ignore[import-untyped]
 
 from schedsim.api.quantity import QuantityError, parse_quantity
+from schedsim.dra import cellib_net as net
 
 __all__ = [
     "QUANTITY_KEY",
@@ -278,10 +282,37 @@ def _is_sorted(values: list[Any]) -> bool:
 
 
 def _sum(values: list[Any]) -> Any:
+    """Kubernetes' ``sum``: the list's elements added with CEL's ``+`` (an int sum beyond
+    int64 is cel-go's ``integer overflow`` error, not a wider number)."""
     total: Any = 0
     for v in values:
         total = total + v
+        if isinstance(total, int) and not isinstance(total, bool):
+            if not _INT64_MIN <= total <= _INT64_MAX:
+                raise OverflowError("integer overflow")
     return total
+
+
+def _index_of(values: list[Any], item: Any) -> int:
+    """Kubernetes' list ``indexOf``: the first index of an equal element, -1 if none."""
+    for i, v in enumerate(values):
+        if _cel_equal(v, item):
+            return i
+    return -1
+
+
+def _last_index_of(values: list[Any], item: Any) -> int:
+    for i in range(len(values) - 1, -1, -1):
+        if _cel_equal(values[i], item):
+            return i
+    return -1
+
+
+def _cel_equal(a: Any, b: Any) -> bool:
+    # CEL: a bool never equals a number (Python: True == 1)
+    if isinstance(a, bool) != isinstance(b, bool):
+        return False
+    return bool(a == b)
 
 
 def _min(values: list[Any]) -> Any:
@@ -330,6 +361,52 @@ def _find_all(s: str, pattern: str, limit: int = -1) -> list[str]:
 
 
 # ---------------------------------------------------------------------------- extension
+
+
+def _net_decls(decl: Any, member: Any, glob: Any) -> list[Any]:
+    """The IP, CIDR and URL library declarations (`schedsim.dra.cellib_net`)."""
+    t = cel.Type
+    dyn, string, boolean, integer = t.DYN, t.STRING, t.BOOL, t.INT
+    f = net.FUNCTIONS
+    out = [
+        decl(
+            "ip",
+            glob("k8s_string_to_ip", dyn, [string], f["ip"]),
+            member("k8s_cidr_ip", dyn, [dyn], f["cidr.ip"]),
+        ),
+        decl("isIP", glob("k8s_is_ip", boolean, [string], f["isIP"])),
+        decl("ip.isCanonical", glob("k8s_ip_is_canonical", boolean, [string], f["ip.isCanonical"])),
+        decl("cidr", glob("k8s_string_to_cidr", dyn, [string], f["cidr"])),
+        decl("isCIDR", glob("k8s_is_cidr", boolean, [string], f["isCIDR"])),
+        decl("url", glob("k8s_string_to_url", dyn, [string], f["url"])),
+        decl("isURL", glob("k8s_is_url_string", boolean, [string], f["isURL"])),
+        decl(
+            "string", glob("k8s_net_to_string", string, [t.Map(string, string)], net.net_to_string)
+        ),
+        decl(
+            "getQuery",
+            member("k8s_url_get_query", t.Map(string, t.List(string)), [dyn], f["getQuery"]),
+        ),
+    ]
+    for name, ret in (
+        ("family", integer),
+        ("isUnspecified", boolean),
+        ("isLoopback", boolean),
+        ("isLinkLocalMulticast", boolean),
+        ("isLinkLocalUnicast", boolean),
+        ("isGlobalUnicast", boolean),
+        ("masked", dyn),
+        ("prefixLength", integer),
+        ("getScheme", string),
+        ("getHost", string),
+        ("getHostname", string),
+        ("getPort", string),
+        ("getEscapedPath", string),
+    ):
+        out.append(decl(name, member(f"k8s_net_{name}", ret, [dyn], f[name])))
+    for name in ("containsIP", "containsCIDR"):
+        out.append(decl(name, member(f"k8s_net_{name}", boolean, [dyn, dyn], f[name])))
+    return out
 
 
 def kubernetes_extension() -> cel.CelExtension:
@@ -393,10 +470,19 @@ def kubernetes_extension() -> cel.CelExtension:
                     "k8s_semver_patch", integer, [dyn], lambda v: _need_semver(v, "patch").patch
                 ),
             ),
+            decl(
+                "indexOf",
+                member("k8s_list_index_of", integer, [dyn_list, dyn], _index_of),
+            ),
+            decl(
+                "lastIndexOf",
+                member("k8s_list_last_index_of", integer, [dyn_list, dyn], _last_index_of),
+            ),
             decl("isSorted", member("k8s_list_is_sorted", boolean, [dyn_list], _is_sorted)),
             decl("sum", member("k8s_list_sum", dyn, [dyn_list], _sum)),
             decl("min", member("k8s_list_min", dyn, [dyn_list], _min)),
             decl("max", member("k8s_list_max", dyn, [dyn_list], _max)),
+            *_net_decls(decl, member, glob),
             decl("find", member("k8s_string_find", string, [string, string], _find)),
             decl(
                 "findAll",
