@@ -4,6 +4,7 @@ is one repro of that list, with the behaviour it mirrors named in its docstring.
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -193,3 +194,207 @@ def test_valid_controller_fields_load(
     f = tmp_path / "w.yaml"
     f.write_text(JOB.replace("FIELD", field))
     assert main(["simulate", str(f), "-o", "json"]) == 0
+
+
+PROBE = """\
+class Probe:
+    name = "Probe"
+    def __init__(self, args, handle): pass
+    def schedsim_filter(self, state, pod, node_info): RAISE
+"""
+PROFILE = """\
+apiVersion: kubescheduler.config.k8s.io/v1
+kind: KubeSchedulerConfiguration
+profiles:
+- plugins:
+    multiPoint: {enabled: [{name: Probe}]}
+"""
+TRACE_ON_A_NODE = (
+    """\
+apiVersion: v1
+kind: Node
+metadata: {name: n1}
+status: {allocatable: {cpu: "4", memory: 8Gi, pods: "10"}}
+---
+"""
+    + ONE_POD
+)
+
+
+@pytest.mark.parametrize(
+    ("statement", "why"),
+    [("raise GeneratorExit", "GeneratorExit"), ("raise SystemExit(0)", "SystemExit: 0")],
+)
+@pytest.mark.parametrize("command", ["simulate", "replay"])
+def test_plugin_raising_a_base_exception_fails_the_pod(
+    statement: str,
+    why: str,
+    command: str,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """A Filter raising GeneratorExit (a traceback before) or SystemExit(0) (exit 0 with no
+    output before) is the plugin failing: the pod's attempt fails with an Error naming the
+    plugin, the output is complete, and both commands exit 1 (replay used to exit 0 when a
+    plugin failed; simulate exits 1)."""
+    module = f"probe_{command}_{why.split(':')[0].lower()}"
+    (tmp_path / f"{module}.py").write_text(PROBE.replace("RAISE", statement))
+    monkeypatch.syspath_prepend(str(tmp_path))
+    (tmp_path / "config.yaml").write_text(PROFILE)
+    trace = tmp_path / "t.yaml"
+    trace.write_text(TRACE_ON_A_NODE)
+    argv = [command, str(trace), "--config", str(tmp_path / "config.yaml")]
+    code = main([*argv, "--plugin", f"{module}:Probe", "-o", "json"])
+    out, err = capsys.readouterr()
+    assert "Traceback" not in err
+    assert code == 1, err
+    doc = json.loads(out)
+    want = f'running "Probe" filter plugin: {why}'
+    if command == "simulate":
+        [pod] = doc["pods"]
+        assert pod["error"] is True and want in pod["message"]
+    else:
+        assert doc["summary"]["scheduled"] == 0
+        assert want in err  # the warning naming the pod's failed attempt
+        assert "a plugin failed for 1 pod(s)" in err
+
+
+def test_infinite_price_is_refused_and_json_stays_json(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``price: .inf`` made ``replay -o json`` print ``Infinity`` (not JSON); a node group's
+    price is a finite number, and the JSON writer never writes a non-finite number."""
+    from schedsim.replay.export import _finite
+
+    groups = tmp_path / "g.yaml"
+    groups.write_text(
+        "nodeGroups:\n- name: g\n  maxSize: 1\n  price: .inf\n  template:\n    node:\n"
+        "      metadata: {name: t}\n"
+        "      status: {allocatable: {cpu: '4', memory: 8Gi, pods: '10'}}\n"
+    )
+    trace = tmp_path / "t.yaml"
+    trace.write_text(ONE_POD)
+    assert main(["replay", str(trace), "--node-groups", str(groups), "-o", "json"]) == 2
+    assert capsys.readouterr().err == (
+        f"schedsim: error: {groups}: nodeGroups[0].price: must be a finite number >= 0, got inf\n"
+    )
+    assert _finite({"a": [float("inf"), float("nan"), 1.5], "b": 2}) == {
+        "a": [None, None, 1.5],
+        "b": 2,
+    }
+
+
+def test_output_to_a_fifo_and_through_a_symlink(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The write-to-temp-then-rename is for regular files only: a FIFO's reader gets the
+    whole output (it used to get 0 bytes and the FIFO became a file); a symlink stays a
+    symlink and its target gets the output."""
+    import os
+    import threading
+
+    from schedsim.cli.output import deliver
+
+    fifo = tmp_path / "out.fifo"
+    os.mkfifo(fifo)
+    got: list[bytes] = []
+    reader = threading.Thread(target=lambda: got.append(fifo.read_bytes()))
+    reader.start()
+    deliver("hello\n", str(fifo))
+    reader.join(10)
+    assert got == [b"hello\n"]
+    assert fifo.is_fifo()
+    target = tmp_path / "real.txt"
+    target.write_text("old\n")
+    link = tmp_path / "link.txt"
+    link.symlink_to(target)
+    deliver("new\n", str(link))
+    assert link.is_symlink() and target.read_text() == "new\n"
+
+
+def test_long_scenario_names_have_bounded_file_names(tmp_path: Path) -> None:
+    """A 300-character scenario name gave ``OSError: [Errno 36] File name too long`` in
+    ``sweep --resume``: result files are named by a bounded, collision-free stem."""
+    from schedsim.sweep.results import ResultStore, file_stem
+
+    long_a, long_b = "a" * 300, "a" * 299 + "b"
+    assert len(file_stem(long_a).encode()) <= 200
+    assert file_stem(long_a) != file_stem(long_b)
+    assert file_stem("short+name") == "short+name"
+    store = ResultStore(str(tmp_path))
+    assert store._path(long_a) != store._path(long_b)
+    assert len(os.path.basename(store._path(long_a))) < 255
+
+
+def test_dev_zero_input_ends_with_a_yaml_error(capsys: pytest.CaptureFixture[str]) -> None:
+    """``/dev/zero`` as input ended in MemoryError: reading stops at the first NUL (YAML
+    allows none) and the parser reports it (libyaml's message)."""
+    assert main(["simulate", "/dev/zero"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("schedsim: error: /dev/zero: not valid YAML: unacceptable character")
+    assert err.count("\n") == 1
+
+
+def test_endless_input_is_refused_at_the_limit(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A stream that never ends (a FIFO kept open, ``yes | schedsim -``) is refused once it
+    passes the input limit instead of filling memory."""
+    import io
+
+    from schedsim.api.errors import ManifestError
+    from schedsim.api.loading import loader
+
+    monkeypatch.setattr(loader, "MAX_INPUT_BYTES", 3 << 20)
+
+    class Endless(io.RawIOBase):
+        def readable(self) -> bool:
+            return True
+
+        def readinto(self, b: bytearray) -> int:  # type: ignore[override]
+            b[:] = b"a" * len(b)
+            return len(b)
+
+    with pytest.raises(ManifestError, match=r"^<x>: larger than 3,145,728 bytes"):
+        loader.read_text_stream(io.BufferedReader(Endless()), "<x>")
+
+
+def test_gpu_count_checked_before_devices_are_built(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``gpu`` = 10^9 under ``--gpu-as dra`` built 10^9 device objects before the
+    128-devices-per-slice check (ResourceSliceMaxDevices); it is now checked first, with the
+    same message as for 129."""
+    pods = tmp_path / "pods.csv"
+    pods.write_text(PODS_HEADER + "a,1000,1024,0,0,,BE,Running,10,20,10\n")
+    for gpus in (129, 10**9):
+        nodes = tmp_path / "nodes.csv"
+        nodes.write_text(NODES_HEADER + f"n1,4000,4096,{gpus},V100\n")
+        argv = ["replay", "--alibaba-pods", str(pods), "--alibaba-nodes", str(nodes)]
+        assert main([*argv, "--gpu-as", "dra"]) == 2
+        assert capsys.readouterr().err == (
+            f"schedsim: error: {nodes} (--gpu-as dra): ResourceSlice n1-gpu: spec.devices: "
+            f"must have at most 128 items, got {gpus}\n"
+        )
+
+
+def test_huge_sweep_grid_is_refused_before_it_is_built(tmp_path: Path) -> None:
+    """A sweep of 973,360 scenarios built the whole list silently before running the first:
+    the grid's size is counted from the axes and refused over the limit, before any variant
+    file is read."""
+    from schedsim.api.errors import ManifestError
+    from schedsim.sweep import load_spec
+
+    (tmp_path / "c.yaml").write_text(CLUSTER.replace("QUANTITY", "1"))
+    gates = "{" + ", ".join(f"g{i}: {{}}" for i in range(1000)) + "}"
+    groups = "{" + ", ".join(f"n{i}: missing-{i}.yaml" for i in range(200)) + "}"
+    spec = tmp_path / "sweep.yaml"
+    spec.write_text(
+        f"cluster: [c.yaml]\ncommands: [simulate]\n"
+        f"axes: {{featureGates: {gates}, nodeGroups: {groups}}}\n"
+    )
+    with pytest.raises(ManifestError) as e:
+        load_spec(str(spec))
+    assert str(e.value) == (
+        f"{spec}: axes: 200,000 scenarios (200 nodeGroups x 1000 featureGates x 1 command(s)), "
+        "more than one sweep runs (100,000); split the grid into several specs"
+    )

@@ -136,7 +136,9 @@ def test_bad_price_is_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture[str])
     groups = tmp_path / "groups.yaml"
     groups.write_text(src.replace("price: 0.2", "price: -1"))
     err = _run_bad(["replay", "--node-groups", str(groups)], capsys)
-    assert err == f"schedsim: error: {groups}: nodeGroups[0].price: must be a number >= 0, got -1"
+    assert err == (
+        f"schedsim: error: {groups}: nodeGroups[0].price: must be a finite number >= 0, got -1"
+    )
 
 
 @pytest.mark.parametrize("value", ["nan", "inf", "1e400", "9999999999h"])

@@ -1112,7 +1112,7 @@ def test_read_errors_are_reported_whoever_runs_the_tests(
     def denied(*args: object, **kwargs: object) -> str:
         raise PermissionError(13, "Permission denied")
 
-    monkeypatch.setattr(Path, "read_text", denied)
+    monkeypatch.setattr(Path, "open", denied)  # _read opens the file in binary
     with pytest.raises(ManifestError, match=r"^f\.yaml: cannot read: Permission denied$"):
         load_paths(["f.yaml"])
     monkeypatch.setattr(Path, "iterdir", denied)

@@ -9,6 +9,7 @@ are made in `schedsim.autoscaler.sanitize`.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
@@ -279,8 +280,12 @@ def parse_node_groups(doc: Any, source: str) -> list[NodeGroup]:
                     f"must be between minSize ({min_size}) and maxSize ({max_size}), got {current}",
                 )
             price = g.get("price", 0)
-            if isinstance(price, bool) or not isinstance(price, int | float) or not price >= 0:
-                raise FieldError(f"{path}.price", f"must be a number >= 0, got {price!r}")
+            if (
+                isinstance(price, bool)
+                or not isinstance(price, int | float)
+                or not 0 <= price < math.inf  # .inf would make costs (and JSON) infinite
+            ):
+                raise FieldError(f"{path}.price", f"must be a finite number >= 0, got {price!r}")
             selector = d.get_str_map(g, "nodeSelector", path)
             problems = Problems()
             validate_labels(selector, f"{path}.nodeSelector", problems)

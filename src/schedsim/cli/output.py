@@ -23,6 +23,7 @@ import argparse
 import errno
 import os
 import re
+import stat
 import sys
 import tempfile
 from collections.abc import Callable, Iterator
@@ -129,13 +130,29 @@ def _new_file_mode(path: str) -> int:
         return 0o666 & ~umask
 
 
+def _write_directly(data: bytes, target: str, path: str) -> None:
+    """Write ``data`` to a device, FIFO or socket ``target`` in place (no temporary file);
+    errors name ``path`` as given."""
+    try:
+        fd = os.open(target, os.O_WRONLY)
+    except OSError as e:
+        raise OutputError(_why(e, path)) from None
+    try:
+        write_all(fd, data, path)
+    finally:
+        os.close(fd)
+
+
 def deliver(text: str, path: str | None = None) -> None:
     """Write a command's whole output to standard output (``path`` None or ``-``) or to the
     file ``path``.
 
-    A file is written to a temporary file in its directory (``.NAME.XXXX.tmp``), flushed to
-    disk and renamed over ``path``: readers see the old file or the new one, never a part.
-    On any failure, or an interrupt, the temporary file is removed and ``path`` is untouched.
+    A regular file (new or existing; a symbolic link is followed to its target first) is
+    written to a temporary file in its directory (``.NAME.XXXX.tmp``), flushed to disk and
+    renamed over it: readers see the old file or the new one, never a part. On any failure,
+    or an interrupt, the temporary file is removed and the file is untouched. Anything else
+    (a device such as ``/dev/null``, a FIFO, a socket) is opened and written directly: a
+    rename would replace it with a regular file.
 
     Raises:
         OutputError: a write, the flush or the rename failed.
@@ -144,22 +161,31 @@ def deliver(text: str, path: str | None = None) -> None:
         _to_stdout(text)
         return
     data = text.encode("utf-8")
-    directory = os.path.dirname(os.path.abspath(path))
+    # a symlink stays a symlink: its target is what gets replaced
+    target = os.path.realpath(path) if os.path.islink(path) else path
+    try:
+        mode: int | None = os.stat(target).st_mode
+    except OSError:
+        mode = None  # a new file (or an unreadable path: reported by the write below)
+    if mode is not None and not stat.S_ISREG(mode) and not stat.S_ISDIR(mode):
+        _write_directly(data, target, path)
+        return
+    directory = os.path.dirname(os.path.abspath(target))
     try:
         fd, tmp = tempfile.mkstemp(
-            dir=directory, prefix=f".{os.path.basename(path)}.", suffix=".tmp"
+            dir=directory, prefix=f".{os.path.basename(target)}.", suffix=".tmp"
         )
     except OSError as e:
         raise OutputError(_why(e, path)) from None
     done = False
     try:
         try:
-            os.fchmod(fd, _new_file_mode(path))
+            os.fchmod(fd, _new_file_mode(target))
             write_all(fd, data, path)
             os.fsync(fd)  # a full disk may only show here (NFS, some FUSE file systems)
         finally:
             os.close(fd)
-        os.replace(tmp, path)
+        os.replace(tmp, target)
         done = True
     except OSError as e:
         raise OutputError(_why(e, path)) from None

@@ -468,7 +468,8 @@ def _curve_table(r: ExperimentResult) -> str:
 
 
 def run(args: argparse.Namespace, engine: Engine) -> tuple[str, int]:
-    """Run ``replay`` as ``args`` say with ``engine``; the output and the exit status (0).
+    """Run ``replay`` as ``args`` say with ``engine``; the output and the exit status (0;
+    1 when a plugin failed for a pod, as ``simulate``).
 
     Raises:
         ManifestError: a bad trace or node-groups file (``FILE: KIND NS/NAME: FIELD:
@@ -510,11 +511,19 @@ def run(args: argparse.Namespace, engine: Engine) -> tuple[str, int]:
         metrics = replay.run(progress)
     for w in replay.warnings[before:]:  # found while replaying (plugin errors, PostBind)
         warn(w)
+    status = 0
+    if replay.failed:  # as simulate: the output is written, the exit status says it
+        print(
+            f"schedsim: error: a plugin failed for {len(replay.failed)} pod(s); their attempts "
+            "failed and were not retried (see the warnings), the replay went on",
+            file=sys.stderr,
+        )
+        status = 1
     if args.report:
         title = "schedsim replay " + (" ".join(args.paths) or str(args.alibaba_pods))
         write_report(args.report, replay_page(metrics, title))
     if args.output == "json":
-        return metrics_to_json(metrics), 0
+        return metrics_to_json(metrics), status
     if args.output == "csv":
-        return metrics_to_csv(metrics), 0
-    return _table(metrics, replay.warnings), 0
+        return metrics_to_csv(metrics), status
+    return _table(metrics, replay.warnings), status

@@ -6,7 +6,19 @@ from __future__ import annotations
 from schedsim.framework import debug
 from schedsim.framework.status import Code, Status
 
-__all__ = ["describe_exception", "error_status", "load_failure", "returned_problem"]
+__all__ = [
+    "PLUGIN_FAILURES",
+    "describe_exception",
+    "error_status",
+    "load_failure",
+    "returned_problem",
+]
+
+PLUGIN_FAILURES = (Exception, GeneratorExit, SystemExit)
+"""What a plugin call may raise that counts as the plugin failing (an Error status naming
+it): any Exception, and the two BaseExceptions a plugin's own code can raise by mistake
+(``GeneratorExit`` from a generator it misused, ``SystemExit`` from ``sys.exit()``), which
+must not end schedsim without a word. KeyboardInterrupt still stops the run."""
 
 
 def describe_exception(e: BaseException) -> str:

@@ -41,6 +41,7 @@ from schedsim.framework.hook_binding import bind_hook as _bind
 from schedsim.framework.hookspec import PROJECT, PostFilterResult, PreFilterResult
 from schedsim.framework.interface import NodeInfo, PodInfo
 from schedsim.framework.nominator import run_filter_plugins_with_nominated_pods
+from schedsim.framework.plugin_results import PLUGIN_FAILURES
 from schedsim.framework.plugin_results import describe_exception as _describe
 from schedsim.framework.plugin_results import error_status as _error
 from schedsim.framework.plugin_results import returned_problem as _returned
@@ -157,7 +158,7 @@ class Framework:
                     plugin = factory(profile.plugin_args.get(name, {}), self.handle)
                 except (ValueError, TypeError, KeyError) as e:  # bad args
                     raise PluginError(_args_problem(profile, name, e)) from e
-                except Exception as e:  # a bug in the plugin's constructor
+                except PLUGIN_FAILURES as e:  # a bug in the plugin's constructor
                     raise PluginError(f"plugin {name!r}: {_describe(e)}") from e
                 unknown = sorted(
                     a
@@ -414,7 +415,7 @@ class Framework:
         for name, fn in self._pre_enqueue:
             try:
                 st = fn(pod)
-            except Exception as e:
+            except PLUGIN_FAILURES as e:
                 return _error(f'running PreEnqueue plugin "{name}": {_describe(e)}', name)
             if st is None:
                 continue
@@ -439,7 +440,7 @@ class Framework:
         for name, fn in self._pre_bind_pre_flight:
             try:
                 st = fn(state, pod, node_name)
-            except Exception as e:
+            except PLUGIN_FAILURES as e:
                 return _error(f'running PreBindPreFlight "{name}": {_describe(e)}', name)
             if st is not None and not isinstance(st, Status):
                 return _error(f'running PreBindPreFlight "{name}": {_returned(st)}', name)
@@ -465,7 +466,7 @@ class Framework:
                 continue
             try:
                 st = fn(state, pod, node_name)
-            except Exception as e:
+            except PLUGIN_FAILURES as e:
                 return _error(f'running PreBind plugin "{name}": {_describe(e)}', name)
             if st is None:
                 continue
@@ -499,7 +500,7 @@ class Framework:
         for name, fn in self._pre_score:
             try:
                 st = fn(state, pod, nodes)
-            except Exception as e:
+            except PLUGIN_FAILURES as e:
                 return _error(f'running PreScore plugin "{name}": {_describe(e)}', name)
             if st is None:
                 continue
@@ -569,7 +570,7 @@ class Framework:
         for name, fn in self._reserve:
             try:
                 st = fn(state, pod, node_name)
-            except Exception as e:
+            except PLUGIN_FAILURES as e:
                 return _error(f'running Reserve plugin "{name}": {_describe(e)}', name)
             if st is not None and not isinstance(st, Status):
                 return _error(f'running Reserve plugin "{name}": {_returned(st)}', name)
@@ -589,7 +590,7 @@ class Framework:
         for name, fn in self._unreserve:
             try:
                 fn(state, pod, node_name)
-            except Exception as e:  # keep undoing the others first
+            except PLUGIN_FAILURES as e:  # keep undoing the others first
                 failed.append(f'running Unreserve plugin "{name}": {_describe(e)}')
         if failed:
             raise PluginError("; ".join(failed))
@@ -616,7 +617,7 @@ class Framework:
         for name, fn in self._pre_filter:
             try:
                 out = fn(state, pod, nodes)
-            except Exception as e:
+            except PLUGIN_FAILURES as e:
                 return None, _error(f'running PreFilter plugin "{name}": {_describe(e)}', name), ()
             if out is None:
                 continue
@@ -671,7 +672,7 @@ class Framework:
                 continue
             try:
                 st = fn(state, pod_to_schedule, pod_info_to_add, node_info)
-            except Exception as e:
+            except PLUGIN_FAILURES as e:
                 st = Status(Code.Error, (_describe(e),))
             if st is not None and not isinstance(st, Status):
                 st = Status(Code.Error, (_returned(st),))
@@ -699,7 +700,7 @@ class Framework:
                 continue
             try:
                 st = fn(state, pod_to_schedule, pod_info_to_remove, node_info)
-            except Exception as e:
+            except PLUGIN_FAILURES as e:
                 st = Status(Code.Error, (_describe(e),))
             if st is not None and not isinstance(st, Status):
                 st = Status(Code.Error, (_returned(st),))
@@ -740,7 +741,7 @@ class Framework:
                 if not st.is_rejected:
                     return _error(f'running "{name}" filter plugin: {st.message}', name)
                 return st if st.plugin == name else st.with_plugin(name)
-        except Exception as e:
+        except PLUGIN_FAILURES as e:
             return _error(f'running "{name}" filter plugin: {_describe(e)}', name)
         return SUCCESS
 
@@ -769,7 +770,7 @@ class Framework:
                 continue
             try:
                 out = fn(state, pod, node_to_status)
-            except Exception as e:
+            except PLUGIN_FAILURES as e:
                 return None, _error(f'running PostFilter plugin "{name}": {_describe(e)}', name)
             result: PostFilterResult | None = None
             if out is None:
@@ -844,7 +845,7 @@ class Framework:
                     continue
                 try:
                     events = tuple(method())
-                except Exception as e:
+                except PLUGIN_FAILURES as e:
                     raise ProfileError(
                         f"plugin {name!r}: events_to_register: {_describe(e)}"
                     ) from e
@@ -887,7 +888,7 @@ class Framework:
         for name, fn in self._permit:
             try:
                 out = fn(state, pod, node_name)
-            except Exception as e:
+            except PLUGIN_FAILURES as e:
                 return _error(f'running Permit plugin "{name}": {_describe(e)}', name)
             timeout = 0.0
             if isinstance(out, tuple) and len(out) == 2 and isinstance(out[0], Status):
@@ -932,7 +933,7 @@ class Framework:
         for name, fn in self._bind:
             try:
                 out = fn(state, pod, node_name)
-            except Exception as e:
+            except PLUGIN_FAILURES as e:
                 return _error(f'running Bind plugin "{name}": {_describe(e)}', name)
             if out is None:
                 return SUCCESS.with_plugin(name)
@@ -958,7 +959,7 @@ class Framework:
         for name, fn in self._post_bind:
             try:
                 fn(state, pod, node_name)
-            except Exception as e:
+            except PLUGIN_FAILURES as e:
                 problems.append(f'running PostBind plugin "{name}": {_describe(e)}')
         return problems
 

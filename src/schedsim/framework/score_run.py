@@ -9,6 +9,7 @@ from collections.abc import Callable, Mapping, Sequence
 from schedsim.api.core import Pod
 from schedsim.framework.cycle_state import CycleState
 from schedsim.framework.interface import NodeInfo
+from schedsim.framework.plugin_results import PLUGIN_FAILURES
 from schedsim.framework.plugin_results import (
     describe_exception as _describe,
 )
@@ -61,7 +62,7 @@ def run_score_links(
                 scores[node_name] = s
                 if kept is not None:
                     kept[ni] = (ni.generation, s)
-        except Exception as e:
+        except PLUGIN_FAILURES as e:
             msg = e.args[0] if isinstance(e, _ScoreFailed) else _describe(e)
             return [], _error(f'running Score plugins: plugin "{name}" failed with: {msg}', name)
         if raw is not None:
@@ -69,7 +70,7 @@ def run_score_links(
         if normalize is not None:
             try:
                 st = normalize(state, pod, scores)
-            except Exception as e:
+            except PLUGIN_FAILURES as e:
                 st = Status(Code.Error, (_describe(e),))
             if st is not None and not isinstance(st, Status):
                 st = Status(Code.Error, (_returned(st),))

@@ -62,6 +62,7 @@ from schedsim.api.core import Node, Pod
 from schedsim.api.core.resources import pod_requests
 from schedsim.api.errors import ManifestError
 from schedsim.api.loading.loader import decode_objects
+from schedsim.api.resource import MAX_DEVICES_PER_SLICE
 from schedsim.api.validation.common import dns1123_subdomain_problem, label_value_problem
 from schedsim.engine import Cluster
 from schedsim.framework.resource import Resource
@@ -460,6 +461,12 @@ def gpu_objects(
         ManifestError: the objects are refused by the API server's rules (a model that is
             not a valid attribute value, for one).
     """
+    for node, (n, _) in gpus.items():  # checked before 10^9 device objects are built
+        if n > MAX_DEVICES_PER_SLICE:
+            raise ManifestError(
+                f"{source}: ResourceSlice {node}-gpu: spec.devices: must have at most "
+                f"{MAX_DEVICES_PER_SLICE} items, got {n}"
+            )
     docs: list[dict[str, Any]] = [
         {
             "apiVersion": "resource.k8s.io/v1",

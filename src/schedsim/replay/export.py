@@ -11,6 +11,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import math
 from typing import Any, Final
 
 from schedsim.replay.metrics import ReplayMetrics, Sample
@@ -89,8 +90,20 @@ def metrics_to_data(m: ReplayMetrics) -> dict[str, Any]:
 
 
 def metrics_to_json(m: ReplayMetrics) -> str:
-    """`metrics_to_data` as indented JSON, with a final newline."""
-    return json.dumps(metrics_to_data(m), indent=2) + "\n"
+    """`metrics_to_data` as indented JSON, with a final newline. Always JSON: a number that
+    is not finite (JSON has no ``Infinity``/``NaN``) is written as ``null``."""
+    return json.dumps(_finite(metrics_to_data(m)), indent=2, allow_nan=False) + "\n"
+
+
+def _finite(value: Any) -> Any:
+    """``value`` with every non-finite float replaced by None (JSON ``null``)."""
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, dict):
+        return {k: _finite(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_finite(v) for v in value]
+    return value
 
 
 def metrics_to_csv(m: ReplayMetrics) -> str:

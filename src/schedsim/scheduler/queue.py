@@ -51,6 +51,7 @@ from typing import Any
 from schedsim.api.core import Pod
 from schedsim.framework.events import UNSCHEDULABLE_TIMEOUT, ClusterEvent, ClusterEventWithHint
 from schedsim.framework.events import QueueingHint as Hint
+from schedsim.framework.plugin_results import PLUGIN_FAILURES
 from schedsim.framework.queued_pod_info import QueuedPodInfo, queue_sort_key
 from schedsim.framework.status import Status
 
@@ -553,7 +554,7 @@ class SchedulingQueue:
                 if registered.hint is not None:
                     try:
                         hint = registered.hint(qpi.pod, old, new)
-                    except Exception:  # upstream: an erroring hint counts as Queue
+                    except PLUGIN_FAILURES:  # upstream: an erroring hint counts as Queue
                         hint = Hint.Queue
                 if hint is not Hint.Queue:
                     continue

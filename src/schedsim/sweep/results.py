@@ -16,6 +16,7 @@ temporary file and renamed (atomic on POSIX: a file is whole or absent, even aft
 from __future__ import annotations
 
 import csv
+import hashlib
 import io
 import json
 import os
@@ -219,7 +220,7 @@ class ResultStore:
         os.makedirs(directory, exist_ok=True)
 
     def _path(self, name: str) -> str:
-        return os.path.join(self.directory, f"{name}.json")
+        return os.path.join(self.directory, f"{file_stem(name)}.json")
 
     def load(self, name: str, fingerprint: str) -> ScenarioResult | None:
         """The stored result of scenario ``name`` when one exists and was made from the same
@@ -238,7 +239,9 @@ class ResultStore:
         failed results are not written."""
         if not result.ok:
             return
-        fd, tmp = tempfile.mkstemp(dir=self.directory, prefix=f".{result.name}.", suffix=".tmp")
+        fd, tmp = tempfile.mkstemp(
+            dir=self.directory, prefix=f".{file_stem(result.name)[:64]}.", suffix=".tmp"
+        )
         try:
             with os.fdopen(fd, "w", encoding="utf-8") as fh:
                 json.dump(result.to_dict(), fh, indent=2)
@@ -275,6 +278,22 @@ def axes_without_effect(results: Iterable[ScenarioResult]) -> list[tuple[str, li
         if compared and all(len(by_rest[k]) == 1 for k in compared):
             out.append((axis, variants))
     return out
+
+
+_MAX_STEM: Final = 200
+"""Bytes of a result file's name before ``.json`` (file systems allow 255)."""
+
+
+def file_stem(name: str) -> str:
+    """The file name (without ``.json``) of scenario ``name``'s result: the name itself
+    when it fits in `_MAX_STEM` bytes, else its first bytes, ``~`` and 32 hex digits of its
+    SHA-256 (``~`` cannot occur in a scenario name, so a shortened name never equals
+    another scenario's, and two long names differ in their digests)."""
+    raw = name.encode("utf-8")
+    if len(raw) <= _MAX_STEM:
+        return name
+    head = raw[: _MAX_STEM - 33].decode("utf-8", "ignore")
+    return f"{head}~{hashlib.sha256(raw).hexdigest()[:32]}"
 
 
 def _ordered(results: Iterable[ScenarioResult]) -> list[ScenarioResult]:

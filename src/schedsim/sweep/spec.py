@@ -48,6 +48,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import os
 import re
 from collections.abc import Mapping
@@ -365,6 +366,23 @@ def _gates(source: str, name: str, value: Any) -> dict[str, bool]:
     return dict(value)
 
 
+MAX_SCENARIOS: Final = 100_000
+"""The most scenarios one sweep runs; a larger grid is refused before anything is built."""
+
+
+def _check_grid_size(source: str, axes: Mapping[str, Any], commands: int) -> None:
+    """Refuse a grid of more than `MAX_SCENARIOS` scenarios, counted from the axes' sizes
+    (O(axes): no variant file is read and no scenario is built to count them)."""
+    sizes = [(a, len(v)) for a in AXES if isinstance(v := axes.get(a), Mapping) and len(v) > 1]
+    count = commands * math.prod(n for _, n in sizes)
+    if count > MAX_SCENARIOS:
+        factors = " x ".join(f"{n} {a}" for a, n in sizes)
+        raise ManifestError(
+            f"{source}: axes: {count:,} scenarios ({factors} x {commands} command(s)), more "
+            f"than one sweep runs ({MAX_SCENARIOS:,}); split the grid into several specs"
+        )
+
+
 def _configs(source: str, axes: Mapping[str, Any]) -> tuple[ConfigVariant, ...]:
     configs = _variants(source, axes, "schedulerConfig") or [("", None)]
     gates = _variants(source, axes, "featureGates") or [("", {})]
@@ -481,6 +499,7 @@ def load_spec(path: str) -> SweepSpec:
             )
     if len(set(commands)) != len(commands):
         raise ManifestError(f"{path}: commands: a command is listed twice")
+    _check_grid_size(path, axes, len(commands))
     groups = _groups(path, axes)
     if "scale-up" in commands and any(g.groups is None for g in groups):
         raise ManifestError(

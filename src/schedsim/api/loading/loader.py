@@ -17,10 +17,11 @@ are collected in a `schedsim.api.loading.manifests.Manifests`.
 
 from __future__ import annotations
 
+import codecs
 import sys
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO, Final
 
 from schedsim.api.apps import controllers
 from schedsim.api.apps.workload_scale import scale_workloads
@@ -215,13 +216,60 @@ def _decode_objects(
     return out
 
 
+MAX_INPUT_BYTES: Final = 1 << 30
+"""Largest input file schedsim reads (1 GiB): an endless stream (``/dev/zero``, a FIFO that
+never closes) is refused when it gets there instead of exhausting memory."""
+
+_CHUNK: Final = 1 << 20
+
+
+def read_text_stream(fh: BinaryIO, name: str) -> str:
+    """The UTF-8 text of a byte stream (a leading BOM dropped), read in 1 MiB chunks.
+
+    Reading stops after the first NUL character (YAML and JSON allow none: the parser then
+    reports it with its position), so an endless binary stream like ``/dev/zero`` ends at
+    its first chunk.
+
+    Raises:
+        ManifestError: ``NAME: not a UTF-8 text file``; more than `MAX_INPUT_BYTES`.
+    """
+    decoder = codecs.getincrementaldecoder("utf-8-sig")()
+    parts: list[str] = []
+    total = 0
+    while True:
+        chunk = fh.read(_CHUNK)
+        if not chunk:
+            break
+        total += len(chunk)
+        try:
+            text = decoder.decode(chunk)
+        except UnicodeDecodeError:
+            raise ManifestError(f"{name}: not a UTF-8 text file") from None
+        nul = text.find("\0")
+        if nul >= 0:  # YAML and JSON allow no NUL: the parser reports it where it is
+            parts.append(text[: nul + 1])
+            return "".join(parts)
+        if total > MAX_INPUT_BYTES:
+            raise ManifestError(
+                f"{name}: larger than {MAX_INPUT_BYTES:,} bytes, more than schedsim reads "
+                "(is it an endless stream?)"
+            )
+        parts.append(text)
+    try:
+        parts.append(decoder.decode(b"", final=True))
+    except UnicodeDecodeError:
+        raise ManifestError(f"{name}: not a UTF-8 text file") from None
+    return "".join(parts)
+
+
 def _read(path: Path) -> str:
     try:
-        return path.read_text(encoding="utf-8-sig")
+        with path.open("rb") as fh:
+            return read_text_stream(fh, str(path))
     except FileNotFoundError:
         raise ManifestError(f"{path}: no such file or directory") from None
-    except UnicodeDecodeError:
-        raise ManifestError(f"{path}: not a UTF-8 text file") from None
+    except IsADirectoryError:
+        raise ManifestError(f"{path}: cannot read: Is a directory") from None
     except OSError as e:
         raise ManifestError(f"{path}: cannot read: {e.strerror}") from None
 
@@ -246,8 +294,11 @@ def read_stdin() -> str:
     if stream is None:  # started with stdin closed
         raise ManifestError("<stdin>: standard input is closed")
     try:
-        data: str | bytes = getattr(stream, "buffer", stream).read()
-        return data.decode("utf-8-sig") if isinstance(data, bytes) else data
+        buffer = getattr(stream, "buffer", None)
+        if buffer is not None:
+            return read_text_stream(buffer, "<stdin>")
+        data: str = stream.read()  # a text stream without bytes (a test's StringIO)
+        return data
     except UnicodeDecodeError:
         raise ManifestError("<stdin>: not a UTF-8 text file") from None
     except OSError as e:
