@@ -162,15 +162,25 @@ def test_job_wants_min_of_parallelism_and_remaining_completions(
         ),
         pytest.param(
             _obj("Job", "batch/v1", template=TEMPLATE),
-            'f.yaml: Job ns/web: spec.template.spec.restartPolicy: unsupported value "Always": '
-            'supported values: "OnFailure", "Never"',
+            "f.yaml: Job ns/web: spec.template.spec.restartPolicy: required: valid values: "
+            '"OnFailure", "Never"',
             id="job restartPolicy defaults to Always, which a Job refuses",
         ),
         pytest.param(
+            _obj(
+                "Job",
+                "batch/v1",
+                template={**TEMPLATE, "spec": {**TEMPLATE["spec"], "restartPolicy": "Sometimes"}},
+            ),
+            'f.yaml: Job ns/web: spec.template.spec.restartPolicy: unsupported value "Sometimes": '
+            'supported values: "OnFailure", "Never"',
+            id="job restartPolicy not one of the two",
+        ),
+        pytest.param(
             _obj("Job", "batch/v1", selector={"matchLabels": {"app": "web"}}),
-            "f.yaml: Job ns/web: spec.selector: `selector` will be auto-generated (set "
-            "`manualSelector: true` to give your own)",
-            id="job selector without manualSelector",
+            "f.yaml: Job ns/web: spec.selector: invalid value {app=web}: `selector` not "
+            "auto-generated (set `manualSelector: true` to give your own)",
+            id="job selector without manualSelector that the server did not generate",
         ),
         pytest.param(
             _obj("ReplicaSet", template={**TEMPLATE, "spec": {"containers": "x"}}),

@@ -189,6 +189,7 @@ def _decode_objects(
         ns = raw_ns if isinstance(raw_ns, str) else ""
         if kind in NOT_RUN:
             out._not_run.setdefault(kind, []).append(f"{ns or 'default'}/{name}")
+            api.check(obj, kind, describe_object(kind, ns or "default", name))
             continue
         if entry is None:
             out.skipped[kind] = out.skipped.get(kind, 0) + 1

@@ -27,6 +27,7 @@ from typing import Any, Final
 
 from schedsim.api.errors import ManifestError
 from schedsim.api.loading.spec_memo import SpecMemo
+from schedsim.api.validation.batch import validate_cron_job
 from schedsim.api.validation.common import Problems, validate_object_meta
 from schedsim.api.validation.node import validate_node
 from schedsim.api.validation.pod import validate_pod, validate_pod_spec, validate_pod_template
@@ -88,6 +89,8 @@ _RULES: Final[Mapping[str, _Rule]] = {
     "StatefulSet": _WORKLOAD,
     "DaemonSet": _WORKLOAD,
     "Job": _WORKLOAD,
+    # read and set aside (not run), but what the API server refuses is still refused
+    "CronJob": _then(_meta(True), validate_cron_job),
 }
 
 
