@@ -88,7 +88,10 @@ def test_a_malformed_embedded_config_exits_2(
     assert (code, out) == (2, "")
     assert err.splitlines()[-1] == (
         f"schedsim: error: {export}: kube-scheduler-simulator export: "
-        'schedulerConfig.profiles[0].plugins.multiPoint.enabled[0].nmae: unknown field "nmae"'
+        'schedulerConfig.profiles[0].plugins.multiPoint.enabled[0].nmae: unknown field "nmae"; '
+        "the profile is the kube-scheduler-simulator export's embedded schedulerConfig: give "
+        "--config FILE (a KubeSchedulerConfiguration) to run the export with that "
+        "configuration instead"
     )
 
 

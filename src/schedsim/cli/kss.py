@@ -18,6 +18,7 @@ from schedsim.api.errors import FieldError, ManifestError
 from schedsim.api.loading.kss import KssPodResult, export_document, scheduler_config_document
 from schedsim.api.loading.loader import read_documents
 from schedsim.api.loading.manifests import Manifests
+from schedsim.cli.options import EMBEDDED_CONFIG_HINT
 from schedsim.cli.output import warn
 from schedsim.engine import Cluster
 from schedsim.framework.scheduler_config import (
@@ -55,7 +56,9 @@ def embedded_profile(
     try:
         config = scheduler_configuration_from_mapping(raw)
     except FieldError as e:
-        raise ManifestError(f"{where}.{e.field}: {e.problem}") from None
+        # kube-scheduler 1.34 would refuse this configuration, so no --validate mode relaxes
+        # it; --config replaces it
+        raise ManifestError(f"{where}.{e.field}: {e.problem}; {EMBEDDED_CONFIG_HINT}") from None
     for w in config.warnings:
         warn(f"{where}: {w}")
     return config, source

@@ -13,7 +13,7 @@ from schedsim.cli.common import UsageError
 from schedsim.cli.output import warn
 from schedsim.engine import Engine, EngineConfig
 from schedsim.framework.features import FeatureGates
-from schedsim.framework.runtime import PluginTimings, load_plugin_spec, plugin_sources
+from schedsim.framework.runtime import PluginError, PluginTimings, load_plugin_spec, plugin_sources
 from schedsim.framework.scheduler_config import SchedulerConfiguration, load_scheduler_configuration
 
 
@@ -76,6 +76,13 @@ def engine_config(
     return config, sources
 
 
+EMBEDDED_CONFIG_HINT = (
+    "the profile is the kube-scheduler-simulator export's embedded schedulerConfig: give "
+    "--config FILE (a KubeSchedulerConfiguration) to run the export with that configuration "
+    "instead"
+)
+
+
 def make_engine(
     args: argparse.Namespace,
     timings: PluginTimings | None = None,
@@ -84,7 +91,14 @@ def make_engine(
     """The engine of the run; ``embedded``: a kube-scheduler-simulator export's configuration and
     file, used without ``--config``."""
     config, sources = engine_config(args, embedded)
-    engine = Engine(config, timings=timings)
+    try:
+        engine = Engine(config, timings=timings)
+    except PluginError as e:
+        if embedded is None or args.config:
+            raise
+        # kube-scheduler 1.34 refuses this profile too (so --validate does not relax it);
+        # the way on is another configuration
+        raise PluginError(f"{e}; {EMBEDDED_CONFIG_HINT}") from None
     framework = engine.framework
     for spec in args.plugin:
         name, _ = load_plugin_spec(spec)

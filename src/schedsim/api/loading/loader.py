@@ -32,7 +32,7 @@ from schedsim.api.loading import defaults
 from schedsim.api.loading.decode import type_name
 from schedsim.api.loading.defaults import generate_name
 from schedsim.api.loading.kss import EXPORT_KINDS, expand_export, looks_like_export
-from schedsim.api.loading.manifest_text import parse_text
+from schedsim.api.loading.manifest_text import go_template_hint, parse_text
 from schedsim.api.loading.manifests import KINDS, NOT_RUN, Manifests, describe_object
 from schedsim.api.loading.spec_memo import SpecMemo
 from schedsim.api.loading.strict import FieldChecker, check_mode
@@ -206,14 +206,21 @@ def _decode_objects(
         try:
             value = decoder(obj) if memo is None or kind != "Pod" else Pod.from_manifest(obj, memo)
         except FieldError as e:
-            raise ManifestError(f"{source}: {label}: {e.field}: {e.problem}") from None
+            hint = go_template_hint(e.problem, lines=False)
+            raise ManifestError(f"{source}: {label}: {e.field}: {e.problem}{hint}") from None
         # after decoding: the decoders' messages say more (a v1beta1 field under v1, ...)
         checker.check(obj, kind, label)
         api.check(obj, kind, label)  # the API server's value rules (schedsim.api.validation)
         out._add(value, source)
     if not found:  # an empty file, only comments or '---', or empty Lists: likely a slip
         out.warnings.append(f"no objects found in {source}")
-    out.warnings.extend(checker.warnings() + api.finish())
+    try:
+        out.warnings.extend(checker.warnings() + api.finish())
+    except ManifestError as e:
+        hint = go_template_hint(str(e), lines=False)
+        if hint:  # a value such as a name "pod-{{ .Index }}" failed the server's rules
+            raise ManifestError(f"{e}\n{source}: {hint.removeprefix('; ')}") from None
+        raise
     return out
 
 

@@ -23,7 +23,7 @@ import yaml
 from schedsim.api.errors import ManifestError
 from schedsim.api.loading.yaml_aliases import ALIAS_TOKEN, AliasError, check_aliasing
 
-__all__ = ["parse_text"]
+__all__ = ["go_template_hint", "parse_text"]
 
 # the C loader is ~10x faster on large `kubectl get -o yaml` dumps
 _Loader: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
@@ -288,6 +288,25 @@ def _yaml_problem(e: yaml.YAMLError, text: str) -> str:
     return f"line {mark.line + 1}, column {mark.column + 1}: {what}"
 
 
+_GO_ACTION = re.compile(r"\{\{-?\s*[.$/a-zA-Z(-][^{}]*\}\}")
+
+
+def go_template_hint(text: str, lines: bool = True) -> str:
+    """``"; it looks like a Go template (line L: {{ ... }}): ..."`` when ``text`` holds a Go
+    template action (``{{ .Name }}``, ``{{- if ... }}``: scheduler_perf's templates, Helm
+    charts), else ``""``. Appended to an error about such a text: a template is not a manifest
+    until it is rendered. ``lines``: name the action's line (``text`` is the whole file)."""
+    match = _GO_ACTION.search(text)
+    if match is None:
+        return ""
+    action = match.group(0) if len(match.group(0)) <= 40 else match.group(0)[:35] + "...}}"
+    where = f"line {text.count(chr(10), 0, match.start()) + 1}: " if lines else ""
+    return (
+        f"; it looks like a Go template ({where}{action}): render it first (helm template, "
+        "or the tool whose template it is) and give schedsim the output"
+    )
+
+
 _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
 
 
@@ -383,7 +402,7 @@ def parse_text(text: str, source: str) -> list[Any]:
     except AliasError as e:
         problem = str(e)
     except yaml.YAMLError as e:
-        problem = _yaml_problem(e, text)
+        problem = _yaml_problem(e, text) + go_template_hint(text)
     except json.JSONDecodeError as e:
         problem = f"line {e.lineno}, column {e.colno}: {e.msg}"
     except ValueError as e:  # json: a duplicate key, or an integer too long for `int`
