@@ -10,12 +10,14 @@ import io
 import os
 import stat
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from importlib import resources
 from typing import Any
 
 from rich.console import Console
 from rich.markup import escape
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 from rich.table import Table
 
 from schedsim.api.core import Pod
@@ -37,6 +39,53 @@ from schedsim.snapshot.dra import DraSnapshotError
 
 EXAMPLE = "demo-cluster.yaml"
 """The example cluster run when no PATH is given (in ``schedsim/examples``)."""
+
+PROGRESS_THRESHOLD = 20
+"""A progress bar is shown on stderr (a terminal) from this many pending pods."""
+
+
+def shows_progress(args: argparse.Namespace) -> bool:
+    """A bar on a terminal's stderr; none when stderr is piped, nor when JSON goes to a pipe
+    on stdout (a script reads it: it gets the answer, not a moving picture)."""
+    if sys.stderr is None or not sys.stderr.isatty():
+        return False
+    to_pipe = not args.output_file and (sys.stdout is None or not sys.stdout.isatty())
+    return not (args.output == "json" and to_pipe)
+
+
+@contextmanager
+def _progress(args: argparse.Namespace) -> Iterator[Callable[[int, int, int], None] | None]:
+    """A rich progress bar of the pending pods attempted (with how many are bound), shown
+    once the run has `PROGRESS_THRESHOLD` pending pods; None when it is not shown."""
+    if not shows_progress(args):
+        yield None
+        return
+    bar = Progress(
+        TextColumn("simulate"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn("pods attempted, {task.fields[bound]} scheduled"),
+        console=Console(stderr=True),
+        transient=True,
+    )
+    task = bar.add_task("simulate", total=None, bound=0, start=False)
+    started = False
+
+    def update(attempted: int, bound: int, total: int) -> None:
+        nonlocal started
+        if total < PROGRESS_THRESHOLD:
+            return
+        if not started:
+            bar.start()
+            bar.start_task(task)
+            started = True
+        bar.update(task, completed=attempted, total=total, bound=bound)
+
+    try:
+        yield update
+    finally:
+        if started:
+            bar.stop()
 
 
 def _explain_selector(
@@ -296,7 +345,14 @@ def simulate(args: argparse.Namespace) -> tuple[str, int]:
     warn_input(cluster, engine)
     try:
         # CEL selectors that do not compile are refused first, as the API server would
-        result = engine.simulate(cluster, placement=args.placement, seed=args.seed, explain=explain)
+        with _progress(args) as progress:
+            result = engine.simulate(
+                cluster,
+                placement=args.placement,
+                seed=args.seed,
+                explain=explain,
+                progress=progress,
+            )
     except DraSnapshotError as e:
         raise UsageError(str(e)) from None
     for w in result.warnings:

@@ -136,11 +136,13 @@ class Engine:
         placement: str = "kube-scheduler",
         seed: int | None = None,
         explain: Callable[[Pod], bool] | None = None,
+        progress: Callable[[int, int, int], None] | None = None,
     ) -> SimulationResult:
         """Place the bound pods, then schedule the pending ones (see
         `schedsim.simulation.simulate`: ``placement`` ``"kube-scheduler"`` or
         ``"first-fit"``, ``seed`` for seeded tie-breaking, ``explain`` choosing the pods that
-        get per node and per plugin results).
+        get per node and per plugin results, ``progress`` called after each attempt with
+        (pods attempted, pods bound, pending pods)).
 
         Raises:
             ManifestError: a CEL selector does not compile.
@@ -169,6 +171,7 @@ class Engine:
             explain=explain,
             other_profiles=others,
             queue_options=options,
+            progress=progress,
         )
 
     def scale_up(

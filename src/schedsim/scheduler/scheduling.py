@@ -28,6 +28,7 @@ The pass itself (`SchedulingPass`, `run_scheduling_cycle`) is in
 
 from __future__ import annotations
 
+import functools
 import gc
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -213,6 +214,12 @@ def _bound_claim_warnings(
     return out
 
 
+def _report_progress(
+    progress: Callable[[int, int, int], None], total: int, attempted: int, bound: int
+) -> None:
+    progress(attempted, bound, total)
+
+
 def simulate(
     snapshot: PredicateSnapshot,
     pods: Sequence[Pod],
@@ -223,6 +230,7 @@ def simulate(
     explain: Callable[[Pod], bool] | None = None,
     other_profiles: Mapping[str, Framework] | None = None,
     queue_options: QueueOptions | None = None,
+    progress: Callable[[int, int, int], None] | None = None,
 ) -> SimulationResult:
     """Schedule every pending pod of a loaded cluster.
 
@@ -249,6 +257,8 @@ def simulate(
             schedulerName: their pods are scheduled too, each by its own profile, through
             views of ``snapshot`` (`PredicateSnapshot.with_framework`).
         queue_options: the queue's backoff seconds (KubeSchedulerConfiguration).
+        progress: called after each scheduling attempt with (pending pods attempted at least
+            once, pods bound now, pending pods in all); for a progress bar.
 
     Returns:
         the outcome per pending pod, with the devices allocated to its claims; pods naming a
@@ -293,6 +303,9 @@ def simulate(
             options=queue_options,
             warnings=warnings,
             other_schedulers=more,
+            progress=None
+            if progress is None
+            else functools.partial(_report_progress, progress, len(pending)),
         )
         outcomes = [
             attrs.evolve(o, allocations=_allocations(snapshot, o.pod))

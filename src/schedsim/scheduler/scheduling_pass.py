@@ -63,6 +63,7 @@ def run_scheduling_cycle(
     options: QueueOptions | None = None,
     warnings: list[str] | None = None,
     other_schedulers: Mapping[str, Scheduler] | None = None,
+    progress: Callable[[int, int], None] | None = None,
 ) -> list[PodOutcome]:
     """Schedule ``pending`` into ``snapshot`` through kube-scheduler's queue, in one
     deterministic pass; the snapshot keeps the result.
@@ -95,11 +96,14 @@ def run_scheduling_cycle(
             by the profile its ``spec.schedulerName`` names (``frameworkForPod``); one queue
             serves them all, sorted by the first profile's QueueSort plugin (kube-scheduler
             requires every profile to have the same one).
+        progress: called after each attempt with (pods attempted at least once, pods bound
+            now); for a progress bar.
     """
     if scheduler is None:
         scheduler = Scheduler(snapshot, first_fit=True)
     schedulers = {snapshot.framework.profile.scheduler_name: scheduler, **(other_schedulers or {})}
     loop = SchedulingPass(schedulers, explain, clock, options)
+    loop.progress = progress
     with snapshot.bound():  # PreEnqueue runs here, outside the snapshot's own operations
         out = loop.run(pending)
     if warnings is not None:
@@ -126,6 +130,8 @@ class SchedulingPass:
         settled: every outcome decided since the caller last cleared it, in order: a pod
             bound or failed by an attempt, a running pod preemption evicted
             (``preempted_by``); a caller stepping the pass (the replay) drains it.
+        bound: how many of the outcomes are on a node now.
+        progress: None, or called after each attempt with (pods attempted, `bound`).
     """
 
     def __init__(
@@ -157,6 +163,8 @@ class SchedulingPass:
         self.settled: list[PodOutcome] = []
         self.attempts: dict[str, int] = {}
         self.histories: dict[str, list[Explanation]] = {}
+        self.bound = 0
+        self.progress: Callable[[int, int], None] | None = None
         # pods waiting at Permit: uid -> (queued info, scheduler, placement)
         self.waiting: dict[str, tuple[QueuedPodInfo, Scheduler, Placement]] = {}
         for sched in schedulers.values():  # pods left waiting by an aborted earlier run
@@ -190,10 +198,13 @@ class SchedulingPass:
         """Schedule pods until none is ready (activeQ and backoffQ empty); the clock does not
         move. Returns how many attempts were made."""
         n = 0
+        progress = self.progress
         while (qpi := self.queue.pop()) is not None:
             self._attempt(qpi)
             self._finish_decided()
             n += 1
+            if progress is not None:
+                progress(len(self.attempts), self.bound)
         return n
 
     def next_deadline(self) -> float | None:
@@ -265,6 +276,10 @@ class SchedulingPass:
             seen = self.histories.setdefault(outcome.pod.key, [])
             seen.append(outcome.explanation)
             outcome = attrs.evolve(outcome, history=tuple(seen))
+        before = self.outcomes.get(outcome.pod.key)
+        self.bound += (outcome.node_name is not None) - (
+            before is not None and before.node_name is not None
+        )
         self.outcomes[outcome.pod.key] = outcome
         self.settled.append(outcome)
 
@@ -328,6 +343,9 @@ class SchedulingPass:
         for victim in placed.victims:  # deleted by preemption, while the pod is in flight
             msg = f"preempted by {pod.key}"
             gone = PodOutcome(victim, None, (msg,), msg, preempted_by=pod.key)
+            earlier = self.outcomes.get(victim.key)
+            if earlier is not None and earlier.node_name is not None:
+                self.bound -= 1  # bound earlier in this pass, deleted now
             self.victims[victim.key] = gone
             self.settled.append(gone)
             self.queue.move_all_to_active_or_backoff(ASSIGNED_POD_DELETE, victim, None)
