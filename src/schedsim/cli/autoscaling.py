@@ -37,6 +37,7 @@ from schedsim.autoscaler.nodegroups import (
     NodeGroup,
     NodeGroupError,
     load_node_groups,
+    parse_node_groups,
     unknown_member_nodes,
 )
 from schedsim.autoscaler.plugin_errors import PodError
@@ -53,7 +54,13 @@ from schedsim.autoscaler.scaleup import (
     ScaleUpResult,
     UnhelpedPod,
 )
-from schedsim.cli.common import UsageError, add_input_args, warn_input, write_report
+from schedsim.cli.common import (
+    UsageError,
+    add_input_args,
+    live_cluster,
+    warn_input,
+    write_report,
+)
 from schedsim.cli.output import recorded_warnings, warn
 from schedsim.engine import Cluster, Engine
 from schedsim.report import scale_down_page, scale_up_page
@@ -188,13 +195,15 @@ def _inputs(args: argparse.Namespace, need_groups: bool) -> tuple[Cluster, list[
             "--node-groups -: standard input is already read for CLUSTER (-); give one of "
             "them as a file"
         )
-    if args.paths:
-        cluster = Cluster.from_paths(
-            args.paths, expand_workloads=not args.no_expand_workloads, validate=args.validate
-        )
+    load = {"expand_workloads": not args.no_expand_workloads, "validate": args.validate}
+    live = live_cluster(args, **load)
+    if args.paths or live is not None:
+        cluster = live or Cluster.from_paths(args.paths, **load)
         groups_file = args.node_groups
-        if need_groups and groups_file is None:
-            raise UsageError("--node-groups FILE is required with CLUSTER")
+        from_snapshot = cluster.origin is not None and cluster.origin.ca_node_groups is not None
+        if need_groups and groups_file is None and not from_snapshot:
+            given = "--kubeconfig" if live is not None else "CLUSTER"
+            raise UsageError(f"--node-groups FILE is required with {given}")
     else:
         text = resources.files("schedsim.examples").joinpath(EXAMPLE_CLUSTER).read_text("utf-8")
         cluster = Cluster.from_text(
@@ -209,6 +218,10 @@ def _inputs(args: argparse.Namespace, need_groups: bool) -> tuple[Cluster, list[
             with resources.as_file(ref) as path:
                 return cluster, load_node_groups(str(path))
     export = cluster.origin
+    if groups_file is None and export is not None and export.ca_node_groups is not None:
+        # a Cluster Autoscaler debugging snapshot's TemplateNodes (the load warned how)
+        groups = parse_node_groups(export.ca_node_groups, export.ca_node_groups_source)
+        return cluster, groups
     if export is not None and export.scheduler_config is not None and not args.config:
         warn(
             f"{export.scheduler_config_source}: the schedulerConfig of the "

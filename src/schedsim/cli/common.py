@@ -5,15 +5,25 @@ from __future__ import annotations
 
 import argparse
 import json
+from typing import Any
 
 import yaml
 
 from schedsim.api.loading.gate_hints import feature_gate_hints
-from schedsim.cli.output import deliver, warn
+from schedsim.api.loading.live import read_cluster
+from schedsim.cli.output import deliver, error_line, warn
 from schedsim.engine import Cluster, Engine
 from schedsim.report import Page
 
-__all__ = ["UsageError", "add_input_args", "json_to_yaml", "warn_input", "write_report"]
+__all__ = [
+    "UsageError",
+    "add_input_args",
+    "add_live_args",
+    "json_to_yaml",
+    "live_cluster",
+    "warn_input",
+    "write_report",
+]
 
 _DUMPER = getattr(yaml, "CSafeDumper", yaml.SafeDumper)  # the C emitter when built with it
 
@@ -34,6 +44,85 @@ def add_input_args(p: argparse.ArgumentParser) -> None:
         help="do not create the pods of Deployments, ReplicaSets, StatefulSets, DaemonSets, "
         "Jobs and ReplicationControllers (for inputs that already list every pod)",
     )
+
+
+def add_live_args(p: argparse.ArgumentParser) -> None:
+    """``--kubeconfig FILE [--context C] [--namespace N | -A] [--selector L] [--save FILE]``:
+    read a live cluster (read-only) instead of manifest files (`live_cluster`)."""
+    g = p.add_argument_group("live cluster (read-only: GET requests only)")
+    g.add_argument(
+        "--kubeconfig",
+        metavar="FILE",
+        help="read the cluster this kubeconfig names, through the kubernetes client, instead "
+        "of CLUSTER files",
+    )
+    g.add_argument("--context", metavar="NAME", help="kubeconfig context (default: current)")
+    scope = g.add_mutually_exclusive_group()
+    scope.add_argument(
+        "--namespace",
+        metavar="NS",
+        help="read namespaced objects of NS only (nodes and other cluster-scoped kinds whole)",
+    )
+    scope.add_argument(
+        "--all-namespaces",
+        "-A",
+        action="store_true",
+        help="read every namespace (the default: scheduling sees every pod on a node)",
+    )
+    g.add_argument(
+        "--selector",
+        metavar="LABELS",
+        help="label selector for the namespaced workload kinds (pods, controllers, claims)",
+    )
+    g.add_argument(
+        "--save",
+        metavar="FILE",
+        help="also write what was read as one List (JSON for FILE.json, else YAML); "
+        "running on FILE gives the same output",
+    )
+
+
+_LIVE_ONLY = ("context", "namespace", "all_namespaces", "selector", "save")
+
+
+def live_cluster(args: argparse.Namespace, **load: Any) -> Cluster | None:
+    """The cluster ``--kubeconfig`` names, read live (`schedsim.api.loading.live`), or None
+    without ``--kubeconfig``. ``load``: `Cluster.from_paths`'s options.
+
+    With ``--save FILE`` the List is written first (whole or not at all) and the cluster is
+    loaded from FILE, so a later run on FILE reads exactly what this run read. Kinds not read
+    (not served, forbidden) are warning lines on stderr, not in a JSON output's
+    ``warnings``: the answer is the answer for what was read, the same as a run on FILE.
+
+    Raises:
+        UsageError: a live-only option without ``--kubeconfig``, or CLUSTER files with it.
+        ManifestError: the kubeconfig or the server (see `read_cluster`), or an object.
+        OutputError: ``--save FILE`` cannot be written.
+    """
+    if not args.kubeconfig:
+        for name in _LIVE_ONLY:
+            if getattr(args, name, None):
+                flag = "-A" if name == "all_namespaces" else f"--{name.replace('_', '-')}"
+                raise UsageError(f"{flag} reads a live cluster: give --kubeconfig FILE too")
+        return None
+    if args.paths:
+        raise UsageError("give CLUSTER files or --kubeconfig FILE, not both")
+    read = read_cluster(
+        args.kubeconfig, context=args.context, namespace=args.namespace, selector=args.selector
+    )
+    # on stderr only: they are about the reading, not the answer, so the JSON of this run
+    # and of a run on the --save file are the same bytes
+    for w in read.warnings:
+        error_line(f"warning: {w}")
+    if args.namespace:
+        error_line(
+            f"warning: --namespace {args.namespace}: pods of other namespaces are not read; "
+            "the nodes look as free as they leave them"
+        )
+    if args.save:
+        deliver(read.to_text(as_json=args.save.endswith(".json")), args.save)
+        return Cluster.from_paths([args.save], **load)
+    return Cluster.from_text(read.to_text(), read.source, **load)
 
 
 def write_report(path: str, page: Page) -> None:

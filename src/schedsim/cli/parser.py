@@ -12,7 +12,7 @@ from schedsim.cli import autoscaling as cli_autoscaling
 from schedsim.cli import output as cli_output
 from schedsim.cli import replay as cli_replay
 from schedsim.cli import sweep as cli_sweep
-from schedsim.cli.common import add_input_args
+from schedsim.cli.common import add_input_args, add_live_args
 from schedsim.engine import STORES
 from schedsim.scheduler.scheduling import PLACEMENTS
 
@@ -104,6 +104,7 @@ def build_parser() -> argparse.ArgumentParser:
     cli_autoscaling.add_parsers(sub, add_profile_args, sorted(STORES))
     cli_replay.add_parser(sub, add_profile_args)
     for command in ("simulate", "scale-up", "scale-down"):  # replay has its own
+        add_live_args(sub.choices[command])
         sub.choices[command].add_argument(
             "--report",
             metavar="FILE.html",

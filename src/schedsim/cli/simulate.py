@@ -26,7 +26,7 @@ from schedsim.cli import json_text as cli_json
 from schedsim.cli import kss as cli_kss
 from schedsim.cli import output as cli_output
 from schedsim.cli import table as cli_table
-from schedsim.cli.common import UsageError, warn_input, write_report
+from schedsim.cli.common import UsageError, live_cluster, warn_input, write_report
 from schedsim.cli.options import make_engine
 from schedsim.cli.output import warn
 from schedsim.cli.parser import EXPLAIN_ALL
@@ -308,13 +308,17 @@ def _timing_report(timings: PluginTimings) -> str:
 
 
 def _cluster(args: argparse.Namespace) -> Cluster:
-    """The input as a `Cluster`: the PATHs, or the shipped example without any."""
+    """The input as a `Cluster`: the PATHs, the ``--kubeconfig`` cluster, or the shipped
+    example without either."""
     expand = not args.no_expand_workloads
     kwargs: dict[str, Any] = {
         "expand_workloads": expand,
         "validate": args.validate,
         "keep_raw": args.output == "kss",  # --output kss writes the objects back as read
     }
+    live = live_cluster(args, **kwargs)
+    if live is not None:
+        return live
     if args.paths:
         return Cluster.from_paths(args.paths, **kwargs)
     if _stdin_is_redirected():  # `... | schedsim simulate` without `-` is a likely slip

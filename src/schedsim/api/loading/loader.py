@@ -29,9 +29,11 @@ from schedsim.api.core import Pod
 from schedsim.api.errors import FieldError, ManifestError
 from schedsim.api.evolve import evolve
 from schedsim.api.loading import defaults
+from schedsim.api.loading.ca_snapshot import expand_ca_snapshot, looks_like_ca_snapshot
 from schedsim.api.loading.decode import type_name
 from schedsim.api.loading.defaults import generate_name
 from schedsim.api.loading.kss import EXPORT_KINDS, expand_export, looks_like_export
+from schedsim.api.loading.kwok import ResourcePatch, is_resource_patch, timeline_warning
 from schedsim.api.loading.manifest_text import go_template_hint, parse_text
 from schedsim.api.loading.manifests import KINDS, NOT_RUN, Manifests, describe_object
 from schedsim.api.loading.spec_memo import SpecMemo
@@ -61,9 +63,10 @@ def _is_list(obj: Mapping[str, Any]) -> bool:
 def _flatten(
     docs: Iterable[Any], source: str, validate: str, sink: Manifests
 ) -> Iterable[tuple[str, Mapping[str, Any]]]:
-    """Yield (where, object) for every object, expanding ``kind: List`` items and
+    """Yield (where, object) for every object, expanding ``kind: List`` items,
     kube-scheduler-simulator exports (`schedsim.api.loading.kss`; their scheduler configuration goes
-    to ``sink``).
+    to ``sink``) and Cluster Autoscaler debugging snapshots
+    (`schedsim.api.loading.ca_snapshot`; their template node groups go to ``sink``).
 
     A List inside a List is expanded too, in kubectl's order (cli-runtime's
     ``FlattenListVisitor`` walks a document's lists breadth first: the items of a List come
@@ -77,6 +80,14 @@ def _flatten(
             raise ManifestError(
                 f"{source}: {where}: expected a Kubernetes object (a mapping), got {type_name(doc)}"
             )
+        if looks_like_ca_snapshot(doc):
+            snapshot = expand_ca_snapshot(doc, source)
+            sink.warnings.extend(snapshot.warnings)
+            if snapshot.node_groups is not None:
+                sink._set_ca_node_groups(snapshot.node_groups, source)
+            for item_where, item in snapshot.items:
+                yield f"{where} {item_where}", item
+            continue
         if looks_like_export(doc):
             export = expand_export(doc, source, validate)
             sink.warnings.extend(export.warnings)
@@ -172,6 +183,7 @@ def _decode_objects(
     memo = SpecMemo() if parsed else None
     api = ApiValidator(source, validate if api_rules else "ignore", memo)
     found = 0
+    patches: list[ResourcePatch] = []
     for where, obj in _flatten(docs, source, validate, out):
         found += 1
         kind = obj.get("kind")
@@ -187,6 +199,14 @@ def _decode_objects(
         raw_name, raw_ns = meta.get("name"), meta.get("namespace")
         name = raw_name if isinstance(raw_name, str) else ""
         ns = raw_ns if isinstance(raw_ns, str) else ""
+        if is_resource_patch(obj):  # a KWOK recording's change: kept, not applied
+            try:
+                patches.append(ResourcePatch.from_manifest(obj))
+            except FieldError as e:
+                raise ManifestError(
+                    f"{source}: ResourcePatch ({where}): {e.field}: {e.problem}"
+                ) from None
+            continue
         if kind in NOT_RUN:
             out._not_run.setdefault(kind, []).append(f"{ns or 'default'}/{name}")
             api.check(obj, kind, describe_object(kind, ns or "default", name))
@@ -214,6 +234,9 @@ def _decode_objects(
         out._add(value, source)
     if not found:  # an empty file, only comments or '---', or empty Lists: likely a slip
         out.warnings.append(f"no objects found in {source}")
+    if patches:
+        out.kwok_patches.extend(patches)
+        out.warnings.append(timeline_warning(source, patches))
     try:
         out.warnings.extend(checker.warnings() + api.finish())
     except ManifestError as e:

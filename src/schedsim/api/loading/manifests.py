@@ -22,6 +22,7 @@ from schedsim.api.apps.workloads import (
 )
 from schedsim.api.core import Node, Pod
 from schedsim.api.errors import ManifestError, first_few
+from schedsim.api.loading.kwok import ResourcePatch
 from schedsim.api.policy import Namespace, PodDisruptionBudget, PriorityClass, Service
 from schedsim.api.resource import DeviceClass, ResourceClaim, ResourceClaimTemplate, ResourceSlice
 from schedsim.api.storage import (
@@ -159,6 +160,11 @@ class Manifests:
         scheduler_config: the KubeSchedulerConfiguration embedded in a kube-scheduler-simulator
             export (``apiVersion``/``kind`` filled in), or None.
         scheduler_config_source: the file it came from.
+        ca_node_groups: the node-groups document made from a Cluster Autoscaler debugging
+            snapshot's ``TemplateNodes`` (`schedsim.api.loading.ca_snapshot`), or None.
+        ca_node_groups_source: the file it came from.
+        kwok_patches: the ``ResourcePatch`` changes of KWOK recordings
+            (`schedsim.api.loading.kwok`), in input order; not applied to the objects.
         raw_objects: with ``keep_raw=True``, (kind, object as read) of every Pod, Node,
             PersistentVolume, PersistentVolumeClaim, StorageClass, PriorityClass and
             Namespace in input order (what ``--output kss`` writes back); else empty.
@@ -192,6 +198,9 @@ class Manifests:
     # read from the inputs, not object lists (a Cluster reaches them through its origin)
     scheduler_config: Mapping[str, Any] | None = attrs.field(default=None, init=False)
     scheduler_config_source: str = attrs.field(default="", init=False)
+    ca_node_groups: Mapping[str, Any] | None = attrs.field(default=None, init=False)
+    ca_node_groups_source: str = attrs.field(default="", init=False)
+    kwok_patches: list[ResourcePatch] = attrs.field(factory=list, init=False)
     raw_objects: list[tuple[str, Mapping[str, Any]]] = attrs.field(factory=list, init=False)
     _not_run: dict[str, list[str]] = attrs.field(factory=dict, init=False, repr=False)
     _seen: dict[tuple[str, str, str], str] = attrs.field(factory=dict, init=False, repr=False)
@@ -209,6 +218,18 @@ class Manifests:
         self.raw_objects.extend(other.raw_objects)
         if other.scheduler_config is not None:
             self._set_scheduler_config(other.scheduler_config, other.scheduler_config_source)
+        if other.ca_node_groups is not None:
+            self._set_ca_node_groups(other.ca_node_groups, other.ca_node_groups_source)
+        self.kwok_patches.extend(other.kwok_patches)
+
+    def _set_ca_node_groups(self, groups: Mapping[str, Any], source: str) -> None:
+        if self.ca_node_groups is not None:
+            raise ManifestError(
+                f"{source}: Cluster Autoscaler snapshot: TemplateNodes: a second snapshot's "
+                f"node groups (the first are in {self.ca_node_groups_source}); give one "
+                "snapshot, or --node-groups FILE"
+            )
+        self.ca_node_groups, self.ca_node_groups_source = groups, source
 
     def _set_scheduler_config(self, config: Mapping[str, Any], source: str) -> None:
         if self.scheduler_config is not None:
