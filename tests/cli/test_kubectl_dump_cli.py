@@ -101,15 +101,20 @@ def test_simulate_runs_the_dump_unedited_as_after_the_hand_edit(
 def test_scale_down_and_scale_up_run_the_dump_unedited_as_after_the_hand_edit(
     capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
-    """scale-down: the control-plane node holds only a mirror pod and a DaemonSet pod (both
-    skipped by CA's drain rules), so it is removable; the workers are above the 0.5 cpu
-    threshold. scale-up and scale-down give the same JSON on both inputs."""
+    """scale-down without node groups: the control-plane node is NotAutoscaled (CA manages
+    only node-group nodes), the workers are above the 0.5 cpu threshold (NotUnderutilized).
+    scale-up (one node group over the workers) and scale-down give the same JSON on both
+    inputs."""
     edited = _hand_edited(tmp_path)
     code, out, err = _run(capsys, "scale-down", str(DUMP), "-o", "json")
     assert code == 0, err
     doc = json.loads(out)
-    removable = {n["node"]: n["removable"] for n in doc["nodes"]}
-    assert removable == {"kind-control-plane": True, "kind-worker": False, "kind-worker2": False}
+    reasons = {n["node"]: (n["removable"], n["reason"]) for n in doc["nodes"]}
+    assert reasons == {
+        "kind-control-plane": (False, "NotAutoscaled"),
+        "kind-worker": (False, "NotUnderutilized"),
+        "kind-worker2": (False, "NotUnderutilized"),
+    }
     code, again, err = _run(capsys, "scale-down", str(edited), "-o", "json")
     assert (code, again) == (0, out), err
     groups = tmp_path / "groups.yaml"
