@@ -46,6 +46,7 @@ class _Terminal(io.StringIO):
         (True, True, "json", None, True),
         (True, False, "table", None, True),  # the table piped: the bar is on the terminal
         (True, False, "json", None, False),  # JSON to a pipe: a script reads it
+        (True, False, "yaml", None, False),  # YAML likewise
         (True, False, "json", "out.json", True),  # JSON to a file, stdout unused
         (False, True, "table", None, False),  # stderr piped
     ],

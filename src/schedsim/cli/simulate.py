@@ -45,12 +45,12 @@ PROGRESS_THRESHOLD = 20
 
 
 def shows_progress(args: argparse.Namespace) -> bool:
-    """A bar on a terminal's stderr; none when stderr is piped, nor when JSON goes to a pipe
-    on stdout (a script reads it: it gets the answer, not a moving picture)."""
+    """A bar on a terminal's stderr; none when stderr is piped, nor when JSON or YAML goes to
+    a pipe on stdout (a script reads it: it gets the answer, not a moving picture)."""
     if sys.stderr is None or not sys.stderr.isatty():
         return False
     to_pipe = not args.output_file and (sys.stdout is None or not sys.stdout.isatty())
-    return not (args.output == "json" and to_pipe)
+    return not (args.output in ("json", "yaml") and to_pipe)
 
 
 @contextmanager
