@@ -220,14 +220,16 @@ def test_live_options_misused(
     assert err.splitlines()[-1] == f"schedsim: error: {message}"
 
 
-def test_reading_files_does_not_import_the_kubernetes_client() -> None:
+def test_reading_files_does_not_import_the_kubernetes_client(tmp_path: Path) -> None:
     """The client is imported lazily: ``schedsim simulate FILE`` does not pay for it."""
+    out = tmp_path / "out.json"  # never a device: --output-file renames a temporary over it
     code = (
         "import sys\nfrom schedsim.cli import main\n"
-        f"main(['simulate', {str(DUMP)!r}, '-o', 'json', '--output-file', '/dev/null'])\n"
+        f"main(['simulate', {str(DUMP)!r}, '-o', 'json', '--output-file', {str(out)!r}])\n"
         "print('kubernetes' in sys.modules)\n"
     )
     done = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120
     )
     assert done.stdout.strip().splitlines()[-1] == "False"
+    assert json.loads(out.read_text())["summary"]["scheduled"] == 1
