@@ -325,18 +325,276 @@ def topology_spreading(scale: float) -> Iterator[Obj]:
         yield p
 
 
+ZONE = "topology.kubernetes.io/zone"
+HOST = "kubernetes.io/hostname"
+_BOTH = ["sched-1", "sched-0"]
+
+
+def _with(p: Obj, labels: dict[str, str], affinity: Obj | None = None) -> Obj:
+    p["metadata"]["labels"].update(labels)
+    if affinity is not None:
+        p["spec"]["affinity"] = affinity
+    return p
+
+
+def _term(color: str, key: str) -> Obj:
+    return {
+        "labelSelector": {"matchLabels": {"color": color}},
+        "topologyKey": key,
+        "namespaces": list(_BOTH),
+    }
+
+
+def pod_with_pod_anti_affinity(name: str, namespace: str) -> Obj:
+    """pod-with-pod-anti-affinity.yaml (color green, required hostname anti-affinity)."""
+    return _with(
+        pod_default(name, namespace),
+        {"color": "green"},
+        {
+            "podAntiAffinity": {
+                "requiredDuringSchedulingIgnoredDuringExecution": [_term("green", HOST)]
+            }
+        },
+    )
+
+
+def pod_with_pod_affinity(name: str, namespace: str) -> Obj:
+    """pod-with-pod-affinity.yaml (color blue, required zone affinity)."""
+    return _with(
+        pod_default(name, namespace),
+        {"color": "blue"},
+        {"podAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [_term("blue", ZONE)]}},
+    )
+
+
+def pod_with_preferred_pod_affinity(name: str, namespace: str) -> Obj:
+    """pod-with-preferred-pod-affinity.yaml (color red, weight 1, hostname)."""
+    return _with(
+        pod_default(name, namespace),
+        {"color": "red"},
+        {
+            "podAffinity": {
+                "preferredDuringSchedulingIgnoredDuringExecution": [
+                    {"podAffinityTerm": _term("red", HOST), "weight": 1}
+                ]
+            }
+        },
+    )
+
+
+def pod_with_preferred_pod_anti_affinity(name: str, namespace: str) -> Obj:
+    """pod-with-preferred-pod-anti-affinity.yaml (color yellow, weight 1, hostname)."""
+    return _with(
+        pod_default(name, namespace),
+        {"color": "yellow"},
+        {
+            "podAntiAffinity": {
+                "preferredDuringSchedulingIgnoredDuringExecution": [
+                    {"podAffinityTerm": _term("yellow", HOST), "weight": 1}
+                ]
+            }
+        },
+    )
+
+
+def pod_with_node_affinity(name: str, namespace: str) -> Obj:
+    """pod-with-node-affinity.yaml (zone In zone1, zone2)."""
+    return _with(
+        pod_default(name, namespace),
+        {},
+        {
+            "nodeAffinity": {
+                "requiredDuringSchedulingIgnoredDuringExecution": {
+                    "nodeSelectorTerms": [
+                        {
+                            "matchExpressions": [
+                                {"key": ZONE, "operator": "In", "values": ["zone1", "zone2"]}
+                            ]
+                        }
+                    ]
+                }
+            }
+        },
+    )
+
+
+def _affinity_workload(
+    template: Callable[[str, str], Obj],
+    nodes: int,
+    init: int,
+    measured: int,
+    zone1: bool = False,
+) -> Callable[[float], Iterator[Obj]]:
+    """affinity/performance-config.yaml's shape: ``nodes`` node-default nodes (labelled
+    ``zone1`` where upstream's labelNodePrepareStrategy does), ``init`` pods of the template
+    in sched-0, ``measured`` in sched-1."""
+
+    def generate(scale: float) -> Iterator[Obj]:
+        labels = {ZONE: "zone1"} if zone1 else None
+        for i in range(int(nodes * scale)):
+            yield node(f"scheduler-perf-{i}", labels)
+        for i in range(int(init * scale)):
+            yield template(f"init-pod-{i}", "sched-0")
+        for i in range(int(measured * scale)):
+            yield template(f"pod-{i}", "sched-1")
+
+    return generate
+
+
+def node_affinity(scale: float) -> Iterator[Obj]:
+    """SchedulingNodeAffinity/5000Nodes_10000Pods: nodes in zone1, 5,000 init and 10,000
+    measured pod-with-node-affinity pods (namespace-1, namespace-2)."""
+    for i in range(int(5000 * scale)):
+        yield node(f"scheduler-perf-{i}", {ZONE: "zone1"})
+    for i in range(int(5000 * scale)):
+        yield pod_with_node_affinity(f"init-pod-{i}", "namespace-1")
+    for i in range(int(10000 * scale)):
+        yield pod_with_node_affinity(f"pod-{i}", "namespace-2")
+
+
+def mixed_base_pod(scale: float) -> Iterator[Obj]:
+    """MixedSchedulingBasePod/5000Nodes_5000Pods: nodes in zone1; 2,000 init pods of each
+    of pod-default, pod-with-pod-affinity, -anti-affinity, -preferred-affinity and
+    -preferred-anti-affinity in sched-0; 5,000 measured pod-default (namespace-6)."""
+    for i in range(int(5000 * scale)):
+        yield node(f"scheduler-perf-{i}", {ZONE: "zone1"})
+    for k, template in enumerate(
+        (
+            pod_default,
+            pod_with_pod_affinity,
+            pod_with_pod_anti_affinity,
+            pod_with_preferred_pod_affinity,
+            pod_with_preferred_pod_anti_affinity,
+        )
+    ):
+        for i in range(int(2000 * scale)):
+            yield template(f"init-{k}-pod-{i}", "sched-0")
+    for i in range(int(5000 * scale)):
+        yield pod_default(f"pod-{i}", "namespace-6")
+
+
+def preferred_topology_spreading(scale: float) -> Iterator[Obj]:
+    """PreferredTopologySpreading/5000Nodes_5000Pods (as TopologySpreading, with
+    ``whenUnsatisfiable: ScheduleAnyway``)."""
+    for obj in topology_spreading(scale):
+        for c in obj.get("spec", {}).get("topologySpreadConstraints", ()):
+            c["whenUnsatisfiable"] = "ScheduleAnyway"
+        yield obj
+
+
+def daemonset(scale: float) -> Iterator[Obj]:
+    """SchedulingDaemonset/15000Nodes: node-with-name ``scheduler-perf-node`` (90,000
+    pods), 15,000 node-default nodes, 30,000 daemonset-pod pods (required node affinity
+    ``metadata.name In [scheduler-perf-node]``, no requests) in namespace-2."""
+    big = node("scheduler-perf-node")
+    big["status"]["capacity"]["pods"] = "90000"
+    yield big
+    for i in range(int(15000 * scale)):
+        yield node(f"scheduler-perf-{i}")
+    for i in range(int(30000 * scale)):
+        yield {
+            "apiVersion": "v1",
+            "kind": "Pod",
+            "metadata": {"name": f"daemonset-{i}", "namespace": "namespace-2"},
+            "spec": {
+                "affinity": {
+                    "nodeAffinity": {
+                        "requiredDuringSchedulingIgnoredDuringExecution": {
+                            "nodeSelectorTerms": [
+                                {
+                                    "matchFields": [
+                                        {
+                                            "key": "metadata.name",
+                                            "operator": "In",
+                                            "values": ["scheduler-perf-node"],
+                                        }
+                                    ]
+                                }
+                            ]
+                        }
+                    }
+                },
+                "containers": [{"image": "registry.k8s.io/pause:3.10", "name": "pause"}],
+            },
+        }
+
+
 _PARTITIONABLE = ("--feature-gates", "DRAPartitionableDevices=true")
 
 WORKLOADS: dict[str, tuple[Callable[[float], Iterator[Obj]], int | None, tuple[str, ...]]] = {
     "SchedulingBasic/5000Nodes_10000Pods": (scheduling_basic, 680, ()),
+    "SchedulingNodeAffinity/5000Nodes_10000Pods": (node_affinity, 220, ()),
+    "SchedulingPodAntiAffinity/5000Nodes_2000Pods": (
+        _affinity_workload(pod_with_pod_anti_affinity, 5000, 1000, 2000),
+        60,
+        (),
+    ),
+    "SchedulingPodAffinity/5000Nodes_5000Pods": (
+        _affinity_workload(pod_with_pod_affinity, 5000, 5000, 5000, zone1=True),
+        35,
+        (),
+    ),
+    "SchedulingPreferredPodAffinity/5000Nodes_5000Pods": (
+        _affinity_workload(pod_with_preferred_pod_affinity, 5000, 5000, 5000),
+        90,
+        (),
+    ),
+    "SchedulingPreferredPodAntiAffinity/5000Nodes_5000Pods": (
+        _affinity_workload(pod_with_preferred_pod_anti_affinity, 5000, 5000, 5000),
+        90,
+        (),
+    ),
+    "TopologySpreading/5000Nodes_5000Pods": (topology_spreading, 460, ()),
+    "PreferredTopologySpreading/5000Nodes_5000Pods": (preferred_topology_spreading, 340, ()),
+    "MixedSchedulingBasePod/5000Nodes_5000Pods": (mixed_base_pod, 140, ()),
+    "SchedulingDaemonset/15000Nodes": (daemonset, 1100, ()),
     "SchedulingWithResourceClaimTemplate/5000pods_500nodes": (claim_template_workload, 40, ()),
     "Partitionable/2000pods_100nodes": (partitionable, None, _PARTITIONABLE),
     "FirstAvailable/2500pods_500nodes": (first_available, None, ()),
-    "TopologySpreading/5000Nodes_5000Pods": (topology_spreading, None, ()),
     "PreemptionBasic/1000Nodes": (preemption_basic, None, ()),
 }
 """Name -> (generator, upstream threshold in pods/s or None, extra ``simulate`` flags: the
 feature gates upstream's test case turns on that are off by default in 1.34)."""
+
+MEASURED_NAMESPACE = {
+    "SchedulingBasic/5000Nodes_10000Pods": "namespace-2",
+    "SchedulingNodeAffinity/5000Nodes_10000Pods": "namespace-2",
+    "SchedulingPodAntiAffinity/5000Nodes_2000Pods": "sched-1",
+    "SchedulingPodAffinity/5000Nodes_5000Pods": "sched-1",
+    "SchedulingPreferredPodAffinity/5000Nodes_5000Pods": "sched-1",
+    "SchedulingPreferredPodAntiAffinity/5000Nodes_5000Pods": "sched-1",
+    "TopologySpreading/5000Nodes_5000Pods": "namespace-2",
+    "PreferredTopologySpreading/5000Nodes_5000Pods": "namespace-2",
+    "MixedSchedulingBasePod/5000Nodes_5000Pods": "namespace-6",
+    "SchedulingDaemonset/15000Nodes": "namespace-2",
+    "SchedulingWithResourceClaimTemplate/5000pods_500nodes": "test",
+}
+"""The namespace of a workload's measured pods (upstream's ``collectMetrics`` createPods),
+for ``--measured``."""
+
+
+def measured(
+    name: str, objects: list[Obj], repeat: int, extra: tuple[str, ...] = ()
+) -> tuple[float, float, int, int]:
+    """CPU time of the measured pods only, as upstream counts them: the whole run minus the
+    same run without the measured pods (input order kept, so the init pods place the same),
+    the two alternated ``repeat`` times. Returns (min, median) seconds over the repeats, the
+    measured pods and how many of them were placed."""
+    ns = MEASURED_NAMESPACE[name]
+
+    def is_measured(o: Obj) -> bool:
+        return o["kind"] == "Pod" and o["metadata"].get("namespace") == ns
+
+    base = [o for o in objects if not is_measured(o)]
+    count = len(objects) - len(base)
+    diffs = []
+    placed_all = 0
+    for _ in range(repeat):
+        _, cpu_all, placed_all, _ = run(objects, 1, extra)
+        _, cpu_base, placed_base, _ = run(base, 1, extra)
+        diffs.append(cpu_all - cpu_base)
+    diffs.sort()
+    return diffs[0], diffs[len(diffs) // 2], count, placed_all - placed_base
 
 
 def run(
@@ -398,7 +656,34 @@ def main(argv: list[str] | None = None) -> int:
         metavar="A,B",
         help="run each workload at scales A and B alternately and print the CPU-time ratio",
     )
+    ap.add_argument(
+        "--measured",
+        action="store_true",
+        help="CPU time of the measured pods only (whole run minus the run without them)",
+    )
     args = ap.parse_args(argv)
+    if args.measured:
+        print(
+            "| workload | measured pods (placed) | CPU min / median | pods/s (min CPU) "
+            "| CI bar | x bar |"
+        )
+        print("|---|---|---|---|---|---|")
+        for name, (generate, threshold, extra) in WORKLOADS.items():
+            if (args.only and name not in args.only) or name not in MEASURED_NAMESPACE:
+                continue
+            objects = list(generate(args.scale))
+            lo, med, count, placed = measured(
+                name, objects, args.repeat, (*extra, "--placement", args.placement)
+            )
+            rate = count / lo if lo > 0 else float("inf")
+            bar = f"{threshold}" if threshold else "-"
+            times = f"{rate / threshold:.2f}x" if threshold else "-"
+            print(
+                f"| {name} | {count} ({placed}) | {lo:.2f} / {med:.2f} s | {rate:,.0f} "
+                f"| {bar} | {times} |",
+                flush=True,
+            )
+        return 0
     if args.growth:
         low, high = (float(x) for x in args.growth.split(","))
         print("| workload | scales | size | CPU | ratio |")

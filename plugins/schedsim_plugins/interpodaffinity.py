@@ -21,7 +21,7 @@ from schedsim.framework import (
     Status,
     WeightedAffinityTerm,
 )
-from schedsim.framework.pod_index import term_matches
+from schedsim.framework.pod_index import NodeEntry, PodIndex, Signature, term_key, term_matches
 
 __all__ = [
     "ERR_REASON_AFFINITY_RULES_NOT_MATCH",
@@ -222,6 +222,112 @@ class PreScoreState:
         self.topology_score = topology_score
 
 
+class _ScoreClass:
+    """PreScore's topology score map for one class of incoming pods (namespace, labels, its
+    namespace's labels, its preferred terms: everything the map depends on), kept up to date
+    from the `PodIndex` entry changes since ``token``: each changed node's old contributions
+    are taken out and its new ones put in, so a pod of a known class costs O(nodes changed
+    since its class last scored), not O(existing pods with terms)."""
+
+    __slots__ = ("contributions", "hits", "ns_labels", "pod", "preferred", "score", "token")
+
+    def __init__(
+        self,
+        pod: Pod,
+        ns_labels: Mapping[str, str],
+        preferred: tuple[tuple[WeightedAffinityTerm, int], ...],
+    ) -> None:
+        self.pod = pod  # a pod of the class (its namespace and labels)
+        self.ns_labels = ns_labels
+        self.preferred = preferred  # (term, +1 affinity / -1 anti-affinity)
+        self.score: dict[str, dict[str, int]] = {}
+        # how many additions made `score` (upstream Skips when there were none, even if
+        # they summed to zero)
+        self.contributions = 0
+        self.token: object = None
+        # signature -> (topology key, signed weight) of the class's preferred terms that
+        # select pods of that signature
+        self.hits: dict[Signature, tuple[tuple[str, int], ...]] = {}
+
+    def rebuild(self, index: PodIndex, hard_weight: int) -> None:
+        self.score = {}
+        self.contributions = 0
+        self.token, entries = index.entries()
+        for e in entries.values():
+            self.apply(e, 1, hard_weight)
+
+    def update(self, index: PodIndex, hard_weight: int) -> None:
+        token, changes = index.entry_changes_since(self.token)
+        if changes is None:
+            self.rebuild(index, hard_weight)
+            return
+        for _, old, new in changes:
+            if old is not None:
+                self.apply(old, -1, hard_weight)
+            if new is not None:
+                self.apply(new, 1, hard_weight)
+        self.token = token
+
+    def _hits(self, sig: Signature) -> tuple[tuple[str, int], ...]:
+        hits = self.hits.get(sig)
+        if hits is None:
+            labels = dict(sig[1])
+            hits = self.hits[sig] = tuple(
+                (w.term.topology_key, w.weight * sign)
+                for w, sign in self.preferred
+                if term_matches(w.term, sig[0], labels, _NO_LABELS)
+            )
+        return hits
+
+    def apply(self, e: NodeEntry, sign: int, hard_weight: int) -> None:
+        """Add (``sign`` 1) or take out (-1) the contributions of one node's entry: the
+        class's preferred terms against the node's pods (by signature), and the node's pods'
+        terms selecting the class (processExistingPod; a node without labels adds nothing)."""
+        labels = e.labels
+        if not labels:
+            return
+        score = self.score
+        n = 0
+
+        def add(key: str, value: int) -> None:
+            nonlocal n
+            tv = labels.get(key)
+            if tv is not None:
+                n += 1
+                m = score.get(key)
+                if m is None:
+                    m = score[key] = {}
+                v = m.get(tv, 0) + value
+                if v:
+                    m[tv] = v
+                else:
+                    del m[tv]
+                    if not m:
+                        del score[key]
+
+        if self.preferred:
+            for sig, cnt in e.sigs.items():
+                for key, value in self._hits(sig):
+                    add(key, sign * value * cnt)
+        if e.score_pods:
+            pod = self.pod
+            pod_ns, pod_labels, ns_labels = pod.namespace, pod.labels, self.ns_labels
+            for epi in e.score_pods:
+                if hard_weight > 0:
+                    for t in epi.required_affinity_terms:
+                        if term_matches(t, pod_ns, pod_labels, ns_labels):
+                            add(t.topology_key, sign * hard_weight)
+                for w in epi.preferred_affinity_terms:
+                    if term_matches(w.term, pod_ns, pod_labels, ns_labels):
+                        add(w.term.topology_key, sign * w.weight)
+                for w in epi.preferred_anti_affinity_terms:
+                    if term_matches(w.term, pod_ns, pod_labels, ns_labels):
+                        add(w.term.topology_key, -sign * w.weight)
+        self.contributions += sign * n
+
+
+_SCORE_CLASSES = 64  # classes of incoming pods whose score maps are kept (least recent out)
+
 PRE_FILTER_STATE_KEY: StateKey[PreFilterState] = StateKey("PreFilter" + NAME)
 PRE_SCORE_STATE_KEY: StateKey[PreScoreState] = StateKey("PreScore" + NAME)
 
@@ -310,6 +416,8 @@ class InterPodAffinity:
         self._handle = handle
         # shared with the other plugins of the framework: refreshed once per pod
         self.index = handle.pod_index
+        # PreScore's score maps by class of incoming pod (`_ScoreClass`), least recent first
+        self._score_classes: dict[tuple[object, ...], _ScoreClass] = {}
 
     # -------------------------------------------------------------- PreFilter / Filter
 
@@ -429,50 +537,31 @@ class InterPodAffinity:
             return _SKIP
         idx = self.index
         idx.refresh(node_infos.list(), node_infos)
-        node_labels = idx.node_labels
         listers = self._handle.object_listers
         _, _, preferred, preferred_anti = incoming_terms(pod, listers)
         ns_labels = listers.namespace_labels(pod.namespace) or _NO_LABELS
-        hard_weight = self.hard_pod_affinity_weight
-        score: dict[str, dict[str, int]] = {}
-
-        def add(key: str, labels: Mapping[str, str], value: int) -> None:
-            tv = labels.get(key)
-            if tv is not None:
-                m = score.setdefault(key, {})
-                m[tv] = m.get(tv, 0) + value
-
-        # the pod's preferred terms against every existing pod (by signature); with none,
-        # upstream only visits pods with affinity, where these add nothing either
-        for terms, sign in ((preferred, 1), (preferred_anti, -1)):
-            for w in terms:
-                t = w.term
-                for sig in idx.signatures_for(t.selector):
-                    per_node = idx.sig_nodes.get(sig)
-                    if per_node and term_matches(t, sig[0], idx.sig_labels[sig], _NO_LABELS):
-                        for name, cnt in per_node.items():
-                            labels = node_labels[name]
-                            if labels:  # nodes without labels are skipped (processExistingPod)
-                                add(t.topology_key, labels, w.weight * sign * cnt)
-        # existing pods' terms selecting the pod
-        pod_ns, pod_labels = pod.namespace, pod.labels
-        for name, epi in idx.score_pods():
-            labels = node_labels[name]
-            if not labels:
-                continue
-            if hard_weight > 0:
-                for t in epi.required_affinity_terms:
-                    if term_matches(t, pod_ns, pod_labels, ns_labels):
-                        add(t.topology_key, labels, hard_weight)
-            for w in epi.preferred_affinity_terms:
-                if term_matches(w.term, pod_ns, pod_labels, ns_labels):
-                    add(w.term.topology_key, labels, w.weight)
-            for w in epi.preferred_anti_affinity_terms:
-                if term_matches(w.term, pod_ns, pod_labels, ns_labels):
-                    add(w.term.topology_key, labels, -w.weight)
-        if not score:
+        key = (
+            pod.namespace,
+            frozenset(pod.labels.items()),
+            frozenset(ns_labels.items()),
+            tuple((term_key(w.term), w.weight) for w in preferred),
+            tuple((term_key(w.term), w.weight) for w in preferred_anti),
+        )
+        classes = self._score_classes
+        c = classes.pop(key, None)
+        if c is None:
+            terms = tuple((w, 1) for w in preferred) + tuple((w, -1) for w in preferred_anti)
+            c = _ScoreClass(pod, ns_labels, terms)
+            c.rebuild(idx, self.hard_pod_affinity_weight)
+            if len(classes) >= _SCORE_CLASSES:
+                del classes[next(iter(classes))]
+        else:
+            c.update(idx, self.hard_pod_affinity_weight)
+        classes[key] = c  # most recent last
+        if not c.contributions:
             return _SKIP
-        state[PRE_SCORE_STATE_KEY] = PreScoreState(score)
+        # a copy: the class's map moves on with the next pods, the cycle's state must not
+        state[PRE_SCORE_STATE_KEY] = PreScoreState({k: dict(v) for k, v in c.score.items()})
         return None
 
     def schedsim_score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> int | Status:

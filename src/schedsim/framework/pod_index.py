@@ -34,7 +34,16 @@ from schedsim.api.positions import differences
 from schedsim.framework.interface import NodeInfo, NodeInfoLister, PodInfo
 from schedsim.framework.types import AffinityTerm
 
-__all__ = ["PodIndex", "Signature", "TermKey", "index_pairs", "term_key", "term_matches"]
+__all__ = [
+    "EntryChange",
+    "NodeEntry",
+    "PodIndex",
+    "Signature",
+    "TermKey",
+    "index_pairs",
+    "term_key",
+    "term_matches",
+]
 
 Signature = tuple[str, frozenset[tuple[str, str]], bool]
 """``(namespace, labels, terminating)`` of a pod."""
@@ -44,6 +53,7 @@ TermKey = tuple[object, ...]
 
 _NO_LABELS: Mapping[str, str] = {}
 _GENERATION = attrgetter("generation")
+_LOG_LIMIT = 1 << 16
 
 
 def term_key(t: AffinityTerm) -> TermKey:
@@ -88,7 +98,12 @@ def term_matches(
     return in_ns and t.selector is not None and t.selector.matches(labels)
 
 
-class _Entry:
+class NodeEntry:
+    """What the index holds for one node (read-only for readers of `PodIndex.entries`):
+    ``labels`` (the Node's), ``sigs`` (pod signature -> how many pods), ``anti`` (required
+    anti-affinity term key -> (term, pods)), ``score_pods`` (the pods with terms InterPod-
+    Affinity's PreScore reads from existing pods), ``gen`` (the NodeInfo generation)."""
+
     __slots__ = ("anti", "gen", "labels", "score_pods", "sigs")
 
     def __init__(self, ni: NodeInfo) -> None:
@@ -117,6 +132,11 @@ class _Entry:
         )
 
 
+EntryChange = tuple[str, NodeEntry | None, NodeEntry | None]
+"""``(node name, entry before, entry after)``; None before: a node newly indexed, None after:
+a node removed."""
+
+
 class PodIndex:
     """The pods of the nodes last refreshed, aggregated for InterPodAffinity (see module)."""
 
@@ -126,6 +146,8 @@ class PodIndex:
         "_entries",
         "_gens",
         "_journal",
+        "_log",
+        "_log_stamp",
         "_score_entries",
         "_sig_by_pair",
         "anti_terms",
@@ -135,7 +157,7 @@ class PodIndex:
     )
 
     def __init__(self) -> None:
-        self._entries: dict[str, _Entry] = {}
+        self._entries: dict[str, NodeEntry] = {}
         self._gens: list[int] = []
         # the lister's change-journal token the entries are up to date with (None: unknown)
         self._journal: object = None
@@ -147,6 +169,10 @@ class PodIndex:
         self.anti_terms: dict[TermKey, tuple[AffinityTerm, dict[str, int]]] = {}
         self._anti_by_pair: dict[tuple[str, str], set[TermKey]] = {}
         self._anti_scan: set[TermKey] = set()
+        # every entry replaced, for readers that keep aggregates of their own
+        # (`entry_changes_since`); restarted with a new stamp past _LOG_LIMIT
+        self._log: list[EntryChange] = []
+        self._log_stamp = object()
 
     # ------------------------------------------------------------------ upkeep
 
@@ -211,14 +237,16 @@ class PodIndex:
         if len(entries) > len(gens):  # nodes were removed
             present = {ni.node.name for ni in nodes if ni.node is not None}
             for name in [n for n in entries if n not in present]:
-                self._apply(name, entries.pop(name), -1)
+                gone = entries.pop(name)
+                self._apply(name, gone, -1)
+                self._logged(name, gone, None)
                 del self.node_labels[name]
                 self._score_entries.pop(name, None)
 
-    def _rebuild(self, name: str, ni: NodeInfo, old: _Entry | None) -> None:
+    def _rebuild(self, name: str, ni: NodeInfo, old: NodeEntry | None) -> None:
         if old is not None:
             self._apply(name, old, -1)
-        e = _Entry(ni)
+        e = NodeEntry(ni)
         self._entries[name] = e
         if e.score_pods:
             self._score_entries[name] = e.score_pods
@@ -226,8 +254,16 @@ class PodIndex:
             self._score_entries.pop(name, None)
         self.node_labels[name] = e.labels
         self._apply(name, e, 1)
+        self._logged(name, old, e)
 
-    def _apply(self, name: str, e: _Entry, sign: int) -> None:
+    def _logged(self, name: str, old: NodeEntry | None, new: NodeEntry | None) -> None:
+        log = self._log
+        log.append((name, old, new))
+        if len(log) > _LOG_LIMIT:
+            self._log = []
+            self._log_stamp = object()
+
+    def _apply(self, name: str, e: NodeEntry, sign: int) -> None:
         for sig, n in e.sigs.items():
             per_node = self.sig_nodes.get(sig)
             if per_node is None:
@@ -249,6 +285,21 @@ class PodIndex:
             _add(hit[1], name, n * sign)
 
     # ------------------------------------------------------------------ queries
+
+    def entries(self) -> tuple[object, Mapping[str, NodeEntry]]:
+        """A token for "now" (for `entry_changes_since`) and node name -> entry, as of the
+        last refresh. Time: O(1) (the index's own mapping: read it, never change it)."""
+        return (self._log_stamp, len(self._log)), self._entries
+
+    def entry_changes_since(self, token: object) -> tuple[object, list[EntryChange] | None]:
+        """The entries replaced since ``token`` (from `entries` or an earlier call), oldest
+        first, and a new token; None for the changes when they are not known any more (the
+        log restarted past 65,536 changes): the reader starts again from `entries`.
+        Time: O(1) + O(changes returned)."""
+        now = (self._log_stamp, len(self._log))
+        if not isinstance(token, tuple) or len(token) != 2 or token[0] is not self._log_stamp:
+            return now, None
+        return now, self._log[token[1] :]
 
     def signatures_for(self, selector: LabelSelector | None) -> Iterable[Signature]:
         """Signatures that may match ``selector`` (a superset; callers still match)."""

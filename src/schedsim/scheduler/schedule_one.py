@@ -54,6 +54,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Mapping
+from collections.abc import Set as AbstractSet
 from itertools import chain
 
 import attrs
@@ -72,6 +73,7 @@ from schedsim.scheduler.prioritize import prioritize_nodes, prioritize_totals
 from schedsim.scheduler.scoring import ScoreColumns
 from schedsim.scheduler.select import select_host
 from schedsim.snapshot.errors import NodeNotFoundError, SchedulingError
+from schedsim.snapshot.infos import NodeInfo
 from schedsim.snapshot.plugin_runner import absent_nodes_status
 from schedsim.snapshot.predicate import PredicateSnapshot
 
@@ -240,7 +242,12 @@ class Scheduler:
         allowed = None if result is None else result.node_names
         if allowed is not None:
             # Upstream iterates the result's set (Go map order); schedsim keeps snapshot order.
-            candidates = [ni for ni in nodes if ni.node is not None and ni.node.name in allowed]
+            # One name (a DaemonSet pod's node affinity) is looked up, not scanned for.
+            candidates = (
+                self._named_node(allowed)
+                if len(allowed) == 1
+                else [ni for ni in nodes if ni.node is not None and ni.node.name in allowed]
+            )
             if explanation is not None:
                 explanation.pre_filter_nodes = sorted(allowed)
                 explanation.pre_filter_narrowing = narrowing
@@ -401,6 +408,16 @@ class Scheduler:
             if explanation is not None:
                 explanation.selected_node = host
         return placed
+
+    def _named_node(self, names: AbstractSet[str]) -> list[NodeInfo]:
+        """The NodeInfo of the one name a PreFilterResult kept, or none when no such node
+        exists (findNodesThatFitPod gets each named node from the snapshot). Time: O(1)."""
+        (name,) = names
+        try:
+            ni = self.snapshot.get_node_info(name)
+        except NodeNotFoundError:
+            return []
+        return [ni] if ni.node is not None else []
 
     def _evaluate_nominated_node(self, pod: Pod, state: CycleState) -> str | None:
         """``evaluateNominatedNode``: the pod's nominated node when it passes Filter (with
