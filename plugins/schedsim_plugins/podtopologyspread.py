@@ -358,6 +358,16 @@ class PodTopologySpread:
             self._domain_cache[key] = (node_objs, zero, domains)
         return zero, domains
 
+    def filter_topology_keys(self, state: CycleState) -> tuple[str, ...] | None:
+        """The node labels Filter reads for this attempt (the constraints' topology keys),
+        or None without a PreFilter state: the verdict on a node is a function of those
+        label values and ``state`` alone, which lets the scheduler's class cache run Filter
+        once per distinct value tuple (`schedsim.scheduler.cache.ResultCache`)."""
+        s = state.get(PRE_FILTER_STATE_KEY)
+        if s is None:
+            return None
+        return tuple(c.topology_key for c in s.constraints)
+
     def schedsim_filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:
         """Filter of upstream PodTopologySpread."""
         s = state.get(PRE_FILTER_STATE_KEY)
@@ -464,6 +474,10 @@ class PodTopologySpread:
             s.topology_normalizing_weight.append(math.log(size + 2))
 
         required = required_node_affinity(pod)
+        if require_all:
+            self._count_by_index(pod, s, all_nodes, required)
+            state[PRE_SCORE_STATE_KEY] = s
+            return None
         nip = self.enable_node_inclusion_policy
         ns = pod.namespace
         counter = self.counter
@@ -487,6 +501,35 @@ class PodTopologySpread:
                 m[value] += counter.count(tables[i], ni, node.name, ns, c)
         state[PRE_SCORE_STATE_KEY] = s
         return None
+
+    def _count_by_index(
+        self, pod: Pod, s: PreScoreState, all_nodes: Sequence[NodeInfo], required: Matcher
+    ) -> None:
+        """PreScore's matching-pod counts per domain when every node must carry every
+        topology key (``requireAllTopologies``): the eligible nodes are PreFilter's
+        (`_domains`, cached while the Node objects stay), and the pods are counted through
+        the handle's `PodIndex` signatures, not node by node. Same counts as the walk over
+        every node (``countPodsMatchSelector`` on the eligible nodes whose domain has a
+        candidate node)."""
+        _, domains = self._domains(pod, s.constraints, all_nodes, required)
+        idx = self.index
+        lister = self._handle.shared_lister
+        idx.refresh(all_nodes, lister.node_infos())
+        ns = pod.namespace
+        for c, m, dom in zip(s.constraints, s.tp_counts, domains, strict=True):
+            sel = c.selector
+            if sel is None or c.topology_key == LABEL_HOSTNAME:
+                continue  # hostname: Score counts the node itself
+            for sig in idx.signatures_for(sel):
+                if sig[2] or sig[0] != ns:  # terminating, or another namespace
+                    continue
+                per_node = idx.sig_nodes.get(sig)
+                if not per_node or not sel.matches(idx.sig_labels[sig]):
+                    continue
+                for name, cnt in per_node.items():
+                    v = dom.get(name)
+                    if v is not None and v in m:
+                        m[v] += cnt
 
     def schedsim_score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> int | Status:
         """Score of upstream PodTopologySpread: the (weighted) matching pods of the node's

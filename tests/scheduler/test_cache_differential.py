@@ -52,13 +52,15 @@ def _node(draw: st.DrawFn, i: int) -> Node:
         memory=draw(st.sampled_from(("2Gi", "8Gi", "16Gi"))),
         pods=draw(st.sampled_from((3, 110))),
         taints=taints,
-        labels={"zone": f"z{draw(st.integers(0, 2))}"},
+        # kind 5: no zone label (PodTopologySpread: "missing required label")
+        labels={"zone": f"z{draw(st.integers(0, 2))}"} if kind != 5 else {},
         images=images,
     )
 
 
 def _shape(k: int) -> Callable[[str], Pod]:
-    """Pod shape k of a small palette (resources, tolerations, preferred affinity, image)."""
+    """Pod shape k of a small palette (resources, tolerations, preferred affinity, image,
+    zone topology spread)."""
     cpu = ("100m", "500m", "1", "3")[k % 4]
     spec: dict[str, Any] = {}
     if k % 3 == 1:
@@ -79,6 +81,16 @@ def _shape(k: int) -> Callable[[str], Pod]:
     tolerations = (
         [{"key": "dedicated", "operator": "Exists", "effect": "NoSchedule"}] if k % 5 == 2 else []
     )
+    if k in (3, 5, 6):
+        # zone spread: DoNotSchedule (the class cache's keyed Filter) or ScheduleAnyway
+        spec["topologySpreadConstraints"] = [
+            {
+                "maxSkew": 1,
+                "topologyKey": "zone",
+                "whenUnsatisfiable": "ScheduleAnyway" if k == 5 else "DoNotSchedule",
+                "labelSelector": {"matchLabels": {"app": f"a{k}"}},
+            }
+        ]
 
     def make(name: str) -> Pod:
         return make_pod(

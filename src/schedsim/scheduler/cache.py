@@ -12,7 +12,11 @@ again:
   turns the cache off for it). NodeResourcesFit does not count when DRAExtendedResource is on
   and the pod requests extended resources (then it reads DRA state). NodeVolumeLimits,
   PodTopologySpread, InterPodAffinity and third-party plugins read other nodes or cluster
-  objects: a pod for which any of them runs is never served from the cache. An in-tree
+  objects: a pod for which any of them runs is never served from the cache, except
+  PodTopologySpread when it is the last Filter plugin that runs: its verdict is a function
+  of the node's values of the constraints' topology keys (and the pod's PreFilter state),
+  so the table holds the other plugins' results and the walk runs it once per distinct
+  value tuple (``filter_topology_keys(state)``; `ResultCache.filter_cache`'s ``keyed``). An in-tree
   plugin that reads more than the node may take part by declaring what else its result
   depends on: ``filter_reuse_key(state)`` (hashable, added to the pod's class; None: no
   reuse for this attempt) and ``filter_reuse_refresh(state, table, names)`` (marks stale,
@@ -61,6 +65,7 @@ __all__ = [
     "PURE_SCORE_PLUGINS",
     "UNIFORM_NORMALIZE",
     "FailingClasses",
+    "KeyedFilter",
     "ResultCache",
     "ScoreReuse",
 ]
@@ -87,6 +92,9 @@ that have each image across the cluster."""
 UNIFORM_NORMALIZE = frozenset({"TaintToleration", "NodeAffinity"})
 """In-tree Score plugins whose NormalizeScore is kube-scheduler's ``DefaultNormalizeScore``
 (nodes with equal raw scores get equal scores in [0, 100]; `ScoreColumns.uniform`)."""
+
+KeyedFilter = tuple[str, tuple[str, ...]]
+"""A Filter plugin evaluated once per distinct value of some node labels: (name, label keys)."""
 
 ScoreReuse = dict[str, dict[NodeInfo, tuple[int, int]]]
 """Plugin -> NodeInfo -> (generation, raw score), for one class of identical pods."""
@@ -152,6 +160,15 @@ class ResultCache:
             and type(plugins[name]).__module__.startswith(_IN_TREE_MODULE)
             and hasattr(plugins[name], "filter_reuse_key")
         }
+        # in-tree plugins whose verdict is a function of some node label values
+        # (``filter_topology_keys``; see `filter_cache`)
+        self._keyed = {
+            name: plugins[name].filter_topology_keys
+            for name in self._filter_plugins
+            if name not in self._pure
+            and type(plugins[name]).__module__.startswith(_IN_TREE_MODULE)
+            and hasattr(plugins[name], "filter_topology_keys")
+        }
         self._dra_extended = framework.handle.feature_gates.enabled("DRAExtendedResource")
         self._filters: dict[object, FilterTable] = {}
         self._pure_score = tuple(
@@ -172,18 +189,39 @@ class ResultCache:
                 columns.append((name, token, name in normalizing))
         self._columns = tuple(columns)
 
-    def filter_cache(self, pod: Pod, state: CycleState) -> FilterTable | None:
+    def filter_cache(
+        self, pod: Pod, state: CycleState, keyed: list[KeyedFilter] | None = None
+    ) -> FilterTable | None:
         """The shared Filter results for ``pod``'s class, or None when the rule above does not
         allow sharing them for this attempt (``state`` says which plugins PreFilter skipped).
+
+        With ``keyed`` (a list the caller passes empty), an in-tree plugin whose verdict
+        depends only on the node's values of some labels and the pod's own state
+        (``filter_topology_keys(state)``: PodTopologySpread) does not stop the sharing when
+        it runs after every other Filter plugin that runs: it is appended to ``keyed`` with
+        its label keys, the table holds the other plugins' results, and the caller
+        evaluates it once per distinct label value (`SchedulerPluginRunner.walk_rotating`).
         """
         declared: list[Any] = []
         if not self._all_pure:
             skip = state.skip_filter_plugins
             for n in self._filter_plugins:
-                if n in self._pure or n in skip:
+                if n in skip:
+                    continue
+                if n in self._pure:
+                    if keyed:  # a plugin the table holds runs after a keyed one
+                        return None
+                    continue
+                keys_fn = self._keyed.get(n) if keyed is not None else None
+                if keys_fn is not None:
+                    keys = keys_fn(state)
+                    if keys is None:
+                        return None
+                    assert keyed is not None
+                    keyed.append((n, keys))
                     continue
                 plugin = self._declared.get(n)
-                if plugin is None:
+                if plugin is None or keyed:
                     return None
                 declared.append(plugin)
         if self._dra_extended and has_extended_resource_requests(pod):

@@ -66,7 +66,7 @@ from schedsim.framework.nominator import PodNominator
 from schedsim.framework.runtime import PluginError
 from schedsim.framework.status import SUCCESS, Code, Status
 from schedsim.framework.waiting_pods import WaitingPod
-from schedsim.scheduler.cache import FailingClasses, ResultCache
+from schedsim.scheduler.cache import FailingClasses, KeyedFilter, ResultCache
 from schedsim.scheduler.explain import SUCCESS_MESSAGE, Explanation, plugin_statuses
 from schedsim.scheduler.feasible import num_feasible_nodes_to_find
 from schedsim.scheduler.prioritize import prioritize_nodes, prioritize_totals
@@ -259,11 +259,19 @@ class Scheduler:
         start = self.next_start_node_index % n if n else 0
         table = None
         with_nominated = len(self.nominator) > 0
+        keyed: list[KeyedFilter] = []
         if self._cache is not None and allowed is None and not with_nominated:
-            table = self._cache.filter_cache(pod, state)
+            table = self._cache.filter_cache(pod, state, keyed)
         if table is not None:
             walk = self._runner.walk_rotating(
-                state, pod, candidates, start, num_to_find, table, record=explanation is not None
+                state,
+                pod,
+                candidates,
+                start,
+                num_to_find,
+                table,
+                record=explanation is not None,
+                keyed=keyed,
             )
         else:
             walk = self._runner.walk_filters(

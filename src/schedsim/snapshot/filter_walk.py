@@ -52,6 +52,9 @@ class FilterTable:
         "scores",
         "statuses",
         "tokens",
+        "value_ids",
+        "value_keys",
+        "values",
     )
 
     def __init__(self) -> None:
@@ -67,6 +70,22 @@ class FilterTable:
         self.nodeless = False
         self.scores: dict[str, list[int | None]] = {}
         self.tokens: dict[str, object] = {}
+        # for keyed Filter plugins (`walk_rotating`'s ``keyed``): the label keys, per
+        # position the id of the node's values of them (-1: not computed), and id -> values
+        self.value_keys: tuple[str, ...] | None = None
+        self.value_ids: list[int] = []
+        self.values: dict[tuple[str | None, ...], int] = {}
+
+    def value_id(self, i: int, ni: NodeInfo) -> int:
+        """Record and return the id of the node's values of `value_keys` at position ``i``."""
+        node = ni.node
+        labels = node.labels if node is not None else {}
+        value = tuple(labels.get(k) for k in self.value_keys or ())
+        vid = self.values.get(value)
+        if vid is None:
+            vid = self.values[value] = len(self.values)
+        self.value_ids[i] = vid
+        return vid
 
     def resize(self, n: int) -> None:
         """Forget everything and hold ``n`` positions, all stale."""
@@ -80,6 +99,9 @@ class FilterTable:
         self.tokens = {}
         self.journal = None
         self.positions = {}
+        self.value_keys = None
+        self.value_ids = [-1] * n
+        self.values = {}
 
 
 def absent_nodes_status(plugins: Iterable[str]) -> Status:

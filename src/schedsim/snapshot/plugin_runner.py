@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 from itertools import chain, compress, islice
-from operator import attrgetter
+from operator import and_, attrgetter
 from typing import Protocol
 
 from schedsim.api.core import Pod
@@ -228,6 +228,7 @@ class SchedulerPluginRunner:
         table: FilterTable,
         *,
         record: bool = False,
+        keyed: Sequence[tuple[str, tuple[str, ...]]] = (),
     ) -> FilterWalk:
         """kube-scheduler's walk (`walk_filters` over ``nodes`` from ``start`` round the list,
         stopping at the first Error) with the results of earlier identical pods in ``table``:
@@ -242,6 +243,11 @@ class SchedulerPluginRunner:
         Args:
             record: fill ``node_to_status`` for the rejected nodes of the window (always
                 done when no node passes: the FitError needs them).
+            keyed: Filter plugins (name, label keys), the last ones to run, whose verdict
+                depends only on the node's values of those labels (and ``state``): the
+                table holds the other plugins' results, and each keyed plugin runs once
+                per distinct value tuple (on one node holding it) instead of per node
+                (`schedsim.scheduler.cache.ResultCache.filter_cache`).
 
         The changed positions come from the store's change journal (`DeltaSnapshotStore.
         changes_since`) when ``nodes`` is the snapshot's own list and the table is up to date
@@ -290,48 +296,111 @@ class SchedulerPluginRunner:
         )
         errors: list[int] = []
         columns = list(table.scores.values())
-        for i in stale:
-            for column in columns:
-                column[i] = None
-            ni = nodes[i]
-            node = ni.node
-            if node is None:  # never feasible, never recorded (as in walk_filters)
-                objs[i], gens[i], ok[i], statuses[i] = ni, ni.generation, False, None
-                table.nodeless = True
-                continue
-            st = run_filter(state, pod, ni)
-            names[i] = node.name
-            statuses[i] = st
-            ok[i] = st.code is Code.Success
-            if st.code is Code.Error:
-                errors.append(i)  # not stored: filtered again next time
-                objs[i], gens[i] = None, -1
-                table.journal = None  # the journal will not name it again
-            else:
-                objs[i], gens[i] = ni, ni.generation
-        # the passing positions in rotation order, without copying ``ok`` rotated
+        skip = state.skip_filter_plugins
+        keyed_names = {name for name, _ in keyed} - skip
+        keys = tuple(k for _, ks in keyed for k in ks)
+        if keyed and table.value_keys != keys:
+            table.value_keys, table.values, table.value_ids = keys, {}, [-1] * n
+            for i in range(n):
+                table.value_id(i, nodes[i])
+        skip.update(keyed_names)  # the table holds the other plugins' results
+        try:
+            for i in stale:
+                for column in columns:
+                    column[i] = None
+                ni = nodes[i]
+                if table.value_keys is not None:
+                    table.value_id(i, ni)
+                node = ni.node
+                if node is None:  # never feasible, never recorded (as in walk_filters)
+                    objs[i], gens[i], ok[i], statuses[i] = ni, ni.generation, False, None
+                    table.nodeless = True
+                    continue
+                st = run_filter(state, pod, ni)
+                names[i] = node.name
+                statuses[i] = st
+                ok[i] = st.code is Code.Success
+                if st.code is Code.Error:
+                    errors.append(i)  # not stored: filtered again next time
+                    objs[i], gens[i] = None, -1
+                    table.journal = None  # the journal will not name it again
+                else:
+                    objs[i], gens[i] = ni, ni.generation
+        finally:
+            skip.difference_update(keyed_names)
+        passing: list[bool] = ok
+        verdicts: list[Status | None] = []
+        keyed_errors: dict[int, Status] = {}
+        if keyed_names:
+            passing, verdicts = self._keyed_verdicts(state, pod, nodes, table, keyed_names)
+            bad = {v for v, st in enumerate(verdicts) if st is not None and st.code is Code.Error}
+            if bad:  # where the sequential walk would have run the keyed plugin and failed
+                vids = table.value_ids
+                for i in range(n):
+                    if ok[i] and vids[i] in bad:
+                        errors.append(i)
+                        keyed_errors[i] = verdicts[vids[i]]  # type: ignore[assignment]
+        # the passing positions in rotation order, without copying ``passing`` rotated
         rotation = chain(
-            compress(range(start, n), islice(ok, start, None)), compress(range(start), ok)
+            compress(range(start, n), islice(passing, start, None)),
+            compress(range(start), passing),
         )
         found = list(islice(rotation, num_to_find))
         processed = n if len(found) < num_to_find else (found[-1] - start) % n + 1
         if errors:
             first = min((i - start) % n for i in errors)
             if first < processed:  # the sequential walk stops there
-                return FilterWalk([], [], {}, 0, statuses[(first + start) % n])
+                at = (first + start) % n
+                return FilterWalk([], [], {}, 0, keyed_errors.get(at) or statuses[at])
         feasible = list(map(nodes.__getitem__, found))
         rejected = processed - len(found)
         node_to_status: dict[str, Status] = {}
         if record or not found:
+            vids = table.value_ids
             for p in range(processed):
                 i = (p + start) % n
-                st_i = statuses[i]
-                if not ok[i] and st_i is not None:
+                if passing[i]:
+                    continue
+                st_i = verdicts[vids[i]] if ok[i] else statuses[i]
+                if st_i is not None:
                     node_to_status[names[i]] = st_i
             rejected = len(node_to_status)
         elif table.nodeless:  # positions without a Node: neither feasible nor rejected
             rejected -= sum(1 for p in range(processed) if statuses[(p + start) % n] is None)
         return FilterWalk(feasible, found, node_to_status, 0, None, rejected)
+
+    def _keyed_verdicts(
+        self,
+        state: CycleState,
+        pod: Pod,
+        nodes: Sequence[NodeInfo],
+        table: FilterTable,
+        keyed_names: set[str],
+    ) -> tuple[list[bool], list[Status | None]]:
+        """The keyed plugins' status per value id (run alone, in profile order, on one node
+        holding the values; None: no position holds them), and per position whether the
+        table's result and the keyed verdict both pass. Time: O(value ids) Filter calls +
+        O(value ids x nodes) C-level searches, + O(nodes) C-level when some value fails."""
+        vids = table.value_ids
+        skip = state.skip_filter_plugins
+        others = set(self.framework.filter_plugin_names) - keyed_names - skip
+        verdicts: list[Status | None] = [None] * len(table.values)
+        good = [False] * len(verdicts)
+        skip.update(others)
+        try:
+            for v in range(len(verdicts)):
+                try:
+                    i = vids.index(v)
+                except ValueError:
+                    continue  # no position holds these values any more
+                st = self.framework.run_filter_plugins(state, pod, nodes[i])
+                verdicts[v] = st
+                good[v] = st.code is Code.Success
+        finally:
+            skip.difference_update(others)
+        if all(good[v] for v, st in enumerate(verdicts) if st is not None):
+            return table.ok, verdicts
+        return list(map(and_, table.ok, map(good.__getitem__, vids))), verdicts
 
     def run_filters_until_passing_node(
         self,
