@@ -625,6 +625,9 @@ def test_k8s_sims_benchmark(capsys: pytest.CaptureFixture[str]) -> None:
 
 
 def _proc(argv: list[str], cwd: Path, **kwargs: Any) -> subprocess.CompletedProcess[str]:
+    if "input" not in kwargs:
+        # not the runner's stdin: a pipe there makes `simulate` without PATH add its note
+        kwargs.setdefault("stdin", subprocess.DEVNULL)
     return subprocess.run(
         [schedsim_script(), "simulate", *FIRST_FIT, *argv],
         cwd=cwd,
