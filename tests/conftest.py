@@ -3,14 +3,43 @@
 from __future__ import annotations
 
 import shutil
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 import attrs
 import pytest
 
 from schedsim.api.interning import EMPTY_MAP, changed_shared_maps
+from schedsim.snapshot import BasicSnapshotStore, ClusterSnapshotStore, DeltaSnapshotStore
+
+StoreFactory = Callable[[], ClusterSnapshotStore]
+
+STORES: Final[Mapping[str, StoreFactory]] = {
+    "basic": BasicSnapshotStore,
+    "delta": DeltaSnapshotStore,
+}
+"""Every store implementation, by the name ``--store`` takes: the tests that take the
+`store_name` or `store` fixture run once per entry (add a store here and they all run it)."""
+
+
+@pytest.fixture(scope="module", params=sorted(STORES))
+def store_name(request: pytest.FixtureRequest) -> str:
+    """Each name of `STORES` in turn (the test id says which)."""
+    name: str = request.param
+    return name
+
+
+@pytest.fixture(scope="module")
+def store(store_name: str) -> StoreFactory:
+    """Each store's factory in turn (``store()`` makes an empty store)."""
+    return STORES[store_name]
+
+
+@pytest.fixture
+def stores() -> Mapping[str, StoreFactory]:
+    """All of `STORES`, for a test that compares the stores within one run."""
+    return STORES
 
 
 @attrs.define

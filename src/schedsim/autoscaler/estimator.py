@@ -216,8 +216,7 @@ def estimate(
     )
     est = _Estimation(snapshot, template, max_new_nodes, pod_level_resources)
     errors: list[PodError] = []
-    snapshot.fork()
-    try:
+    with snapshot.forked():  # always reverted: an estimate changes nothing
         for group in ordered:
             try:
                 rest = est.try_existing(group)
@@ -225,8 +224,6 @@ def estimate(
                     est.try_new(rest)
             except PluginStatusError as e:  # the attempt failed before changing anything
                 errors.append(e.pod_error())
-    finally:
-        snapshot.revert()
     return Estimate(
         node_count=sum(1 for n in est.added.values() if n > 0),
         pods=tuple(est.scheduled),

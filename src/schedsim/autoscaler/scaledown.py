@@ -365,9 +365,7 @@ def simulate_node_removal(
     assert node is not None
     slices = list(node_info.local_resource_slices)
     csi_node = node_info.csi_node
-    snapshot.fork()
-    ok = False
-    try:
+    with snapshot.forked() as fork:  # reverted unless committed below (WithForkedSnapshot)
         for pod in pods:
             snapshot.unschedule_pod(pod.namespace, pod.name, node_name)
         snapshot.remove_node_info(node_name)
@@ -385,13 +383,9 @@ def simulate_node_removal(
         if result.unschedulable:
             return (), result.unschedulable[0]
         snapshot.remove_node_info(node_name)
-        ok = True
+        if persist:
+            fork.commit()
         return result.scheduled, None
-    finally:
-        if ok and persist:
-            snapshot.commit()
-        else:
-            snapshot.revert()
 
 
 def scale_down(

@@ -358,8 +358,7 @@ def _rejections(
     fits: list[list[Pod]] = []
     rejected: dict[str, tuple[str, ...]] = {}
     errors: list[PodError] = []
-    snapshot.fork()
-    try:
+    with snapshot.forked():  # always reverted: the template copy is only for the check
         name = f"{template.node.name}-e-0"
         while node_exists(snapshot, name):
             name += "-x"
@@ -380,8 +379,6 @@ def _rejections(
                 errors.extend(attrs.evolve(first, pod=pod) for pod in group)
             else:
                 fits.append(list(group))
-    finally:
-        snapshot.revert()
     return fits, rejected, errors
 
 

@@ -42,7 +42,8 @@ class Diagnosis:
 
 @attrs.frozen
 class FitError:
-    """A pod that fits on no node (``framework.FitError``).
+    """A pod that fits on no node (``framework.FitError``). ``str()`` gives `message`, as
+    ``FitError.Error()`` does upstream.
 
     Attributes:
         num_all_nodes: number of nodes in the snapshot.
@@ -107,3 +108,6 @@ class FitError:
         if self.diagnosis.post_filter_msg:
             msg += f" {self.diagnosis.post_filter_msg}"  # its own final period
         return msg
+
+    def __str__(self) -> str:
+        return self.message

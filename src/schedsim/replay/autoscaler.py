@@ -407,8 +407,7 @@ class Autoscaler:
         if inputs == self._noop:
             return LoopDecision(unhelped=self._noop_unhelped)
         self.scale_up_runs += 1
-        snapshot.fork()
-        try:
+        with snapshot.forked():  # the upcoming nodes count only for this decision
             for name, (g, _) in self.upcoming.items():
                 snapshot.add_node_info(self._copy(g, name))
             result = scale_up(
@@ -419,8 +418,6 @@ class Autoscaler:
                 max_nodes_per_scale_up=o.max_nodes_per_scaleup,
                 daemon_sets=self.daemon_sets,
             )
-        finally:
-            snapshot.revert()
         unhelped = {u.pod.key: dict(u.reasons) for u in result.unhelped}
         chosen = result.chosen_option
         if chosen is None:
@@ -450,8 +447,7 @@ class Autoscaler:
             attrs.evolve(g, nodes=frozenset(members[g.name]), node_selector={}, current_size=None)
             for g in self.groups
         ]
-        snapshot.fork()
-        try:
+        with snapshot.forked():  # a plan only: its committed removals are undone
             plan = scale_down(
                 snapshot,
                 (),
@@ -459,8 +455,6 @@ class Autoscaler:
                 gpu_threshold=o.scale_down_gpu_utilization_threshold,
                 node_groups=groups,
             )
-        finally:
-            snapshot.revert()
         self.plans += 1
         self._changed = False
         since: dict[str, float] = {}

@@ -10,6 +10,7 @@ from schedsim.snapshot.errors import (
     SchedulingError,
     SchedulingErrorType,
 )
+from schedsim.snapshot.forked import Forked
 from schedsim.snapshot.infos import NodeInfo, PodInfo
 from schedsim.snapshot.plugin_runner import (
     LastIndexOrderMapping,
@@ -23,6 +24,7 @@ __all__ = [
     "BasicSnapshotStore",
     "ClusterSnapshotStore",
     "DeltaSnapshotStore",
+    "Forked",
     "LastIndexOrderMapping",
     "NodeAlreadyExistsError",
     "NodeInfo",

@@ -39,6 +39,7 @@ from schedsim.snapshot.errors import (
     NodeNotFoundError,
     SchedulingError,
 )
+from schedsim.snapshot.forked import Forked
 from schedsim.snapshot.infos import NodeInfo, PodInfo
 from schedsim.snapshot.plugin_runner import (
     RESERVE_REJECTED,
@@ -260,14 +261,9 @@ class PredicateSnapshot:
     def _dra_transaction(self) -> Iterator[None]:
         """DRA changes inside are committed if the block succeeds and reverted if it raises,
         so a failing mutation leaves the snapshot unchanged (CA's are not transactional)."""
-        dra = self.dra_snapshot
-        dra.fork()
-        try:
+        with Forked(self.dra_snapshot) as fork:
+            fork.commit()  # kept unless the block raises
             yield
-        except BaseException:
-            dra.revert()
-            raise
-        dra.commit()
 
     @staticmethod
     def _verify_pod_claims(pod: Pod, node: Node, claims: Sequence[ResourceClaim]) -> None:
@@ -555,6 +551,21 @@ class PredicateSnapshot:
         self.dra_snapshot.fork()
         self.csi_snapshot.fork()
         self.volume_snapshot.fork()
+
+    def forked(self) -> Forked:
+        """A block of changes that ends committed or reverted (CA's ``WithForkedSnapshot``):
+
+        .. code-block:: python
+
+            with snapshot.forked() as fork:
+                snapshot.schedule_pod(pod, "n1")
+                fork.commit()  # keep it; without this call the block is reverted
+
+        `fork` on entry; on exit `commit` when `Forked.commit` was called and the block
+        raised nothing, else `revert` (exceptions included). Blocks nest. See
+        `schedsim.snapshot.forked`.
+        """
+        return Forked(self)
 
     def revert(self) -> None:
         """Undo the changes since the last `fork` (no-op when not forked)."""
