@@ -45,6 +45,10 @@ GROUPS = {
     "leastallocated-": ("cases_plugin", "NodeResourcesFit LeastAllocated"),
     "mostallocated-": ("cases_plugin", "NodeResourcesFit MostAllocated"),
     "rtcr-": ("cases_plugin", "NodeResourcesFit RequestedToCapacityRatio"),
+    "imagelocality-": ("cases_plugin", "ImageLocality"),
+    "volumerestrictions-": ("cases_vol", "VolumeRestrictions"),
+    "volumezone-": ("cases_vol", "VolumeZone"),
+    "volumebinding-": ("cases_vol", "VolumeBinding"),
     "preempt-": ("cases_preempt", "DefaultPreemption (issue #14)"),
 }
 
