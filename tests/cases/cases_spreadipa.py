@@ -3,10 +3,12 @@ PreFilter/Filter and PreScore/Score/NormalizeScore through the plugin's own hook
 
 Called by ``test_cases.py``. As upstream's plugin tests do, the plugin's methods are called
 directly in extension-point order: PreFilter with every node of the snapshot, then Filter on
-each listed node (unless PreFilter skipped or failed); PreScore with the listed nodes, Score
-on each and NormalizeScore (unless PreScore skipped). The Namespaces, Services,
-ReplicationControllers, ReplicaSets and StatefulSets of the case reach the plugin through
-the handle's `ObjectListers`, the nodes and pods through the snapshot (both stores).
+each listed node (unless PreFilter skipped or failed; a case listing Filter without PreFilter
+calls Filter with an empty CycleState, as upstream's TestPreFilterDisabled does); PreScore
+with the listed nodes, Score on each and NormalizeScore (unless PreScore skipped). The
+Namespaces, Services, ReplicationControllers, ReplicaSets and StatefulSets of the case reach
+the plugin through the handle's `ObjectListers`, the nodes and pods through the snapshot
+(both stores).
 """
 
 from __future__ import annotations
@@ -87,6 +89,10 @@ def _run_points(
                 _same(got, expect["filter"][n], f"filter.{n}")
         else:
             assert "filter" not in expect
+    elif "Filter" in points:  # upstream's TestPreFilterDisabled: Filter with no PreFilter state
+        for n in node_names:
+            got = _status(plugin.schedsim_filter(state, pod, snap.get_node_info(n)))
+            _same(got, expect["filter"][n], f"filter.{n}")
     if "PreScore" in points:
         nodes = [snap.get_node_info(n) for n in node_names]
         pre = plugin.schedsim_pre_score(state, pod, nodes)
