@@ -50,6 +50,7 @@ GROUPS = {
     "volumezone-": ("cases_vol", "VolumeZone"),
     "volumebinding-": ("cases_vol", "VolumeBinding"),
     "preempt-": ("cases_preempt", "DefaultPreemption (issue #14)"),
+    "qhint-": ("cases_qhint", "queueing hints through the scheduling queue"),
 }
 
 

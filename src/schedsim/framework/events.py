@@ -30,6 +30,7 @@ import attrs
 
 from schedsim.api.core import Node, Pod
 from schedsim.api.core.nodeaffinity import required_node_affinity
+from schedsim.api.core.taints import Taint
 
 __all__ = [
     "ALL_EVENTS",
@@ -47,7 +48,9 @@ __all__ = [
     "QueueingHintFn",
     "node_affinity_hint",
     "node_unschedulable_hint",
+    "node_unschedulable_pod_hint",
     "taint_toleration_hint",
+    "taint_toleration_pod_hint",
 ]
 
 
@@ -209,30 +212,89 @@ def _node_after(new: object) -> Node | None:
     return new if isinstance(new, Node) else None
 
 
+def _as(kind: type, old: object, new: object) -> tuple[object, object] | None:
+    """``util.As[T](oldObj, newObj)``: both sides when each is a ``kind`` or None (the missing
+    side of an Add or Delete); None when either is something else (upstream's hints then
+    answer Queue with the error)."""
+    for obj in (new, old):
+        if obj is not None and not isinstance(obj, kind):
+            return None
+    return old, new
+
+
+_DO_NOT_SCHEDULE = ("NoSchedule", "NoExecute")
+
+
+def _untolerated(node: Node, pod: Pod) -> bool:
+    """``FindMatchingUntoleratedTaint`` with ``DoNotScheduleTaintsFilterFunc``: the node has a
+    NoSchedule/NoExecute taint that none of the pod's tolerations tolerates."""
+    return any(
+        taint.effect in _DO_NOT_SCHEDULE and not any(t.tolerates(taint) for t in pod.tolerations)
+        for taint in node.taints
+    )
+
+
 def node_unschedulable_hint(pod: Pod, old: object, new: object) -> QueueingHint:
     """NodeUnschedulable's ``isSchedulableAfterNodeChange``: queue when a schedulable node
-    is added, or a node goes from unschedulable to schedulable."""
-    node = _node_after(new)
-    if node is None:
+    is added, or a node goes from unschedulable to schedulable (an object of the wrong type:
+    Queue, as upstream's hint answers with its error)."""
+    typed = _as(Node, old, new)
+    if typed is None or typed[1] is None:
         return QueueingHint.Queue
-    before = old if isinstance(old, Node) else None
-    if not node.unschedulable and (before is None or before.unschedulable):
+    before, node = typed
+    assert isinstance(node, Node)
+    if not node.unschedulable and (before is None or getattr(before, "unschedulable", False)):
+        return QueueingHint.Queue
+    return QueueingHint.QueueSkip
+
+
+_UNSCHEDULABLE_TAINT = Taint(key="node.kubernetes.io/unschedulable", effect="NoSchedule")
+
+
+def node_unschedulable_pod_hint(pod: Pod, old: object, new: object) -> QueueingHint:
+    """NodeUnschedulable's ``isSchedulableAfterPodTolerationChange``: queue when the pending
+    pod itself (same UID) now tolerates the ``node.kubernetes.io/unschedulable:NoSchedule``
+    taint; skip an update of another pod or an unrelated toleration."""
+    typed = _as(Pod, old, new)
+    if typed is None or typed[1] is None:
+        return QueueingHint.Queue
+    modified = typed[1]
+    assert isinstance(modified, Pod)
+    if pod.uid == modified.uid and any(
+        t.tolerates(_UNSCHEDULABLE_TAINT) for t in modified.tolerations
+    ):
         return QueueingHint.Queue
     return QueueingHint.QueueSkip
 
 
 def taint_toleration_hint(pod: Pod, old: object, new: object) -> QueueingHint:
-    """TaintToleration's ``isSchedulableAfterNodeChange``: queue only if the pod tolerates
-    every NoSchedule/NoExecute taint of the node as it is now."""
-    node = _node_after(new)
-    if node is None:
+    """TaintToleration's ``isSchedulableAfterNodeChange``: queue when the node as it is now
+    has no NoSchedule/NoExecute taint the pod does not tolerate, and it had one before (an
+    added node counts as having had one); an object of the wrong type: Queue."""
+    typed = _as(Node, old, new)
+    if typed is None or typed[1] is None:
         return QueueingHint.Queue
-    for taint in node.taints:
-        if taint.effect not in ("NoSchedule", "NoExecute"):
-            continue
-        if not any(t.tolerates(taint) for t in pod.tolerations):
-            return QueueingHint.QueueSkip
-    return QueueingHint.Queue
+    before, node = typed
+    assert isinstance(node, Node)
+    was_untolerated = before is None or (isinstance(before, Node) and _untolerated(before, pod))
+    if was_untolerated and not _untolerated(node, pod):
+        return QueueingHint.Queue
+    return QueueingHint.QueueSkip
+
+
+def taint_toleration_pod_hint(pod: Pod, old: object, new: object) -> QueueingHint:
+    """TaintToleration's ``isSchedulableAfterPodChange``: queue when the pending pod itself
+    (same UID) got a toleration (tolerations can only be added, so a changed count is
+    enough); skip other pods and other updates."""
+    typed = _as(Pod, old, new)
+    if typed is None or typed[1] is None:
+        return QueueingHint.Queue
+    before, modified = typed
+    assert isinstance(modified, Pod)
+    before_count = len(before.tolerations) if isinstance(before, Pod) else 0
+    if pod.uid == modified.uid and before_count != len(modified.tolerations):
+        return QueueingHint.Queue
+    return QueueingHint.QueueSkip
 
 
 def node_affinity_hint(pod: Pod, old: object, new: object) -> QueueingHint:
@@ -255,14 +317,18 @@ IN_TREE_EVENTS: dict[str, tuple[ClusterEventWithHint, ...]] = {
         ClusterEventWithHint(
             ClusterEvent(_R.Node, _A.Add | _A.UpdateNodeTaint), node_unschedulable_hint
         ),
-        _ev(_R.UnscheduledPod, _A.UpdatePodToleration),
+        ClusterEventWithHint(
+            ClusterEvent(_R.UnscheduledPod, _A.UpdatePodToleration), node_unschedulable_pod_hint
+        ),
     ),
     "NodeName": (_ev(_R.Node, _A.Add | _A.Update),),
     "TaintToleration": (
         ClusterEventWithHint(
             ClusterEvent(_R.Node, _A.Add | _A.UpdateNodeTaint), taint_toleration_hint
         ),
-        _ev(_R.UnscheduledPod, _A.UpdatePodToleration),
+        ClusterEventWithHint(
+            ClusterEvent(_R.UnscheduledPod, _A.UpdatePodToleration), taint_toleration_pod_hint
+        ),
     ),
     "NodeAffinity": (
         ClusterEventWithHint(
@@ -314,8 +380,8 @@ IN_TREE_EVENTS: dict[str, tuple[ClusterEventWithHint, ...]] = {
     ),
 }
 """The events kube-scheduler 1.34's in-tree plugins register (their ``EventsToRegister``).
-NodeUnschedulable, TaintToleration and NodeAffinity carry their node-change hints (the node as
-it is now must be able to take the pod); the others have none: schedsim moves a pod on every
+NodeUnschedulable and TaintToleration carry their node-change and pod-toleration-change hints,
+NodeAffinity its node-change hint; the others have none: schedsim moves a pod on every
 matching event where upstream's hint may skip some (a deliberate simplification: more
 retries, the same placements). DynamicResources also
 registers ``AssignedPod Delete``: a simulation reports the claim deallocation a leaving pod

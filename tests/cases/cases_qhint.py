@@ -1,0 +1,77 @@
+"""Runner for the ``qhint-*`` cases: a plugin's queueing hint for one cluster event, through
+kube-scheduler's scheduling queue (tests/cases/upstream/README.md, "Queueing-hint cases").
+
+Upstream's ``isSchedulableAfter...`` tests call a plugin's hint function with the pending pod
+and the changed object before and after. Here the same inputs go the way a real event goes:
+the pod is added to a `SchedulingQueue` built with the default profile's registered events
+(`Framework.events_to_register`, upstream's buildQueueingHintMap), popped, and parked as
+rejected by ``check.plugin``; then ``check.event`` happens with ``oldObject`` /
+``newObject`` (`move_all_to_active_or_backoff`). ``expect.hint: Queue`` means the pod left
+the unschedulable pods, ``QueueSkip`` that it stayed. So a case checks the event
+registration (the event must match one the plugin registered) and the hint together.
+
+``oldObject`` / ``newObject``: a manifest (decoded as the loader decodes it), null (the
+missing side of an Add or Delete) or a plain string, passed as it is, for upstream's rows
+that hand the hint an object of the wrong type (``"not-a-node"``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from schedsim.api.loading.loader import decode_objects
+from schedsim.framework import Framework, Handle, default_profile
+from schedsim.framework.events import ActionType, ClusterEvent, EventResource
+from schedsim.scheduler.clock import LogicalClock
+from schedsim.scheduler.queue import SchedulingQueue
+
+
+def expected_failure(case: dict[str, Any]) -> str | None:
+    """Why this case is expected to fail (None: it must pass)."""
+    del case
+    return None
+
+
+def _event(raw: dict[str, Any]) -> ClusterEvent:
+    actions = raw["action"] if isinstance(raw["action"], list) else [raw["action"]]
+    action = ActionType(0)
+    for a in actions:
+        action |= ActionType[a]
+    return ClusterEvent(EventResource(raw["resource"]), action)
+
+
+def _object(raw: Any, source: str) -> object:
+    if raw is None or isinstance(raw, str):
+        return raw
+    m = decode_objects([raw], source, api_rules=False)
+    found = [*m.nodes, *m.pods]
+    assert len(found) == 1, f"{source}: one Node or Pod expected, got {found}"
+    return found[0]
+
+
+def run(case: dict[str, Any], source: str) -> None:
+    """Park the case's pod as rejected by its plugin, replay the event, compare the hint."""
+    check, expect = case["check"], case["expect"]
+    m = decode_objects(case["objects"], source, api_rules=False)
+    ns, name = check["pod"].split("/")
+    pod = next(p for p in m.pods if p.namespace == ns and p.name == name)
+    framework = Framework(default_profile(), Handle())
+    hints = framework.events_to_register()
+    assert check["plugin"] in hints, f"{check['plugin']} registers no events in the profile"
+    clock = LogicalClock()
+    queue = SchedulingQueue(
+        framework.queue_sort_less(), clock=clock, queueing_hints={pod.scheduler_name: hints}
+    )
+    queue.add(pod)
+    qpi = queue.pop()
+    assert qpi is not None and qpi.pod is pod
+    queue.add_unschedulable_if_not_present(qpi, (check["plugin"],))
+    queue.done(pod)
+    assert queue.unschedulable_len == 1
+    moved = queue.move_all_to_active_or_backoff(
+        _event(check["event"]),
+        _object(check.get("oldObject"), source),
+        _object(check.get("newObject"), source),
+    )
+    got = "Queue" if moved else "QueueSkip"
+    assert got == expect["hint"], f"hint: got {got}, want {expect['hint']}"
