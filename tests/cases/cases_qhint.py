@@ -19,6 +19,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import attrs
+
 from schedsim.api.loading.loader import decode_objects
 from schedsim.framework import Framework, Handle, default_profile
 from schedsim.framework.events import ActionType, ClusterEvent, EventResource
@@ -55,7 +57,10 @@ def run(case: dict[str, Any], source: str) -> None:
     m = decode_objects(case["objects"], source, api_rules=False)
     ns, name = check["pod"].split("/")
     pod = next(p for p in m.pods if p.namespace == ns and p.name == name)
-    framework = Framework(default_profile(), Handle())
+    # the plugin's args (upstream's NodeAffinityArgs rows), on top of the default profile
+    args = {check["plugin"]: check["pluginArgs"]} if "pluginArgs" in check else {}
+    profile = attrs.evolve(default_profile(), plugin_args=args) if args else default_profile()
+    framework = Framework(profile, Handle())
     hints = framework.events_to_register()
     assert check["plugin"] in hints, f"{check['plugin']} registers no events in the profile"
     clock = LogicalClock()

@@ -208,10 +208,6 @@ def _ev(resource: EventResource, action: ActionType) -> ClusterEventWithHint:
     return ClusterEventWithHint(ClusterEvent(resource, action))
 
 
-def _node_after(new: object) -> Node | None:
-    return new if isinstance(new, Node) else None
-
-
 def _as(kind: type, old: object, new: object) -> tuple[object, object] | None:
     """``util.As[T](oldObj, newObj)``: both sides when each is a ``kind`` or None (the missing
     side of an Add or Delete); None when either is something else (upstream's hints then
@@ -299,10 +295,13 @@ def taint_toleration_pod_hint(pod: Pod, old: object, new: object) -> QueueingHin
 
 def node_affinity_hint(pod: Pod, old: object, new: object) -> QueueingHint:
     """NodeAffinity's ``isSchedulableAfterNodeChange``: queue only if the node as it is now
-    matches the pod's nodeSelector and required node affinity."""
-    node = _node_after(new)
-    if node is None:
+    matches the pod's nodeSelector and required node affinity (an object of the wrong type:
+    Queue, as upstream's hint answers with its error)."""
+    typed = _as(Node, old, new)
+    if typed is None or typed[1] is None:
         return QueueingHint.Queue
+    node = typed[1]
+    assert isinstance(node, Node)
     if required_node_affinity(pod)(node.labels, node.name):
         return QueueingHint.Queue
     return QueueingHint.QueueSkip
