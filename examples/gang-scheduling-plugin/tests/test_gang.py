@@ -10,7 +10,9 @@ minMember members; one member's rejection rejects the waiting others).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 from schedsim_gang import GROUP_LABEL, MIN_AVAILABLE_ANNOTATION, Gang
@@ -87,3 +89,37 @@ def test_pod_outside_any_group_is_allowed_and_bad_annotation_rejected() -> None:
     st = gang.schedsim_permit(CycleState(), bad, "n1")  # type: ignore[arg-type]
     assert isinstance(st, Status) and st.code is Code.UnschedulableAndUnresolvable
     assert MIN_AVAILABLE_ANNOTATION in st.message
+
+
+# --------------------------------------------------------------------------- CI
+# the kit's pytest fixtures, and the conformance check that
+# `schedsim check-plugin --plugin schedsim_gang:Gang` runs
+
+CLUSTER = """
+apiVersion: v1
+kind: Node
+metadata: {name: a, labels: {kubernetes.io/hostname: a}}
+status: {allocatable: {cpu: "4", memory: 8Gi, pods: "10"}}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: solo}
+spec:
+  containers: [{name: c, image: i, resources: {requests: {cpu: "1"}}}]
+"""
+
+
+def test_the_profile_schedules_on_both_stores(
+    schedsim_cluster: Callable[[str], Any],
+    schedsim_store: str,
+    schedsim_run_profile: Callable[..., Any],
+) -> None:
+    result = schedsim_run_profile(
+        schedsim_cluster(CLUSTER), plugins=["schedsim_gang:Gang"], store=schedsim_store
+    )
+    # a pod of no gang is not held at Permit
+    assert [(o.pod.name, o.node_name) for o in result.outcomes] == [("solo", "a")]
+
+
+def test_conformance(schedsim_check_plugin: Callable[..., list[str]]) -> None:
+    assert schedsim_check_plugin("schedsim_gang:Gang") == []

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 from schedsim.framework import Code, Status
 from schedsim.testing import make_node, make_pod, run_plugin
 from schedsim_gpu_guard import GpuGuard
@@ -37,3 +40,42 @@ def test_custom_label_args() -> None:
     args = {"cpuNodeLabel": "pool", "cpuNodeValue": "batch-cpu"}
     run = run_plugin(GpuGuard, GPU_POD, "n", nodes=[node], args=args)
     assert run.filter is not None and run.filter.code is Code.UnschedulableAndUnresolvable
+
+
+# --------------------------------------------------------------------------- CI
+# the kit's pytest fixtures, and the conformance check that
+# `schedsim check-plugin --plugin schedsim_gpu_guard:GpuGuard` runs
+
+CLUSTER = """
+apiVersion: v1
+kind: Node
+metadata: {name: cpu-1, labels: {kubernetes.io/hostname: cpu-1, workload-class: cpu}}
+status: {allocatable: {cpu: "4", memory: 8Gi, pods: "10"}}
+---
+apiVersion: v1
+kind: Node
+metadata: {name: gpu-1, labels: {kubernetes.io/hostname: gpu-1}}
+status: {allocatable: {cpu: "4", memory: 8Gi, pods: "10", nvidia.com/gpu: "1"}}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: train}
+spec:
+  containers: [{name: c, image: i, resources: {limits: {nvidia.com/gpu: "1"}}}]
+"""
+
+
+def test_the_profile_schedules_on_both_stores(
+    schedsim_cluster: Callable[[str], Any],
+    schedsim_store: str,
+    schedsim_run_profile: Callable[..., Any],
+) -> None:
+    result = schedsim_run_profile(
+        schedsim_cluster(CLUSTER), plugins=["schedsim_gpu_guard:GpuGuard"], store=schedsim_store
+    )
+    # GpuGuard keeps the GPU pod off the CPU node
+    assert [(o.pod.name, o.node_name) for o in result.outcomes] == [("train", "gpu-1")]
+
+
+def test_conformance(schedsim_check_plugin: Callable[..., list[str]]) -> None:
+    assert schedsim_check_plugin("schedsim_gpu_guard:GpuGuard") == []

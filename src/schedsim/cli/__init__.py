@@ -25,6 +25,7 @@ from collections.abc import Sequence
 
 from schedsim.api.errors import ManifestError
 from schedsim.cli import autoscaling as cli_autoscaling
+from schedsim.cli import check_plugin as cli_check_plugin
 from schedsim.cli import output as cli_output
 from schedsim.cli import replay as cli_replay
 from schedsim.cli import sweep as cli_sweep
@@ -86,6 +87,8 @@ def _run_command(args: argparse.Namespace) -> tuple[str | None, int]:
                 return cli_replay.run(args, make_engine(args)[0])
         if args.command == "sweep":
             return cli_sweep.run(args)
+        if args.command == "check-plugin":
+            return cli_check_plugin.run(args)
         # Loading creates hundreds of thousands of objects and almost no reference
         # cycles: collections of the oldest generation would walk them again and again
         # (docs/performance.md).

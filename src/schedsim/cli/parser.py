@@ -9,6 +9,7 @@ import importlib.metadata
 
 from schedsim.api.loading.strict import VALIDATION_MODES
 from schedsim.cli import autoscaling as cli_autoscaling
+from schedsim.cli import check_plugin as cli_check_plugin
 from schedsim.cli import output as cli_output
 from schedsim.cli import replay as cli_replay
 from schedsim.cli import sweep as cli_sweep
@@ -112,6 +113,7 @@ def build_parser() -> argparse.ArgumentParser:
             "the pods that found no place and why); opens offline",
         )
     cli_sweep.add_parser(sub)
+    cli_check_plugin.add_parser(sub)
     for each in sub.choices.values():  # the one place --output-file is defined
         each.add_argument(
             "--output-file",
