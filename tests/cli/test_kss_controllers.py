@@ -16,6 +16,7 @@ cpu" on both nodes).
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -326,3 +327,22 @@ spec:
     assert history[0][P + "selected-node"] == ""
     assert history[1][P + "selected-node"] == "n1"
     assert notes[SELECTED_NODE_ANNOTATION] == "n1"
+
+
+def test_past_the_limit_the_per_plugin_results_are_asked_for(
+    capsys: pytest.CaptureFixture[str], cluster: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """8 pending pods x 2 nodes past a limit of 4: selected-node only, with a warning that
+    says how to get the rest; --explain writes them all."""
+    # the module (schedsim.cli re-exports a function of the same name)
+    monkeypatch.setattr(sys.modules["schedsim.cli.simulate"], "KSS_EXPLAIN_LIMIT", 4)
+    doc, err = _export(capsys, cluster)
+    assert "8 pending pods x 2 nodes: the per-plugin result annotations are left out" in (
+        " ".join(err.split())
+    )
+    for pod in doc["pods"]:
+        assert set(pod["metadata"]["annotations"]) & UPSTREAM_KEYS == {SELECTED_NODE_ANNOTATION}
+    code, out, _ = _run(capsys, str(cluster), "-o", "kss", "--explain")
+    assert code == 0
+    for pod in json.loads(out)["pods"]:
+        assert UPSTREAM_KEYS <= set(pod["metadata"]["annotations"])
