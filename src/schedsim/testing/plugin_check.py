@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import importlib
 import os
+import sysconfig
 import tempfile
 from collections.abc import Mapping, Sequence
 from importlib import resources
@@ -72,13 +73,17 @@ def protocols_of(cls: object) -> list[str]:
 
 
 def _root_of(module: Any) -> str | None:
-    """The directory from which ``module``'s top-level package is imported."""
+    """The directory from which ``module``'s top-level package is imported, or None when that
+    is an installation directory (site-packages): mypy finds installed packages itself and
+    refuses to run with one in MYPYPATH."""
     file = getattr(module, "__file__", None)
     if file is None:
         return None
     path = Path(file).resolve()
     depth = module.__name__.count(".") + (1 if path.name == "__init__.py" else 0)
-    return str(path.parents[depth])
+    root = path.parents[depth]
+    installed = {Path(sysconfig.get_path(k)).resolve() for k in ("purelib", "platlib")}
+    return None if root in installed else str(root)
 
 
 def static_problems(specs: Sequence[str]) -> list[str]:
@@ -126,8 +131,10 @@ def static_problems(specs: Sequence[str]) -> list[str]:
     for line in out.splitlines():
         if ": error:" in line:
             problems.append(_explain(line, lines))
-    if status not in (0, 1):
-        problems.append(f"mypy could not run: {(err or out).strip()}")
+    # mypy reports some setup problems (a site-packages directory in MYPYPATH) on its own
+    # stdout with status 0 and no verdict: no "Success" line means it did not check
+    if status not in (0, 1) or (status == 0 and "Success" not in out):
+        problems.append(f"mypy could not run: {(err or out).strip() or 'no result'}")
     return problems
 
 

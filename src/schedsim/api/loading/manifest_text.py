@@ -179,7 +179,9 @@ def _has_alias(text: str) -> bool:
 
 MAX_NESTING_DEPTH = 10_000
 """Collections nested deeper than this are refused, as Kubernetes' YAML decoder (go-yaml's
-``max_flow_level`` / ``max_indents``) refuses them."""
+``max_flow_level`` / ``max_indents``) refuses them. The libyaml that PyYAML 6.0.4 and later
+bundle refuses more than 1,000 levels first ("exceeded maximum nesting depth"); no real manifest
+comes near either."""
 
 _DEEP = 2_000
 _BRACKETS = re.compile(r"[\[\]{}]")
