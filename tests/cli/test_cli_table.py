@@ -18,7 +18,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from schedsim.cli.table import rich_table_text, table_text
+from schedsim.cli.table import GridColumn, grid_text, rich_grid_text, rich_table_text, table_text
 
 
 def _old_cli_rendering(headers: list[str], rows: list[list[str]], width: int) -> str:
@@ -136,3 +136,69 @@ def test_cells_are_plain_text() -> None:
     assert "│ a\\ │" in out
     assert "[bold]x[/bold]" in out
     assert ":smile:" in out
+
+
+@st.composite
+def _grids(draw: st.DrawFn) -> tuple[str, list[GridColumn], list[list[str]]]:
+    n = draw(st.integers(1, 5))
+    columns = []
+    for _ in range(n):
+        header = draw(st.sampled_from(["NODE", "NodeResourcesFit", "TaintToleration score"]))
+        lo = draw(st.one_of(st.none(), st.integers(1, 12)))
+        hi = draw(st.one_of(st.none(), st.integers(4, 40)))
+        columns.append(
+            GridColumn(
+                header,
+                draw(st.sampled_from(["left", "right"])),
+                lo,
+                hi if hi is None or lo is None else max(lo, hi),
+                draw(st.booleans()),
+                draw(st.sampled_from(["ellipsis", "fold"])),
+            )
+        )
+    title = draw(st.text(alphabet=st.sampled_from([*"abc/:() 0123"]), min_size=1, max_size=150))
+    rows = draw(st.lists(st.lists(_cell, min_size=n, max_size=n), min_size=1, max_size=6))
+    return title, columns, rows
+
+
+@settings(max_examples=400, deadline=None)
+@given(_grids(), st.sampled_from([30, 60, 120]))
+def test_grid_same_text_as_rich(
+    grid: tuple[str, list[GridColumn], list[list[str]]], width: int
+) -> None:
+    """The --explain grid: titled, right-justified columns, min/max widths, no_wrap; the
+    text equals rich's whatever wraps or folds."""
+    title, columns, rows = grid
+    assert grid_text(title, columns, rows, width) == rich_grid_text(title, columns, rows, width)
+
+
+def test_explain_sized_grid_built_with_one_rich_layout(monkeypatch: pytest.MonkeyPatch) -> None:
+    """1,000 nodes x 3 plugins (an --explain grid, as issue 30's 187 s repro): only the
+    proxy table (the header and at most 2 cells per column) goes through rich, the rows are
+    joined; same text as rich."""
+    columns = [GridColumn("NODE", min_width=7, no_wrap=True)]
+    columns += [GridColumn(p, "left", len(p), 32) for p in ("NodeName", "NodeResourcesFit")]
+    columns.append(GridColumn("TaintToleration score", "right", 21, 21))
+    rows = [
+        [f"n{i:04d}", "passed", "passed" if i % 3 else "Insufficient cpu", f"{i % 7}/300"]
+        for i in range(1000)
+    ]
+    title = "default/p: n0000 (1000 of 1000 nodes evaluated)"
+    expected = rich_grid_text(title, columns, rows)
+    calls = _count_rich_layouts(monkeypatch)
+    grid_text(title, columns, rows[:10])
+    for_ten = calls[0]
+    got = grid_text(title, columns, rows)
+    assert got == expected
+    assert calls[0] - for_ten == for_ten  # as many rich layouts for 1,000 rows as for 10
+    assert (
+        got.splitlines()[4] == "│ n0000   │ passed   │ Insufficient cpu │                 0/300 │"
+    )
+
+
+def test_grid_cells_are_plain_text() -> None:
+    """As in the summary table, markup and emoji codes in a reason print as written."""
+    columns = [GridColumn("NODE"), GridColumn("A")]
+    out = grid_text("t", columns, [["n1", "[bold]x:smile:a\\"]], 120)
+    assert "[bold]x:smile:a\\" in out
+    assert out == rich_grid_text("t", columns, [["n1", "[bold]x:smile:a\\"]], 120)

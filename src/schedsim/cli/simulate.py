@@ -16,9 +16,7 @@ from importlib import resources
 from typing import Any
 
 from rich.console import Console
-from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
-from rich.table import Table
 
 from schedsim.api.core import Pod
 from schedsim.api.errors import first_few
@@ -291,24 +289,21 @@ def _explain_table(buf: io.StringIO, o: PodOutcome) -> None:
             used = 1 + node_width + 3
         segments[-1].append(col)
         used += col[3] + 3
-    console = Console(file=buf, width=GRID_WIDTH, force_terminal=False, color_system=None)
     for i, segment in enumerate(segments):
         heading = title if i == 0 else f"{o.pod.key} (continued, {i + 1} of {len(segments)})"
-        table = Table(title=escape(heading), title_justify="left", show_lines=False)
-        table.add_column("NODE", min_width=node_width, no_wrap=True)
-        for header, _, justify, width in segment:
-            table.add_column(
-                escape(header),
-                justify="right" if justify == "right" else "left",
-                overflow="fold",
-                min_width=len(header),
-                max_width=width,
-            )
-        for r, node_cell in enumerate(node_cells):
-            table.add_row(escape(node_cell), *(escape(col[1][r]) for col in segment))
-        console.print(table)
-    for plugin, msg in pre.items():
-        console.print(f"  PreFilter {plugin}: {msg}", markup=False)
+        grid = [cli_table.GridColumn("NODE", min_width=node_width, no_wrap=True)]
+        grid += [
+            cli_table.GridColumn(header, justify, len(header), width)
+            for header, _, justify, width in segment
+        ]
+        rows = [
+            [node_cell, *(col[1][r] for col in segment)] for r, node_cell in enumerate(node_cells)
+        ]
+        buf.write(cli_table.grid_text(heading, grid, rows, GRID_WIDTH))
+    if pre:
+        console = Console(file=buf, width=GRID_WIDTH, force_terminal=False, color_system=None)
+        for plugin, msg in pre.items():
+            console.print(f"  PreFilter {plugin}: {msg}", markup=False)
 
 
 def _stdin_is_redirected() -> bool:
