@@ -13,6 +13,7 @@ from __future__ import annotations
 import importlib.util
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -25,10 +26,12 @@ from schedsim.sweep import (
     load_clusters,
     load_spec,
     run_sweep,
+    scenario_count,
     scenarios,
     to_csv,
     to_json,
 )
+from schedsim.sweep.executors import IN_FLIGHT_PER_WORKER
 
 EXPECTED = {
     # two 4-core nodes; pods small-1, small-2 (2 cores), whole-node (4), extra-1..3 (3 each)
@@ -149,6 +152,7 @@ def test_resume_skips_done_scenarios(sweep_dir: Path, tmp_path: Path) -> None:
 
     class Recording(SerialExecutor):
         def run(self, cluster, todo):  # type: ignore[no-untyped-def]
+            todo = list(todo)
             ran.extend(s.name for s in todo)
             return super().run(cluster, todo)
 
@@ -165,6 +169,33 @@ def test_resume_skips_done_scenarios(sweep_dir: Path, tmp_path: Path) -> None:
         for s in EXPECTED | {"large+spread+simulate": 0, "large+packed+simulate": 0}
         if s.startswith("large+")
     )
+
+
+def test_grid_streamed(sweep_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The grid is streamed (issue 30: a 973,360-scenario sweep built its whole list before
+    running the first): the serial executor runs scenario 0 when only it has been built,
+    the pool keeps at most IN_FLIGHT_PER_WORKER per worker submitted ahead; same results."""
+    import schedsim.sweep as sweep_pkg
+
+    spec = load_spec(str(sweep_dir / "sweep.yaml"))
+    assert scenario_count(spec) == 12
+    built = [0]
+    real = sweep_pkg.iter_scenarios
+
+    def counting(spec_: Any) -> Any:
+        for s in real(spec_):
+            built[0] += 1
+            yield s
+
+    monkeypatch.setattr(sweep_pkg, "iter_scenarios", counting)
+    seen: list[int] = []
+    serial = run_sweep(spec, SerialExecutor(), on_result=lambda r, total: seen.append(built[0]))
+    assert seen[0] == 1 and seen == list(range(1, 13))
+    seen.clear()
+    built[0] = 0
+    pooled = run_sweep(spec, PoolExecutor(1), on_result=lambda r, total: seen.append(built[0]))
+    assert seen[0] <= IN_FLIGHT_PER_WORKER + 1 < 12
+    assert _metrics(pooled) == _metrics(serial)
 
 
 def test_outputs(sweep_dir: Path) -> None:

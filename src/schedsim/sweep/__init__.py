@@ -16,12 +16,19 @@ JSON / CSV) -> `report` (the HTML page comparing scenarios). The command line
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 
 from schedsim.engine import Cluster
 from schedsim.sweep.executors import Executor, PoolExecutor, SerialExecutor, default_workers
 from schedsim.sweep.results import ResultStore, ScenarioResult, to_csv, to_json, to_table
-from schedsim.sweep.scenarios import Scenario, load_clusters, run_scenario, scenarios
+from schedsim.sweep.scenarios import (
+    Scenario,
+    iter_scenarios,
+    load_clusters,
+    run_scenario,
+    scenario_count,
+    scenarios,
+)
 from schedsim.sweep.spec import SweepSpec, load_spec
 
 __all__ = [
@@ -33,10 +40,12 @@ __all__ = [
     "SerialExecutor",
     "SweepSpec",
     "default_workers",
+    "iter_scenarios",
     "load_clusters",
     "load_spec",
     "run_scenario",
     "run_sweep",
+    "scenario_count",
     "scenarios",
     "to_csv",
     "to_json",
@@ -61,8 +70,8 @@ def run_sweep(
             loaded once).
         store: the resume directory: scenarios with a matching stored result are not run,
             each new successful result is saved as soon as it arrives.
-        on_result: called with each result (resumed ones first) and the total, as they come
-            (a progress bar).
+        on_result: called with each result and the total, as they come (a progress bar);
+            a resumed result when the stream reaches its scenario.
 
     Raises:
         ManifestError: the cluster's manifests are malformed.
@@ -70,17 +79,22 @@ def run_sweep(
     """
     if clusters is None:
         clusters = load_clusters(spec)
-    todo = scenarios(spec)
+    total = scenario_count(spec)
     results: list[ScenarioResult] = []
-    if store is not None:
-        kept = [store.load(s.name, s.fingerprint) for s in todo]
-        results = [r for r in kept if r is not None]
-        todo = [s for s, r in zip(todo, kept, strict=True) if r is None]
-    total = len(results) + len(todo)
-    if on_result is not None:
-        for r in results:
-            on_result(r, total)
-    for r in executor.run(clusters, todo):
+
+    def todo() -> Iterator[Scenario]:
+        # the grid is streamed: a scenario is built when the executor takes it, and one
+        # with a stored result is reported and skipped then
+        for s in iter_scenarios(spec):
+            kept = store.load(s.name, s.fingerprint) if store is not None else None
+            if kept is None:
+                yield s
+                continue
+            results.append(kept)
+            if on_result is not None:
+                on_result(kept, total)
+
+    for r in executor.run(clusters, todo()):
         if store is not None:
             store.save(r)
         results.append(r)

@@ -18,9 +18,10 @@ scenario never stops the others.
 from __future__ import annotations
 
 import functools
+import itertools
 import multiprocessing
 import os
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from typing import Protocol
 
@@ -28,17 +29,24 @@ from schedsim.engine import Cluster, Engine
 from schedsim.sweep.results import ScenarioResult
 from schedsim.sweep.scenarios import Scenario, run_scenario
 
-__all__ = ["Executor", "PoolExecutor", "SerialExecutor", "default_workers"]
+__all__ = [
+    "IN_FLIGHT_PER_WORKER",
+    "Executor",
+    "PoolExecutor",
+    "SerialExecutor",
+    "default_workers",
+]
 
 
 class Executor(Protocol):
     """Runs scenarios on a cluster."""
 
     def run(
-        self, clusters: Mapping[str, Cluster], scenarios: Sequence[Scenario]
+        self, clusters: Mapping[str, Cluster], scenarios: Iterable[Scenario]
     ) -> Iterator[ScenarioResult]:
         """Yield one result per scenario (run on ``clusters[scenario.cluster_key]``), as
-        they finish."""
+        they finish; ``scenarios`` is consumed as the runs go (a grid is streamed, never
+        built whole)."""
         ...
 
 
@@ -46,9 +54,9 @@ class SerialExecutor:
     """Runs the scenarios in this process, in order (one Engine per config, reused)."""
 
     def run(
-        self, clusters: Mapping[str, Cluster], scenarios: Sequence[Scenario]
+        self, clusters: Mapping[str, Cluster], scenarios: Iterable[Scenario]
     ) -> Iterator[ScenarioResult]:
-        """Yield each scenario's result in turn."""
+        """Yield each scenario's result in turn (one scenario taken at a time)."""
         engines: dict[str, Engine] = {}
         for s in scenarios:
             yield run_scenario(clusters, s, engines)
@@ -61,6 +69,10 @@ def default_workers() -> int:
     except AttributeError:  # pragma: no cover - not on Linux
         return max(1, os.cpu_count() or 1)
 
+
+IN_FLIGHT_PER_WORKER = 4
+"""Scenarios a pool or Ray run submits ahead per worker (enough to keep every worker busy;
+the grid itself is streamed)."""
 
 _clusters: Mapping[str, Cluster] = {}
 _engines: dict[str, Engine] = {}
@@ -95,27 +107,29 @@ class PoolExecutor:
         self.ship_per_scenario = ship_per_scenario
 
     def run(
-        self, clusters: Mapping[str, Cluster], scenarios: Sequence[Scenario]
+        self, clusters: Mapping[str, Cluster], scenarios: Iterable[Scenario]
     ) -> Iterator[ScenarioResult]:
-        """Yield results as workers finish them."""
-        if not scenarios:
+        """Yield results as workers finish them; at most `IN_FLIGHT_PER_WORKER` scenarios
+        per worker are submitted ahead, the rest taken from ``scenarios`` as results come."""
+        source = iter(scenarios)
+        window = self.workers * IN_FLIGHT_PER_WORKER
+        first = list(itertools.islice(source, window))
+        if not first:
             return
         ctx = multiprocessing.get_context("forkserver")
         ctx.set_forkserver_preload(["schedsim.sweep.executors", "schedsim.sweep.warm"])
         shipped = {} if self.ship_per_scenario else dict(clusters)
         with ProcessPoolExecutor(
-            max_workers=min(self.workers, len(scenarios)),
+            max_workers=min(self.workers, len(first)),
             mp_context=ctx,
             initializer=functools.partial(_init_worker, shipped),
         ) as pool:
-            pending: dict[Future[ScenarioResult], Scenario] = {
-                pool.submit(
-                    _run_in_worker,
-                    s,
-                    *((clusters[s.cluster_key],) if self.ship_per_scenario else ()),
-                ): s
-                for s in scenarios
-            }
+
+            def submit(s: Scenario) -> Future[ScenarioResult]:
+                cluster = (clusters[s.cluster_key],) if self.ship_per_scenario else ()
+                return pool.submit(_run_in_worker, s, *cluster)
+
+            pending: dict[Future[ScenarioResult], Scenario] = {submit(s): s for s in first}
             while pending:
                 done, _ = wait(pending, return_when=FIRST_COMPLETED)
                 for f in done:
@@ -132,3 +146,5 @@ class PoolExecutor:
                             f"{type(error).__name__}: {error}",
                             0.0,
                         )
+                for s in itertools.islice(source, len(done)):
+                    pending[submit(s)] = s

@@ -8,10 +8,12 @@ Engine per config. Results come back as tasks finish (``ray.wait``).
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
+import itertools
+from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
 from schedsim.engine import Cluster, Engine
+from schedsim.sweep.executors import IN_FLIGHT_PER_WORKER
 from schedsim.sweep.results import ScenarioResult
 from schedsim.sweep.scenarios import Scenario, run_scenario
 
@@ -47,10 +49,11 @@ class RayExecutor:
         self.num_cpus = num_cpus
 
     def run(
-        self, clusters: Mapping[str, Cluster], scenarios: Sequence[Scenario]
+        self, clusters: Mapping[str, Cluster], scenarios: Iterable[Scenario]
     ) -> Iterator[ScenarioResult]:
-        """Yield results as tasks finish; a task that raised (a worker died) becomes a failed
-        result."""
+        """Yield results as tasks finish, with at most `IN_FLIGHT_PER_WORKER` tasks per Ray
+        CPU submitted ahead (the grid is streamed); a task that raised (a worker died)
+        becomes a failed result."""
         try:
             import ray
         except ImportError as e:
@@ -70,7 +73,12 @@ class RayExecutor:
         try:
             refs = {key: ray.put(c) for key, c in clusters.items()}
             task = ray.remote(_task)
-            pending = {task.remote(refs[s.cluster_key], s): s for s in scenarios}
+            source = iter(scenarios)
+            cpus = int(ray.cluster_resources().get("CPU", 1))  # type: ignore[no-untyped-call]
+            window = max(1, cpus) * IN_FLIGHT_PER_WORKER
+            pending = {
+                task.remote(refs[s.cluster_key], s): s for s in itertools.islice(source, window)
+            }
             while pending:
                 done, _ = ray.wait(list(pending), num_returns=1)
                 for obj in done:
@@ -81,6 +89,8 @@ class RayExecutor:
                         yield ScenarioResult.failed(
                             s.name, s.index, s.axes, s.fingerprint, f"{type(e).__name__}: {e}", 0.0
                         )
+                for s in itertools.islice(source, len(done)):
+                    pending[task.remote(refs[s.cluster_key], s)] = s
         finally:
             if started:
                 ray.shutdown()

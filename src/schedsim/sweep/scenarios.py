@@ -9,8 +9,9 @@ a failed `ScenarioResult` carrying the error.
 
 from __future__ import annotations
 
+import math
 import time
-from collections.abc import Mapping, MutableMapping
+from collections.abc import Iterator, Mapping, MutableMapping
 from typing import Any
 
 import attrs
@@ -21,7 +22,14 @@ from schedsim.replay import Replay, manifest_trace
 from schedsim.sweep.results import ScenarioResult
 from schedsim.sweep.spec import SweepOptions, SweepSpec, digest
 
-__all__ = ["Scenario", "load_clusters", "run_scenario", "scenarios"]
+__all__ = [
+    "Scenario",
+    "iter_scenarios",
+    "load_clusters",
+    "run_scenario",
+    "scenario_count",
+    "scenarios",
+]
 
 
 @attrs.frozen
@@ -77,10 +85,21 @@ def cluster_key(trace: str, scale: str) -> str:
     return f"{trace}/{scale}" if scale else trace
 
 
+def scenario_count(spec: SweepSpec) -> int:
+    """How many scenarios `iter_scenarios` yields, from the axes' sizes (none is built)."""
+    sizes = (spec.traces, spec.scales, spec.groups, spec.configs, spec.commands)
+    return math.prod(len(axis) for axis in sizes)
+
+
 def scenarios(spec: SweepSpec) -> list[Scenario]:
-    """Every scenario of ``spec``: traces x workloadScale x nodeGroups x schedulerConfig x
-    featureGates x commands, in that nesting order (the last varies fastest)."""
-    out: list[Scenario] = []
+    """Every scenario of ``spec`` as a list (`iter_scenarios`, all built at once)."""
+    return list(iter_scenarios(spec))
+
+
+def iter_scenarios(spec: SweepSpec) -> Iterator[Scenario]:
+    """Every scenario of ``spec``, built one at a time as the sweep consumes them:
+    traces x workloadScale x nodeGroups x schedulerConfig x featureGates x commands, in that
+    nesting order (the last varies fastest), ``index`` counting from 0."""
     grid = (
         (t, w, g, c, cmd)
         for t in spec.traces
@@ -89,7 +108,7 @@ def scenarios(spec: SweepSpec) -> list[Scenario]:
         for c in spec.configs
         for cmd in spec.commands
     )
-    for t, w, g, c, command in grid:
+    for index, (t, w, g, c, command) in enumerate(grid):
         values = {
             "traces": t.name,
             "workloadScale": w.name,
@@ -98,9 +117,9 @@ def scenarios(spec: SweepSpec) -> list[Scenario]:
             "featureGates": c.gates_name,
         }
         axes = (*((a, values[a]) for a in spec.named_axes), ("command", command))
-        out.append(
+        yield (
             Scenario(
-                index=len(out),
+                index=index,
                 name="+".join(v for _, v in axes),
                 axes=axes,
                 command=command,
@@ -120,7 +139,6 @@ def scenarios(spec: SweepSpec) -> list[Scenario]:
                 ),
             )
         )
-    return out
 
 
 def run_scenario(
