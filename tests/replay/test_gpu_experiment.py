@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from openb_small import NO_SCORES, NODES, PODS
 
 from schedsim.api.core import Pod
 from schedsim.cli import main
@@ -131,21 +132,6 @@ def test_curve_bins_by_rounded_arrived_percent() -> None:
     assert c[4].gpu_allocation == pytest.approx(2.5)
     assert c[4].fragmentation == pytest.approx((100 * 200 / 9800 + 100 * 300 / 9700) / 2)
     assert c[6].gpu_allocation is None
-
-
-NODES = "sn,cpu_milli,memory_mib,gpu,model\nn0,64000,262144,1,T4\nn1,64000,262144,1,T4\n"
-PODS = "name,cpu_milli,memory_mib,num_gpu,gpu_milli\na,1000,4096,1,600\nb,1000,4096,1,600\n"
-NO_SCORES = """\
-apiVersion: kubescheduler.config.k8s.io/v1
-kind: KubeSchedulerConfiguration
-percentageOfNodesToScore: 100
-profiles:
-- schedulerName: default-scheduler
-  plugins:
-    score:
-      disabled:
-      - name: '*'
-"""
 
 
 def _run(argv: list[str]) -> tuple[int, str, str]:

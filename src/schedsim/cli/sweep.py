@@ -35,6 +35,7 @@ from schedsim.sweep import (
     to_json,
     to_table,
 )
+from schedsim.sweep.curves import curve_table
 from schedsim.sweep.report import sweep_page
 from schedsim.sweep.results import axes_without_effect
 
@@ -181,5 +182,5 @@ def run(args: argparse.Namespace) -> tuple[str, int]:
     elif args.output == "csv":
         out = to_csv(results)
     else:
-        out = to_table(results)
+        out = to_table(results) + curve_table(results)
     return out, 1 if failed else 0

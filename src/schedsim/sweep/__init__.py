@@ -18,11 +18,11 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping
 
-from schedsim.engine import Cluster
 from schedsim.sweep.executors import Executor, PoolExecutor, SerialExecutor, default_workers
 from schedsim.sweep.results import ResultStore, ScenarioResult, to_csv, to_json, to_table
 from schedsim.sweep.scenarios import (
     Scenario,
+    SweepInput,
     iter_scenarios,
     load_clusters,
     run_scenario,
@@ -57,7 +57,7 @@ def run_sweep(
     spec: SweepSpec,
     executor: Executor,
     *,
-    clusters: Mapping[str, Cluster] | None = None,
+    clusters: Mapping[str, SweepInput] | None = None,
     store: ResultStore | None = None,
     on_result: Callable[[ScenarioResult, int], None] | None = None,
 ) -> list[ScenarioResult]:

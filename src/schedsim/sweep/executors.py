@@ -25,9 +25,9 @@ from collections.abc import Iterable, Iterator, Mapping
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from typing import Protocol
 
-from schedsim.engine import Cluster, Engine
+from schedsim.engine import Engine
 from schedsim.sweep.results import ScenarioResult
-from schedsim.sweep.scenarios import Scenario, run_scenario
+from schedsim.sweep.scenarios import Scenario, SweepInput, run_scenario
 
 __all__ = [
     "IN_FLIGHT_PER_WORKER",
@@ -42,7 +42,7 @@ class Executor(Protocol):
     """Runs scenarios on a cluster."""
 
     def run(
-        self, clusters: Mapping[str, Cluster], scenarios: Iterable[Scenario]
+        self, clusters: Mapping[str, SweepInput], scenarios: Iterable[Scenario]
     ) -> Iterator[ScenarioResult]:
         """Yield one result per scenario (run on ``clusters[scenario.cluster_key]``), as
         they finish; ``scenarios`` is consumed as the runs go (a grid is streamed, never
@@ -54,7 +54,7 @@ class SerialExecutor:
     """Runs the scenarios in this process, in order (one Engine per config, reused)."""
 
     def run(
-        self, clusters: Mapping[str, Cluster], scenarios: Iterable[Scenario]
+        self, clusters: Mapping[str, SweepInput], scenarios: Iterable[Scenario]
     ) -> Iterator[ScenarioResult]:
         """Yield each scenario's result in turn (one scenario taken at a time)."""
         engines: dict[str, Engine] = {}
@@ -74,17 +74,17 @@ IN_FLIGHT_PER_WORKER = 4
 """Scenarios a pool or Ray run submits ahead per worker (enough to keep every worker busy;
 the grid itself is streamed)."""
 
-_clusters: Mapping[str, Cluster] = {}
+_clusters: Mapping[str, SweepInput] = {}
 _engines: dict[str, Engine] = {}
 
 
-def _init_worker(clusters: Mapping[str, Cluster]) -> None:
+def _init_worker(clusters: Mapping[str, SweepInput]) -> None:
     global _clusters
     _clusters = clusters
     _engines.clear()
 
 
-def _run_in_worker(scenario: Scenario, cluster: Cluster | None = None) -> ScenarioResult:
+def _run_in_worker(scenario: Scenario, cluster: SweepInput | None = None) -> ScenarioResult:
     used = _clusters if cluster is None else {scenario.cluster_key: cluster}
     return run_scenario(used, scenario, _engines)
 
@@ -107,7 +107,7 @@ class PoolExecutor:
         self.ship_per_scenario = ship_per_scenario
 
     def run(
-        self, clusters: Mapping[str, Cluster], scenarios: Iterable[Scenario]
+        self, clusters: Mapping[str, SweepInput], scenarios: Iterable[Scenario]
     ) -> Iterator[ScenarioResult]:
         """Yield results as workers finish them; at most `IN_FLIGHT_PER_WORKER` scenarios
         per worker are submitted ahead, the rest taken from ``scenarios`` as results come."""

@@ -12,10 +12,10 @@ import itertools
 from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
-from schedsim.engine import Cluster, Engine
+from schedsim.engine import Engine
 from schedsim.sweep.executors import IN_FLIGHT_PER_WORKER
 from schedsim.sweep.results import ScenarioResult
-from schedsim.sweep.scenarios import Scenario, run_scenario
+from schedsim.sweep.scenarios import Scenario, SweepInput, run_scenario
 
 __all__ = ["RayExecutor", "RayUnavailableError"]
 
@@ -27,7 +27,7 @@ class RayUnavailableError(RuntimeError):
 _engines: dict[str, Engine] = {}
 
 
-def _task(cluster: Cluster, scenario: Scenario) -> ScenarioResult:
+def _task(cluster: SweepInput, scenario: Scenario) -> ScenarioResult:
     return run_scenario({scenario.cluster_key: cluster}, scenario, _engines)
 
 
@@ -49,7 +49,7 @@ class RayExecutor:
         self.num_cpus = num_cpus
 
     def run(
-        self, clusters: Mapping[str, Cluster], scenarios: Iterable[Scenario]
+        self, clusters: Mapping[str, SweepInput], scenarios: Iterable[Scenario]
     ) -> Iterator[ScenarioResult]:
         """Yield results as tasks finish, with at most `IN_FLIGHT_PER_WORKER` tasks per Ray
         CPU submitted ahead (the grid is streamed); a task that raised (a worker died)

@@ -15,6 +15,7 @@ from collections.abc import Iterable, Sequence
 import plotly.graph_objects as go
 
 from schedsim.report import Page
+from schedsim.sweep.curves import POINTS, curve_figures, curve_rows
 from schedsim.sweep.results import COLUMNS, ScenarioResult, shown_metrics
 
 __all__ = ["CHARTS", "sweep_page"]
@@ -51,6 +52,24 @@ def _bars(
     return fig
 
 
+def _experiment_curves(page: Page, ok: Sequence[ScenarioResult]) -> None:
+    """The GPU-sharing experiments' curves (`schedsim.sweep.curves`), when the sweep ran
+    any: per trace, allocation and fragmentation against arrived workload per policy."""
+    figures = curve_figures(ok)
+    if not figures:
+        return
+    page.heading("GPU-sharing experiment: allocation and fragmentation")
+    page.text(
+        "Per policy, the mean over seeds (line) and the min-max range (band) at each arrived "
+        "percent of the cluster's GPU capacity; allocation is the percent of the cluster's "
+        "milli-GPU held by bound pods, fragmentation the percent of idle GPU milli that the "
+        "target workload cannot use (the FGD paper's measure)."
+    )
+    for fig in figures:
+        page.chart(fig)
+    page.table(("trace", "policy", "seeds", "metric", *(f"{p} %" for p in POINTS)), curve_rows(ok))
+
+
 def sweep_page(results: Iterable[ScenarioResult], title: str = "schedsim sweep") -> Page:
     """The page comparing ``results`` (in scenario order): the rows as a table (axes,
     status, every measured metric by its JSON key, wall seconds), a bar chart per metric
@@ -85,6 +104,7 @@ def sweep_page(results: Iterable[ScenarioResult], title: str = "schedsim sweep")
         measured = [r for r in ok if any(getattr(r, f) is not None for f in drawn)]
         if measured and drawn:
             page.chart(_bars(chart_title, unit, drawn, measured))
+    _experiment_curves(page, ok)
     if not ok:
         page.text("No scenario ran to the end: nothing to chart.", note=True)
     if failed:

@@ -32,6 +32,7 @@ from rich.table import Table
 __all__ = [
     "COLUMNS",
     "METRICS",
+    "CurveRow",
     "ResultStore",
     "ScenarioResult",
     "axes_without_effect",
@@ -88,6 +89,18 @@ def _optional_float(value: float | None) -> float | None:
     return None if value is None else float(value)
 
 
+CurveRow = tuple[int, float | None, float | None, float | None]
+"""One point of an experiment's curve: arrived percent, GPU allocation (percent of the
+cluster's milli-GPU), fragmentation (percent of idle GPU milli), fragmentation amount
+(percent of capacity); None where no pod had arrived in that bin."""
+
+
+def _curve(rows: Iterable[Sequence[Any]]) -> tuple[CurveRow, ...]:
+    return tuple(
+        (int(a), _optional_float(g), _optional_float(f), _optional_float(m)) for a, g, f, m in rows
+    )
+
+
 @attrs.frozen
 class ScenarioResult:
     """The outcome of one scenario.
@@ -110,6 +123,9 @@ class ScenarioResult:
         latency_p50, latency_p90, latency_p99: scheduling latency percentiles, arrival to
             first bind (seconds; replay only, None otherwise or when no pod was bound).
         warnings: what the run had to say beyond the cluster's own warnings, one line each.
+        curve: the experiment's curve (`CurveRow` per arrived percent 0..130; empty for the
+            other commands). ``scheduled`` / ``unschedulable`` are then the tuned workload's
+            pods placed and dropped.
         wall_seconds: the run's wall time in the worker (seconds; not part of `metrics`).
         error: ``Type: message`` when the scenario failed (its metrics are then 0 / None
             here, null in JSON and empty in CSV), else None.
@@ -131,6 +147,7 @@ class ScenarioResult:
     latency_p90: float | None = attrs.field(default=None, converter=_optional_float)
     latency_p99: float | None = attrs.field(default=None, converter=_optional_float)
     warnings: tuple[str, ...] = attrs.field(default=(), converter=_strings)
+    curve: tuple[CurveRow, ...] = attrs.field(default=(), converter=_curve)
     wall_seconds: float = 0.0
     error: str | None = None
     resumed: bool = attrs.field(default=False, eq=False)
@@ -162,12 +179,13 @@ class ScenarioResult:
 
     def metrics(self) -> tuple[object, ...]:
         """Everything that depends only on the scenario: name, axes, the `METRICS`,
-        warnings, error."""
+        warnings, curve, error."""
         return (
             self.name,
             self.axes,
             *(getattr(self, m) for m in METRICS),
             self.warnings,
+            self.curve,
             self.error,
         )
 
@@ -185,6 +203,11 @@ class ScenarioResult:
         row.update({COLUMNS[m]: getattr(self, m) if self.ok else None for m in METRICS})
         row["wallSeconds"] = round(self.wall_seconds, 6)
         row["warnings"] = list(self.warnings)
+        if self.curve:
+            row["curve"] = [
+                {"arrived": a, "gpuAllocation": g, "fragmentation": f, "fragmentationAmount": m}
+                for a, g, f, m in self.curve
+            ]
         if self.error is not None:
             row["error"] = self.error
         return row
@@ -203,6 +226,10 @@ class ScenarioResult:
             wall_seconds=float(row["wallSeconds"]),
             error=row.get("error"),
             warnings=tuple(str(w) for w in row["warnings"]),
+            curve=tuple(
+                (p["arrived"], p["gpuAllocation"], p["fragmentation"], p["fragmentationAmount"])
+                for p in row.get("curve", ())
+            ),
             **metrics,
         )
 

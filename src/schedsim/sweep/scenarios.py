@@ -19,17 +19,25 @@ import attrs
 from schedsim.autoscaler.nodegroups import NodeGroup
 from schedsim.engine import Cluster, Engine, EngineConfig
 from schedsim.replay import Replay, manifest_trace
+from schedsim.replay.alibaba import alibaba_trace
+from schedsim.replay.experiment import GpuSharingExperiment
+from schedsim.replay.trace import Trace
 from schedsim.sweep.results import ScenarioResult
-from schedsim.sweep.spec import SweepOptions, SweepSpec, digest
+from schedsim.sweep.spec import ExperimentOptions, SweepOptions, SweepSpec, digest
 
 __all__ = [
     "Scenario",
+    "SweepInput",
     "iter_scenarios",
     "load_clusters",
     "run_scenario",
     "scenario_count",
     "scenarios",
 ]
+
+
+SweepInput = Cluster | Trace
+"""What a scenario runs on: a cluster, or for ``experiment`` an Alibaba trace."""
 
 
 @attrs.frozen
@@ -49,7 +57,9 @@ class Scenario:
         node_groups: the node groups (None: none given).
         options: the commands' options.
         fingerprint: sha256 of everything the result depends on (cluster and variant files,
-            gates, command, options); a resumed result counts only when it matches.
+            gates, command, options, seed); a resumed result counts only when it matches.
+        seed: the ``seeds`` variant's seed (None: ``options.seed``).
+        experiment: the ``experiment`` section (the experiment command only).
     """
 
     index: int
@@ -62,15 +72,25 @@ class Scenario:
     node_groups: tuple[NodeGroup, ...] | None
     options: SweepOptions
     fingerprint: str
+    seed: int | None = None
+    experiment: ExperimentOptions | None = None
 
 
-def load_clusters(spec: SweepSpec) -> dict[str, Cluster]:
+def load_clusters(spec: SweepSpec) -> dict[str, SweepInput]:
     """The cluster of every ``traces`` variant (its name -> ``spec.cluster`` + its paths,
-    loaded once, workload controllers expanded).
+    loaded once, workload controllers expanded); for ``experiment``, the Alibaba trace of
+    each pod list with the spec's node list (GPUs as shared DRA devices).
 
     Raises:
-        ManifestError: a manifest is malformed (``FILE: KIND NS/NAME: FIELD: problem``).
+        ManifestError: a manifest is malformed (``FILE: KIND NS/NAME: FIELD: problem``);
+            a CSV row is (`TraceError`, ``FILE:LINE: problem``).
     """
+    if spec.experiment is not None:
+        nodes = spec.experiment.alibaba_nodes
+        return {
+            t.name: alibaba_trace(t.paths[0], nodes, gpu_as="dra", gpu_share=True)
+            for t in spec.traces
+        }
     return {
         cluster_key(t.name, w.name): Cluster.from_paths(
             [*spec.cluster, *t.paths], workload_scale=w.factor
@@ -87,7 +107,7 @@ def cluster_key(trace: str, scale: str) -> str:
 
 def scenario_count(spec: SweepSpec) -> int:
     """How many scenarios `iter_scenarios` yields, from the axes' sizes (none is built)."""
-    sizes = (spec.traces, spec.scales, spec.groups, spec.configs, spec.commands)
+    sizes = (spec.traces, spec.scales, spec.groups, spec.configs, spec.seeds, spec.commands)
     return math.prod(len(axis) for axis in sizes)
 
 
@@ -98,23 +118,25 @@ def scenarios(spec: SweepSpec) -> list[Scenario]:
 
 def iter_scenarios(spec: SweepSpec) -> Iterator[Scenario]:
     """Every scenario of ``spec``, built one at a time as the sweep consumes them:
-    traces x workloadScale x nodeGroups x schedulerConfig x featureGates x commands, in that
-    nesting order (the last varies fastest), ``index`` counting from 0."""
+    traces x workloadScale x nodeGroups x schedulerConfig x featureGates x seeds x commands,
+    in that nesting order (the last varies fastest), ``index`` counting from 0."""
     grid = (
-        (t, w, g, c, cmd)
+        (t, w, g, c, seed, cmd)
         for t in spec.traces
         for w in spec.scales
         for g in spec.groups
         for c in spec.configs
+        for seed in spec.seeds
         for cmd in spec.commands
     )
-    for index, (t, w, g, c, command) in enumerate(grid):
+    for index, (t, w, g, c, seed, command) in enumerate(grid):
         values = {
             "traces": t.name,
             "workloadScale": w.name,
             "nodeGroups": g.name,
             "schedulerConfig": c.config_name,
             "featureGates": c.gates_name,
+            "seeds": seed.name,
         }
         axes = (*((a, values[a]) for a in spec.named_axes), ("command", command))
         yield (
@@ -136,13 +158,18 @@ def iter_scenarios(spec: SweepSpec) -> Iterator[Scenario]:
                     c.digest,
                     command,
                     attrs.asdict(spec.options),
+                    # absent from fingerprints of specs without them (resumable as before)
+                    *(() if seed.seed is None else (seed.seed,)),
+                    *(() if spec.experiment is None else (spec.experiment.digest,)),
                 ),
+                seed=seed.seed,
+                experiment=spec.experiment,
             )
         )
 
 
 def run_scenario(
-    clusters: Mapping[str, Cluster],
+    clusters: Mapping[str, SweepInput],
     scenario: Scenario,
     engines: MutableMapping[str, Engine] | None = None,
 ) -> ScenarioResult:
@@ -185,12 +212,17 @@ def run_scenario(
     )
 
 
-def _run(engine: Engine, cluster: Cluster, s: Scenario) -> dict[str, Any]:
+def _run(engine: Engine, on: SweepInput, s: Scenario) -> dict[str, Any]:
     """The scenario's `ScenarioResult` metrics, by field name (those a command does not
     measure keep their defaults: 0 for counts it cannot have, None for cost and latency)."""
     o = s.options
+    seed = o.seed if s.seed is None else s.seed
+    if isinstance(on, Trace):
+        assert s.experiment is not None  # the spec pairs them
+        return _experiment(engine, on, s.experiment, 42 if seed is None else seed)
+    cluster = on
     if s.command == "simulate":
-        r = engine.simulate(cluster, placement=o.placement, seed=o.seed)
+        r = engine.simulate(cluster, placement=o.placement, seed=seed)
         return {
             "scheduled": r.scheduled,
             "unschedulable": r.unschedulable,
@@ -215,7 +247,7 @@ def _run(engine: Engine, cluster: Cluster, s: Scenario) -> dict[str, Any]:
             "nodes_added": 0 if chosen is None else chosen.node_count,
         }
     if s.command == "replay":
-        return _replay(engine, cluster, s)
+        return _replay(engine, cluster, s, seed)
     d = engine.scale_down(
         cluster, threshold=o.threshold, gpu_threshold=o.gpu_threshold, node_groups=s.node_groups
     )
@@ -227,7 +259,23 @@ def _run(engine: Engine, cluster: Cluster, s: Scenario) -> dict[str, Any]:
     }
 
 
-def _replay(engine: Engine, cluster: Cluster, s: Scenario) -> dict[str, Any]:
+def _experiment(
+    engine: Engine, trace: Trace, options: ExperimentOptions, seed: int
+) -> dict[str, Any]:
+    """The GPU-sharing experiment (`GpuSharingExperiment`, as ``schedsim replay --inflate``):
+    pods scheduled and failed after tuning, and the curve (one point per arrived percent)."""
+    result = GpuSharingExperiment(trace, engine, inflate=options.inflate, seed=seed).run()
+    return {
+        "scheduled": result.scheduled,
+        "unschedulable": result.failed,
+        "curve": tuple(
+            (p.arrived, p.gpu_allocation, p.fragmentation, p.fragmentation_amount)
+            for p in result.curve
+        ),
+    }
+
+
+def _replay(engine: Engine, cluster: Cluster, s: Scenario, seed: int | None) -> dict[str, Any]:
     """``schedsim replay`` of the cluster as a trace (`schedsim.replay.Replay`): pods
     scheduled and still pending at the end, preempted, nodes the autoscaler added and
     removed, total cost, scheduling latency percentiles (seconds)."""
@@ -240,7 +288,7 @@ def _replay(engine: Engine, cluster: Cluster, s: Scenario) -> dict[str, Any]:
         options=o.autoscaler(),
         sample_interval=o.sample_interval,
         until=o.until,
-        seed=o.seed,
+        seed=seed,
     )
     m = replay.run()
     summary = m.summary()

@@ -21,6 +21,7 @@
       featureGates:                  # gate overrides on top of the 1.34 defaults
         base: {}
         prioritized: {DRAPrioritizedList: true}
+      seeds: [42, 43]                # a list of seeds, or name -> seed: each run's seed
     options:                         # the commands' options, the same for every scenario
       placement: kube-scheduler      # simulate: kube-scheduler | first-fit
       seed: null                     # simulate: tie-breaking seed
@@ -36,6 +37,26 @@
       until: null                    # replay: --until (null: when nothing can change)
 
 ``cluster`` may be left out when ``traces`` is given (each trace is then the whole input).
+A ``seeds`` variant overrides ``options.seed`` (simulate's and replay's tie-breaking, the
+experiment's shuffle).
+
+The ``experiment`` command is the FGD paper's GPU-sharing experiment
+(`schedsim.replay.experiment`, ``schedsim replay --inflate``), alone in ``commands``, with
+``traces`` naming Alibaba openb pod lists (one CSV each) and a top-level section:
+
+.. code-block:: yaml
+
+    commands: [experiment]
+    experiment:
+      alibabaNodes: openb_node_list_gpu_node.csv   # required
+      inflate: 1.3                                 # the target workload x GPU capacity
+    axes:
+      traces: {default: openb_pod_list_default.csv}
+      schedulerConfig: {fgd: fgd.yaml, bestfit: bestfit.yaml}
+      seeds: [42, 43, 44]
+
+GPUs are shared DRA devices (``--gpu-as dra``), so the DRAConsumableCapacity gate is turned
+on in every config variant, as ``schedsim replay --inflate`` does.
 ``expander``, ``maxNodesPerScaleUp``, the thresholds and ``seed`` apply to replay too (its
 flags of the same meaning). Paths are relative to the spec file's directory and appear in
 messages as the spec gives them. Every referenced file is read and checked
@@ -70,7 +91,9 @@ __all__ = [
     "AXES",
     "COMMANDS",
     "ConfigVariant",
+    "ExperimentOptions",
     "GroupsVariant",
+    "SeedVariant",
     "SweepOptions",
     "SweepSpec",
     "TraceVariant",
@@ -78,10 +101,17 @@ __all__ = [
     "load_spec",
 ]
 
-COMMANDS: Final = ("simulate", "scale-up", "scale-down", "replay")
+COMMANDS: Final = ("simulate", "scale-up", "scale-down", "replay", "experiment")
 """The commands a scenario can run, as the ``schedsim`` subcommands of the same names."""
 
-AXES: Final = ("traces", "workloadScale", "nodeGroups", "schedulerConfig", "featureGates")
+AXES: Final = (
+    "traces",
+    "workloadScale",
+    "nodeGroups",
+    "schedulerConfig",
+    "featureGates",
+    "seeds",
+)
 """The axes, in the order scenario names list them (then the command)."""
 
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
@@ -177,6 +207,29 @@ class ScaleVariant:
 
 
 @attrs.frozen
+class SeedVariant:
+    """One value of the ``seeds`` axis: its name and seed (None: ``options.seed``)."""
+
+    name: str
+    seed: int | None
+
+
+@attrs.frozen
+class ExperimentOptions:
+    """The ``experiment`` section: the node list and the target workload.
+
+    Attributes:
+        alibaba_nodes: the openb node list CSV (joined to the spec's directory).
+        inflate: the target workload as a multiple of the cluster's GPU capacity (> 0).
+        digest: sha256 of the node list's bytes and ``inflate``.
+    """
+
+    alibaba_nodes: str
+    inflate: float
+    digest: str
+
+
+@attrs.frozen
 class GroupsVariant:
     """One value of the ``nodeGroups`` axis: its name, file (None: no node groups) and the
     groups read from it."""
@@ -215,6 +268,9 @@ class SweepSpec:
         groups: the ``nodeGroups`` variants, in spec order (one unnamed, empty one when the
             axis is absent).
         configs: the ``schedulerConfig`` x ``featureGates`` variants, in spec order.
+        seeds: the ``seeds`` variants, in spec order (one unnamed variant of
+            ``options.seed`` when the axis is absent).
+        experiment: the ``experiment`` section (None unless the command is experiment).
         options: the commands' options.
         named_axes: the axes the spec names (scenario names list only these and the
             command).
@@ -230,6 +286,8 @@ class SweepSpec:
     configs: tuple[ConfigVariant, ...]
     options: SweepOptions
     named_axes: tuple[str, ...]
+    seeds: tuple[SeedVariant, ...] = (SeedVariant("", None),)
+    experiment: ExperimentOptions | None = None
 
 
 def digest(*parts: object) -> str:
@@ -373,7 +431,9 @@ MAX_SCENARIOS: Final = 100_000
 def _check_grid_size(source: str, axes: Mapping[str, Any], commands: int) -> None:
     """Refuse a grid of more than `MAX_SCENARIOS` scenarios, counted from the axes' sizes
     (O(axes): no variant file is read and no scenario is built to count them)."""
-    sizes = [(a, len(v)) for a in AXES if isinstance(v := axes.get(a), Mapping) and len(v) > 1]
+    sizes = [
+        (a, len(v)) for a in AXES if isinstance(v := axes.get(a), (Mapping, list)) and len(v) > 1
+    ]
     count = commands * math.prod(n for _, n in sizes)
     if count > MAX_SCENARIOS:
         factors = " x ".join(f"{n} {a}" for a, n in sizes)
@@ -383,14 +443,16 @@ def _check_grid_size(source: str, axes: Mapping[str, Any], commands: int) -> Non
         )
 
 
-def _configs(source: str, axes: Mapping[str, Any]) -> tuple[ConfigVariant, ...]:
+def _configs(
+    source: str, axes: Mapping[str, Any], required_gates: Mapping[str, bool] | None = None
+) -> tuple[ConfigVariant, ...]:
     configs = _variants(source, axes, "schedulerConfig") or [("", None)]
     gates = _variants(source, axes, "featureGates") or [("", {})]
     out = []
     for cname, cvalue in configs:
         path = None if cvalue is None else _path(source, f"axes.schedulerConfig.{cname}", cvalue)
         for gname, gvalue in gates:
-            overrides = _gates(source, gname, gvalue)
+            overrides = _gates(source, gname, gvalue) | dict(required_gates or {})
             try:
                 if path is None:
                     config = EngineConfig(feature_gates=overrides)
@@ -432,6 +494,62 @@ def _traces(source: str, axes: Mapping[str, Any]) -> tuple[TraceVariant, ...]:
     return tuple(out) or (TraceVariant("", (), digest([])),)
 
 
+def _seeds(source: str, axes: Mapping[str, Any]) -> tuple[SeedVariant, ...]:
+    raw = axes.get("seeds")
+    if isinstance(raw, list):
+        if not raw:
+            raise ManifestError(f"{source}: axes.seeds: expected a non-empty list of integers")
+        pairs = [(str(v) if _is_int(v) else "", v) for v in raw]
+    else:
+        pairs = _variants(source, axes, "seeds")
+    out = []
+    for name, value in pairs:
+        if not _is_int(value):
+            raise ManifestError(f"{source}: axes.seeds: expected integers, got {value!r}")
+        out.append(SeedVariant(name, int(value)))
+    if len({v.name for v in out}) != len(out):
+        raise ManifestError(f"{source}: axes.seeds: a seed is listed twice")
+    return tuple(out) or (SeedVariant("", None),)
+
+
+def _experiment(
+    source: str, raw: Any, commands: list[str], axes: Mapping[str, Any], has_cluster: bool
+) -> ExperimentOptions | None:
+    """The ``experiment`` section, checked against the commands and axes it goes with."""
+    if "experiment" not in commands:
+        if raw is not None:
+            raise ManifestError(f"{source}: experiment: only with the experiment command")
+        return None
+    if len(commands) != 1:
+        raise ManifestError(
+            f"{source}: commands: experiment runs alone (its traces are Alibaba pod lists)"
+        )
+    if not isinstance(raw, Mapping) or "alibabaNodes" not in raw:
+        raise ManifestError(
+            f"{source}: experiment: required with the experiment command: a mapping with "
+            "alibabaNodes (the openb node list CSV) and optionally inflate"
+        )
+    for key in raw:
+        if key not in ("alibabaNodes", "inflate"):
+            raise ManifestError(
+                f"{source}: experiment.{key}: unknown field (expected alibabaNodes, inflate)"
+            )
+    if has_cluster:
+        raise ManifestError(
+            f"{source}: cluster: the experiment's cluster is its node list; leave cluster out"
+        )
+    if axes.get("traces") is None:
+        raise ManifestError(f"{source}: axes.traces: required with experiment (pod list CSVs)")
+    for axis in ("workloadScale", "nodeGroups"):
+        if axes.get(axis) is not None:
+            raise ManifestError(f"{source}: axes.{axis}: not used by the experiment command")
+    inflate = raw.get("inflate", 1.3)
+    if not _is_number(inflate) or not inflate > 0:
+        raise ManifestError(f"{source}: experiment.inflate: expected a number > 0, got {inflate!r}")
+    nodes = _path(source, "experiment.alibabaNodes", raw["alibabaNodes"])
+    return ExperimentOptions(nodes, float(inflate), digest(_file_digest(nodes), inflate))
+
+
 def _scales(source: str, axes: Mapping[str, Any]) -> tuple[ScaleVariant, ...]:
     out = []
     for name, value in _variants(source, axes, "workloadScale"):
@@ -463,9 +581,18 @@ def load_spec(path: str) -> SweepSpec:
     if not isinstance(doc, Mapping):
         raise ManifestError(f"{path}: expected a mapping (cluster, commands, axes, options)")
     for key in doc:
-        if key not in ("apiVersion", "kind", "cluster", "commands", "axes", "options"):
+        if key not in (
+            "apiVersion",
+            "kind",
+            "cluster",
+            "commands",
+            "axes",
+            "options",
+            "experiment",
+        ):
             raise ManifestError(
-                f"{path}: {key}: unknown field (expected cluster, commands, axes, options)"
+                f"{path}: {key}: unknown field (expected cluster, commands, axes, options, "
+                "experiment)"
             )
     if doc.get("kind", "Sweep") != "Sweep":
         raise ManifestError(f"{path}: kind: expected Sweep, got {doc.get('kind')!r}")
@@ -500,6 +627,7 @@ def load_spec(path: str) -> SweepSpec:
     if len(set(commands)) != len(commands):
         raise ManifestError(f"{path}: commands: a command is listed twice")
     _check_grid_size(path, axes, len(commands))
+    experiment = _experiment(path, doc.get("experiment"), commands, axes, cluster is not None)
     groups = _groups(path, axes)
     if "scale-up" in commands and any(g.groups is None for g in groups):
         raise ManifestError(
@@ -513,7 +641,10 @@ def load_spec(path: str) -> SweepSpec:
         traces=_traces(path, axes),
         scales=_scales(path, axes),
         groups=groups,
-        configs=_configs(path, axes),
+        # the experiment's GPUs are shared DRA devices, as `replay --inflate` turns it on
+        configs=_configs(path, axes, {"DRAConsumableCapacity": True} if experiment else None),
         options=_options(path, doc.get("options")),
         named_axes=tuple(a for a in AXES if axes.get(a) is not None),
+        seeds=_seeds(path, axes),
+        experiment=experiment,
     )
