@@ -180,7 +180,14 @@ def test_ctrl_c_exits_130_without_partial_output(to_file: bool, tmp_path: Path) 
     if to_file:
         argv += ["--output-file", "result"]
     proc = subprocess.Popen(
-        argv, cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+        argv,
+        cwd=tmp_path,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        # a shell's background job inherits SIGINT ignored, and Python then keeps it so:
+        # the child gets the default disposition, as a command started from a terminal
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
     try:
         deadline = time.monotonic() + 60
