@@ -7,7 +7,7 @@ use the real DynamicResources plugin with a CEL runtime error."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, ClassVar
 
 import pytest
@@ -23,7 +23,7 @@ from schedsim.framework import Framework, Handle
 from schedsim.framework.cycle_state import CycleState
 from schedsim.framework.handle import PluginFactory
 from schedsim.framework.profile import DEFAULT_PLUGINS, EXTENSION_POINTS, Profile
-from schedsim.framework.runtime import discover_plugins
+from schedsim.framework.runtime import PluginError, discover_plugins
 from schedsim.framework.status import Code, Status
 from schedsim.snapshot import (
     BasicSnapshotStore,
@@ -60,10 +60,41 @@ class _Boom:
         return None
 
 
-def fw() -> Framework:
-    registry: dict[str, PluginFactory] = {**discover_plugins(), "Boom": _Boom}
-    profile = Profile(plugins={p: (*DEFAULT_PLUGINS, "Boom") for p in EXTENSION_POINTS})
-    return Framework(profile, Handle(), registry)
+class _BadReserve:
+    """Reserve: an Error status for every pod; Unreserve raises (it must not fail)."""
+
+    name: ClassVar[str] = "BadReserve"
+
+    def __init__(self, args: Mapping[str, Any], handle: Handle) -> None:
+        self.unreserved: list[str] = []
+
+    def schedsim_reserve(self, state: CycleState, pod: Pod, node_name: str) -> Status | None:
+        return Status(Code.Error, ("no room in the ledger",))
+
+    def schedsim_unreserve(self, state: CycleState, pod: Pod, node_name: str) -> None:
+        self.unreserved.append(node_name)
+        raise RuntimeError("ledger locked")
+
+
+class _BadPreFilter:
+    """PreFilter: an Error status for a pod labelled ``boom``."""
+
+    name: ClassVar[str] = "BadPreFilter"
+
+    def __init__(self, args: Mapping[str, Any], handle: Handle) -> None:
+        pass
+
+    def schedsim_pre_filter(
+        self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
+    ) -> Status | None:
+        return Status(Code.Error, ("cannot read",)) if pod.labels.get("boom") else None
+
+
+def fw(extra: PluginFactory = _Boom, abort_on_plugin_error: bool = False) -> Framework:
+    name: str = getattr(extra, "name")  # noqa: B009
+    registry: dict[str, PluginFactory] = {**discover_plugins(), name: extra}
+    profile = Profile(plugins={p: (*DEFAULT_PLUGINS, name) for p in EXTENSION_POINTS})
+    return Framework(profile, Handle(), registry, abort_on_plugin_error=abort_on_plugin_error)
 
 
 @pytest.fixture(params=sorted(STORES))
@@ -123,6 +154,78 @@ def test_context_raises_only_inside_and_restores_the_framework(
     with pytest.raises(SchedulingError) as e2:  # CA: n1 just does not pass
         snap.schedule_pod_on_any_node_matching(bad)
     assert e2.value.type is SchedulingErrorType.NO_NODES_PASSING_PREDICATES
+
+
+_RUNS = ("run_pre_filter_plugins", "run_filter_plugins", "run_reserve_plugins_reserve",
+         "run_reserve_plugins_unreserve")  # fmt: skip
+
+
+def test_the_context_replaces_no_method() -> None:
+    """The policy is a Framework parameter that the context flips and restores (nested
+    contexts too); every Run method stays the class's own, on the instance and on the
+    plugins, so nothing is patched."""
+    framework = fw()
+    boom = framework.plugins["Boom"]
+    plugin_filter = vars(type(boom))["schedsim_filter"]
+    assert framework.abort_on_plugin_error is False
+    with aborting_plugin_errors(framework):
+        assert framework.abort_on_plugin_error is True
+        with aborting_plugin_errors(framework):
+            assert framework.abort_on_plugin_error is True
+        assert framework.abort_on_plugin_error is True
+        for run in _RUNS:
+            assert run not in vars(framework)
+            assert getattr(framework, run).__func__ is vars(Framework)[run]
+        assert "schedsim_filter" not in vars(boom)
+        assert vars(type(boom))["schedsim_filter"] is plugin_filter
+    assert framework.abort_on_plugin_error is False
+
+
+def test_the_policy_as_a_constructor_parameter(store: Callable[[], ClusterSnapshotStore]) -> None:
+    """``Framework(..., abort_on_plugin_error=True)`` aborts without the context: a
+    PreFilter Error (kube-scheduler's RunPreFilterPlugins wording ``running PreFilter plugin
+    "X": ...``, framework.go) raises before any node is tried."""
+    snap = PredicateSnapshot(fw(_BadPreFilter, abort_on_plugin_error=True), store())
+    snap.set_cluster_state([node("n1")], [])
+    with pytest.raises(PluginStatusError) as e:
+        snap.schedule_pod_on_any_node_matching(pod("bad", boom="x"))
+    assert e.value.message == 'running PreFilter plugin "BadPreFilter": cannot read'
+    assert not snap.get_node_info("n1").pods
+    snap.schedule_pod_on_any_node_matching(pod("good"))
+    assert [p.pod.name for p in snap.get_node_info("n1").pods] == ["good"]
+
+
+def test_a_reserve_error_runs_unreserve_then_aborts(
+    store: Callable[[], ClusterSnapshotStore],
+) -> None:
+    """A Reserve Error status: Unreserve runs first (kube-scheduler's schedulingCycle calls
+    RunReservePluginsUnreserve when RunReservePluginsReserve fails, schedule_one.go); what
+    Unreserve raised is added to the message. Outside the context, an Unreserve that raises
+    is a `PluginError`; inside, a `PluginStatusError` for the pod."""
+    framework = fw(_BadReserve)
+    bad_reserve = framework.plugins["BadReserve"]
+    snap = PredicateSnapshot(framework, store())
+    snap.set_cluster_state([node("n1")], [])
+    p = pod("p")
+    with aborting_plugin_errors(framework):
+        with pytest.raises(PluginStatusError) as e:
+            snap.schedule_pod_on_any_node_matching(p)
+        assert e.value.message == (
+            'running Reserve plugin "BadReserve": no room in the ledger; '
+            'running Unreserve plugin "BadReserve": RuntimeError: ledger locked'
+        )
+        assert bad_reserve.unreserved == ["n1"]
+        with pytest.raises(PluginStatusError) as e2:
+            framework.run_reserve_plugins_unreserve(CycleState(), p, "n1")
+        unreserve = 'running Unreserve plugin "BadReserve": RuntimeError: ledger locked'
+        assert e2.value.message == unreserve
+    assert not snap.get_node_info("n1").pods
+    with pytest.raises(PluginError, match="ledger locked"):
+        framework.run_reserve_plugins_unreserve(CycleState(), p, "n1")
+    with pytest.raises(SchedulingError) as e3:  # CA's RunReserveOnNode: an internal error
+        snap.schedule_pod_on_any_node_matching(p)
+    assert e3.value.type is SchedulingErrorType.INTERNAL_ERROR
+    assert unreserve in str(e3.value)
 
 
 def test_hinting_reports_the_pod_and_goes_on(store: Callable[[], ClusterSnapshotStore]) -> None:

@@ -223,7 +223,7 @@ def estimate(
                 if rest and est.new_nodes_allowed:
                     est.try_new(rest)
             except PluginStatusError as e:  # the attempt failed before changing anything
-                errors.append(e.pod_error())
+                errors.append(PodError.from_error(e))
     return Estimate(
         node_count=sum(1 for n in est.added.values() if n > 0),
         pods=tuple(est.scheduled),

@@ -178,7 +178,7 @@ class HintingSimulator:
                 try:
                     node = self._try_hint(snapshot, pod, is_node_acceptable)
                 except PluginStatusError as e:
-                    plugin_errors.append(e.pod_error())
+                    plugin_errors.append(PodError.from_error(e))
                     if break_on_failure:
                         return stopped([*rest, *group[i + 1 :]], gi)
                     continue
@@ -200,7 +200,7 @@ class HintingSimulator:
                         unschedulable.append(pod)
                     except PluginStatusError as e:
                         # not remembered as similar-unschedulable: it is not a fit verdict
-                        plugin_errors.append(e.pod_error())
+                        plugin_errors.append(PodError.from_error(e))
                     else:
                         self.hints.set(hint_key(pod), node)
                         scheduled.append(PodPlacement(pod, node))

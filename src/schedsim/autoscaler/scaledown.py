@@ -490,7 +490,7 @@ def scale_down(
                     node_groups, groups_of, sizes, hinting, drain, moved_from,
                 )  # fmt: skip
             except PluginStatusError as e:
-                error = e.pod_error()
+                error = PodError.from_error(e)
                 errors.append(error)
                 verdicts[node.name] = NodeVerdict(
                     node.name,

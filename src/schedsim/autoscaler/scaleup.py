@@ -375,7 +375,7 @@ def _rejections(
                 for pod in group:
                     rejected[pod.key] = reasons
             except PluginStatusError as e:
-                first = e.pod_error()
+                first = PodError.from_error(e)
                 errors.extend(attrs.evolve(first, pod=pod) for pod in group)
             else:
                 fits.append(list(group))

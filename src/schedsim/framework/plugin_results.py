@@ -1,13 +1,17 @@
 """How the runtime words a plugin's failure: the exception, the wrong result type, the Error
-status naming the plugin. One wording, used by every extension point and by plugin loading."""
+status naming the plugin. One wording, used by every extension point and by plugin loading;
+and `PluginStatusError`, what a Framework that aborts on plugin errors raises instead of
+returning such a status."""
 
 from __future__ import annotations
 
+from schedsim.api.core import Pod
 from schedsim.framework import debug
 from schedsim.framework.status import Code, Status
 
 __all__ = [
     "PLUGIN_FAILURES",
+    "PluginStatusError",
     "describe_exception",
     "error_status",
     "load_failure",
@@ -48,3 +52,28 @@ def returned_problem(value: object, want: str = "a Status or None") -> str:
     if len(text) > 60:
         text = text[:57] + "..."
     return f"returned {text} ({type(value).__name__}), want {want}"
+
+
+class PluginStatusError(Exception):
+    """A PreFilter, Filter or Reserve plugin returned an Error status for ``pod`` (or an
+    Unreserve raised), raised by a `Framework` whose ``abort_on_plugin_error`` is set
+    (kube-scheduler's "an Error status aborts the scheduling attempt").
+
+    ``str(error)`` is ``pod <namespace>/<name>: <first line of the message>``.
+
+    Attributes:
+        pod: the pod being scheduled.
+        message: the status message (``running "X" filter plugin: ...``), possibly several
+            lines (CEL compile errors add the expression and a caret line).
+    """
+
+    def __init__(self, pod: Pod, message: str) -> None:
+        self.pod = pod
+        self.message = message
+        super().__init__(f"pod {pod.key}: {self.first_line}")
+
+    @property
+    def first_line(self) -> str:
+        """The message's first line, without surrounding blanks ("" for an empty one)."""
+        lines = self.message.strip().splitlines()
+        return lines[0].rstrip() if lines else ""

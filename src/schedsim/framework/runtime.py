@@ -41,7 +41,7 @@ from schedsim.framework.hook_binding import bind_hook as _bind
 from schedsim.framework.hookspec import PROJECT, PostFilterResult, PreFilterResult
 from schedsim.framework.interface import NodeInfo, PodInfo
 from schedsim.framework.nominator import run_filter_plugins_with_nominated_pods
-from schedsim.framework.plugin_results import PLUGIN_FAILURES
+from schedsim.framework.plugin_results import PLUGIN_FAILURES, PluginStatusError
 from schedsim.framework.plugin_results import describe_exception as _describe
 from schedsim.framework.plugin_results import error_status as _error
 from schedsim.framework.plugin_results import returned_problem as _returned
@@ -112,6 +112,8 @@ class Framework:
         profile: which plugins run where, and their args.
         handle: passed to every plugin factory.
         registry: plugin name -> factory; defaults to `discover_plugins()`.
+        timings: when given, every plugin call is timed into it.
+        abort_on_plugin_error: the plugin-error policy (see the attribute).
 
     Raises:
         PluginError: a plugin the user enabled explicitly is not registered, a factory
@@ -123,6 +125,16 @@ class Framework:
         plugins: instantiated plugins by name.
         not_emulated: in-tree plugins of the profile (default or enabled explicitly) that
             schedsim has no implementation for; they do not run.
+        abort_on_plugin_error: the plugin-error policy. False (the default): an Error status
+            from PreFilter, Filter or Reserve is returned like any other status, as
+            kube-scheduler's runtime returns it and CA's plugin runner reads it (a node that
+            does not pass). True: `run_pre_filter_plugins`, `run_filter_plugins` and
+            `run_reserve_plugins_reserve` raise `PluginStatusError` instead of returning it
+            (a failing Reserve runs Unreserve first), and `run_reserve_plugins_unreserve`
+            raises it instead of `PluginError`: kube-scheduler's "an Error aborts the
+            attempt", which the autoscaling simulations need
+            (`schedsim.autoscaler.plugin_errors`). Read only on those error paths, so it
+            may be flipped between runs; it costs a passing or rejecting run nothing.
     """
 
     def __init__(
@@ -131,8 +143,10 @@ class Framework:
         handle: Handle | None = None,
         registry: Mapping[str, PluginFactory] | None = None,
         timings: PluginTimings | None = None,
+        abort_on_plugin_error: bool = False,
     ) -> None:
         self.profile = profile
+        self.abort_on_plugin_error = abort_on_plugin_error
         self._timings = timings
         self.handle = handle if handle is not None else Handle()
         self.handle.framework = self  # kube-scheduler's framework is its plugins' Handle
@@ -566,34 +580,57 @@ class Framework:
             (Unschedulable, UnschedulableAndUnresolvable, Pending); otherwise an ``Error``
             status ``running Reserve plugin "<name>": <message>``. The caller runs
             `run_reserve_plugins_unreserve` on failure.
+
+        Raises:
+            PluginStatusError: instead of returning an ``Error`` status, when
+                ``abort_on_plugin_error`` is set, after running every Unreserve (the
+                message then ends with ``; <what Unreserve raised>``, if one raised).
         """
         for name, fn in self._reserve:
             try:
                 st = fn(state, pod, node_name)
             except PLUGIN_FAILURES as e:
-                return _error(f'running Reserve plugin "{name}": {_describe(e)}', name)
+                detail = _describe(e)
+                break
             if st is not None and not isinstance(st, Status):
-                return _error(f'running Reserve plugin "{name}": {_returned(st)}', name)
+                detail = _returned(st)
+                break
             if st is not None and not st.is_success:
                 if st.is_rejected:
                     return st if st.plugin == name else st.with_plugin(name)
-                return _error(f'running Reserve plugin "{name}": {st.message}', name)
-        return SUCCESS
+                detail = st.message
+                break
+        else:
+            return SUCCESS
+        message = f'running Reserve plugin "{name}": {detail}'
+        if self.abort_on_plugin_error:  # undo the other Reserves first, as the caller would
+            failed = self._unreserve_all(state, pod, node_name)
+            raise PluginStatusError(pod, "; ".join((message, *failed)))
+        return _error(message, name)
 
     def run_reserve_plugins_unreserve(self, state: CycleState, pod: Pod, node_name: str) -> None:
         """Run Unreserve in reverse profile order (RunReservePluginsUnreserve).
 
         Raises:
             PluginError: an Unreserve raised (it must not fail); the others still ran.
+            PluginStatusError: instead of `PluginError`, when ``abort_on_plugin_error`` is
+                set (the pod's attempt failed).
         """
+        failed = self._unreserve_all(state, pod, node_name)
+        if failed:
+            if self.abort_on_plugin_error:
+                raise PluginStatusError(pod, "; ".join(failed))
+            raise PluginError("; ".join(failed))
+
+    def _unreserve_all(self, state: CycleState, pod: Pod, node_name: str) -> list[str]:
+        """Run every Unreserve; one problem per plugin that raised."""
         failed = []
         for name, fn in self._unreserve:
             try:
                 fn(state, pod, node_name)
             except PLUGIN_FAILURES as e:  # keep undoing the others first
                 failed.append(f'running Unreserve plugin "{name}": {_describe(e)}')
-        if failed:
-            raise PluginError("; ".join(failed))
+        return failed
 
     _pre_filter: tuple[tuple[str, PreFilterFn], ...]
     _pre_filter_add_pod: tuple[tuple[str, PreFilterExtensionFn], ...]
@@ -610,6 +647,10 @@ class Framework:
             ``(result, status, narrowing_plugins)``: the merged `PreFilterResult` (None = all
             nodes), `SUCCESS` or the failing status (with its plugin), and the plugins that
             narrowed the node set. ``Skip`` adds the plugin to ``state.skip_filter_plugins``.
+
+        Raises:
+            PluginStatusError: instead of returning an ``Error`` status, when
+                ``abort_on_plugin_error`` is set.
         """
         merged: PreFilterResult | None = None
         narrowing: list[str] = []
@@ -618,7 +659,8 @@ class Framework:
             try:
                 out = fn(state, pod, nodes)
             except PLUGIN_FAILURES as e:
-                return None, _error(f'running PreFilter plugin "{name}": {_describe(e)}', name), ()
+                st = _error(f'running PreFilter plugin "{name}": {_describe(e)}', name)
+                return None, self._failed(pod, st), ()
             if out is None:
                 continue
             if isinstance(out, PreFilterResult):
@@ -641,7 +683,7 @@ class Framework:
             if not isinstance(out, Status):
                 bad = _returned(out, _PRE_FILTER_WANTS)
                 st = _error(f'running PreFilter plugin "{name}": {bad}', name)
-                return None, st, ()
+                return None, self._failed(pod, st), ()
             code = out.code
             if code is Code.Success:
                 continue
@@ -654,7 +696,8 @@ class Framework:
             if code is Code.Unschedulable:
                 rejected = st  # keep running: preemption would need every PreFilter's state
                 continue
-            return None, _error(f'running PreFilter plugin "{name}": {out.message}', name), ()
+            st = _error(f'running PreFilter plugin "{name}": {out.message}', name)
+            return None, self._failed(pod, st), ()
         return merged, rejected or SUCCESS, tuple(narrowing)
 
     def run_pre_filter_extension_add_pod(
@@ -724,6 +767,9 @@ class Framework:
             `SUCCESS`, or the first non-success status with its plugin name; a status that is
             neither success nor a rejection becomes ``Error``
             ``running "<plugin>" filter plugin: <message>``.
+
+        Raises:
+            PluginStatusError: that Error, when ``abort_on_plugin_error`` is set.
         """
         skip = state.skip_filter_plugins
         name = ""
@@ -735,15 +781,27 @@ class Framework:
                 if st is None:
                     continue
                 if st.__class__ is not Status and not isinstance(st, Status):
-                    return _error(f'running "{name}" filter plugin: {_returned(st)}', name)
+                    detail = _returned(st)
+                    break
                 if st.code is Code.Success:
                     continue
                 if not st.is_rejected:
-                    return _error(f'running "{name}" filter plugin: {st.message}', name)
+                    detail = st.message
+                    break
                 return st if st.plugin == name else st.with_plugin(name)
+            else:
+                return SUCCESS
         except PLUGIN_FAILURES as e:
-            return _error(f'running "{name}" filter plugin: {_describe(e)}', name)
-        return SUCCESS
+            detail = _describe(e)
+        return self._failed(pod, _error(f'running "{name}" filter plugin: {detail}', name))
+
+    def _failed(self, pod: Pod, status: Status) -> Status:
+        """``status`` (an Error), or `PluginStatusError` raised with its message when
+        ``abort_on_plugin_error`` is set. Called outside the runs' ``try`` blocks, so the
+        raise is never taken for the plugin's own exception."""
+        if self.abort_on_plugin_error:
+            raise PluginStatusError(pod, status.message)
+        return status
 
     def run_post_filter_plugins(
         self, state: CycleState, pod: Pod, node_to_status: Mapping[str, Status]
