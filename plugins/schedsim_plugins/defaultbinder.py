@@ -14,6 +14,7 @@ from typing import Any
 
 from schedsim.api.core import Pod
 from schedsim.framework import CycleState, Handle, Status
+from schedsim.framework.args import no_args
 
 __all__ = ["NAME", "DefaultBinder"]
 
@@ -34,9 +35,7 @@ class DefaultBinder:
     name = NAME
 
     def __init__(self, args: Mapping[str, Any], handle: Handle) -> None:
-        unknown = sorted(k for k in args if k not in ("apiVersion", "kind"))
-        if unknown:
-            raise ValueError(f"{NAME} takes no args, got {', '.join(unknown)}")
+        no_args(NAME, args)
 
     def schedsim_bind(self, state: CycleState, pod: Pod, node_name: str) -> Status | None:
         """Bind: the pod already sits on ``node_name`` in the snapshot; success."""

@@ -11,6 +11,7 @@ from typing import Any, ClassVar
 
 from schedsim.api.core import Node, Pod
 from schedsim.framework import MAX_NODE_SCORE, Code, CycleState, Handle, NodeInfo, StateKey, Status
+from schedsim.framework.args import no_args
 
 __all__ = [
     "MAX_CONTAINER_THRESHOLD",
@@ -96,9 +97,7 @@ class ImageLocality:
     name: ClassVar[str] = NAME
 
     def __init__(self, args: Mapping[str, Any], handle: Handle) -> None:
-        unknown = sorted(k for k in args if k not in ("apiVersion", "kind"))
-        if unknown:
-            raise ValueError(f"{NAME} takes no args, got {', '.join(unknown)}")
+        no_args(NAME, args)
         self._handle = handle
         self._nodes: list[Node | None] = []
         self._with_images: list[Node] = []

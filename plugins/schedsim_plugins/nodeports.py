@@ -8,6 +8,7 @@ from typing import Any, ClassVar
 
 from schedsim.api.core import Pod
 from schedsim.framework import Code, CycleState, Handle, NodeInfo, StateKey, Status
+from schedsim.framework.args import no_args
 
 __all__ = ["ERR_REASON", "PRE_FILTER_STATE_KEY", "HostPort", "NodePorts", "host_ports"]
 
@@ -58,9 +59,7 @@ class NodePorts:
     name: ClassVar[str] = NAME
 
     def __init__(self, args: Mapping[str, Any], handle: Handle) -> None:
-        unknown = sorted(k for k in args if k not in ("apiVersion", "kind"))
-        if unknown:
-            raise ValueError(f"{NAME} takes no args, got {', '.join(unknown)}")
+        no_args(NAME, args)
 
     def schedsim_pre_filter(
         self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]

@@ -8,6 +8,7 @@ from typing import Any, ClassVar
 
 from schedsim.api.core import Pod, Taint
 from schedsim.framework import Code, CycleState, Handle, NodeInfo, Status
+from schedsim.framework.args import no_args
 
 __all__ = ["ERR_REASON_UNKNOWN_CONDITION", "ERR_REASON_UNSCHEDULABLE", "NodeUnschedulable"]
 
@@ -38,9 +39,7 @@ class NodeUnschedulable:
     name: ClassVar[str] = NAME
 
     def __init__(self, args: Mapping[str, Any], handle: Handle) -> None:
-        unknown = sorted(k for k in args if k not in ("apiVersion", "kind"))
-        if unknown:
-            raise ValueError(f"{NAME} takes no args, got {', '.join(unknown)}")
+        no_args(NAME, args)
 
     def schedsim_filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:
         """Filter of upstream NodeUnschedulable: cordoned nodes fit only tolerating pods."""

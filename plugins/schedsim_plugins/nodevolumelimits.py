@@ -30,6 +30,7 @@ from schedsim.api.core.volumes import (
 )
 from schedsim.api.storage import CSINode, PersistentVolume, PersistentVolumeClaim
 from schedsim.framework import Code, CycleState, Handle, NodeInfo, Status, StorageListers
+from schedsim.framework.args import no_args
 
 __all__ = [
     "ERR_REASON_MAX_VOLUME_COUNT_EXCEEDED",
@@ -207,9 +208,7 @@ class NodeVolumeLimits:
     name: ClassVar[str] = NAME
 
     def __init__(self, args: Mapping[str, Any], handle: Handle) -> None:
-        unknown = sorted(k for k in args if k not in ("apiVersion", "kind"))
-        if unknown:
-            raise ValueError(f"{NAME} takes no args, got {', '.join(unknown)}")
+        no_args(NAME, args)
         self._handle = handle
         # rand.String(32) upstream: keeps handles of unbound PVCs apart from real ones
         self.random_volume_id_prefix = secrets.token_hex(16)

@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from schedsim.framework import Handle
+from schedsim.framework.args import no_args
 from schedsim.framework.queued_pod_info import QueuedPodInfo, priority_sort_key, sorts_by
 
 __all__ = ["NAME", "PrioritySort"]
@@ -32,9 +33,7 @@ class PrioritySort:
     name = NAME
 
     def __init__(self, args: Mapping[str, Any], handle: Handle) -> None:
-        unknown = sorted(k for k in args if k not in ("apiVersion", "kind"))
-        if unknown:
-            raise ValueError(f"{NAME} takes no args, got {', '.join(unknown)}")
+        no_args(NAME, args)
 
     @sorts_by(priority_sort_key)  # the queue compares the keys instead of calling this
     def schedsim_queue_sort_less(self, pod_info1: QueuedPodInfo, pod_info2: QueuedPodInfo) -> bool:

@@ -16,6 +16,7 @@ from schedsim.framework import (
     StateKey,
     Status,
 )
+from schedsim.framework.args import no_args
 from schedsim_plugins.normalize import default_normalize_score
 
 __all__ = [
@@ -76,9 +77,7 @@ class TaintToleration:
     name: ClassVar[str] = NAME
 
     def __init__(self, args: Mapping[str, Any], handle: Handle) -> None:
-        unknown = sorted(k for k in args if k not in ("apiVersion", "kind"))
-        if unknown:
-            raise ValueError(f"{NAME} takes no args, got {', '.join(unknown)}")
+        no_args(NAME, args)
 
     def schedsim_filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:
         """Filter of upstream TaintToleration: reject on the first untolerated hard taint."""

@@ -26,6 +26,7 @@ from schedsim.framework import (
     StateKey,
     Status,
 )
+from schedsim.framework.args import no_args
 
 __all__ = [
     "ERR_REASON_DISK_CONFLICT",
@@ -182,9 +183,7 @@ class VolumeRestrictions:
     name: ClassVar[str] = NAME
 
     def __init__(self, args: Mapping[str, Any], handle: Handle) -> None:
-        unknown = sorted(k for k in args if k not in ("apiVersion", "kind"))
-        if unknown:
-            raise ValueError(f"{NAME} takes no args, got {', '.join(unknown)}")
+        no_args(NAME, args)
         self._handle = handle
 
     def _volumes(self) -> SharedVolumeManager:

@@ -24,6 +24,7 @@ from schedsim.framework import (
     StateKey,
     Status,
 )
+from schedsim.framework.args import no_args
 
 __all__ = [
     "ERR_REASON_CONFLICT",
@@ -111,9 +112,7 @@ class VolumeZone:
     name: ClassVar[str] = NAME
 
     def __init__(self, args: Mapping[str, Any], handle: Handle) -> None:
-        unknown = sorted(k for k in args if k not in ("apiVersion", "kind"))
-        if unknown:
-            raise ValueError(f"{NAME} takes no args, got {', '.join(unknown)}")
+        no_args(NAME, args)
         self._handle = handle
 
     def _volumes(self) -> SharedVolumeManager:

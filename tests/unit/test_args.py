@@ -7,8 +7,10 @@ from __future__ import annotations
 
 from typing import Any
 
+import attrs
 import pytest
 
+from schedsim.framework import Framework, Handle, PluginError, default_profile, discover_plugins
 from schedsim.framework.args import (
     ArgsError,
     NodeAffinityArgs,
@@ -17,6 +19,7 @@ from schedsim.framework.args import (
     ResourceSpec,
     ScoringStrategy,
     UtilizationShapePoint,
+    no_args,
 )
 
 CPU_MEM = (ResourceSpec("cpu", 1), ResourceSpec("memory", 1))
@@ -229,3 +232,44 @@ def test_node_affinity_args() -> None:
         "addedAffinity.requiredDuringSchedulingIgnoredDuringExecution"
         ".nodeSelectorTerms[0].matchExpressions[0].values"
     )
+
+
+NO_ARGS_PLUGINS = (
+    "DefaultBinder",
+    "ImageLocality",
+    "NodeName",
+    "NodePorts",
+    "NodeUnschedulable",
+    "NodeVolumeLimits",
+    "PrioritySort",
+    "TaintToleration",
+    "VolumeRestrictions",
+    "VolumeZone",
+)
+"""The in-tree plugins that have no args type upstream
+(pkg/scheduler/apis/config/types_pluginargs.go defines none for them); schedsim refuses args
+for them rather than dropping them."""
+
+
+def test_no_args() -> None:
+    """`no_args`: ``apiVersion`` and ``kind`` pass; any other field is named, sorted."""
+    no_args("NodePorts", {})
+    no_args("NodePorts", {"apiVersion": "kubescheduler.config.k8s.io/v1", "kind": "x"})
+    with pytest.raises(ValueError) as e:
+        no_args("NodePorts", {"zeta": 1, "kind": "x", "alpha": 2})
+    assert str(e.value) == "NodePorts takes no args, got alpha, zeta"
+
+
+@pytest.mark.parametrize("name", NO_ARGS_PLUGINS)
+def test_plugins_without_args_refuse_args(name: str) -> None:
+    """Each of them: built with only ``apiVersion``/``kind``, refused with a field, and the
+    Framework names the plugin (``plugin 'X': X takes no args, got foo``)."""
+    factory = discover_plugins()[name]
+    factory({"apiVersion": "kubescheduler.config.k8s.io/v1"}, Handle())
+    with pytest.raises(ValueError, match=f"^{name} takes no args, got foo$"):
+        factory({"foo": 1}, Handle())
+    profile = attrs.evolve(default_profile(), plugin_args={name: {"foo": 1}})
+    assert any(name in names for names in profile.plugins.values())  # a default plugin
+    with pytest.raises(PluginError) as e:
+        Framework(profile, Handle())
+    assert str(e.value) == f"plugin {name!r}: {name} takes no args, got foo"

@@ -49,6 +49,7 @@ __all__ = [
     "ScoringStrategy",
     "UtilizationShapePoint",
     "go_value",
+    "no_args",
 ]
 
 LEAST_ALLOCATED = "LeastAllocated"
@@ -130,6 +131,23 @@ def _top(raw: Mapping[str, Any] | None, allowed: frozenset[str], kind: str) -> M
     if got is not None and got != kind:
         raise ArgsError("kind", f"expected {kind}, got {go_value(got)}")
     return raw
+
+
+def no_args(plugin: str, args: Mapping[str, Any]) -> None:
+    """Refuse args for a plugin that takes none: every field but ``apiVersion`` and ``kind``
+    is a problem (refused, never ignored). The one check every such in-tree plugin's
+    constructor makes.
+
+    Args:
+        plugin: the plugin's name, for the message.
+        args: the plugin's ``pluginConfig`` args as given.
+
+    Raises:
+        ValueError: ``<plugin> takes no args, got <field>, <field>`` (fields sorted).
+    """
+    unknown = sorted(k for k in args if k not in _META)
+    if unknown:
+        raise ValueError(f"{plugin} takes no args, got {', '.join(unknown)}")
 
 
 # ------------------------------------------------------------------------------ shared types
