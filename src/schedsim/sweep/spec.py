@@ -148,7 +148,7 @@ class SweepOptions:
         placement: simulate's ``--placement`` (``kube-scheduler`` or ``first-fit``).
         seed: simulate's ``--seed`` (None: no seeded tie-breaking).
         expander: scale-up's ``--expander``.
-        max_nodes_per_scale_up: scale-up's ``--max-nodes-per-scale-up`` (nodes).
+        max_nodes_per_scale_up: scale-up's ``--max-nodes-per-scaleup`` (nodes).
         threshold, gpu_threshold: scale-down's utilization thresholds (fractions 0..1).
         scan_interval, scale_down_unneeded_time, scale_down_delay_after_add,
         node_provision_delay: replay's autoscaler settings (seconds; `AutoscalerOptions`).
