@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 import re
 from pathlib import Path
 
@@ -183,4 +184,91 @@ def test_the_path_check_catches_a_wrong_path() -> None:
     """docs/architecture.md once named sweeps/ray.py; the module is sweep/ray.py."""
     assert missing_paths("`sweeps/ray.py`\n`sweep/ray.py` `src/schedsim/sweep/ray.py`") == [
         "1: sweeps/ray.py"
+    ]
+
+
+def module_map(text: str) -> list[str]:
+    """The modules docs/architecture.md's "Module map" section lists: the first cell of each
+    table row, a path under src/schedsim/ (or plugins/ for ``schedsim_plugins/...``)."""
+    section = text.split("\n## Module map\n", 1)[1].split("\n## ", 1)[0]
+    return re.findall(r"^\| `([\w/]+\.py)` \|", section, flags=re.MULTILINE)
+
+
+def package_modules() -> set[str]:
+    """Every module of the distribution, as the module map names them."""
+    src = ROOT / "src" / "schedsim"
+    plugins = ROOT / "plugins"
+    return {str(p.relative_to(src)) for p in src.rglob("*.py")} | {
+        str(p.relative_to(plugins)) for p in (plugins / "schedsim_plugins").rglob("*.py")
+    }
+
+
+def test_module_map_lists_every_module_once() -> None:
+    """docs/architecture.md's module map has one row per module of src/schedsim and
+    plugins/schedsim_plugins, and no row for a module that does not exist: a new module
+    needs its row (and a removed one loses it) in the same change."""
+    listed = module_map((ROOT / "docs" / "architecture.md").read_text(encoding="utf-8"))
+    assert sorted(p for p in set(listed) if listed.count(p) > 1) == []
+    assert sorted(package_modules() - set(listed)) == [], "modules without a row"
+    assert sorted(set(listed) - package_modules()) == [], "rows for no module"
+
+
+def test_module_map_check_sees_missing_and_extra_rows() -> None:
+    """The parse the map test relies on finds rows, and only in the map's section."""
+    page = (
+        "intro\n## Module map\n\n| module | purpose |\n|---|---|\n| `scheduler/queue.py` | q |\n"
+        "| `sweeps/ray.py` | r |\n\n## Next\n\n| `api/quantity.py` | elsewhere |\n"
+    )
+    listed = module_map(page)
+    assert listed == ["scheduler/queue.py", "sweeps/ray.py"]
+    assert set(listed) - package_modules() == {"sweeps/ray.py"}
+    assert "api/quantity.py" in package_modules() - set(listed)
+
+
+NOT_PYTHON_NAMES = {
+    "schedsim.io": "the annotation prefix (schedsim.io/duration)",
+    "schedsim.plugins": "the entry-point group plugins register in",
+}
+"""Dotted names the pages use that are not Python names, and what they are."""
+
+
+def unresolved_names(text: str) -> list[str]:
+    """``LINE: name`` for every ``schedsim.x.y`` in ``text`` that is neither a module nor an
+    attribute of one (``schedsim.scheduler.scheduling.gc_paused``)."""
+    out = []
+    for number, line in enumerate(text.splitlines(), 1):
+        for m in re.finditer(r"(?<![\w./-])(schedsim(?:_plugins)?(?:\.[A-Za-z_]\w*)+)", line):
+            name = m.group(1)
+            if name in NOT_PYTHON_NAMES or _resolves(name):
+                continue
+            out.append(f"{number}: {name}")
+    return out
+
+
+def _resolves(name: str) -> bool:
+    parts = name.split(".")
+    for k in range(len(parts), 0, -1):
+        try:
+            obj: object = importlib.import_module(".".join(parts[:k]))
+        except ImportError:
+            continue
+        for attr in parts[k:]:
+            if not hasattr(obj, attr):
+                return False
+            obj = getattr(obj, attr)
+        return True
+    return False
+
+
+@pytest.mark.parametrize("page", DOCS, ids=lambda p: p.name)
+def test_every_dotted_name_the_docs_use_resolves(page: Path) -> None:
+    """Every ``schedsim.x.y`` in README.md and docs/*.md names a module or an attribute of
+    one (so a moved function's old path, e.g. ``schedsim.simulation.gc_paused``, is found)."""
+    assert unresolved_names(page.read_text(encoding="utf-8")) == []
+
+
+def test_the_dotted_name_check_catches_an_old_path() -> None:
+    """The path performance.md once gave for gc_paused, before scheduler/ existed."""
+    assert unresolved_names("`schedsim.simulation.gc_paused` and `schedsim.api.quantity`") == [
+        "1: schedsim.simulation.gc_paused"
     ]
