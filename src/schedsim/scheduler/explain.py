@@ -19,23 +19,32 @@ Built only for pods the user asked about: the hot path pays nothing otherwise.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from collections.abc import Set as AbstractSet
 from typing import Any
 
 import attrs
 
 from schedsim.api.loading.kss import ANNOTATION_PREFIX, go_json
+from schedsim.framework.fit_error import FitError
+from schedsim.framework.interface import NodeInfo
+from schedsim.framework.runtime import Framework
+from schedsim.framework.scores import NodePluginScores
 from schedsim.framework.status import Code, Status
 from schedsim.framework.waiting_pods import go_duration
 
 __all__ = [
     "KSS_RESULT_KEYS",
+    "NO_RECORDER",
     "PASSED",
     "POST_FILTER_NOMINATED",
     "SKIP",
     "SUCCESS_MESSAGE",
     "WAIT_MESSAGE",
     "Explanation",
+    "ExplanationRecorder",
+    "Recorder",
     "plugin_statuses",
+    "recorder_for",
 ]
 
 PASSED = "passed"
@@ -290,3 +299,195 @@ class Explanation:
             }
         )
         return out
+
+
+class Recorder:
+    """What one scheduling attempt tells ``--explain`` and ``-o kss``, step by step: each
+    step of `schedsim.scheduler.schedule_one.Scheduler` calls its method once. This base
+    records nothing (`NO_RECORDER`, the hot path: a call that returns); an
+    `ExplanationRecorder` fills an `Explanation`. The arguments are what the step has at
+    hand; anything derived only for the explanation (plugin orders, node names) is computed
+    here, so a step pays nothing for it when no one asks.
+
+    Attributes:
+        active: the attempt is explained (steps may then take the slower way that keeps the
+            per plugin results, e.g. raw scores per node).
+        explanation: the `Explanation` being filled, or None.
+    """
+
+    active = False
+    explanation: Explanation | None = None
+
+    def nodes(self, num_all: int) -> None:
+        """The snapshot's node count."""
+
+    def pre_filter(
+        self, framework: Framework, skipped: frozenset[str] | set[str], failed: Status
+    ) -> None:
+        """PreFilter ran (``failed``: its status, success when it passed)."""
+
+    def nominated_node_chosen(
+        self, framework: Framework, skipped: frozenset[str] | set[str], node: str, num_all: int
+    ) -> None:
+        """``evaluateNominatedNode`` chose ``node``: only it was filtered."""
+
+    def pre_filter_result(
+        self, allowed: AbstractSet[str], narrowing: tuple[str, ...], excluded: int
+    ) -> None:
+        """A PreFilterResult kept ``allowed`` (``narrowing``: the plugins that narrowed)."""
+
+    def filtered(
+        self,
+        framework: Framework,
+        skipped: frozenset[str] | set[str],
+        feasible: Sequence[NodeInfo],
+        node_to_status: Mapping[str, Status],
+        not_evaluated: int,
+    ) -> None:
+        """The filter walk's outcome (``feasible``: NodeInfos)."""
+
+    def scored(
+        self,
+        framework: Framework,
+        skipped: frozenset[str] | set[str],
+        failed: Status | None,
+        raw: Mapping[str, Mapping[str, int]] | None,
+        scores: Sequence[NodePluginScores],
+    ) -> None:
+        """PreScore/Score/NormalizeScore ran (``raw``: plugin -> node -> raw score)."""
+
+    def reserved(self, framework: Framework, rejected: FitError | None) -> None:
+        """Reserve ran (``rejected``: its FitError, None when it passed)."""
+
+    def permitted(self, framework: Framework, pod_uid: str, status: Status) -> None:
+        """Permit ran."""
+
+    def bound(
+        self,
+        framework: Framework,
+        skipped: frozenset[str] | set[str],
+        status: Status,
+        binding: bool,
+    ) -> None:
+        """PreBind ran, and Bind when ``binding``."""
+
+    def post_filtered(
+        self, framework: Framework, skipped: frozenset[str] | set[str], status: Status
+    ) -> None:
+        """PostFilter ran."""
+
+    def nominated(self, node: str) -> None:
+        """PostFilter nominated the pod to ``node`` ("" when it cleared the nomination)."""
+
+    def selected(self, node: str) -> None:
+        """The pod was bound to ``node``."""
+
+
+NO_RECORDER = Recorder()
+"""The recorder of attempts no one asked to explain."""
+
+
+class ExplanationRecorder(Recorder):
+    """A `Recorder` that fills `explanation` (a new `Explanation` unless one is given)."""
+
+    active = True
+
+    def __init__(self, explanation: Explanation | None = None) -> None:
+        self.explanation: Explanation = Explanation() if explanation is None else explanation
+
+    def nodes(self, num_all: int) -> None:
+        self.explanation.num_all_nodes = num_all
+
+    def pre_filter(
+        self, framework: Framework, skipped: frozenset[str] | set[str], failed: Status
+    ) -> None:
+        self.explanation.pre_filter = plugin_statuses(
+            framework.order()["PreFilter"], skipped, None if failed.is_success else failed
+        )
+
+    def nominated_node_chosen(
+        self, framework: Framework, skipped: frozenset[str] | set[str], node: str, num_all: int
+    ) -> None:
+        ex = self.explanation
+        # evaluateNominatedNode filtered this one node; the others were not tried
+        ex.record_filter(framework.filter_plugin_names, skipped, [node], {})
+        ex.not_evaluated_nodes = num_all - 1
+        ex.selected_node = node
+
+    def pre_filter_result(
+        self, allowed: AbstractSet[str], narrowing: tuple[str, ...], excluded: int
+    ) -> None:
+        ex = self.explanation
+        ex.pre_filter_nodes = sorted(allowed)
+        ex.pre_filter_narrowing = narrowing
+        ex.excluded_nodes = excluded
+
+    def filtered(
+        self,
+        framework: Framework,
+        skipped: frozenset[str] | set[str],
+        feasible: Sequence[NodeInfo],
+        node_to_status: Mapping[str, Status],
+        not_evaluated: int,
+    ) -> None:
+        names = [ni.node.name for ni in feasible if ni.node is not None]
+        self.explanation.record_filter(
+            framework.filter_plugin_names, skipped, names, node_to_status
+        )
+        self.explanation.not_evaluated_nodes = not_evaluated
+
+    def scored(
+        self,
+        framework: Framework,
+        skipped: frozenset[str] | set[str],
+        failed: Status | None,
+        raw: Mapping[str, Mapping[str, int]] | None,
+        scores: Sequence[NodePluginScores],
+    ) -> None:
+        ex = self.explanation
+        ex.pre_score = plugin_statuses(framework.order().get("PreScore", ()), skipped, failed)
+        if raw is not None:
+            ex.record_scores(raw, scores)
+
+    def reserved(self, framework: Framework, rejected: FitError | None) -> None:
+        plugins = framework.order()["Reserve"]
+        if rejected is None:
+            self.explanation.reserve = dict.fromkeys(plugins, SUCCESS_MESSAGE)
+            return
+        failed: Status | None = next(iter(rejected.diagnosis.node_to_status.values()), None)
+        self.explanation.reserve = plugin_statuses(plugins, set(), failed)
+
+    def permitted(self, framework: Framework, pod_uid: str, status: Status) -> None:
+        waiting = framework.handle.waiting_pods.get(pod_uid)
+        timeouts = waiting.timeouts if waiting is not None and status.code is Code.Wait else {}
+        self.explanation.record_permit(framework.order()["Permit"], status, timeouts)
+
+    def bound(
+        self,
+        framework: Framework,
+        skipped: frozenset[str] | set[str],
+        status: Status,
+        binding: bool,
+    ) -> None:
+        order = framework.order()
+        self.explanation.record_bind(order["PreBind"], skipped, order["Bind"], status, binding)
+
+    def post_filtered(
+        self, framework: Framework, skipped: frozenset[str] | set[str], status: Status
+    ) -> None:
+        self.explanation.post_filter = {
+            name: SUCCESS_MESSAGE if status.is_success else status.message
+            for name in framework.order().get("PostFilter", ())
+            if name not in skipped
+        }
+
+    def nominated(self, node: str) -> None:
+        self.explanation.nominated_node = node
+
+    def selected(self, node: str) -> None:
+        self.explanation.selected_node = node
+
+
+def recorder_for(explanation: Explanation | None) -> Recorder:
+    """`NO_RECORDER`, or an `ExplanationRecorder` filling ``explanation``."""
+    return NO_RECORDER if explanation is None else ExplanationRecorder(explanation)

@@ -42,6 +42,14 @@ equal or higher priority (``RunFilterPluginsWithNominatedPods``, see
 with ``status.nominatedNodeName`` are not in the nominator: loading places them on that node,
 as the Cluster Autoscaler does.
 
+The steps are methods named after upstream's functions: `Scheduler.schedule_pod`
+(``schedulePod``) = ``_find_nodes_that_fit_pod`` (PreFilter, ``evaluateNominatedNode``,
+``_find_nodes_that_pass_filters``) + ``_prioritize_and_select_host`` (``prioritizeNodes``,
+``selectHost``); `Scheduler.schedule_one` adds Reserve, Permit, `Scheduler.bind` and the
+PostFilter path. Each step tells a `Recorder` (`schedsim.scheduler.explain`) what it did,
+once: `NO_RECORDER` records nothing, an `ExplanationRecorder` fills the ``--explain`` /
+``-o kss`` `Explanation`.
+
 Not modelled: extenders, parallelism (the walk is sequential, so exactly
 ``numFeasibleNodesToFind`` nodes pass, never more).
 
@@ -53,7 +61,7 @@ the cluster.
 from __future__ import annotations
 
 import random
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from collections.abc import Set as AbstractSet
 from itertools import chain
 
@@ -67,12 +75,19 @@ from schedsim.framework.runtime import PluginError
 from schedsim.framework.status import SUCCESS, Code, Status
 from schedsim.framework.waiting_pods import WaitingPod
 from schedsim.scheduler.cache import FailingClasses, KeyedFilter, ResultCache
-from schedsim.scheduler.explain import SUCCESS_MESSAGE, Explanation, plugin_statuses
+from schedsim.scheduler.explain import (
+    NO_RECORDER,
+    Explanation,
+    ExplanationRecorder,
+    Recorder,
+    recorder_for,
+)
 from schedsim.scheduler.feasible import num_feasible_nodes_to_find
 from schedsim.scheduler.prioritize import prioritize_nodes, prioritize_totals
 from schedsim.scheduler.scoring import ScoreColumns
 from schedsim.scheduler.select import select_host
 from schedsim.snapshot.errors import NodeNotFoundError, SchedulingError
+from schedsim.snapshot.filter_walk import FilterTable, FilterWalk
 from schedsim.snapshot.infos import NodeInfo
 from schedsim.snapshot.plugin_runner import absent_nodes_status
 from schedsim.snapshot.predicate import PredicateSnapshot
@@ -93,6 +108,15 @@ class ScheduleResult:
     suggested_host: str
     evaluated_nodes: int
     feasible_nodes: int
+
+
+@attrs.define(slots=True)
+class _Feasible:
+    """``findNodesThatFitPod``'s nodes that passed: the walk (feasible nodes, statuses,
+    positions in ``table``) and the pod class's table when the walk used it."""
+
+    walk: FilterWalk
+    table: FilterTable | None
 
 
 @attrs.frozen
@@ -201,43 +225,44 @@ class Scheduler:
         """
         # the plugins read this snapshot and this scheduler's nominations through the handle
         with self.snapshot.bound(), self.framework.handle.nominating(self.nominator):
-            found, state = self._schedule_pod(pod, explanation)
+            found, state = self._schedule_pod(pod, recorder_for(explanation))
         return found if isinstance(found, FitError) else (found, state)
 
     def _schedule_pod(
-        self, pod: Pod, explanation: Explanation | None
+        self, pod: Pod, rec: Recorder
     ) -> tuple[ScheduleResult | FitError, CycleState]:
-        """The body of `schedule_pod` (bound): the choice or the FitError, and the
-        CycleState PreFilter filled (PostFilter runs with it)."""
+        """``schedulePod`` (bound): `_find_nodes_that_fit_pod`, then
+        `_prioritize_and_select_host` among the feasible nodes; the choice or the FitError,
+        and the CycleState PreFilter filled (PostFilter runs with it)."""
+        state = CycleState()
+        fit = self._find_nodes_that_fit_pod(pod, state, rec)
+        if not isinstance(fit, _Feasible):
+            return fit, state
+        return self._prioritize_and_select_host(pod, state, fit, rec), state
+
+    def _find_nodes_that_fit_pod(
+        self, pod: Pod, state: CycleState, rec: Recorder
+    ) -> _Feasible | ScheduleResult | FitError:
+        """``findNodesThatFitPod``: PreFilter (a rejection is the FitError), the nominated
+        node when it passes (``evaluateNominatedNode``: chosen, no scoring), the candidates a
+        PreFilterResult keeps, then `_find_nodes_that_pass_filters`; no feasible node is the
+        FitError with every node's status."""
         nodes = self.snapshot.list_node_infos()
         num_all = len(nodes)
-        state = CycleState()
-        if explanation is not None:
-            explanation.num_all_nodes = num_all
+        rec.nodes(num_all)
         if num_all == 0:
-            return FitError(0, Diagnosis()), state
+            return FitError(0, Diagnosis())
         framework = self.framework
         result, status, narrowing = framework.run_pre_filter_plugins(state, pod, nodes)
-        if explanation is not None:
-            explanation.pre_filter = plugin_statuses(
-                framework.order()["PreFilter"],
-                state.skip_filter_plugins,
-                None if status.is_success else status,
-            )
+        rec.pre_filter(framework, state.skip_filter_plugins, status)
         if not status.is_success:
             if status.code is Code.Error:
                 raise SchedulingError.internal(pod, status.message)
-            return FitError(num_all, Diagnosis(pre_filter_status=status)), state
+            return FitError(num_all, Diagnosis(pre_filter_status=status))
         nominated = self._evaluate_nominated_node(pod, state)
         if nominated is not None:
-            if explanation is not None:
-                # evaluateNominatedNode filtered this one node; the others were not tried
-                explanation.record_filter(
-                    self._filter_plugins, state.skip_filter_plugins, [nominated], {}
-                )
-                explanation.not_evaluated_nodes = num_all - 1
-                explanation.selected_node = nominated
-            return ScheduleResult(nominated, 1, 1), state
+            rec.nominated_node_chosen(framework, state.skip_filter_plugins, nominated, num_all)
+            return ScheduleResult(nominated, 1, 1)
         candidates = nodes
         allowed = None if result is None else result.node_names
         if allowed is not None:
@@ -248,10 +273,41 @@ class Scheduler:
                 if len(allowed) == 1
                 else [ni for ni in nodes if ni.node is not None and ni.node.name in allowed]
             )
-            if explanation is not None:
-                explanation.pre_filter_nodes = sorted(allowed)
-                explanation.pre_filter_narrowing = narrowing
-                explanation.excluded_nodes = num_all - len(candidates)
+            rec.pre_filter_result(allowed, narrowing, num_all - len(candidates))
+        walk, table = self._find_nodes_that_pass_filters(pod, state, candidates, allowed, rec)
+        self.next_start_node_index = (self.next_start_node_index + walk.processed) % num_all
+        if walk.error is not None:
+            raise SchedulingError.internal(pod, walk.error.message)
+        n = len(candidates)
+        rec.filtered(
+            framework,
+            state.skip_filter_plugins,
+            walk.feasible,
+            walk.node_to_status,
+            n - walk.processed,
+        )
+        if not walk.feasible:
+            absent = None if allowed is None else absent_nodes_status(narrowing)
+            diagnosis = Diagnosis(
+                node_to_status=walk.node_to_status,
+                absent_nodes_status=absent,
+                absent_nodes=num_all - n if allowed is not None else 0,
+            )
+            return FitError(num_all, diagnosis)
+        return _Feasible(walk, table)
+
+    def _find_nodes_that_pass_filters(
+        self,
+        pod: Pod,
+        state: CycleState,
+        candidates: Sequence[NodeInfo],
+        allowed: AbstractSet[str] | None,
+        rec: Recorder,
+    ) -> tuple[FilterWalk, FilterTable | None]:
+        """``findNodesThatPassFilters``: Filter from the rotating start until
+        `num_feasible_nodes_to_find` nodes pass, through the pod class's cached table
+        (`ResultCache`) when it applies, else node by node (with the nominated pods counted
+        while any pod is nominated)."""
         n = len(candidates)
         num_to_find = num_feasible_nodes_to_find(
             n, self._profile_percentage, self._global_percentage
@@ -264,14 +320,7 @@ class Scheduler:
             table = self._cache.filter_cache(pod, state, keyed)
         if table is not None:
             walk = self._runner.walk_rotating(
-                state,
-                pod,
-                candidates,
-                start,
-                num_to_find,
-                table,
-                record=explanation is not None,
-                keyed=keyed,
+                state, pod, candidates, start, num_to_find, table, record=rec.active, keyed=keyed
             )
         else:
             walk = self._runner.walk_filters(
@@ -280,35 +329,24 @@ class Scheduler:
                 candidates,
                 chain(range(start, n), range(start)),
                 num_to_find,
-                run_filter=framework.run_filter_plugins_with_nominated_pods
+                run_filter=self.framework.run_filter_plugins_with_nominated_pods
                 if with_nominated
                 else None,
             )
-        self.next_start_node_index = (self.next_start_node_index + walk.processed) % num_all
-        if walk.error is not None:
-            raise SchedulingError.internal(pod, walk.error.message)
-        feasible = walk.feasible
-        if explanation is not None:
-            explanation.record_filter(
-                self._filter_plugins,
-                state.skip_filter_plugins,
-                [ni.node.name for ni in feasible if ni.node is not None],
-                walk.node_to_status,
-            )
-            explanation.not_evaluated_nodes = n - walk.processed
-        if not feasible:
-            absent = None if allowed is None else absent_nodes_status(narrowing)
-            diagnosis = Diagnosis(
-                node_to_status=walk.node_to_status,
-                absent_nodes_status=absent,
-                absent_nodes=num_all - n if allowed is not None else 0,
-            )
-            return FitError(num_all, diagnosis), state
-        evaluated = walk.processed
+        return walk, table
+
+    def _prioritize_and_select_host(
+        self, pod: Pod, state: CycleState, fit: _Feasible, rec: Recorder
+    ) -> ScheduleResult:
+        """One feasible node is chosen as it is; several: ``prioritizeNodes`` (PreScore,
+        Score, NormalizeScore, weights) and ``selectHost``."""
+        framework = self.framework
+        walk, table = fit.walk, fit.table
+        feasible, evaluated = walk.feasible, walk.processed
         if len(feasible) == 1:
             node = feasible[0].node
             assert node is not None
-            return ScheduleResult(node.name, evaluated, 1), state
+            return ScheduleResult(node.name, evaluated, 1)
         if not framework.has_score_plugins:
             # Every node scores 1 (prioritizeNodes without Score plugins): selectHost's rule
             # without building the scores.
@@ -318,56 +356,59 @@ class Scheduler:
             else:
                 host_info = feasible[self._rng.randrange(len(feasible)) if self._rng else 0]
             assert host_info.node is not None
-            return ScheduleResult(host_info.node.name, evaluated, len(feasible)), state
-        if table is not None and explanation is None and self._rng is None:
-            assert self._cache is not None
-            # totals only, raw scores from the class's columns (ResultCache, rule there)
-            positions, table_names = walk.indices, table.names
-            cache = self._cache
-
-            def names() -> list[str]:
-                return list(map(table_names.__getitem__, positions))
-
-            def columns(after_pre_score: CycleState) -> ScoreColumns:
-                return cache.score_columns(pod, after_pre_score, table)
-
-            totals, failed = prioritize_totals(
-                framework, state, pod, feasible, positions, names, columns
-            )
-            if failed is not None:
-                raise SchedulingError.internal(pod, failed.message)
-            # selectHost: the highest total, the first of the tied ones in evaluation order
-            # (or the tied one of the lowest rank)
-            top = max(totals)
-            if self._rank is None:
-                host = table_names[positions[totals.index(top)]]
-            else:
-                rank = self._rank
-                host = min(
-                    (table_names[positions[i]] for i, t in enumerate(totals) if t == top),
-                    key=rank.__getitem__,
-                )
-            return ScheduleResult(host, evaluated, len(feasible)), state
-        raw: dict[str, dict[str, int]] | None = {} if explanation is not None else None
+            return ScheduleResult(host_info.node.name, evaluated, len(feasible))
+        if table is not None and not rec.active and self._rng is None:
+            host = self._select_from_totals(pod, state, feasible, walk.indices, table)
+            return ScheduleResult(host, evaluated, len(feasible))
+        raw: dict[str, dict[str, int]] | None = {} if rec.active else None
         reuse = None if self._cache is None else self._cache.score_reuse(pod)
         scores, failed = prioritize_nodes(framework, state, pod, feasible, raw, reuse)
-        if explanation is not None:
-            explanation.pre_score = plugin_statuses(
-                framework.order().get("PreScore", ()),
-                state.skip_score_plugins,
-                failed,
-            )
-            if raw is not None:
-                explanation.record_scores(raw, scores)
+        rec.scored(framework, state.skip_score_plugins, failed, raw, scores)
         if failed is not None:
             raise SchedulingError.internal(pod, failed.message)
         host = select_host(scores, self._rng, self._rank)
-        return ScheduleResult(host, evaluated, len(feasible)), state
+        return ScheduleResult(host, evaluated, len(feasible))
+
+    def _select_from_totals(
+        self,
+        pod: Pod,
+        state: CycleState,
+        feasible: list[NodeInfo],
+        positions: list[int],
+        table: FilterTable,
+    ) -> str:
+        """prioritizeNodes and selectHost on totals only, the raw scores read from the pod
+        class's columns (`ResultCache`, rule there): the highest total, the first of the
+        tied ones in evaluation order (or the tied one of the lowest rank)."""
+        assert self._cache is not None
+        table_names = table.names
+        cache = self._cache
+
+        def names() -> list[str]:
+            return list(map(table_names.__getitem__, positions))
+
+        def columns(after_pre_score: CycleState) -> ScoreColumns:
+            return cache.score_columns(pod, after_pre_score, table)
+
+        totals, failed = prioritize_totals(
+            self.framework, state, pod, feasible, positions, names, columns
+        )
+        if failed is not None:
+            raise SchedulingError.internal(pod, failed.message)
+        top = max(totals)
+        if self._rank is None:
+            return table_names[positions[totals.index(top)]]
+        rank = self._rank
+        return min(
+            (table_names[positions[i]] for i, t in enumerate(totals) if t == top),
+            key=rank.__getitem__,
+        )
 
     def schedule_one(self, pod: Pod, *, explain: bool = False, now: float = 0.0) -> Placement:
-        """Schedule ``pod`` and place it: host selection, Reserve and store on the chosen
-        node without running Filter again (`PredicateSnapshot.assume_pod`), Permit, then,
-        unless a Permit plugin asked to wait, the binding cycle (`bind`).
+        """Schedule ``pod`` and place it (``schedulingCycle`` then ``bindingCycle``): host
+        selection, Reserve and store on the chosen node without running Filter again
+        (`PredicateSnapshot.assume_pod`), Permit, then, unless a Permit plugin asked to
+        wait, the binding cycle (`bind`).
 
         Args:
             explain: collect the per node, per plugin results (`Explanation`).
@@ -380,7 +421,8 @@ class Scheduler:
             SchedulingError: INTERNAL_ERROR when a plugin fails with an Error status; the
                 snapshot is unchanged (Unreserve ran when Reserve had).
         """
-        explanation = Explanation() if explain else None
+        rec = ExplanationRecorder() if explain else NO_RECORDER
+        explanation = rec.explanation
         if self._first_fit:
             with self.snapshot.bound():
                 found_ff = self._runner.find_node(pod)
@@ -391,21 +433,17 @@ class Scheduler:
             host = node_info.node.name
         else:
             with self.snapshot.bound(), self.framework.handle.nominating(self.nominator):
-                found, state = self._schedule_pod(pod, explanation)
+                found, state = self._schedule_pod(pod, rec)
                 if isinstance(found, FitError):
-                    return self._post_filter(pod, found, state, explanation)
+                    return self._post_filter(pod, found, state, rec)
             host = found.suggested_host
         rejected = self.snapshot.assume_pod(pod, host, state)
-        if explanation is not None:
-            explanation.reserve = self._reserve_statuses(rejected)
+        rec.reserved(self.framework, rejected)
         if rejected is not None:
             return Placement(None, rejected, explanation)
         with self.snapshot.bound():
             permit = self.framework.run_permit_plugins(state, pod, host, now)
-        if explanation is not None:
-            waiting = self.framework.handle.waiting_pods.get(pod.uid)
-            timeouts = waiting.timeouts if waiting is not None and permit.code is Code.Wait else {}
-            explanation.record_permit(self.framework.order()["Permit"], permit, timeouts)
+        rec.permitted(self.framework, pod.uid, permit)
         if permit.code is Code.Wait:
             return Placement(host, None, explanation, waiting=True, state=state)
         if not permit.is_success:
@@ -413,8 +451,7 @@ class Scheduler:
         placed = self.bind(pod, host, state, explanation)
         if placed.node_name is not None:
             self.nominator.delete_nominated_pod_if_exists(pod)
-            if explanation is not None:
-                explanation.selected_node = host
+            rec.selected(host)
         return placed
 
     def _named_node(self, names: AbstractSet[str]) -> list[NodeInfo]:
@@ -451,29 +488,22 @@ class Scheduler:
             return dict(fit.diagnosis.node_to_status)
         return {ni.node.name: pre for ni in self.snapshot.list_node_infos() if ni.node}
 
-    def _post_filter(
-        self, pod: Pod, fit: FitError, state: CycleState, explanation: Explanation | None
-    ) -> Placement:
+    def _post_filter(self, pod: Pod, fit: FitError, state: CycleState, rec: Recorder) -> Placement:
         """The failure path of ``schedulingCycle`` (bound): PostFilter, its message on the
         FitError, and its nomination applied (victims evicted, the pod nominated)."""
         framework = self.framework
+        explanation = rec.explanation
         if fit.num_all_nodes == 0 or not framework.has_post_filter_plugins:
             return Placement(None, fit, explanation)
         result, st = framework.run_post_filter_plugins(state, pod, self._post_filter_statuses(fit))
-        if explanation is not None:
-            explanation.post_filter = {
-                name: SUCCESS_MESSAGE if st.is_success else st.message
-                for name in framework.order().get("PostFilter", ())
-                if name not in state.skip_filter_plugins
-            }
+        rec.post_filtered(framework, state.skip_filter_plugins, st)
         if st.message:
             diagnosis = attrs.evolve(fit.diagnosis, post_filter_msg=st.message)
             fit = attrs.evolve(fit, diagnosis=diagnosis)
         if result is None:  # ModeNoop: the nomination is left as it is
             return Placement(None, fit, explanation)
         node = result.nominated_node_name
-        if explanation is not None:
-            explanation.nominated_node = node or ""
+        rec.nominated(node or "")
         if not node:
             self.nominator.delete_nominated_pod_if_exists(pod)
             return Placement(None, fit, explanation)
@@ -507,8 +537,8 @@ class Scheduler:
         if not waiting.status.is_success:
             return self._failed_after_reserve(pod, host, state, waiting.status, placed.explanation)
         out = self.bind(pod, host, state, placed.explanation)
-        if placed.explanation is not None and out.node_name is not None:
-            placed.explanation.selected_node = host
+        if out.node_name is not None:
+            recorder_for(placed.explanation).selected(host)
         return out
 
     def bind(
@@ -537,11 +567,7 @@ class Scheduler:
             binding = status.is_success
             if binding:
                 status = framework.run_bind_plugins(state, pod, host)
-            if explanation is not None:
-                order = framework.order()
-                explanation.record_bind(
-                    order["PreBind"], state.skip_pre_bind_plugins, order["Bind"], status, binding
-                )
+            recorder_for(explanation).bound(framework, state.skip_pre_bind_plugins, status, binding)
             if binding:
                 if status.code is Code.Skip:
                     status = Status(
@@ -579,10 +605,3 @@ class Scheduler:
                 forgotten=True,
             )
         raise SchedulingError.internal(pod, message)
-
-    def _reserve_statuses(self, rejected: FitError | None) -> dict[str, str]:
-        plugins = self.framework.order()["Reserve"]
-        if rejected is None:
-            return dict.fromkeys(plugins, SUCCESS_MESSAGE)
-        failed: Status | None = next(iter(rejected.diagnosis.node_to_status.values()), None)
-        return plugin_statuses(plugins, set(), failed)
