@@ -7,6 +7,8 @@ from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
 from schedsim.api.core import Pod
+from schedsim.api.core.containers import HostPort
+from schedsim.api.core.containers import host_ports as _host_ports
 from schedsim.framework import Code, CycleState, Handle, NodeInfo, StateKey, Status
 from schedsim.framework.args import no_args
 
@@ -16,9 +18,6 @@ NAME = "NodePorts"
 
 ERR_REASON = "node(s) didn't have free ports for the requested pod ports"
 """Reason for a host-port conflict (``ErrReason`` upstream)."""
-
-HostPort = tuple[str, str, int]
-"""``(host_ip, protocol, host_port)`` of one container port that claims a node port."""
 
 PRE_FILTER_STATE_KEY: StateKey[tuple[HostPort, ...]] = StateKey("PreFilter" + NAME)
 """Where PreFilter leaves the pod's host ports for Filter (``preFilterStateKey`` upstream)."""
@@ -31,18 +30,9 @@ _NO_STATE = Status(
 
 
 def host_ports(pod: Pod) -> tuple[HostPort, ...]:
-    """The ports of ``pod`` that occupy node ports (``util.GetHostPorts`` upstream).
-
-    Ports with ``hostPort > 0`` of restartable init containers (sidecars, which run for the
-    pod's whole life) first, then of regular containers; ordinary init containers are ignored.
-    """
-    out: list[HostPort] = []
-    for c in pod.init_containers:
-        if c.is_restartable_init:
-            out.extend((p.host_ip, p.protocol, p.host_port) for p in c.ports if p.host_port > 0)
-    for c in pod.containers:
-        out.extend((p.host_ip, p.protocol, p.host_port) for p in c.ports if p.host_port > 0)
-    return tuple(out)
+    """The ports of ``pod`` that occupy node ports (``util.GetHostPorts`` upstream; see
+    `schedsim.api.core.containers.host_ports`)."""
+    return _host_ports(pod.init_containers, pod.containers)
 
 
 class NodePorts:

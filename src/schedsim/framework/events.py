@@ -29,8 +29,12 @@ from typing import Protocol
 import attrs
 
 from schedsim.api.core import Node, Pod
+from schedsim.api.core.containers import host_ports
 from schedsim.api.core.nodeaffinity import required_node_affinity
+from schedsim.api.core.resources import pod_requests
 from schedsim.api.core.taints import Taint
+from schedsim.framework.resource import Resource
+from schedsim.framework.types import HostPortInfo
 
 __all__ = [
     "ALL_EVENTS",
@@ -47,6 +51,10 @@ __all__ = [
     "QueueingHint",
     "QueueingHintFn",
     "node_affinity_hint",
+    "node_ports_hint",
+    "node_resources_fit_node_hint",
+    "node_resources_fit_pod_hint",
+    "node_resources_fit_unscheduled_pod_hint",
     "node_unschedulable_hint",
     "node_unschedulable_pod_hint",
     "taint_toleration_hint",
@@ -307,6 +315,127 @@ def node_affinity_hint(pod: Pod, old: object, new: object) -> QueueingHint:
     return QueueingHint.QueueSkip
 
 
+def node_ports_hint(pod: Pod, old: object, new: object) -> QueueingHint:
+    """NodePorts' ``isSchedulableAfterPodDeleted`` (node_ports.go), registered for
+    ``AssignedPod Delete``: queue only when the deleted pod released a host port the pending
+    pod asks for (``fitsPorts`` of the pending pod's host ports against the deleted pod's);
+    an object of the wrong type: Queue.
+
+    Upstream registers ``Pod Delete`` and skips a deleted pod with neither ``spec.nodeName``
+    nor ``status.nominatedNodeName``. A schedsim pod placed by the simulation keeps its
+    empty ``spec.nodeName`` (its node is the snapshot's), so the event's resource says
+    whether the pod was bound: unscheduled pods' deletes are not registered."""
+    typed = _as(Pod, old, new)
+    if typed is None or typed[0] is None:
+        return QueueingHint.Queue
+    deleted = typed[0]
+    assert isinstance(deleted, Pod)
+    released = host_ports(deleted.init_containers, deleted.containers)
+    if not released:
+        return QueueingHint.QueueSkip
+    in_use = HostPortInfo()
+    for ip, protocol, port in released:
+        in_use.add(ip, protocol, port)
+    wanted = host_ports(pod.init_containers, pod.containers)
+    if any(in_use.check_conflict(ip, protocol, port) for ip, protocol, port in wanted):
+        return QueueingHint.Queue
+    return QueueingHint.QueueSkip
+
+
+def _requests(pod: Pod) -> Resource:
+    """``resource.PodRequests`` in scheduler units (PodLevelResources on, as in 1.34)."""
+    return pod.memo(("events.requests",), lambda: Resource.from_resource_list(pod_requests(pod)))
+
+
+def _fields(r: Resource) -> dict[str, int]:
+    out = dict(r.scalar_resources)
+    out.update(cpu=r.milli_cpu, memory=r.memory)
+    out["ephemeral-storage"] = r.ephemeral_storage
+    return out
+
+
+def node_resources_fit_pod_hint(pod: Pod, old: object, new: object) -> QueueingHint:
+    """NodeResourcesFit's ``isSchedulableAfterPodEvent`` (fit.go) for an assigned pod
+    (``AssignedPod Delete|UpdatePodScaleDown``), InPlacePodVerticalScaling on (its 1.34
+    default): a deletion queues; a scale-down queues when it is the pending pod's own, or
+    when the pod's requests of a resource the pending pod requests went down
+    (``isSchedulableAfterPodScaleDown``); an object of the wrong type: Queue.
+
+    Upstream registers ``Pod`` and tells bound from unscheduled pods by ``spec.nodeName``
+    (and ``status.nominatedNodeName`` for a deletion); schedsim's placed pods keep an empty
+    ``spec.nodeName``, so the event's resource tells them apart: this hint for assigned pods,
+    `node_resources_fit_unscheduled_pod_hint` for unscheduled ones, and unscheduled pods'
+    deletes are not registered."""
+    typed = _as(Pod, old, new)
+    if typed is None or typed[0] is None:
+        return QueueingHint.Queue
+    original, modified = typed
+    assert isinstance(original, Pod)
+    if modified is None:
+        return QueueingHint.Queue
+    assert isinstance(modified, Pod)
+    if modified.uid == pod.uid:
+        return QueueingHint.Queue
+    before, after = _fields(_requests(original)), _fields(_requests(modified))
+    for name, q in _fields(_requests(pod)).items():
+        if q and before.get(name, 0) > after.get(name, 0):
+            return QueueingHint.Queue
+    return QueueingHint.QueueSkip
+
+
+def node_resources_fit_unscheduled_pod_hint(pod: Pod, old: object, new: object) -> QueueingHint:
+    """NodeResourcesFit's ``isSchedulableAfterPodEvent`` for an unscheduled pod's scale-down
+    (``UnscheduledPod UpdatePodScaleDown``): queue only when it is the pending pod itself
+    (same UID); another unscheduled pod frees nothing. An object of the wrong type: Queue."""
+    typed = _as(Pod, old, new)
+    if typed is None or typed[1] is None:
+        return QueueingHint.Queue
+    modified = typed[1]
+    assert isinstance(modified, Pod)
+    return QueueingHint.Queue if modified.uid == pod.uid else QueueingHint.QueueSkip
+
+
+def _fits_empty(request: Resource, alloc: Resource) -> bool:
+    """``isFit``: the pod fits a NodeInfo holding only ``node`` (no pods, nothing requested;
+    no ignored resources)."""
+    if alloc.allowed_pod_number < 1:
+        return False
+    if request.milli_cpu > alloc.milli_cpu or request.memory > alloc.memory:
+        return False
+    if request.ephemeral_storage > alloc.ephemeral_storage:
+        return False
+    scalars = alloc.scalar_resources
+    return all(q <= scalars.get(n, 0) for n, q in request.scalar_resources.items())
+
+
+def node_resources_fit_node_hint(pod: Pod, old: object, new: object) -> QueueingHint:
+    """NodeResourcesFit's ``isSchedulableAfterNodeChange`` (fit.go): skip when the pod does
+    not fit the node as it is now even when empty (``isFit``); queue an added node it fits;
+    for an update queue only when the allowed pod count, or the allocatable of a resource
+    the pod requests, went up (``haveAnyRequestedResourcesIncreased``); an object of the
+    wrong type: Queue."""
+    typed = _as(Node, old, new)
+    if typed is None or typed[1] is None:
+        return QueueingHint.Queue
+    original, modified = typed
+    assert isinstance(modified, Node)
+    request = _requests(pod)
+    after = Resource.from_resource_list(modified.allocatable)
+    if not _fits_empty(request, after):
+        return QueueingHint.QueueSkip
+    if original is None:
+        return QueueingHint.Queue
+    assert isinstance(original, Node)
+    before = Resource.from_resource_list(original.allocatable)
+    if after.allowed_pod_number > before.allowed_pod_number:
+        return QueueingHint.Queue
+    was, now = _fields(before), _fields(after)
+    for name, q in _fields(request).items():
+        if q and now.get(name, 0) > was.get(name, 0):
+            return QueueingHint.Queue
+    return QueueingHint.QueueSkip
+
+
 _R, _A = EventResource, ActionType
 _NODE_ADD_LABEL = _ev(_R.Node, _A.Add | _A.UpdateNodeLabel)
 
@@ -334,10 +463,22 @@ IN_TREE_EVENTS: dict[str, tuple[ClusterEventWithHint, ...]] = {
             ClusterEvent(_R.Node, _A.Add | _A.UpdateNodeLabel), node_affinity_hint
         ),
     ),
-    "NodePorts": (_ev(_R.AssignedPod, _A.Delete), _ev(_R.Node, _A.Add | _A.Update)),
+    "NodePorts": (
+        ClusterEventWithHint(ClusterEvent(_R.AssignedPod, _A.Delete), node_ports_hint),
+        _ev(_R.Node, _A.Add),
+    ),
     "NodeResourcesFit": (
-        _ev(_R.AssignedPod, _A.Delete | _A.UpdatePodScaleDown),
-        _ev(_R.Node, _A.Add | _A.UpdateNodeAllocatable | _A.UpdateNodeTaint | _A.UpdateNodeLabel),
+        ClusterEventWithHint(
+            ClusterEvent(_R.AssignedPod, _A.Delete | _A.UpdatePodScaleDown),
+            node_resources_fit_pod_hint,
+        ),
+        ClusterEventWithHint(
+            ClusterEvent(_R.UnscheduledPod, _A.UpdatePodScaleDown),
+            node_resources_fit_unscheduled_pod_hint,
+        ),
+        ClusterEventWithHint(
+            ClusterEvent(_R.Node, _A.Add | _A.UpdateNodeAllocatable), node_resources_fit_node_hint
+        ),
     ),
     "VolumeRestrictions": (
         _ev(_R.AssignedPod, _A.Delete),
@@ -378,11 +519,14 @@ IN_TREE_EVENTS: dict[str, tuple[ClusterEventWithHint, ...]] = {
         _ev(_R.AssignedPod, _A.Delete),
     ),
 }
-"""The events kube-scheduler 1.34's in-tree plugins register (their ``EventsToRegister``).
-NodeUnschedulable and TaintToleration carry their node-change and pod-toleration-change hints,
-NodeAffinity its node-change hint; the others have none: schedsim moves a pod on every
-matching event where upstream's hint may skip some (a deliberate simplification: more
-retries, the same placements). DynamicResources also
+"""The events kube-scheduler 1.34's in-tree plugins register (their ``EventsToRegister``
+with SchedulerQueueingHints on, its 1.34 default). NodeUnschedulable and TaintToleration
+carry their node-change and pod-toleration-change hints, NodeAffinity its node-change hint,
+NodePorts its pod-deletion hint, NodeResourcesFit its pod and node hints; the others have
+none: schedsim moves a pod on every matching event where upstream's hint may skip some (a
+deliberate simplification: more retries, the same placements). Where upstream registers
+``Pod`` and its hint reads ``spec.nodeName``, schedsim registers ``AssignedPod`` /
+``UnscheduledPod`` (a placed pod keeps an empty ``spec.nodeName``). DynamicResources also
 registers ``AssignedPod Delete``: a simulation reports the claim deallocation a leaving pod
 causes as that pod's delete event. Used for an in-tree plugin that has no
 ``events_to_register`` method of its own."""

@@ -7,7 +7,7 @@ raise `FieldError` naming the field.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 import attrs
@@ -24,7 +24,29 @@ from schedsim.api.interning import shared, shared_map
 from schedsim.api.loading import decode as d
 from schedsim.api.meta import ResourceList, default_requests
 
-__all__ = ["Container", "ContainerPort", "PodResourceClaim", "Volume"]
+__all__ = ["Container", "ContainerPort", "HostPort", "PodResourceClaim", "Volume", "host_ports"]
+
+HostPort = tuple[str, str, int]
+"""``(host_ip, protocol, host_port)`` of one container port that claims a node port."""
+
+
+def host_ports(
+    init_containers: Iterable[Container], containers: Iterable[Container]
+) -> tuple[HostPort, ...]:
+    """The ports of a pod that occupy node ports (``util.GetHostPorts``, pkg/scheduler/util).
+
+    Ports with ``hostPort > 0`` of restartable init containers (sidecars, which run for the
+    pod's whole life) first, then of regular containers; ordinary init containers are ignored.
+    Used by the NodePorts plugin and its queueing hint.
+    """
+    out: list[HostPort] = []
+    for c in init_containers:
+        if c.is_restartable_init:
+            out.extend((p.host_ip, p.protocol, p.host_port) for p in c.ports if p.host_port > 0)
+    for c in containers:
+        out.extend((p.host_ip, p.protocol, p.host_port) for p in c.ports if p.host_port > 0)
+    return tuple(out)
+
 
 # --------------------------------------------------------------------------- containers
 
