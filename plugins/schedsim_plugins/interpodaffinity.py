@@ -21,6 +21,15 @@ from schedsim.framework import (
     Status,
     WeightedAffinityTerm,
 )
+from schedsim.framework.events import (
+    ActionType,
+    ClusterEvent,
+    ClusterEventWithHint,
+    EventResource,
+    QueueingHint,
+    as_kind,
+    pod_events_by_assignment,
+)
 from schedsim.framework.pod_index import NodeEntry, PodIndex, Signature, term_key, term_matches
 
 __all__ = [
@@ -418,6 +427,100 @@ class InterPodAffinity:
         self.index = handle.pod_index
         # PreScore's score maps by class of incoming pod (`_ScoreClass`), least recent first
         self._score_classes: dict[tuple[object, ...], _ScoreClass] = {}
+
+    # -------------------------------------------------------------- queueing hints
+
+    def events_to_register(self) -> tuple[ClusterEventWithHint, ...]:
+        """``EventsToRegister`` (plugin.go, 1.34, SchedulerQueueingHints on): pod Add,
+        UpdatePodLabel and Delete with `is_schedulable_after_pod_change`, Node Add and
+        UpdateNodeLabel with `is_schedulable_after_node_change`.
+
+        Upstream registers ``Pod`` and its hint skips a pod without ``spec.nodeName``; a pod
+        the simulation placed keeps an empty ``spec.nodeName`` (its node is the snapshot's),
+        so schedsim registers the assigned and the unscheduled pods' events apart:
+        ``AssignedPod`` with the hint, ``UnscheduledPod`` with
+        `is_schedulable_after_unscheduled_pod_change` (only the pending pod itself)."""
+        pod_actions = ActionType.Add | ActionType.UpdatePodLabel | ActionType.Delete
+        return (
+            *pod_events_by_assignment(
+                pod_actions,
+                self.is_schedulable_after_pod_change,
+                self.is_schedulable_after_unscheduled_pod_change,
+            ),
+            ClusterEventWithHint(
+                ClusterEvent(EventResource.Node, ActionType.Add | ActionType.UpdateNodeLabel),
+                self.is_schedulable_after_node_change,
+            ),
+        )
+
+    def is_schedulable_after_pod_change(self, pod: Pod, old: object, new: object) -> QueueingHint:
+        """``isSchedulableAfterPodChange`` for an assigned pod: an added pod queues when it
+        matches all of the pending pod's required affinity terms; an update when it starts
+        matching them all, or stops matching all of its required anti-affinity terms; a
+        deletion when the deleted pod matched all the anti-affinity terms, or one of its own
+        required anti-affinity terms selected the pending pod. An object of the wrong type:
+        Queue."""
+        typed = as_kind(Pod, old, new)
+        if typed is None:
+            return QueueingHint.Queue
+        original, modified = typed
+        listers = self._handle.object_listers
+        terms, anti_terms, _, _ = incoming_terms(pod, listers)
+        if isinstance(original, Pod) and isinstance(modified, Pod):
+            if not _matches_all(terms, original) and _matches_all(terms, modified):
+                return QueueingHint.Queue
+            if _matches_all(anti_terms, original) and not _matches_all(anti_terms, modified):
+                return QueueingHint.Queue
+            return QueueingHint.QueueSkip
+        if isinstance(modified, Pod):
+            return QueueingHint.Queue if _matches_all(terms, modified) else QueueingHint.QueueSkip
+        assert isinstance(original, Pod)
+        if _matches_all(anti_terms, original):
+            return QueueingHint.Queue
+        _, its_anti_terms, _, _ = incoming_terms(original, listers)
+        if any(t.matches(pod, _NO_LABELS) for t in its_anti_terms):
+            return QueueingHint.Queue
+        return QueueingHint.QueueSkip
+
+    def is_schedulable_after_unscheduled_pod_change(
+        self, pod: Pod, old: object, new: object
+    ) -> QueueingHint:
+        """``isSchedulableAfterPodChange`` for an unscheduled pod: only the pending pod's own
+        update (same UID) queues (its labels changed, so other pods' anti-affinity may no
+        longer select it); another unscheduled pod takes no place in any domain."""
+        typed = as_kind(Pod, old, new)
+        if typed is None:
+            return QueueingHint.Queue
+        modified = typed[1]
+        if isinstance(modified, Pod) and modified.uid == pod.uid:
+            return QueueingHint.Queue
+        return QueueingHint.QueueSkip
+
+    def is_schedulable_after_node_change(self, pod: Pod, old: object, new: object) -> QueueingHint:
+        """``isSchedulableAfterNodeChange``: for a required affinity term, queue an added
+        node with its topology key, or an update that adds the key or changes its value; for
+        a required anti-affinity term, queue any added node, or an update that removes the
+        key or changes its value. An object of the wrong type: Queue."""
+        typed = as_kind(Node, old, new)
+        if typed is None or typed[1] is None:
+            return QueueingHint.Queue
+        original, modified = typed
+        assert isinstance(modified, Node)
+        terms, anti_terms, _, _ = incoming_terms(pod, self._handle.object_listers)
+        after = modified.labels
+        before = original.labels if isinstance(original, Node) else None
+        for t in terms:
+            if before is None:
+                if t.topology_key in after:
+                    return QueueingHint.Queue
+            elif t.topology_key in after and before.get(t.topology_key) != after[t.topology_key]:
+                return QueueingHint.Queue
+        for t in anti_terms:
+            if before is None:
+                return QueueingHint.Queue
+            if t.topology_key in before and before[t.topology_key] != after.get(t.topology_key):
+                return QueueingHint.Queue
+        return QueueingHint.QueueSkip
 
     # -------------------------------------------------------------- PreFilter / Filter
 

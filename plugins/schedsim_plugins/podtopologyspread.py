@@ -33,6 +33,15 @@ from schedsim.framework import (
     StateKey,
     Status,
 )
+from schedsim.framework.events import (
+    ActionType,
+    ClusterEvent,
+    ClusterEventWithHint,
+    EventResource,
+    QueueingHint,
+    as_kind,
+    pod_events_by_assignment,
+)
 from schedsim_plugins.podtopologyspread_common import (
     LABEL_HOSTNAME,
     SYSTEM_DEFAULT_CONSTRAINTS,
@@ -262,6 +271,120 @@ class PodTopologySpread:
             c.selector = selector
             c.selector_key = key
         return tuple(constraints)
+
+    # -------------------------------------------------------------- queueing hints
+
+    def events_to_register(self) -> tuple[ClusterEventWithHint, ...]:
+        """``EventsToRegister`` (plugin.go, 1.34, SchedulerQueueingHints on): pod Add,
+        UpdatePodLabel, UpdatePodToleration and Delete with the pod hint, Node Add, Delete,
+        UpdateNodeLabel and UpdateNodeTaint with `is_schedulable_after_node_change`.
+
+        Upstream registers ``Pod`` and its hint (``involvedInTopologySpreading``) counts a
+        pod with ``spec.nodeName`` in the pending pod's namespace, or the pending pod itself;
+        a pod the simulation placed keeps an empty ``spec.nodeName`` (its node is the
+        snapshot's), so schedsim registers ``AssignedPod`` events with
+        `is_schedulable_after_pod_change` and ``UnscheduledPod`` events with
+        `is_schedulable_after_unscheduled_pod_change`."""
+        pod_actions = (
+            ActionType.Add
+            | ActionType.UpdatePodLabel
+            | ActionType.UpdatePodToleration
+            | ActionType.Delete
+        )
+        node_actions = (
+            ActionType.Add
+            | ActionType.Delete
+            | ActionType.UpdateNodeLabel
+            | ActionType.UpdateNodeTaint
+        )
+        return (
+            *pod_events_by_assignment(
+                pod_actions,
+                self.is_schedulable_after_pod_change,
+                self.is_schedulable_after_unscheduled_pod_change,
+            ),
+            ClusterEventWithHint(
+                ClusterEvent(EventResource.Node, node_actions),
+                self.is_schedulable_after_node_change,
+            ),
+        )
+
+    def is_schedulable_after_pod_change(self, pod: Pod, old: object, new: object) -> QueueingHint:
+        """``isSchedulableAfterPodChange`` for an assigned pod: a pod of another namespace
+        (not the pending pod) is skipped; then `_pod_change_hint`. An object of the wrong
+        type: Queue."""
+        typed = as_kind(Pod, old, new)
+        if typed is None:
+            return QueueingHint.Queue
+        for p in typed:
+            if isinstance(p, Pod) and p.uid != pod.uid and p.namespace != pod.namespace:
+                return QueueingHint.QueueSkip
+        return self._pod_change_hint(pod, typed[0], typed[1])
+
+    def is_schedulable_after_unscheduled_pod_change(
+        self, pod: Pod, old: object, new: object
+    ) -> QueueingHint:
+        """``isSchedulableAfterPodChange`` for an unscheduled pod: only the pending pod itself
+        (same UID) is involved in its spreading; then `_pod_change_hint`."""
+        typed = as_kind(Pod, old, new)
+        if typed is None:
+            return QueueingHint.Queue
+        for p in typed:
+            if isinstance(p, Pod) and p.uid != pod.uid:
+                return QueueingHint.QueueSkip
+        return self._pod_change_hint(pod, typed[0], typed[1])
+
+    def _pod_change_hint(self, pod: Pod, original: object, modified: object) -> QueueingHint:
+        """The rest of ``isSchedulableAfterPodChange`` over the pending pod's hard
+        constraints (``getConstraints``): an update queues when the pending pod itself got
+        other tolerations and a constraint honors node taints, or when some constraint's
+        selector matches the labels before xor after; an added or deleted pod queues when
+        some constraint's selector matches its labels."""
+        constraints = self._constraints(pod, DO_NOT_SCHEDULE)
+        if isinstance(original, Pod) and isinstance(modified, Pod):
+            if (
+                modified.uid == pod.uid
+                and modified.tolerations != original.tolerations
+                and any(c.honor_node_taints for c in constraints)
+            ):
+                return QueueingHint.Queue
+            if modified.labels == original.labels:
+                return QueueingHint.QueueSkip
+            for c in constraints:
+                if c.matches(original.labels) != c.matches(modified.labels):
+                    return QueueingHint.Queue
+            return QueueingHint.QueueSkip
+        changed = modified if isinstance(modified, Pod) else original
+        assert isinstance(changed, Pod)
+        if any(c.matches(changed.labels) for c in constraints):
+            return QueueingHint.Queue
+        return QueueingHint.QueueSkip
+
+    def is_schedulable_after_node_change(self, pod: Pod, old: object, new: object) -> QueueingHint:
+        """``isSchedulableAfterNodeChange``: a node "matches" when it has every topology key
+        of the pending pod's hard constraints. Queue an added or deleted node that matches;
+        an update that changes whether the node matches, or of a matching node that changes
+        a topology key's value or its taints. An object of the wrong type: Queue."""
+        typed = as_kind(Node, old, new)
+        if typed is None:
+            return QueueingHint.Queue
+        original, modified = typed
+        constraints = self._constraints(pod, DO_NOT_SCHEDULE)
+        was = isinstance(original, Node) and labels_match(constraints, original.labels)
+        now = isinstance(modified, Node) and labels_match(constraints, modified.labels)
+        if isinstance(original, Node) and isinstance(modified, Node):
+            if was != now:
+                return QueueingHint.Queue
+            if now and (
+                any(
+                    original.labels.get(c.topology_key) != modified.labels.get(c.topology_key)
+                    for c in constraints
+                )
+                or original.taints != modified.taints
+            ):
+                return QueueingHint.Queue
+            return QueueingHint.QueueSkip
+        return QueueingHint.Queue if (now or was) else QueueingHint.QueueSkip
 
     # -------------------------------------------------------------- PreFilter / Filter
 

@@ -50,6 +50,7 @@ __all__ = [
     "EventResource",
     "QueueingHint",
     "QueueingHintFn",
+    "as_kind",
     "node_affinity_hint",
     "node_ports_hint",
     "node_resources_fit_node_hint",
@@ -57,6 +58,7 @@ __all__ = [
     "node_resources_fit_unscheduled_pod_hint",
     "node_unschedulable_hint",
     "node_unschedulable_pod_hint",
+    "pod_events_by_assignment",
     "taint_toleration_hint",
     "taint_toleration_pod_hint",
 ]
@@ -216,7 +218,7 @@ def _ev(resource: EventResource, action: ActionType) -> ClusterEventWithHint:
     return ClusterEventWithHint(ClusterEvent(resource, action))
 
 
-def _as(kind: type, old: object, new: object) -> tuple[object, object] | None:
+def as_kind(kind: type, old: object, new: object) -> tuple[object, object] | None:
     """``util.As[T](oldObj, newObj)``: both sides when each is a ``kind`` or None (the missing
     side of an Add or Delete); None when either is something else (upstream's hints then
     answer Queue with the error)."""
@@ -224,6 +226,20 @@ def _as(kind: type, old: object, new: object) -> tuple[object, object] | None:
         if obj is not None and not isinstance(obj, kind):
             return None
     return old, new
+
+
+def pod_events_by_assignment(
+    actions: ActionType, assigned: QueueingHintFn, unscheduled: QueueingHintFn
+) -> tuple[ClusterEventWithHint, ClusterEventWithHint]:
+    """Upstream's ``Pod`` registration whose hint tells bound from unscheduled pods by
+    ``spec.nodeName``, as schedsim registers it: ``AssignedPod`` events with ``assigned``,
+    ``UnscheduledPod`` events with ``unscheduled``. A pod the simulation placed keeps an
+    empty ``spec.nodeName`` (its node is the snapshot's), so the event's resource carries
+    what upstream reads from the object."""
+    return (
+        ClusterEventWithHint(ClusterEvent(EventResource.AssignedPod, actions), assigned),
+        ClusterEventWithHint(ClusterEvent(EventResource.UnscheduledPod, actions), unscheduled),
+    )
 
 
 _DO_NOT_SCHEDULE = ("NoSchedule", "NoExecute")
@@ -242,7 +258,7 @@ def node_unschedulable_hint(pod: Pod, old: object, new: object) -> QueueingHint:
     """NodeUnschedulable's ``isSchedulableAfterNodeChange``: queue when a schedulable node
     is added, or a node goes from unschedulable to schedulable (an object of the wrong type:
     Queue, as upstream's hint answers with its error)."""
-    typed = _as(Node, old, new)
+    typed = as_kind(Node, old, new)
     if typed is None or typed[1] is None:
         return QueueingHint.Queue
     before, node = typed
@@ -259,7 +275,7 @@ def node_unschedulable_pod_hint(pod: Pod, old: object, new: object) -> QueueingH
     """NodeUnschedulable's ``isSchedulableAfterPodTolerationChange``: queue when the pending
     pod itself (same UID) now tolerates the ``node.kubernetes.io/unschedulable:NoSchedule``
     taint; skip an update of another pod or an unrelated toleration."""
-    typed = _as(Pod, old, new)
+    typed = as_kind(Pod, old, new)
     if typed is None or typed[1] is None:
         return QueueingHint.Queue
     modified = typed[1]
@@ -275,7 +291,7 @@ def taint_toleration_hint(pod: Pod, old: object, new: object) -> QueueingHint:
     """TaintToleration's ``isSchedulableAfterNodeChange``: queue when the node as it is now
     has no NoSchedule/NoExecute taint the pod does not tolerate, and it had one before (an
     added node counts as having had one); an object of the wrong type: Queue."""
-    typed = _as(Node, old, new)
+    typed = as_kind(Node, old, new)
     if typed is None or typed[1] is None:
         return QueueingHint.Queue
     before, node = typed
@@ -290,7 +306,7 @@ def taint_toleration_pod_hint(pod: Pod, old: object, new: object) -> QueueingHin
     """TaintToleration's ``isSchedulableAfterPodChange``: queue when the pending pod itself
     (same UID) got a toleration (tolerations can only be added, so a changed count is
     enough); skip other pods and other updates."""
-    typed = _as(Pod, old, new)
+    typed = as_kind(Pod, old, new)
     if typed is None or typed[1] is None:
         return QueueingHint.Queue
     before, modified = typed
@@ -305,7 +321,7 @@ def node_affinity_hint(pod: Pod, old: object, new: object) -> QueueingHint:
     """NodeAffinity's ``isSchedulableAfterNodeChange``: queue only if the node as it is now
     matches the pod's nodeSelector and required node affinity (an object of the wrong type:
     Queue, as upstream's hint answers with its error)."""
-    typed = _as(Node, old, new)
+    typed = as_kind(Node, old, new)
     if typed is None or typed[1] is None:
         return QueueingHint.Queue
     node = typed[1]
@@ -325,7 +341,7 @@ def node_ports_hint(pod: Pod, old: object, new: object) -> QueueingHint:
     nor ``status.nominatedNodeName``. A schedsim pod placed by the simulation keeps its
     empty ``spec.nodeName`` (its node is the snapshot's), so the event's resource says
     whether the pod was bound: unscheduled pods' deletes are not registered."""
-    typed = _as(Pod, old, new)
+    typed = as_kind(Pod, old, new)
     if typed is None or typed[0] is None:
         return QueueingHint.Queue
     deleted = typed[0]
@@ -366,7 +382,7 @@ def node_resources_fit_pod_hint(pod: Pod, old: object, new: object) -> QueueingH
     ``spec.nodeName``, so the event's resource tells them apart: this hint for assigned pods,
     `node_resources_fit_unscheduled_pod_hint` for unscheduled ones, and unscheduled pods'
     deletes are not registered."""
-    typed = _as(Pod, old, new)
+    typed = as_kind(Pod, old, new)
     if typed is None or typed[0] is None:
         return QueueingHint.Queue
     original, modified = typed
@@ -387,7 +403,7 @@ def node_resources_fit_unscheduled_pod_hint(pod: Pod, old: object, new: object) 
     """NodeResourcesFit's ``isSchedulableAfterPodEvent`` for an unscheduled pod's scale-down
     (``UnscheduledPod UpdatePodScaleDown``): queue only when it is the pending pod itself
     (same UID); another unscheduled pod frees nothing. An object of the wrong type: Queue."""
-    typed = _as(Pod, old, new)
+    typed = as_kind(Pod, old, new)
     if typed is None or typed[1] is None:
         return QueueingHint.Queue
     modified = typed[1]
@@ -414,7 +430,7 @@ def node_resources_fit_node_hint(pod: Pod, old: object, new: object) -> Queueing
     for an update queue only when the allowed pod count, or the allocatable of a resource
     the pod requests, went up (``haveAnyRequestedResourcesIncreased``); an object of the
     wrong type: Queue."""
-    typed = _as(Node, old, new)
+    typed = as_kind(Node, old, new)
     if typed is None or typed[1] is None:
         return QueueingHint.Queue
     original, modified = typed
@@ -503,14 +519,6 @@ IN_TREE_EVENTS: dict[str, tuple[ClusterEventWithHint, ...]] = {
         _ev(_R.PersistentVolumeClaim, _A.Add | _A.Update),
         _ev(_R.StorageClass, _A.Add),
     ),
-    "PodTopologySpread": (
-        _ev(_R.AssignedPod, _A.Add | _A.Delete | _A.UpdatePodLabel),
-        _ev(_R.Node, _A.Add | _A.Delete | _A.UpdateNodeLabel | _A.UpdateNodeTaint),
-    ),
-    "InterPodAffinity": (
-        _ev(_R.AssignedPod, _A.Add | _A.Delete | _A.UpdatePodLabel),
-        _NODE_ADD_LABEL,
-    ),
     "DynamicResources": (
         _ev(_R.ResourceClaim, _A.Add | _A.Update),
         _ev(_R.ResourceSlice, _A.Add | _A.Update),
@@ -522,9 +530,11 @@ IN_TREE_EVENTS: dict[str, tuple[ClusterEventWithHint, ...]] = {
 """The events kube-scheduler 1.34's in-tree plugins register (their ``EventsToRegister``
 with SchedulerQueueingHints on, its 1.34 default). NodeUnschedulable and TaintToleration
 carry their node-change and pod-toleration-change hints, NodeAffinity its node-change hint,
-NodePorts its pod-deletion hint, NodeResourcesFit its pod and node hints; the others have
-none: schedsim moves a pod on every matching event where upstream's hint may skip some (a
-deliberate simplification: more retries, the same placements). Where upstream registers
+NodePorts its pod-deletion hint, NodeResourcesFit its pod and node hints (InterPodAffinity
+and PodTopologySpread register theirs with their own ``events_to_register``: the hints read
+the plugin's terms and constraints); the others have none: schedsim moves a pod on every
+matching event where upstream's hint may skip some (a deliberate simplification: more
+retries, the same placements). Where upstream registers
 ``Pod`` and its hint reads ``spec.nodeName``, schedsim registers ``AssignedPod`` /
 ``UnscheduledPod`` (a placed pod keeps an empty ``spec.nodeName``). DynamicResources also
 registers ``AssignedPod Delete``: a simulation reports the claim deallocation a leaving pod
