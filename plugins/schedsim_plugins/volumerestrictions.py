@@ -16,6 +16,7 @@ from typing import Any, ClassVar, Final
 import attrs
 
 from schedsim.api.core import Pod
+from schedsim.api.storage.pv import PersistentVolumeClaim
 from schedsim.framework import (
     Code,
     CycleState,
@@ -27,6 +28,14 @@ from schedsim.framework import (
     Status,
 )
 from schedsim.framework.args import no_args
+from schedsim.framework.events import (
+    ActionType,
+    ClusterEvent,
+    ClusterEventWithHint,
+    EventResource,
+    QueueingHint,
+    as_kind,
+)
 
 __all__ = [
     "ERR_REASON_DISK_CONFLICT",
@@ -185,6 +194,61 @@ class VolumeRestrictions:
     def __init__(self, args: Mapping[str, Any], handle: Handle) -> None:
         no_args(NAME, args)
         self._handle = handle
+
+    def events_to_register(self) -> tuple[ClusterEventWithHint, ...]:
+        """``EventsToRegister`` (volume_restrictions.go, 1.34, SchedulerQueueingHints on):
+        pod Delete with `is_schedulable_after_pod_deleted`, Node Add without a hint,
+        PersistentVolumeClaim Add with `is_schedulable_after_persistent_volume_claim_added`.
+        The pod deletion is registered as ``AssignedPod Delete`` (schedsim's pods leave a node
+        as assigned pods; the hint does not read ``spec.nodeName``)."""
+        return (
+            ClusterEventWithHint(
+                ClusterEvent(EventResource.AssignedPod, ActionType.Delete),
+                self.is_schedulable_after_pod_deleted,
+            ),
+            ClusterEventWithHint(ClusterEvent(EventResource.Node, ActionType.Add)),
+            ClusterEventWithHint(
+                ClusterEvent(EventResource.PersistentVolumeClaim, ActionType.Add),
+                self.is_schedulable_after_persistent_volume_claim_added,
+            ),
+        )
+
+    def is_schedulable_after_pod_deleted(self, pod: Pod, old: object, new: object) -> QueueingHint:
+        """``isSchedulableAfterPodDeleted``: a pod of another namespace is skipped; queue when
+        the deleted pod mounted one of the pending pod's disks in a conflicting way
+        (``satisfyVolumeConflicts`` against a NodeInfo of the deleted pod alone), or used a
+        PersistentVolumeClaim the pending pod uses (its ReadWriteOncePod access is not looked
+        up, as upstream); an object of the wrong type: Queue."""
+        typed = as_kind(Pod, old, new)
+        if typed is None or typed[0] is None:
+            return QueueingHint.Queue
+        deleted = typed[0]
+        assert isinstance(deleted, Pod)
+        if deleted.namespace != pod.namespace:
+            return QueueingHint.QueueSkip
+        if any(is_volume_conflict(v, deleted) for v in disk_volumes(pod)):
+            return QueueingHint.Queue
+        claims = {v.persistent_volume_claim for v in pod.volumes if v.persistent_volume_claim}
+        if any(v.persistent_volume_claim in claims for v in deleted.volumes):
+            return QueueingHint.Queue
+        return QueueingHint.QueueSkip
+
+    def is_schedulable_after_persistent_volume_claim_added(
+        self, pod: Pod, old: object, new: object
+    ) -> QueueingHint:
+        """``isSchedulableAfterPersistentVolumeClaimAdded``: queue when the added claim is in
+        the pending pod's namespace and one of its volumes names it; an object of the wrong
+        type: Queue."""
+        typed = as_kind(PersistentVolumeClaim, old, new)
+        if typed is None or typed[1] is None:
+            return QueueingHint.Queue
+        claim = typed[1]
+        assert isinstance(claim, PersistentVolumeClaim)
+        if claim.namespace != pod.namespace:
+            return QueueingHint.QueueSkip
+        if any(v.persistent_volume_claim == claim.name for v in pod.volumes):
+            return QueueingHint.Queue
+        return QueueingHint.QueueSkip
 
     def _volumes(self) -> SharedVolumeManager:
         return self._handle.volume_manager

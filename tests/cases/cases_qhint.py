@@ -10,7 +10,8 @@ rejected by ``check.plugin``; then ``check.event`` happens with ``oldObject`` /
 the unschedulable pods, ``QueueSkip`` that it stayed. So a case checks the event
 registration (the event must match one the plugin registered) and the hint together.
 
-``oldObject`` / ``newObject``: a manifest (decoded as the loader decodes it), null (the
+``oldObject`` / ``newObject``: a manifest of any kind the loader reads (decoded as it decodes
+it: a Node, Pod, PersistentVolumeClaim, StorageClass, ...), null (the
 missing side of an Add or Delete) or a plain string, passed as it is, for upstream's rows
 that hand the hint an object of the wrong type (``"not-a-node"``).
 """
@@ -22,6 +23,7 @@ from typing import Any
 import attrs
 
 from schedsim.api.loading.loader import decode_objects
+from schedsim.api.loading.manifests import KINDS
 from schedsim.framework import Framework, Handle, default_profile
 from schedsim.framework.events import ActionType, ClusterEvent, EventResource
 from schedsim.scheduler.clock import LogicalClock
@@ -46,8 +48,8 @@ def _object(raw: Any, source: str) -> object:
     if raw is None or isinstance(raw, str):
         return raw
     m = decode_objects([raw], source, api_rules=False)
-    found = [*m.nodes, *m.pods]
-    assert len(found) == 1, f"{source}: one Node or Pod expected, got {found}"
+    found = [obj for _, attr, _ in KINDS.values() for obj in getattr(m, attr)]
+    assert len(found) == 1, f"{source}: one object expected, got {found}"
     return found[0]
 
 

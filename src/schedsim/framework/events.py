@@ -496,10 +496,6 @@ IN_TREE_EVENTS: dict[str, tuple[ClusterEventWithHint, ...]] = {
             ClusterEvent(_R.Node, _A.Add | _A.UpdateNodeAllocatable), node_resources_fit_node_hint
         ),
     ),
-    "VolumeRestrictions": (
-        _ev(_R.AssignedPod, _A.Delete),
-        _ev(_R.PersistentVolumeClaim, _A.Add | _A.Update),
-    ),
     "NodeVolumeLimits": (
         _ev(_R.AssignedPod, _A.Delete),
         _ev(_R.Node, _A.Add),
@@ -530,9 +526,10 @@ IN_TREE_EVENTS: dict[str, tuple[ClusterEventWithHint, ...]] = {
 """The events kube-scheduler 1.34's in-tree plugins register (their ``EventsToRegister``
 with SchedulerQueueingHints on, its 1.34 default). NodeUnschedulable and TaintToleration
 carry their node-change and pod-toleration-change hints, NodeAffinity its node-change hint,
-NodePorts its pod-deletion hint, NodeResourcesFit its pod and node hints (InterPodAffinity
-and PodTopologySpread register theirs with their own ``events_to_register``: the hints read
-the plugin's terms and constraints); the others have none: schedsim moves a pod on every
+NodePorts its pod-deletion hint, NodeResourcesFit its pod and node hints (InterPodAffinity,
+PodTopologySpread and VolumeRestrictions register theirs with their own
+``events_to_register``: the hints read the plugin's terms, constraints and volumes); the
+others have none: schedsim moves a pod on every
 matching event where upstream's hint may skip some (a deliberate simplification: more
 retries, the same placements). Where upstream registers
 ``Pod`` and its hint reads ``spec.nodeName``, schedsim registers ``AssignedPod`` /
