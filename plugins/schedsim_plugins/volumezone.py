@@ -15,6 +15,8 @@ from typing import Any, ClassVar, Final
 
 from schedsim.api.core import Pod
 from schedsim.api.storage import PersistentVolume
+from schedsim.api.storage.pv import PersistentVolumeClaim
+from schedsim.api.storage.storage_class import StorageClass
 from schedsim.framework import (
     Code,
     CycleState,
@@ -25,6 +27,14 @@ from schedsim.framework import (
     Status,
 )
 from schedsim.framework.args import no_args
+from schedsim.framework.events import (
+    ActionType,
+    ClusterEvent,
+    ClusterEventWithHint,
+    EventResource,
+    QueueingHint,
+    as_kind,
+)
 
 __all__ = [
     "ERR_REASON_CONFLICT",
@@ -114,6 +124,78 @@ class VolumeZone:
     def __init__(self, args: Mapping[str, Any], handle: Handle) -> None:
         no_args(NAME, args)
         self._handle = handle
+
+    def events_to_register(self) -> tuple[ClusterEventWithHint, ...]:
+        """``EventsToRegister`` (volume_zone.go, 1.34, SchedulerQueueingHints on):
+        StorageClass Add with `is_schedulable_after_storage_class_added`, Node Add and
+        UpdateNodeLabel without a hint, PersistentVolumeClaim Add|Update with
+        `is_schedulable_after_persistent_volume_claim_change`, PersistentVolume Add|Update
+        with `is_schedulable_after_persistent_volume_change`."""
+        add_update = ActionType.Add | ActionType.Update
+        return (
+            ClusterEventWithHint(
+                ClusterEvent(EventResource.StorageClass, ActionType.Add),
+                self.is_schedulable_after_storage_class_added,
+            ),
+            ClusterEventWithHint(
+                ClusterEvent(EventResource.Node, ActionType.Add | ActionType.UpdateNodeLabel)
+            ),
+            ClusterEventWithHint(
+                ClusterEvent(EventResource.PersistentVolumeClaim, add_update),
+                self.is_schedulable_after_persistent_volume_claim_change,
+            ),
+            ClusterEventWithHint(
+                ClusterEvent(EventResource.PersistentVolume, add_update),
+                self.is_schedulable_after_persistent_volume_change,
+            ),
+        )
+
+    def is_schedulable_after_persistent_volume_claim_change(
+        self, pod: Pod, old: object, new: object
+    ) -> QueueingHint:
+        """``isSchedulableAfterPersistentVolumeClaimChange`` (``checkPVCBindingToPodPV``):
+        queue when the claim as it is now is in the pending pod's namespace and one of the
+        pod's volumes names it; an object of the wrong type: Queue."""
+        typed = as_kind(PersistentVolumeClaim, old, new)
+        if typed is None:
+            return QueueingHint.Queue
+        claim = typed[1]
+        if not isinstance(claim, PersistentVolumeClaim) or claim.namespace != pod.namespace:
+            return QueueingHint.QueueSkip
+        if any(v.persistent_volume_claim == claim.name for v in pod.volumes):
+            return QueueingHint.Queue
+        return QueueingHint.QueueSkip
+
+    def is_schedulable_after_storage_class_added(
+        self, pod: Pod, old: object, new: object
+    ) -> QueueingHint:
+        """``isSchedulableAfterStorageClassAdded``: queue only a WaitForFirstConsumer class
+        (its unbound claims stop blocking the pod); an object of the wrong type: Queue."""
+        typed = as_kind(StorageClass, old, new)
+        if typed is None or typed[1] is None:
+            return QueueingHint.Queue
+        added = typed[1]
+        assert isinstance(added, StorageClass)
+        if added.volume_binding_mode == "WaitForFirstConsumer":
+            return QueueingHint.Queue
+        return QueueingHint.QueueSkip
+
+    def is_schedulable_after_persistent_volume_change(
+        self, pod: Pod, old: object, new: object
+    ) -> QueueingHint:
+        """``isSchedulableAfterPersistentVolumeChange``: queue an added PV, or an update that
+        changes its zone/region topology (`pv_topologies`); an object of the wrong type:
+        Queue."""
+        typed = as_kind(PersistentVolume, old, new)
+        if typed is None or typed[1] is None:
+            return QueueingHint.Queue
+        original, modified = typed
+        if not isinstance(original, PersistentVolume):
+            return QueueingHint.Queue
+        assert isinstance(modified, PersistentVolume)
+        if pv_topologies(original) != pv_topologies(modified):
+            return QueueingHint.Queue
+        return QueueingHint.QueueSkip
 
     def _volumes(self) -> SharedVolumeManager:
         return self._handle.volume_manager

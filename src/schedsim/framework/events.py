@@ -453,7 +453,6 @@ def node_resources_fit_node_hint(pod: Pod, old: object, new: object) -> Queueing
 
 
 _R, _A = EventResource, ActionType
-_NODE_ADD_LABEL = _ev(_R.Node, _A.Add | _A.UpdateNodeLabel)
 
 IN_TREE_EVENTS: dict[str, tuple[ClusterEventWithHint, ...]] = {
     "SchedulingGates": (_ev(_R.UnscheduledPod, _A.UpdatePodSchedulingGatesEliminated),),
@@ -509,12 +508,6 @@ IN_TREE_EVENTS: dict[str, tuple[ClusterEventWithHint, ...]] = {
         _ev(_R.PersistentVolumeClaim, _A.Add | _A.Update),
         _ev(_R.StorageClass, _A.Add | _A.Update),
     ),
-    "VolumeZone": (
-        _NODE_ADD_LABEL,
-        _ev(_R.PersistentVolume, _A.Add | _A.Update),
-        _ev(_R.PersistentVolumeClaim, _A.Add | _A.Update),
-        _ev(_R.StorageClass, _A.Add),
-    ),
     "DynamicResources": (
         _ev(_R.ResourceClaim, _A.Add | _A.Update),
         _ev(_R.ResourceSlice, _A.Add | _A.Update),
@@ -527,7 +520,7 @@ IN_TREE_EVENTS: dict[str, tuple[ClusterEventWithHint, ...]] = {
 with SchedulerQueueingHints on, its 1.34 default). NodeUnschedulable and TaintToleration
 carry their node-change and pod-toleration-change hints, NodeAffinity its node-change hint,
 NodePorts its pod-deletion hint, NodeResourcesFit its pod and node hints (InterPodAffinity,
-PodTopologySpread and VolumeRestrictions register theirs with their own
+PodTopologySpread, VolumeRestrictions and VolumeZone register theirs with their own
 ``events_to_register``: the hints read the plugin's terms, constraints and volumes); the
 others have none: schedsim moves a pod on every
 matching event where upstream's hint may skip some (a deliberate simplification: more
