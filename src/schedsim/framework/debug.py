@@ -1,7 +1,7 @@
 """Debug mode for plugin authors: the traceback of an exception a plugin raised.
 
 The runtime turns a plugin's exception into an ``Error`` status naming the exception type,
-the plugin and the extension point (``running Filter plugin "Mine": KeyError: 'x'``), as
+the plugin and the extension point (``running "Mine" filter plugin: KeyError: 'x'``), as
 kube-scheduler does, and goes on with the next pod. That message has no file or line; in
 debug mode (``schedsim --debug``, or ``SCHEDSIM_DEBUG=1`` in the environment) the runtime also
 prints the exception's traceback on stderr, once per exception, when it words the failure

@@ -1,9 +1,13 @@
-"""How the runtime words a plugin's failure: the exception, the wrong result type, the Error
-status naming the plugin. One wording, used by every extension point and by plugin loading;
+"""How the runtime words a plugin's result: the exception, the wrong result type, the Error
+status naming the plugin and the point (`RUNNING`, `plugin_error`), a rejection attributed to
+its plugin (`attributed`). One wording, used by every extension point and by plugin loading;
 and `PluginStatusError`, what a Framework that aborts on plugin errors raises instead of
 returning such a status."""
 
 from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Final
 
 from schedsim.api.core import Pod
 from schedsim.framework import debug
@@ -11,10 +15,14 @@ from schedsim.framework.status import Code, Status
 
 __all__ = [
     "PLUGIN_FAILURES",
+    "RUNNING",
     "PluginStatusError",
+    "attributed",
     "describe_exception",
     "error_status",
+    "failure",
     "load_failure",
+    "plugin_error",
     "returned_problem",
 ]
 
@@ -43,6 +51,52 @@ def load_failure(e: BaseException) -> str:
 def error_status(message: str, plugin: str) -> Status:
     """An ``Error`` status with ``message``, attributed to ``plugin``."""
     return Status(Code.Error, (message,), plugin)
+
+
+RUNNING: Final[Mapping[str, str]] = {
+    "PreEnqueue": 'running PreEnqueue plugin "{}"',
+    "PreFilter": 'running PreFilter plugin "{}"',
+    "PreFilterAddPod": 'running AddPod on PreFilter plugin "{}"',
+    "PreFilterRemovePod": 'running RemovePod on PreFilter plugin "{}"',
+    "Filter": 'running "{}" filter plugin',
+    "PostFilter": 'running PostFilter plugin "{}"',
+    "PreScore": 'running PreScore plugin "{}"',
+    "Score": 'running Score plugins: plugin "{}" failed with',
+    "NormalizeScore": 'running Normalize on Score plugins: plugin "{}" failed with',
+    "Reserve": 'running Reserve plugin "{}"',
+    "Unreserve": 'running Unreserve plugin "{}"',
+    "Permit": 'running Permit plugin "{}"',
+    "PreBindPreFlight": 'running PreBindPreFlight "{}"',
+    "PreBind": 'running PreBind plugin "{}"',
+    "Bind": 'running Bind plugin "{}"',
+    "PostBind": 'running PostBind plugin "{}"',
+}
+"""Extension point (and the PreFilter extensions, Unreserve and PreBindPreFlight) -> how
+kube-scheduler's ``RunXPlugins`` names the failing plugin (``{}``) before the failure, as
+its ``fmt.Errorf("running %q filter plugin: %w", ...)`` calls word it (framework.go)."""
+
+
+def failure(point: str, plugin: str, detail: str) -> str:
+    """``<RUNNING[point] naming plugin>: <detail>``, e.g. ``running "NodePorts" filter
+    plugin: KeyError: 'x'``.
+
+    Raises:
+        KeyError: ``point`` is not in `RUNNING`.
+    """
+    return f"{RUNNING[point].format(plugin)}: {detail}"
+
+
+def plugin_error(point: str, plugin: str, detail: str) -> Status:
+    """The ``Error`` status a Run method returns for ``plugin`` failing at ``point``: the
+    `failure` message, attributed to the plugin."""
+    return Status(Code.Error, (failure(point, plugin, detail),), plugin)
+
+
+def attributed(status: Status, plugin: str) -> Status:
+    """``status`` naming ``plugin`` as its source (``status.WithPlugin(pl.Name())``
+    upstream): the same object when it already does, else a copy; what every Run method
+    returns for a plugin's rejection."""
+    return status if status.plugin == plugin else status.with_plugin(plugin)
 
 
 def returned_problem(value: object, want: str = "a Status or None") -> str:

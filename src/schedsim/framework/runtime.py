@@ -41,9 +41,14 @@ from schedsim.framework.hook_binding import bind_hook as _bind
 from schedsim.framework.hookspec import PROJECT, PostFilterResult, PreFilterResult
 from schedsim.framework.interface import NodeInfo, PodInfo
 from schedsim.framework.nominator import run_filter_plugins_with_nominated_pods
-from schedsim.framework.plugin_results import PLUGIN_FAILURES, PluginStatusError
+from schedsim.framework.plugin_results import (
+    PLUGIN_FAILURES,
+    PluginStatusError,
+    attributed,
+    failure,
+    plugin_error,
+)
 from schedsim.framework.plugin_results import describe_exception as _describe
-from schedsim.framework.plugin_results import error_status as _error
 from schedsim.framework.plugin_results import returned_problem as _returned
 from schedsim.framework.profile import IN_TREE_PLUGINS, Profile
 from schedsim.framework.queued_pod_info import QueuedPodInfo, priority_sort_key, sorts_by
@@ -430,16 +435,16 @@ class Framework:
             try:
                 st = fn(pod)
             except PLUGIN_FAILURES as e:
-                return _error(f'running PreEnqueue plugin "{name}": {_describe(e)}', name)
+                return plugin_error("PreEnqueue", name, _describe(e))
             if st is None:
                 continue
             if not isinstance(st, Status):
-                return _error(f'running PreEnqueue plugin "{name}": {_returned(st)}', name)
+                return plugin_error("PreEnqueue", name, _returned(st))
             if st.is_success:
                 continue
             if st.is_rejected:
-                return st if st.plugin == name else st.with_plugin(name)
-            return _error(f'running PreEnqueue plugin "{name}": {st.message}', name)
+                return attributed(st, name)
+            return plugin_error("PreEnqueue", name, st.message)
         return SUCCESS
 
     def run_pre_bind_pre_flights(self, state: CycleState, pod: Pod, node_name: str) -> Status:
@@ -455,15 +460,15 @@ class Framework:
             try:
                 st = fn(state, pod, node_name)
             except PLUGIN_FAILURES as e:
-                return _error(f'running PreBindPreFlight "{name}": {_describe(e)}', name)
+                return plugin_error("PreBindPreFlight", name, _describe(e))
             if st is not None and not isinstance(st, Status):
-                return _error(f'running PreBindPreFlight "{name}": {_returned(st)}', name)
+                return plugin_error("PreBindPreFlight", name, _returned(st))
             if st is None or st.is_success:
                 result = SUCCESS
             elif st.code is Code.Skip:
                 state.skip_pre_bind_plugins.add(name)
             else:
-                return _error(f'running PreBindPreFlight "{name}": {st.message}', name)
+                return plugin_error("PreBindPreFlight", name, st.message)
         return result
 
     def run_pre_bind_plugins(self, state: CycleState, pod: Pod, node_name: str) -> Status:
@@ -481,16 +486,16 @@ class Framework:
             try:
                 st = fn(state, pod, node_name)
             except PLUGIN_FAILURES as e:
-                return _error(f'running PreBind plugin "{name}": {_describe(e)}', name)
+                return plugin_error("PreBind", name, _describe(e))
             if st is None:
                 continue
             if not isinstance(st, Status):
-                return _error(f'running PreBind plugin "{name}": {_returned(st)}', name)
+                return plugin_error("PreBind", name, _returned(st))
             if st.is_success:
                 continue
             if st.is_rejected:
-                return st if st.plugin == name else st.with_plugin(name)
-            return _error(f'running PreBind plugin "{name}": {st.message}', name)
+                return attributed(st, name)
+            return plugin_error("PreBind", name, st.message)
         return SUCCESS
 
     def run_pre_score_plugins(
@@ -515,18 +520,18 @@ class Framework:
             try:
                 st = fn(state, pod, nodes)
             except PLUGIN_FAILURES as e:
-                return _error(f'running PreScore plugin "{name}": {_describe(e)}', name)
+                return plugin_error("PreScore", name, _describe(e))
             if st is None:
                 continue
             if not isinstance(st, Status):
-                return _error(f'running PreScore plugin "{name}": {_returned(st)}', name)
+                return plugin_error("PreScore", name, _returned(st))
             code = st.code
             if code is Code.Success:
                 continue
             if code is Code.Skip:
                 skip.add(name)
                 continue
-            return _error(f'running PreScore plugin "{name}": {st.message}', name)
+            return plugin_error("PreScore", name, st.message)
         return SUCCESS
 
     def run_score_plugins(
@@ -597,16 +602,15 @@ class Framework:
                 break
             if st is not None and not st.is_success:
                 if st.is_rejected:
-                    return st if st.plugin == name else st.with_plugin(name)
+                    return attributed(st, name)
                 detail = st.message
                 break
         else:
             return SUCCESS
-        message = f'running Reserve plugin "{name}": {detail}'
         if self.abort_on_plugin_error:  # undo the other Reserves first, as the caller would
             failed = self._unreserve_all(state, pod, node_name)
-            raise PluginStatusError(pod, "; ".join((message, *failed)))
-        return _error(message, name)
+            raise PluginStatusError(pod, "; ".join((failure("Reserve", name, detail), *failed)))
+        return plugin_error("Reserve", name, detail)
 
     def run_reserve_plugins_unreserve(self, state: CycleState, pod: Pod, node_name: str) -> None:
         """Run Unreserve in reverse profile order (RunReservePluginsUnreserve).
@@ -629,7 +633,7 @@ class Framework:
             try:
                 fn(state, pod, node_name)
             except PLUGIN_FAILURES as e:  # keep undoing the others first
-                failed.append(f'running Unreserve plugin "{name}": {_describe(e)}')
+                failed.append(failure("Unreserve", name, _describe(e)))
         return failed
 
     _pre_filter: tuple[tuple[str, PreFilterFn], ...]
@@ -659,7 +663,7 @@ class Framework:
             try:
                 out = fn(state, pod, nodes)
             except PLUGIN_FAILURES as e:
-                st = _error(f'running PreFilter plugin "{name}": {_describe(e)}', name)
+                st = plugin_error("PreFilter", name, _describe(e))
                 return None, self._failed(pod, st), ()
             if out is None:
                 continue
@@ -682,7 +686,7 @@ class Framework:
                 continue
             if not isinstance(out, Status):
                 bad = _returned(out, _PRE_FILTER_WANTS)
-                st = _error(f'running PreFilter plugin "{name}": {bad}', name)
+                st = plugin_error("PreFilter", name, bad)
                 return None, self._failed(pod, st), ()
             code = out.code
             if code is Code.Success:
@@ -696,7 +700,7 @@ class Framework:
             if code is Code.Unschedulable:
                 rejected = st  # keep running: preemption would need every PreFilter's state
                 continue
-            st = _error(f'running PreFilter plugin "{name}": {out.message}', name)
+            st = plugin_error("PreFilter", name, out.message)
             return None, self._failed(pod, st), ()
         return merged, rejected or SUCCESS, tuple(narrowing)
 
@@ -720,7 +724,7 @@ class Framework:
             if st is not None and not isinstance(st, Status):
                 st = Status(Code.Error, (_returned(st),))
             if st is not None and not st.is_success:
-                return _error(f'running AddPod on PreFilter plugin "{name}": {st.message}', name)
+                return plugin_error("PreFilterAddPod", name, st.message)
         return SUCCESS
 
     def run_pre_filter_extension_remove_pod(
@@ -748,7 +752,7 @@ class Framework:
             if st is not None and not isinstance(st, Status):
                 st = Status(Code.Error, (_returned(st),))
             if st is not None and not st.is_success:
-                return _error(f'running RemovePod on PreFilter plugin "{name}": {st.message}', name)
+                return plugin_error("PreFilterRemovePod", name, st.message)
         return SUCCESS
 
     def run_filter_plugins_with_nominated_pods(
@@ -788,12 +792,12 @@ class Framework:
                 if not st.is_rejected:
                     detail = st.message
                     break
-                return st if st.plugin == name else st.with_plugin(name)
+                return attributed(st, name)
             else:
                 return SUCCESS
         except PLUGIN_FAILURES as e:
             detail = _describe(e)
-        return self._failed(pod, _error(f'running "{name}" filter plugin: {detail}', name))
+        return self._failed(pod, plugin_error("Filter", name, detail))
 
     def _failed(self, pod: Pod, status: Status) -> Status:
         """``status`` (an Error), or `PluginStatusError` raised with its message when
@@ -829,7 +833,7 @@ class Framework:
             try:
                 out = fn(state, pod, node_to_status)
             except PLUGIN_FAILURES as e:
-                return None, _error(f'running PostFilter plugin "{name}": {_describe(e)}', name)
+                return None, plugin_error("PostFilter", name, _describe(e))
             result: PostFilterResult | None = None
             if out is None:
                 return None, SUCCESS
@@ -839,15 +843,13 @@ class Framework:
                 st = out
             else:
                 want = "a Status, a PostFilterResult or None"
-                return None, _error(
-                    f'running PostFilter plugin "{name}": {_returned(out, want)}', name
-                )
+                return None, plugin_error("PostFilter", name, _returned(out, want))
             if st.is_success:
                 return result, SUCCESS
             if st.code is Code.UnschedulableAndUnresolvable:
-                return result, st if st.plugin == name else st.with_plugin(name)
+                return result, attributed(st, name)
             if not st.is_rejected:
-                return None, _error(f'running PostFilter plugin "{name}": {st.message}', name)
+                return None, plugin_error("PostFilter", name, st.message)
             if result is not None:
                 last = result
             reasons.extend(st.reasons)
@@ -947,29 +949,25 @@ class Framework:
             try:
                 out = fn(state, pod, node_name)
             except PLUGIN_FAILURES as e:
-                return _error(f'running Permit plugin "{name}": {_describe(e)}', name)
+                return plugin_error("Permit", name, _describe(e))
             timeout = 0.0
             if isinstance(out, tuple) and len(out) == 2 and isinstance(out[0], Status):
                 out, raw = out
                 if not isinstance(raw, int | float) or isinstance(raw, bool):
-                    return _error(
-                        f'running Permit plugin "{name}": {_returned(raw, "seconds")}', name
-                    )
+                    return plugin_error("Permit", name, _returned(raw, "seconds"))
                 timeout = float(raw)
             if out is None:
                 continue
             if not isinstance(out, Status):
-                return _error(
-                    f'running Permit plugin "{name}": {_returned(out, _PERMIT_WANTS)}', name
-                )
+                return plugin_error("Permit", name, _returned(out, _PERMIT_WANTS))
             if out.is_success:
                 continue
             if out.is_rejected:
-                return out if out.plugin == name else out.with_plugin(name)
+                return attributed(out, name)
             if out.code is Code.Wait:
                 waits[name] = min(max(timeout, 0.0), MAX_PERMIT_TIMEOUT_SECONDS)
                 continue
-            return _error(f'running Permit plugin "{name}": {out.message}', name)
+            return plugin_error("Permit", name, out.message)
         if not waits:
             return SUCCESS
         deadlines = {n: now + t for n, t in waits.items()}
@@ -992,18 +990,18 @@ class Framework:
             try:
                 out = fn(state, pod, node_name)
             except PLUGIN_FAILURES as e:
-                return _error(f'running Bind plugin "{name}": {_describe(e)}', name)
+                return plugin_error("Bind", name, _describe(e))
             if out is None:
-                return SUCCESS.with_plugin(name)
+                return attributed(SUCCESS, name)
             if not isinstance(out, Status):
-                return _error(f'running Bind plugin "{name}": {_returned(out)}', name)
+                return plugin_error("Bind", name, _returned(out))
             if out.code is Code.Skip:
                 continue
             if out.is_success:
-                return out if out.plugin == name else SUCCESS.with_plugin(name)
+                return attributed(out if out.plugin == name else SUCCESS, name)
             if out.is_rejected:
-                return out if out.plugin == name else out.with_plugin(name)
-            return _error(f'running Bind plugin "{name}": {out.message}', name)
+                return attributed(out, name)
+            return plugin_error("Bind", name, out.message)
         return Status(Code.Skip)
 
     def run_post_bind_plugins(self, state: CycleState, pod: Pod, node_name: str) -> list[str]:
@@ -1018,7 +1016,7 @@ class Framework:
             try:
                 fn(state, pod, node_name)
             except PLUGIN_FAILURES as e:
-                problems.append(f'running PostBind plugin "{name}": {_describe(e)}')
+                problems.append(failure("PostBind", name, _describe(e)))
         return problems
 
 

@@ -9,16 +9,10 @@ from collections.abc import Callable, Mapping, Sequence
 from schedsim.api.core import Pod
 from schedsim.framework.cycle_state import CycleState
 from schedsim.framework.interface import NodeInfo
-from schedsim.framework.plugin_results import PLUGIN_FAILURES
-from schedsim.framework.plugin_results import (
-    describe_exception as _describe,
-)
-from schedsim.framework.plugin_results import (
-    error_status as _error,
-)
-from schedsim.framework.plugin_results import (
-    returned_problem as _returned,
-)
+from schedsim.framework.plugin_results import PLUGIN_FAILURES, plugin_error
+from schedsim.framework.plugin_results import describe_exception as _describe
+from schedsim.framework.plugin_results import error_status as _error
+from schedsim.framework.plugin_results import returned_problem as _returned
 from schedsim.framework.scores import MAX_NODE_SCORE, MIN_NODE_SCORE, NodePluginScores, PluginScore
 from schedsim.framework.status import SUCCESS, Code, Status
 
@@ -64,7 +58,7 @@ def run_score_links(
                     kept[ni] = (ni.generation, s)
         except PLUGIN_FAILURES as e:
             msg = e.args[0] if isinstance(e, _ScoreFailed) else _describe(e)
-            return [], _error(f'running Score plugins: plugin "{name}" failed with: {msg}', name)
+            return [], plugin_error("Score", name, msg)
         if raw is not None:
             raw[name] = dict(scores)
         if normalize is not None:
@@ -77,18 +71,12 @@ def run_score_links(
             elif st is None or st.is_success:
                 st = _normalized_ints(scores)
             if st is not None and not st.is_success:
-                return [], _error(
-                    f'running Normalize on Score plugins: plugin "{name}" failed with: '
-                    f"{st.message}",
-                    name,
-                )
+                return [], plugin_error("NormalizeScore", name, st.message)
         try:
             values = [scores[n] for n in names]
         except KeyError as e:
-            return [], _error(
-                f'running Normalize on Score plugins: plugin "{name}" failed with: '
-                f"NormalizeScore removed node {e.args[0]}",
-                name,
+            return [], plugin_error(
+                "NormalizeScore", name, f"NormalizeScore removed node {e.args[0]}"
             )
         if values and (min(values) < MIN_NODE_SCORE or max(values) > MAX_NODE_SCORE):
             bad = next(v for v in values if not MIN_NODE_SCORE <= v <= MAX_NODE_SCORE)
