@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 from schedsim.api.core import Node, Pod
+from schedsim.engine import STORES
 from schedsim.framework import Framework, Handle, default_profile
-from schedsim.snapshot import BasicSnapshotStore, DeltaSnapshotStore, PredicateSnapshot
-
-STORES = {"basic": BasicSnapshotStore, "delta": DeltaSnapshotStore}
+from schedsim.snapshot import PredicateSnapshot
 
 
 def make_nodes(n: int) -> list[Node]:

@@ -35,20 +35,14 @@ from schedsim.autoscaler.sanitize import template_node_info
 from schedsim.autoscaler.scaledown import pods_to_move, simulate_node_removal
 from schedsim.autoscaler.scaleup import scale_up
 from schedsim.dra.claim_controller import create_template_claims
-from schedsim.engine import Cluster
+from schedsim.engine import STORES, Cluster
 from schedsim.framework import Framework, Handle, default_profile
 from schedsim.snapshot import (
-    BasicSnapshotStore,
     ClusterSnapshotStore,
-    DeltaSnapshotStore,
     PredicateSnapshot,
 )
 from schedsim.snapshot.dra import DraSnapshot
 
-STORES: dict[str, Callable[[], ClusterSnapshotStore]] = {
-    "basic": BasicSnapshotStore,
-    "delta": DeltaSnapshotStore,
-}
 DRIVER = "gpu.example.com"
 
 

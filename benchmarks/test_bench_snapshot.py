@@ -8,10 +8,12 @@ from typing import Any
 import pytest
 from conftest import make_pods, make_snapshot
 
+from schedsim.engine import STORES
+
 
 @pytest.mark.benchmark(group="snapshot-access")
 @pytest.mark.parametrize("nodes", [100, 1000])
-@pytest.mark.parametrize("store", ["basic", "delta"])
+@pytest.mark.parametrize("store", sorted(STORES))
 def test_get_node_info(benchmark: Any, store: str, nodes: int) -> None:
     """get_node_info returns the stored object: O(1), no allocation."""
     snap = make_snapshot(nodes, 10, store)
@@ -21,7 +23,7 @@ def test_get_node_info(benchmark: Any, store: str, nodes: int) -> None:
 
 @pytest.mark.benchmark(group="snapshot-access")
 @pytest.mark.parametrize("nodes", [100, 1000])
-@pytest.mark.parametrize("store", ["basic", "delta"])
+@pytest.mark.parametrize("store", sorted(STORES))
 def test_list_node_infos(benchmark: Any, store: str, nodes: int) -> None:
     """list_node_infos returns the cached stored list: O(1)."""
     snap = make_snapshot(nodes, 10, store)
@@ -30,7 +32,7 @@ def test_list_node_infos(benchmark: Any, store: str, nodes: int) -> None:
 
 @pytest.mark.benchmark(group="fork-revert")
 @pytest.mark.parametrize("nodes", [100, 1000])
-@pytest.mark.parametrize("store", ["basic", "delta"])
+@pytest.mark.parametrize("store", sorted(STORES))
 def test_fork_revert(benchmark: Any, store: str, nodes: int) -> None:
     """Clone store: fork copies every NodeInfo, O(nodes + pods); delta: O(1)."""
     snap = make_snapshot(nodes, 10, store)
@@ -43,7 +45,7 @@ def test_fork_revert(benchmark: Any, store: str, nodes: int) -> None:
 
 
 @pytest.mark.benchmark(group="schedule")
-@pytest.mark.parametrize("store", ["basic", "delta"])
+@pytest.mark.parametrize("store", sorted(STORES))
 def test_schedule_1000_pods_on_100_nodes_with_fork(benchmark: Any, store: str) -> None:
     """A CA-style what-if: fork, schedule 1000 pending pods, revert."""
     snap = make_snapshot(100, 10, store)

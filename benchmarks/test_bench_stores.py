@@ -10,27 +10,20 @@ from __future__ import annotations
 
 import functools
 import os
-from collections.abc import Callable
 from typing import Any
 
 import pytest
 
 from schedsim.api.core import Node, Pod
+from schedsim.engine import STORES
 from schedsim.framework import Framework, Handle, default_profile
 from schedsim.snapshot import (
-    BasicSnapshotStore,
-    ClusterSnapshotStore,
-    DeltaSnapshotStore,
     NodeInfo,
     PodInfo,
     PredicateSnapshot,
 )
 
 HUGE = os.environ.get("SCHEDSIM_BENCH_HUGE") == "1"
-STORES: dict[str, Callable[[], ClusterSnapshotStore]] = {
-    "basic": BasicSnapshotStore,
-    "delta": DeltaSnapshotStore,
-}
 SIZES = [1, 10, 100, 1000, 5000, 15000] + ([100_000] if HUGE else [])
 POD_SIZES = [1, 10, 100, 1000, 5000] + ([15000] if HUGE else [])
 

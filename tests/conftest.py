@@ -5,27 +5,24 @@ from __future__ import annotations
 import shutil
 from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
-from typing import Any, Final
+from typing import Any
 
 import attrs
 import pytest
 
 from schedsim.api.interning import EMPTY_MAP, changed_shared_maps
-from schedsim.snapshot import BasicSnapshotStore, ClusterSnapshotStore, DeltaSnapshotStore
+from schedsim.engine import STORES
+from schedsim.testing import StoreFactory
 
-StoreFactory = Callable[[], ClusterSnapshotStore]
-
-STORES: Final[Mapping[str, StoreFactory]] = {
-    "basic": BasicSnapshotStore,
-    "delta": DeltaSnapshotStore,
-}
-"""Every store implementation, by the name ``--store`` takes: the tests that take the
-`store_name` or `store` fixture run once per entry (add a store here and they all run it)."""
+# `schedsim.engine.STORES` (store name, as ``--store`` takes it -> factory) is the one list of
+# store implementations: every test that takes the `store_name` or `store` fixture runs once
+# per entry, so a store added there runs through all of them. A module that needs the
+# mapping at import time (to build parameters) imports it from `schedsim.engine`.
 
 
 @pytest.fixture(scope="module", params=sorted(STORES))
 def store_name(request: pytest.FixtureRequest) -> str:
-    """Each name of `STORES` in turn (the test id says which)."""
+    """Each name of `schedsim.engine.STORES` in turn (the test id says which)."""
     name: str = request.param
     return name
 
@@ -38,7 +35,7 @@ def store(store_name: str) -> StoreFactory:
 
 @pytest.fixture
 def stores() -> Mapping[str, StoreFactory]:
-    """All of `STORES`, for a test that compares the stores within one run."""
+    """All of `schedsim.engine.STORES`, for a test that compares the stores within one run."""
     return STORES
 
 

@@ -39,17 +39,7 @@ from schedsim.autoscaler import events
 from schedsim.autoscaler.scaledown import UnremovableReason, scale_down
 from schedsim.autoscaler.scaleup import scale_up
 from schedsim.cli import main
-from schedsim.snapshot import BasicSnapshotStore, ClusterSnapshotStore, DeltaSnapshotStore
-
-STORES: dict[str, Callable[[], ClusterSnapshotStore]] = {
-    "basic": BasicSnapshotStore,
-    "delta": DeltaSnapshotStore,
-}
-
-
-@pytest.fixture(params=sorted(STORES))
-def store(request: pytest.FixtureRequest) -> Callable[[], ClusterSnapshotStore]:
-    return STORES[request.param]
+from schedsim.snapshot import ClusterSnapshotStore
 
 
 def test_the_upstream_strings() -> None:

@@ -83,14 +83,13 @@ def run(
     return json.loads(out), err
 
 
-@pytest.mark.parametrize("store", ["delta", "basic"])
 def test_expendable_pending_pod_does_not_scale_up(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], store: str
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], store_name: str
 ) -> None:
     """The pending placeholder (priority -100 < -10) triggers no scale-up and is said to be
     ignored; with the cutoff below its priority it needs a new node (n1 runs the other
     placeholder, n2 an app: both are full)."""
-    doc, err = run(tmp_path, capsys, "scale-up", "--store", store)
+    doc, err = run(tmp_path, capsys, "scale-up", "--store", store_name)
     assert doc["scaleUp"] is None and doc["summary"]["pending"] == 0
     assert "1 pending pod(s) with priority below the expendable-pods priority cutoff (-10)" in err
     doc, err = run(tmp_path, capsys, "scale-up", "--expendable-pods-priority-cutoff", "-1000")
@@ -98,13 +97,12 @@ def test_expendable_pending_pod_does_not_scale_up(
     assert "cutoff" not in err
 
 
-@pytest.mark.parametrize("store", ["delta", "basic"])
 def test_expendable_running_pod_does_not_block_scale_down(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], store: str
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], store_name: str
 ) -> None:
     """n1 only runs the placeholder: left out of the snapshot, n1 is empty and removable (the
     placeholder is not moved); with the cutoff below its priority n1 is 90% used."""
-    doc, err = run(tmp_path, capsys, "scale-down", "--store", store)
+    doc, err = run(tmp_path, capsys, "scale-down", "--store", store_name)
     n1 = next(n for n in doc["nodes"] if n["node"] == "n1")
     assert (n1["removable"], n1["utilization"]["cpu"], n1["moves"]) == (True, 0.0, [])
     assert "1 running pod(s) with priority below" in err

@@ -12,21 +12,14 @@ from schedsim.api.core import Node, Pod
 from schedsim.autoscaler.hinting import HintingSimulator, Hints, hint_key
 from schedsim.framework import Framework, Handle, default_profile
 from schedsim.snapshot import (
-    BasicSnapshotStore,
     ClusterSnapshotStore,
-    DeltaSnapshotStore,
     PredicateSnapshot,
 )
 
-STORES: dict[str, Callable[[], ClusterSnapshotStore]] = {
-    "basic": BasicSnapshotStore,
-    "delta": DeltaSnapshotStore,
-}
 
-
-@pytest.fixture(params=sorted(STORES))
-def snap(request: pytest.FixtureRequest) -> PredicateSnapshot:
-    s = PredicateSnapshot(Framework(default_profile(), Handle()), STORES[request.param]())
+@pytest.fixture
+def snap(store: Callable[[], ClusterSnapshotStore]) -> PredicateSnapshot:
+    s = PredicateSnapshot(Framework(default_profile(), Handle()), store())
     nodes = [
         Node.from_manifest(
             {

@@ -26,19 +26,12 @@ from schedsim.framework.profile import DEFAULT_PLUGINS, EXTENSION_POINTS, Profil
 from schedsim.framework.runtime import PluginError, discover_plugins
 from schedsim.framework.status import Code, Status
 from schedsim.snapshot import (
-    BasicSnapshotStore,
     ClusterSnapshotStore,
-    DeltaSnapshotStore,
     NodeInfo,
     PredicateSnapshot,
     SchedulingError,
     SchedulingErrorType,
 )
-
-STORES: dict[str, Callable[[], ClusterSnapshotStore]] = {
-    "basic": BasicSnapshotStore,
-    "delta": DeltaSnapshotStore,
-}
 
 BOOM = 'running "Boom" filter plugin: boom on'
 
@@ -95,11 +88,6 @@ def fw(extra: PluginFactory = _Boom, abort_on_plugin_error: bool = False) -> Fra
     registry: dict[str, PluginFactory] = {**discover_plugins(), name: extra}
     profile = Profile(plugins={p: (*DEFAULT_PLUGINS, name) for p in EXTENSION_POINTS})
     return Framework(profile, Handle(), registry, abort_on_plugin_error=abort_on_plugin_error)
-
-
-@pytest.fixture(params=sorted(STORES))
-def store(request: pytest.FixtureRequest) -> Callable[[], ClusterSnapshotStore]:
-    return STORES[request.param]
 
 
 def node(name: str, cpu: str = "1", labels: Mapping[str, str] | None = None) -> Node:

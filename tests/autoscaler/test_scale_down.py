@@ -26,16 +26,10 @@ from schedsim.autoscaler.scaledown import (
 )
 from schedsim.framework import Framework, Handle, default_profile
 from schedsim.snapshot import (
-    BasicSnapshotStore,
     ClusterSnapshotStore,
-    DeltaSnapshotStore,
     PredicateSnapshot,
 )
 
-STORES: dict[str, Callable[[], ClusterSnapshotStore]] = {
-    "basic": BasicSnapshotStore,
-    "delta": DeltaSnapshotStore,
-}
 GPU = "example.com/gpu"
 """Stands in for the DRA devices of CA's tests: not a GPU vendor resource, so utilization is
 cpu/memory as CA computes it for a node without GPU or slices (``nvidia.com/gpu`` would make
@@ -45,11 +39,6 @@ ATTACH = "example.com/attachments"
 SAFE = "cluster-autoscaler.kubernetes.io/safe-to-evict"
 NOT_UNDERUTILIZED = UnremovableReason.NOT_UNDERUTILIZED
 NO_PLACE = UnremovableReason.NO_PLACE_TO_MOVE_PODS
-
-
-@pytest.fixture(params=sorted(STORES))
-def store(request: pytest.FixtureRequest) -> Callable[[], ClusterSnapshotStore]:
-    return STORES[request.param]
 
 
 def node(

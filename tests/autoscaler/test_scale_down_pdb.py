@@ -10,25 +10,14 @@ from collections.abc import Callable, Mapping
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-import pytest
-
 from schedsim.api.core import Node, Pod
 from schedsim.api.policy import PodDisruptionBudget
 from schedsim.autoscaler.scaledown import ScaleDownResult, UnremovableReason, scale_down
 from schedsim.engine import Cluster
 from schedsim.framework import Framework, Handle, default_profile
-from schedsim.snapshot import BasicSnapshotStore, ClusterSnapshotStore, DeltaSnapshotStore
+from schedsim.snapshot import ClusterSnapshotStore
 
-STORES: dict[str, Callable[[], ClusterSnapshotStore]] = {
-    "basic": BasicSnapshotStore,
-    "delta": DeltaSnapshotStore,
-}
 BLOCKED = UnremovableReason.BLOCKED_BY_POD
-
-
-@pytest.fixture(params=sorted(STORES))
-def store(request: pytest.FixtureRequest) -> Callable[[], ClusterSnapshotStore]:
-    return STORES[request.param]
 
 
 def node(name: str) -> Node:

@@ -30,17 +30,10 @@ from schedsim.autoscaler.scaleup import (
 )
 from schedsim.framework import Framework, Handle, default_profile
 from schedsim.snapshot import (
-    BasicSnapshotStore,
     ClusterSnapshotStore,
-    DeltaSnapshotStore,
     NodeInfo,
     PredicateSnapshot,
 )
-
-STORES: dict[str, Callable[[], ClusterSnapshotStore]] = {
-    "basic": BasicSnapshotStore,
-    "delta": DeltaSnapshotStore,
-}
 
 GPU = "nvidia.com/gpu"
 NIC = "example.com/nic"
@@ -126,11 +119,6 @@ def group(
         template=NodeTemplate(template, tuple(template_pods)),
         node_selector={"group": name},
     )
-
-
-@pytest.fixture(params=sorted(STORES))
-def store(request: pytest.FixtureRequest) -> Callable[[], ClusterSnapshotStore]:
-    return STORES[request.param]
 
 
 # --------------------------------------------------------------------------- estimator

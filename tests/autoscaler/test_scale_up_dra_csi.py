@@ -32,24 +32,15 @@ from schedsim.autoscaler.scaledown import UnremovableReason, scale_down
 from schedsim.autoscaler.scaleup import scale_up
 from schedsim.framework import FeatureGates, Framework, Handle, default_profile
 from schedsim.framework.volume_listers import StorageListers
-from schedsim.snapshot import BasicSnapshotStore, ClusterSnapshotStore, DeltaSnapshotStore
+from schedsim.snapshot import ClusterSnapshotStore
 from schedsim.snapshot.csi import CsiSnapshot
 from schedsim.snapshot.dra import DraSnapshot
 
-STORES: dict[str, Callable[[], ClusterSnapshotStore]] = {
-    "basic": BasicSnapshotStore,
-    "delta": DeltaSnapshotStore,
-}
 DRIVER = "dra.example.com"
 # CA's request and device names (req1GpuA, gpuDevice-0) lower-cased: the API server
 # requires DNS labels there, and schedsim checks that when decoding
 GPU_A = ("req1-gpu-a", "gpuType", "gpuA")
 NIC_A = ("req1-nic", "nicType", "nicA")
-
-
-@pytest.fixture(params=sorted(STORES))
-def store(request: pytest.FixtureRequest) -> Callable[[], ClusterSnapshotStore]:
-    return STORES[request.param]
 
 
 def fw() -> Framework:

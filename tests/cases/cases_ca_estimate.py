@@ -19,10 +19,9 @@ from typing import Any
 
 from schedsim.api.loading.loader import decode_objects
 from schedsim.autoscaler.estimator import estimate
+from schedsim.engine import STORES
 from schedsim.framework import Framework, Handle, default_profile
-from schedsim.snapshot import BasicSnapshotStore, DeltaSnapshotStore, NodeInfo, PredicateSnapshot
-
-STORES = (DeltaSnapshotStore, BasicSnapshotStore)
+from schedsim.snapshot import NodeInfo, PredicateSnapshot
 
 
 def expected_failure(case: dict[str, Any]) -> str | None:
@@ -42,7 +41,7 @@ def run(case: dict[str, Any], source: str) -> None:
     groups = [[by_key[k] for k in g] for g in check["equivalenceGroups"]]
     pending = {id(p) for g in groups for p in g}
     bound = [p for p in m.pods if p.node_name and id(p) not in pending]
-    for store in STORES:
+    for store in STORES.values():
         snap = PredicateSnapshot(Framework(default_profile(), Handle()), store())
         assert snap.set_cluster_state(m.nodes, bound) == []
         before = sorted(ni.node.name for ni in snap.list_node_infos() if ni.node)

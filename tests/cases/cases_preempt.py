@@ -15,6 +15,7 @@ from __future__ import annotations
 from typing import Any
 
 from schedsim.api.loading.loader import decode_objects
+from schedsim.engine import STORES
 from schedsim.framework import (
     Code,
     CycleState,
@@ -25,9 +26,7 @@ from schedsim.framework import (
     Profile,
     Status,
 )
-from schedsim.snapshot import BasicSnapshotStore, DeltaSnapshotStore, PredicateSnapshot
-
-STORES = (DeltaSnapshotStore, BasicSnapshotStore)
+from schedsim.snapshot import PredicateSnapshot
 
 
 def expected_failure(case: dict[str, Any]) -> str | None:
@@ -80,5 +79,5 @@ def run_on(case: dict[str, Any], source: str, store: Any) -> None:
 
 def run(case: dict[str, Any], source: str) -> None:
     """Run one case on both stores."""
-    for store in STORES:
+    for store in STORES.values():
         run_on(case, source, store)

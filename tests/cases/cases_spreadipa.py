@@ -16,6 +16,7 @@ from __future__ import annotations
 from typing import Any
 
 from schedsim.api.loading.loader import decode_objects
+from schedsim.engine import STORES
 from schedsim.framework import (
     CycleState,
     FeatureGates,
@@ -25,11 +26,10 @@ from schedsim.framework import (
     Profile,
     Status,
 )
-from schedsim.snapshot import BasicSnapshotStore, DeltaSnapshotStore, PredicateSnapshot
+from schedsim.snapshot import PredicateSnapshot
 from schedsim_plugins.interpodaffinity import InterPodAffinity
 from schedsim_plugins.podtopologyspread import PodTopologySpread
 
-STORES = (DeltaSnapshotStore, BasicSnapshotStore)
 PLUGINS: dict[str, Any] = {p.name: p for p in (PodTopologySpread, InterPodAffinity)}
 
 
@@ -115,5 +115,5 @@ def _run_points(
 
 def run(case: dict[str, Any], source: str) -> None:
     """Run one case on both stores."""
-    for store in STORES:
+    for store in STORES.values():
         run_on(case, source, store)

@@ -136,16 +136,15 @@ def test_demo_scale_down(capsys: pytest.CaptureFixture[str]) -> None:
     assert "7 pending pod(s): 5 placed on existing nodes first" in out
 
 
-@pytest.mark.parametrize("store", ["delta", "basic"])
 def test_scale_up_files(
-    files: tuple[str, str], capsys: pytest.CaptureFixture[str], store: str
+    files: tuple[str, str], capsys: pytest.CaptureFixture[str], store_name: str
 ) -> None:
     """The CA outcome "one pod per node, one device per node" through the command: the
     existing GPU nodes: gpu-0 takes one pod, the two others need 2 new nodes; the cpu group
     says what it lacks."""
     cluster, groups = files
     code, out, err = run(["scale-up", cluster, "--node-groups", groups, "-o", "json",
-                          "--store", store], capsys)  # fmt: skip
+                          "--store", store_name], capsys)  # fmt: skip
     assert code == 0, err
     doc = json.loads(out)
     assert doc["scaleUp"] == {"nodeGroup": "gpu", "nodes": 2}
@@ -158,9 +157,8 @@ def test_scale_up_files(
     assert "scale up gpu by 2 node(s) for 2 pod(s) (most-pods)" in out
 
 
-@pytest.mark.parametrize("store", ["delta", "basic"])
 def test_scale_down_files(
-    files: tuple[str, str], capsys: pytest.CaptureFixture[str], store: str
+    files: tuple[str, str], capsys: pytest.CaptureFixture[str], store_name: str
 ) -> None:
     """Pending train-0 goes to gpu-0 first (CA's filter-out-schedulable), so neither GPU node
     is removable; nvidia.com/gpu in allocatable makes them GPU nodes, whose utilization is
@@ -168,7 +166,7 @@ def test_scale_down_files(
     ``eligibility.isNodeBelowUtilizationThreshold``). Without the pending pods, gpu-0 is
     removable."""
     cluster, _ = files
-    code, out, err = run(["scale-down", cluster, "-o", "json", "--store", store], capsys)
+    code, out, err = run(["scale-down", cluster, "-o", "json", "--store", store_name], capsys)
     assert code == 0, err
     doc = json.loads(out)
     assert [(n["node"], n["removable"]) for n in doc["nodes"]] == [
@@ -184,7 +182,7 @@ def test_scale_down_files(
     bound_only = Path(cluster).with_name("bound.yaml")
     bound_only.write_text(CLUSTER)
     args = ["scale-down", str(bound_only), "--utilization-threshold", "0.7",
-            "--gpu-utilization-threshold", "0.4", "--store", store]  # fmt: skip
+            "--gpu-utilization-threshold", "0.4", "--store", store_name]  # fmt: skip
     code, out, _ = run(args, capsys)
     assert "1 of 2 node(s) removable (utilization threshold 0.7, GPU nodes 0.4)" in out
     code, out, _ = run(["scale-down", str(bound_only), "--gpu-utilization-threshold", "0.4",
@@ -196,9 +194,8 @@ def test_scale_down_files(
 DATA = Path(__file__).parent / "data" / "autoscaling"
 
 
-@pytest.mark.parametrize("store", ["delta", "basic"])
 def test_scale_down_places_pending_pods_first(
-    capsys: pytest.CaptureFixture[str], store: str
+    capsys: pytest.CaptureFixture[str], store_name: str
 ) -> None:
     """A tester's input: two empty 16-CPU nodes, 12 pending 2-CPU pods that all fit. CA's
     ``RunOnce`` runs the pod list processor before scale-down planning, and its
@@ -206,7 +203,7 @@ def test_scale_down_places_pending_pods_first(
     ``filterOutSchedulableByPacking``) calls ``TrySchedulePods`` on the cluster snapshot
     itself, not a fork; ``scaleDown`` -> ``planner.UpdateClusterState`` then sees the pods on
     the nodes: 12 CPU of 16 each, NotUnderutilized (before the fix both were removable)."""
-    args = ["scale-down", str(DATA / "sd-pending.yaml"), "-o", "json", "--store", store]
+    args = ["scale-down", str(DATA / "sd-pending.yaml"), "-o", "json", "--store", store_name]
     code, out, err = run(args, capsys)
     assert code == 0, err
     doc = json.loads(out)
@@ -217,9 +214,8 @@ def test_scale_down_places_pending_pods_first(
     assert len(doc["pendingPlaced"]) == 12 and doc["pendingUnplaced"] == []
 
 
-@pytest.mark.parametrize("store", ["delta", "basic"])
 def test_scale_down_dra_node_utilization_is_devices_only(
-    capsys: pytest.CaptureFixture[str], store: str
+    capsys: pytest.CaptureFixture[str], store_name: str
 ) -> None:
     """A tester's input: gpu-a0 uses 1 of its 8 DRA GPUs and 14 of 16 CPUs. CA
     ``simulator/utilization/info.go`` ``Calculate``: with DRA enabled and local
@@ -227,7 +223,7 @@ def test_scale_down_dra_node_utilization_is_devices_only(
     memory are not computed): 0.125, a candidate (before the fix: cpu 0.88, NotUnderutilized).
     Its pod moves to gpu-a1; gpu-a1 is then the last node of gpu-a100 (min size 1)."""
     args = ["scale-down", str(DATA / "sd-cluster.yaml"), "--node-groups",
-            str(DATA / "ng-sd.yaml"), "-o", "json", "--store", store]  # fmt: skip
+            str(DATA / "ng-sd.yaml"), "-o", "json", "--store", store_name]  # fmt: skip
     code, out, err = run(args, capsys)
     assert code == 0, err
     nodes = {n["node"]: n for n in json.loads(out)["nodes"]}
@@ -408,9 +404,8 @@ def test_max_nodes_per_scaleup(files: tuple[str, str], capsys: pytest.CaptureFix
     assert msg == "--max-nodes-per-scaleup: must be >= 0, got -1"
 
 
-@pytest.mark.parametrize("store", ["delta", "basic"])
 def test_scale_up_pods_left_by_a_limit_are_not_unhelped(
-    capsys: pytest.CaptureFixture[str], store: str
+    capsys: pytest.CaptureFixture[str], store_name: str
 ) -> None:
     """A tester's input: gpu-h100 (2/10) grows by its 8 allowed nodes for 16 pods; 5 more
     pods of the same kind fit its template but are past its max size. CA
@@ -419,7 +414,7 @@ def test_scale_up_pods_left_by_a_limit_are_not_unhelped(
     not, so they get no NotTriggerScaleUp: they are "left for a later scale-up", grouped in
     one row, and the max size is named (before: "5 helped by no group", "max size reached")."""
     args = ["scale-up", str(DATA / "gpu-big.yaml"), "--node-groups",
-            str(DATA / "ng-gpu-cpu.yaml"), "--store", store]  # fmt: skip
+            str(DATA / "ng-gpu-cpu.yaml"), "--store", store_name]  # fmt: skip
     code, out, err = run(args, capsys)
     assert code == 0, err
     flat = " ".join(out.split())

@@ -20,9 +20,8 @@ from schedsim.engine import Cluster
 from schedsim.framework import Framework, Handle, StorageListers, default_profile
 from schedsim.scheduler.scheduling import simulate
 from schedsim.snapshot import ClusterSnapshotStore, PredicateSnapshot
-from schedsim.snapshot.basic import BasicSnapshotStore
 from schedsim.snapshot.csi import CsiSnapshot
-from schedsim.snapshot.delta import DeltaSnapshotStore
+from schedsim.testing import StoreFactory
 
 EXCEEDED_3 = "0/3 nodes are available: 3 node(s) exceed max volume count." + (
     # DefaultPreemption: every pod has priority 0, so none is a victim
@@ -102,8 +101,7 @@ def _three_nodes_limit_five(pods: int = 20) -> list[dict[str, Any]]:
     return objs
 
 
-@pytest.mark.parametrize("store", [DeltaSnapshotStore, BasicSnapshotStore], ids=["delta", "basic"])
-def test_three_nodes_of_five_volumes_take_fifteen_of_twenty_pods(store: Any) -> None:
+def test_three_nodes_of_five_volumes_take_fifteen_of_twenty_pods(store: StoreFactory) -> None:
     """Issue #6 "Done when": kube-scheduler's NodeVolumeLimits rejects a node once its
     attached volumes plus the pod's new ones exceed the CSINode's ``allocatable.count``
     (csi.go Filter), with reason ``node(s) exceed max volume count``; with every node full the
@@ -165,14 +163,13 @@ def test_without_csinodes_there_is_no_limit(
     assert json.loads(capsys.readouterr().out)["summary"]["scheduled"] == 20
 
 
-@pytest.mark.parametrize("store", ["delta", "basic"])
-def test_shipped_ebs_example(store: str, capsys: pytest.CaptureFixture[str]) -> None:
+def test_shipped_ebs_example(store_name: str, capsys: pytest.CaptureFixture[str]) -> None:
     """examples/ebs-volume-limits.yaml: 25 EBS attachments per node, 3 already used by a
     running pod: 22 + 25 of the 50 database pods fit, the last 3 in queue order do not; the web
     pod's configMap/emptyDir volumes are never counted."""
     path = resources.files("schedsim.examples").joinpath("ebs-volume-limits.yaml")
     with resources.as_file(path) as p:
-        assert main(["simulate", str(p), "-o", "json", "--store", store]) == 0
+        assert main(["simulate", str(p), "-o", "json", "--store", store_name]) == 0
     doc = json.loads(capsys.readouterr().out)
     assert doc["summary"] == {
         "scheduled": 48,

@@ -21,6 +21,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from test_fuzz_manifests import ACTIONS, EXAMPLES, VALUE, _mutate, _paths, _run
 
+from schedsim.engine import STORES
+
 PER_TEST = max(5, int(os.environ.get("SCHEDSIM_FUZZ_EXAMPLES", "40")) // 3)
 SETTINGS = settings(
     max_examples=PER_TEST,
@@ -145,7 +147,7 @@ def test_mutated_scheduler_configs(config: Any) -> None:
         text = yaml.safe_dump(config, allow_unicode=True)
         before = _files(d, {"cluster.yaml": CLUSTER, "config.yaml": text})
         argv = ["simulate", str(d / "cluster.yaml"), "--config", str(d / "config.yaml")]
-        results = {s: _run([*argv, "--store", s, "-o", "json"]) for s in ("delta", "basic")}
+        results = {s: _run([*argv, "--store", s, "-o", "json"]) for s in STORES}
         assert {n: (d / n).read_bytes() for n in before} == before
     for result in results.values():
         _check(*result)

@@ -24,6 +24,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from schedsim.cli import main
+from schedsim.engine import STORES
 
 MAX_EXAMPLES = int(os.environ.get("SCHEDSIM_FUZZ_EXAMPLES", "40"))
 """Examples per run (~0.7 s each); more for a longer hunt, with SCHEDSIM_FUZZ_RANDOM=1 for
@@ -166,8 +167,7 @@ def test_mutated_examples(case: tuple[str, str]) -> None:
         f.write_text(text)
         before = f.read_bytes()
         results = {
-            store: _run(["simulate", str(f), "--store", store, "-o", "json"])
-            for store in ("delta", "basic")
+            store: _run(["simulate", str(f), "--store", store, "-o", "json"]) for store in STORES
         }
         assert f.read_bytes() == before
     for code, _, err in results.values():

@@ -131,9 +131,8 @@ def _run(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, Any,
     return code, (json.loads(out) if out.strip().startswith("{") else out), err
 
 
-@pytest.mark.parametrize("store", ["delta", "basic"])
 def test_simulate_pinned_pod_and_static_pv_not_taken_twice(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], store: str
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], store_name: str
 ) -> None:
     """db's claim is pre-bound (``volumeName``, as written by hand) to a local PV on node-b:
     the PV controller's settling makes it bound, and the pod lands on node-b although node-a
@@ -155,7 +154,7 @@ def test_simulate_pinned_pod_and_static_pv_not_taken_twice(
             _pod("w2", "data-2", "2024-01-01T00:00:02Z"),
         ],
     )
-    code, doc, err = _run(["simulate", path, "--output", "json", "--store", store], capsys)
+    code, doc, err = _run(["simulate", path, "--output", "json", "--store", store_name], capsys)
     assert code == 0, err
     assert "not emulated" not in err or "Volume" not in err
     placed = {p["name"]: p for p in doc["pods"]}

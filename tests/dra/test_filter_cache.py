@@ -28,6 +28,7 @@ from hypothesis import strategies as st
 from schedsim.cli import main as cli_main
 from schedsim.dra import Allocator
 from schedsim.dra.exhausted import ExhaustedPools
+from schedsim.engine import STORES
 from schedsim_plugins.dynamicresources import DynamicResources
 
 DRIVER = "driver-a"
@@ -181,7 +182,7 @@ pod_st = st.tuples(st.sampled_from(sorted(TEMPLATES)), st.integers(1, 3))
     slices=st.lists(slice_st, min_size=1, max_size=6),
     pods=st.lists(pod_st, min_size=1, max_size=14),
     placement=st.sampled_from(["kube-scheduler", "first-fit"]),
-    store=st.sampled_from(["delta", "basic"]),
+    store=st.sampled_from(list(STORES)),
 )
 def test_cache_changes_nothing(
     monkeypatch: pytest.MonkeyPatch,

@@ -44,14 +44,13 @@ profiles:
 """
 
 
-@pytest.mark.parametrize("store", ["delta", "basic"])
-def test_each_pod_is_scheduled_by_its_profile(tmp_path: Path, store: str) -> None:
+def test_each_pod_is_scheduled_by_its_profile(tmp_path: Path, store_name: str) -> None:
     """frameworkForPod: the default profile keeps the pod off the tainted node (TaintToleration
     filters), the "lenient" profile, without that filter, places its pod there; a pod naming
     no profile is left to its scheduler and listed, not scheduled."""
     cfg = tmp_path / "config.yaml"
     cfg.write_text(CONFIG)
-    engine = Engine(EngineConfig.from_config_file(str(cfg), store=store))
+    engine = Engine(EngineConfig.from_config_file(str(cfg), store=store_name))
     assert list(engine.frameworks) == ["default-scheduler", "lenient"]
     result = engine.simulate(Cluster.from_text(CLUSTER, "c.yaml"))
     got = {o.pod.name: o.node_name for o in result.outcomes}
@@ -61,8 +60,9 @@ def test_each_pod_is_scheduled_by_its_profile(tmp_path: Path, store: str) -> Non
     assert "untolerated taint {dedicated: batch}" in default.message
 
 
-@pytest.mark.parametrize("store", ["delta", "basic"])
-def test_pre_enqueue_of_a_second_profile_reads_the_snapshot(tmp_path: Path, store: str) -> None:
+def test_pre_enqueue_of_a_second_profile_reads_the_snapshot(
+    tmp_path: Path, store_name: str
+) -> None:
     """PreEnqueue runs with the pod's own profile bound to the snapshot: DynamicResources of
     the "lenient" profile keeps a pod whose claim does not exist out of the queue with the
     lister's NotFound text (not an unbound-snapshot failure)."""
@@ -73,7 +73,7 @@ def test_pre_enqueue_of_a_second_profile_reads_the_snapshot(tmp_path: Path, stor
         "spec: {schedulerName: lenient, containers: [{name: c}], "
         "resourceClaims: [{name: gpu, resourceClaimName: missing}]}\n"
     )
-    engine = Engine(EngineConfig.from_config_file(str(cfg), store=store))
+    engine = Engine(EngineConfig.from_config_file(str(cfg), store=store_name))
     result = engine.simulate(Cluster.from_text(CLUSTER + claim, "c.yaml"))
     out = next(o for o in result.outcomes if o.pod.name == "claims")
     assert (out.node_name, out.attempts, out.error) == (None, 0, False)

@@ -22,11 +22,8 @@ from schedsim.framework import (
 from schedsim.framework.scheduler_config import scheduler_configuration_from_mapping
 from schedsim.scheduler.scheduling import SimulationResult, simulate
 from schedsim.snapshot import PredicateSnapshot
-from schedsim.snapshot.basic import BasicSnapshotStore
-from schedsim.snapshot.delta import DeltaSnapshotStore
+from schedsim.testing import StoreFactory
 from schedsim.testing.snapshot_conformance import make_node, make_pod
-
-STORES = {"basic": BasicSnapshotStore, "delta": DeltaSnapshotStore}
 
 Calls = list[tuple[str, str, str]]
 
@@ -75,7 +72,7 @@ class Probe:
 
 
 def _run(
-    store: str,
+    store: StoreFactory,
     nodes: Sequence[Node],
     pods: Sequence[Pod],
     args: Mapping[str, Any] | None = None,
@@ -104,7 +101,7 @@ def _run(
 
     fw = Framework(profile, Handle(), discover_plugins(extra={"Probe": factory}))
     fw.validate_profile()
-    snap = PredicateSnapshot(fw, STORES[store](), skip_unschedulable_nodes=False)
+    snap = PredicateSnapshot(fw, store(), skip_unschedulable_nodes=False)
     snap.set_cluster_state(nodes, [])
     return simulate(snap, pods), made[0]
 
@@ -113,8 +110,7 @@ def _by_name(result: SimulationResult) -> dict[str, tuple[str | None, int, str]]
     return {o.pod.name: (o.node_name, o.attempts, o.message) for o in result.outcomes}
 
 
-@pytest.mark.parametrize("store", STORES)
-def test_allowed_pod_runs_prebind_bind_postbind_in_order(store: str) -> None:
+def test_allowed_pod_runs_prebind_bind_postbind_in_order(store: StoreFactory) -> None:
     """A pod every Permit plugin allows goes through PreBind, Bind (Probe skips, DefaultBinder
     binds: RunBindPlugins passes a Skip on) and PostBind, once each, in that order."""
     result, probe = _run(store, [make_node("n1")], [make_pod("p")])
@@ -122,8 +118,7 @@ def test_allowed_pod_runs_prebind_bind_postbind_in_order(store: str) -> None:
     assert [c[0] for c in probe.calls] == ["Reserve", "Permit", "PreBind", "Bind", "PostBind"]
 
 
-@pytest.mark.parametrize("store", STORES)
-def test_bind_plugin_that_binds_stops_the_chain(store: str) -> None:
+def test_bind_plugin_that_binds_stops_the_chain(store: StoreFactory) -> None:
     """RunBindPlugins: the first Bind plugin that does not return Skip decides. Probe runs
     before DefaultBinder: a Success from it binds (DefaultBinder is not asked), a rejection
     fails the pod after Unreserve (schedule_one_test.go handleBindingCycleError)."""
@@ -138,8 +133,7 @@ def test_bind_plugin_that_binds_stops_the_chain(store: str) -> None:
     assert [c[0] for c in probe.calls][-2:] == ["Bind", "Unreserve"]
 
 
-@pytest.mark.parametrize("store", STORES)
-def test_every_bind_plugin_skipping_fails_the_pod(store: str) -> None:
+def test_every_bind_plugin_skipping_fails_the_pod(store: StoreFactory) -> None:
     """With DefaultBinder disabled and the only Bind plugin skipping, nobody binds: the
     binding cycle fails (an Error, not a placement) and the pod leaves the node."""
     cfg = {
@@ -161,8 +155,7 @@ def test_every_bind_plugin_skipping_fails_the_pod(store: str) -> None:
     assert ("Unreserve", "p", "n1") in probe.calls
 
 
-@pytest.mark.parametrize("store", STORES)
-def test_permit_reject_unreserves_and_frees_the_node(store: str) -> None:
+def test_permit_reject_unreserves_and_frees_the_node(store: StoreFactory) -> None:
     """RunPermitPlugins returning a rejection: Unreserve runs, the pod leaves the node
     (ForgetPod) and its FitError names one node (schedule_one.go: NumAllNodes 1)."""
     no = Status(Code.Unschedulable, ("not now",))
@@ -171,8 +164,7 @@ def test_permit_reject_unreserves_and_frees_the_node(store: str) -> None:
     assert probe.calls[-1] == ("Unreserve", "a", "n1")
 
 
-@pytest.mark.parametrize("store", STORES)
-def test_pod_leaving_after_reserve_requeues_a_pod_it_blocked(store: str) -> None:
+def test_pod_leaving_after_reserve_requeues_a_pod_it_blocked(store: StoreFactory) -> None:
     """Requeue on events (handleBindingCycleError: a forgotten assumed pod is
     AssignedPodDelete; NodeResourcesFit registers pod deletes): "a" waits at Permit on the
     only node, "big" fails on NodeResourcesFit and is parked; "a" times out and leaves the
@@ -185,8 +177,7 @@ def test_pod_leaving_after_reserve_requeues_a_pod_it_blocked(store: str) -> None
     assert got["a"][:2] == (None, 1)
 
 
-@pytest.mark.parametrize("store", STORES)
-def test_permit_error_fails_the_attempt(store: str) -> None:
+def test_permit_error_fails_the_attempt(store: StoreFactory) -> None:
     """A Permit plugin failing (an exception) is an Error: `running Permit plugin "Probe"`,
     after Unreserve; the pod is not placed."""
 
@@ -200,8 +191,7 @@ def test_permit_error_fails_the_attempt(store: str) -> None:
     assert ("Unreserve", "p", "n1") in probe.calls
 
 
-@pytest.mark.parametrize("store", STORES)
-def test_waiting_pod_is_bound_once_allowed(store: str) -> None:
+def test_waiting_pod_is_bound_once_allowed(store: StoreFactory) -> None:
     """WaitOnPermit: a pod Probe asks to wait keeps its node; when the next pod's Permit
     allows it (waitingPod.Allow for the last pending plugin) it is bound, after the allowing
     pod (the allowing pod's binding cycle runs first)."""
@@ -224,9 +214,10 @@ def test_waiting_pod_is_bound_once_allowed(store: str) -> None:
     assert len(probe.handle.waiting_pods) == 0
 
 
-@pytest.mark.parametrize("store", STORES)
 @pytest.mark.parametrize(("seconds", "printed"), [(10, "10s"), (90, "1m30s"), (3600, "15m0s")])
-def test_waiting_pod_times_out_on_the_clock(store: str, seconds: int, printed: str) -> None:
+def test_waiting_pod_times_out_on_the_clock(
+    store: StoreFactory, seconds: int, printed: str
+) -> None:
     """newWaitingPod's timer: a pod nobody allows is rejected when its wait (at most
     maxTimeout, 15 minutes) is over: "rejected due to timeout after waiting <d> at plugin
     <name>" (Go's Duration format), Unreserve runs and the node is free again."""
@@ -245,8 +236,7 @@ def test_waiting_pod_times_out_on_the_clock(store: str, seconds: int, printed: s
     assert probe.calls[-1] == ("Unreserve", "p", "n1")
 
 
-@pytest.mark.parametrize("store", STORES)
-def test_waiting_pod_rejected_by_a_plugin(store: str) -> None:
+def test_waiting_pod_rejected_by_a_plugin(store: StoreFactory) -> None:
     """waitingPod.Reject: the message given is the pod's reason."""
 
     def reject(probe: Probe, pod: Pod) -> None:

@@ -22,6 +22,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from schedsim.api.core import Node, Pod
+from schedsim.engine import STORES
 from schedsim.framework import Framework, Handle, default_profile
 from schedsim.scheduler import FailingClasses, ResultCache, Scheduler
 from schedsim.snapshot import (
@@ -232,7 +233,7 @@ def test_many_identical_pods_on_a_changing_cluster() -> None:
         if i % 50 == 49:
             ops += [("bind", i), ("remove-node", i), ("add-node", 0), ("add-node", 0)]
     extra = [make_node(f"x{i}", cpu="8") for i in range(20)]
-    for store in (BasicSnapshotStore, DeltaSnapshotStore):
+    for store in STORES.values():
         runs = [_run(nodes, ops, list(extra), store, None, cache=c) for c in (False, True)]
         assert runs[0] == runs[1]
         assert any(isinstance(t, tuple) and t[0] is None for t in runs[0])

@@ -75,29 +75,24 @@ def by_name(result: SimulationResult) -> dict[str, tuple[str | None, str, str, s
     }
 
 
-STORES = ["delta", "basic"]
-
-
-@pytest.mark.parametrize("store", STORES)
-def test_high_priority_pod_preempts_the_low_one(store: str) -> None:
+def test_high_priority_pod_preempts_the_low_one(store_name: str) -> None:
     """Done when: n1 (2 cpu) runs a low-priority 2-cpu pod; the pending high-priority 2-cpu
     pod lands on n1 and the low one is reported as preempted by it (TestPreempt "basic
     preemption logic"; the preemptor is nominated, then placed on its next attempt)."""
     text = CLASSES + node("n1") + pod("low", "low", node_name="n1") + pod("high", "high")
-    result = run(text, store)
+    result = run(text, store_name)
     got = by_name(result)
     assert got["high"] == ("n1", "", "n1", "")
     assert got["low"][:2] == (None, "default/high")
     assert (result.scheduled, result.unschedulable, result.preempted) == (1, 0, 1)
 
 
-@pytest.mark.parametrize("store", STORES)
-def test_preemption_policy_never_preempts_nothing(store: str) -> None:
+def test_preemption_policy_never_preempts_nothing(store_name: str) -> None:
     """Done when: a preemptionPolicy: Never pod with the same priority preempts nothing
     (TestPodEligibleToPreemptOthers "Pod with preemptionPolicy=Never"; the message is
     PostFilter's ``preemption: not eligible due to preemptionPolicy=Never.``)."""
     text = CLASSES + node("n1") + pod("low", "low", node_name="n1") + pod("high", "high-never")
-    result = run(text, store)
+    result = run(text, store_name)
     got = by_name(result)
     assert got["high"] == (
         None,
@@ -109,8 +104,7 @@ def test_preemption_policy_never_preempts_nothing(store: str) -> None:
     assert "low" not in got and result.preempted == 0
 
 
-@pytest.mark.parametrize("store", STORES)
-def test_two_pods_for_one_slot_go_in_priority_order(store: str) -> None:
+def test_two_pods_for_one_slot_go_in_priority_order(store_name: str) -> None:
     """Done when: two pending pods compete for one slot: the higher priority one is
     scheduled first (PrioritySort); the lower one cannot preempt it and gets the FitError
     with DefaultPreemption's suffix (schedule_one_test.go / integration preemption tests:
@@ -119,7 +113,7 @@ def test_two_pods_for_one_slot_go_in_priority_order(store: str) -> None:
     text = CLASSES + node("n1") + node("n2") + node("n3")
     text += pod("a-low", "low", cpu="2") + pod("b-high", "high", cpu="2")
     text += pod("fill2", "high", node_name="n2") + pod("fill3", "high", node_name="n3")
-    result = run(text, store)
+    result = run(text, store_name)
     got = by_name(result)
     assert got["b-high"][0] == "n1"
     assert got["a-low"] == (
@@ -140,7 +134,6 @@ spec: {{{spec}, selector: {{matchLabels: {{app: guarded}}}}}}
 """
 
 
-@pytest.mark.parametrize("store", STORES)
 @pytest.mark.parametrize(
     "budget",
     [
@@ -150,7 +143,7 @@ spec: {{{spec}, selector: {{matchLabels: {{app: guarded}}}}}}
         PDB.format(spec="maxUnavailable: 0"),
     ],
 )
-def test_the_node_without_budget_violation_is_chosen(store: str, budget: str) -> None:
+def test_the_node_without_budget_violation_is_chosen(store_name: str, budget: str) -> None:
     """Two nodes each run a low pod; the one on n1 is protected by a budget that allows no
     disruption: the preemptor goes to n2 (pickOneNodeForPreemption: fewest PDB violations
     first; TestSelectBestCandidate "... pdb violating ..."). The budget's allowed disruptions
@@ -158,7 +151,7 @@ def test_the_node_without_budget_violation_is_chosen(store: str, budget: str) ->
     text = CLASSES + node("n1") + node("n2") + budget
     text += pod("guarded", "low", node_name="n1", labels="{app: guarded}")
     text += pod("free", "low", node_name="n2") + pod("high", "high")
-    got = by_name(run(text, store))
+    got = by_name(run(text, store_name))
     assert got["high"][:3] == ("n2", "", "n2")
     assert got["free"][1] == "default/high"
     assert "guarded" not in got  # still running on n1

@@ -5,8 +5,7 @@ from __future__ import annotations
 import pytest
 
 from schedsim.engine import Cluster, Engine, EngineConfig
-
-STORES = ["delta", "basic"]
+from schedsim.testing import StoreFactory
 
 ONE_SLOT = """apiVersion: v1
 kind: Node
@@ -25,16 +24,17 @@ spec: {priority: 1000, containers: [{name: c, resources: {requests: {cpu: 2}}}]}
 """
 
 
-@pytest.mark.parametrize("store", STORES)
 @pytest.mark.parametrize("placement", ["kube-scheduler", "first-fit"])
-def test_two_pods_competing_for_one_slot_go_in_priority_order(store: str, placement: str) -> None:
+def test_two_pods_competing_for_one_slot_go_in_priority_order(
+    store_name: str, placement: str
+) -> None:
     """Issue 14 "Done when": two pods competing for one slot go in priority order
     (PrioritySort, scheduling_queue_test.go TestPriorityQueue_Pop): the later, higher-priority
     pod is popped first and takes n1; the other fails once on NodeResourcesFit and, with no
     event that could help it (a bound pod is AssignedPodAdd, which NodeResourcesFit does not
     register), is not retried: attempts 1 each."""
     cluster = Cluster.from_text(ONE_SLOT, "one-slot.yaml")
-    result = Engine(EngineConfig(store=store)).simulate(cluster, placement=placement)
+    result = Engine(EngineConfig(store=store_name)).simulate(cluster, placement=placement)
     got = {o.pod.name: (o.node_name, o.attempts) for o in result.outcomes}
     assert got == {"late-high": ("n1", 1), "early-low": (None, 1)}
     low = next(o for o in result.outcomes if o.pod.name == "early-low")
@@ -46,8 +46,7 @@ def test_two_pods_competing_for_one_slot_go_in_priority_order(store: str, placem
     assert low.message == message
 
 
-@pytest.mark.parametrize("store", STORES)
-def test_node_added_in_a_what_if_requeues_the_pod_that_did_not_fit(store: str) -> None:
+def test_node_added_in_a_what_if_requeues_the_pod_that_did_not_fit(store: StoreFactory) -> None:
     """The pass driven step by step (as a replay does): "b" does not fit n1 and is parked
     (NodeResourcesFit); a node added to the snapshot is the NodeAdd event, which
     NodeResourcesFit registers: "b" goes back to the queue and lands on n2 (attempt 2).
@@ -57,13 +56,10 @@ def test_node_added_in_a_what_if_requeues_the_pod_that_did_not_fit(store: str) -
     from schedsim.scheduler import Scheduler
     from schedsim.scheduler.scheduling import SchedulingPass
     from schedsim.snapshot import NodeInfo, PredicateSnapshot
-    from schedsim.snapshot.basic import BasicSnapshotStore
-    from schedsim.snapshot.delta import DeltaSnapshotStore
     from schedsim.testing.snapshot_conformance import make_node, make_pod
 
-    stores = {"delta": DeltaSnapshotStore, "basic": BasicSnapshotStore}
     snap = PredicateSnapshot(
-        Framework(default_profile(), Handle()), stores[store](), skip_unschedulable_nodes=False
+        Framework(default_profile(), Handle()), store(), skip_unschedulable_nodes=False
     )
     snap.set_cluster_state([make_node("n1", cpu="1")], [])
     run = SchedulingPass({"default-scheduler": Scheduler(snap)})

@@ -15,6 +15,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from schedsim.api.core import Pod
+from schedsim.engine import STORES
 from schedsim.snapshot import (
     BasicSnapshotStore,
     ClusterSnapshotStore,
@@ -49,16 +50,7 @@ from schedsim.testing.dra_conformance_objects import (
     SHARED,
 )
 
-STORES: dict[str, Callable[[], ClusterSnapshotStore]] = {
-    "basic": BasicSnapshotStore,
-    "delta": DeltaSnapshotStore,
-}
 DESIGNS = {"patchset": False, "clone": True}
-
-
-@pytest.fixture(params=sorted(STORES))
-def make_store(request: pytest.FixtureRequest) -> Callable[[], ClusterSnapshotStore]:
-    return STORES[request.param]
 
 
 @pytest.fixture(params=sorted(DESIGNS))
@@ -68,10 +60,10 @@ def clone_on_fork(request: pytest.FixtureRequest) -> bool:
 
 @pytest.mark.parametrize("case", DRA_CONFORMANCE_CASES, ids=lambda c: c.name)
 def test_dra_conformance(
-    case: DraConformanceCase, make_store: Callable[[], ClusterSnapshotStore], clone_on_fork: bool
+    case: DraConformanceCase, store: Callable[[], ClusterSnapshotStore], clone_on_fork: bool
 ) -> None:
     """One DRA case (see its name) for one store and one DRA snapshot design."""
-    case.run(make_store, clone_on_fork)
+    case.run(store, clone_on_fork)
 
 
 def test_dra_case_names_are_unique() -> None:
@@ -136,9 +128,9 @@ def test_dra_suite_catches_defects(
 ) -> None:
     """The suite is not vacuous: each defect fails the case that covers it (and the same case
     passes without the defect, in the parametrized test above)."""
-    make_store: Callable[[], ClusterSnapshotStore] = DeltaSnapshotStore
+    store: Callable[[], ClusterSnapshotStore] = DeltaSnapshotStore
     if defect == "store revert is a no-op":
-        make_store = _RevertIsNoop
+        store = _RevertIsNoop
     elif defect == "unreserve keeps allocations":
         monkeypatch.setattr(DraSnapshot, "unreserve_pod_claims", _no_dealloc_on_unreserve)
     elif defect == "mutations are not transactional":
@@ -147,7 +139,7 @@ def test_dra_suite_catches_defects(
         monkeypatch.setattr(DraSnapshot, "remove_pod_owned_claims", _keep_owned_claims)
     (case,) = [c for c in DRA_CONFORMANCE_CASES if c.name == f"dra: {failing}"]
     with pytest.raises(AssertionError, match="DRA conformance case"):
-        run_dra_conformance(make_store, cases=[case])
+        run_dra_conformance(store, cases=[case])
 
 
 # --------------------------------------------------------------------------- differential

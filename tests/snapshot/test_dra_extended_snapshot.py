@@ -5,13 +5,12 @@ allocates it afresh; removing the node removes it (RemovePodOwnedClaims)."""
 
 from __future__ import annotations
 
-import pytest
-
 from schedsim.api.loading.loader import decode_objects
 from schedsim.dra.extended import extended_resource_claim_name
 from schedsim.framework import FeatureGates, Framework, Handle, default_profile
-from schedsim.snapshot import BasicSnapshotStore, DeltaSnapshotStore, PredicateSnapshot
+from schedsim.snapshot import PredicateSnapshot
 from schedsim.snapshot.dra import DraSnapshot
+from schedsim.testing import StoreFactory
 
 OBJECTS = [
     {
@@ -46,8 +45,7 @@ OBJECTS = [
 ]
 
 
-@pytest.mark.parametrize("store", [BasicSnapshotStore, DeltaSnapshotStore])
-def test_special_claim_follows_the_pod(store: type) -> None:
+def test_special_claim_follows_the_pod(store: StoreFactory) -> None:
     m = decode_objects(OBJECTS, "t")
     gates = FeatureGates().with_overrides({"DRAExtendedResource": True})
     snap = PredicateSnapshot(Framework(default_profile(), Handle(feature_gates=gates)), store())

@@ -5,7 +5,8 @@
 its basic and delta stores), CA's SchedulingError messages as the plugin runner produces them
 (``predicate/plugin_runner.go``), round robin, and ``diagnose``.
 
-Add a store to `STORES` and it runs through everything here.
+Add a store to `schedsim.engine.STORES` and it runs through everything here (the `store`
+fixture of tests/conftest.py).
 """
 
 from __future__ import annotations
@@ -32,7 +33,6 @@ from schedsim.framework import (
 from schedsim.snapshot import (
     BasicSnapshotStore,
     ClusterSnapshotStore,
-    DeltaSnapshotStore,
     PredicateSnapshot,
     SchedulingError,
     SchedulingErrorType,
@@ -49,12 +49,6 @@ from schedsim.testing import (
     run_store_conformance,
 )
 
-STORES: dict[str, Callable[[], ClusterSnapshotStore]] = {
-    "basic": BasicSnapshotStore,
-    "delta": DeltaSnapshotStore,
-}
-"""Every store implementation; each must pass everything in this module."""
-
 
 @pytest.fixture(autouse=True)
 def _quiet_skipped_pod_warnings(caplog: pytest.LogCaptureFixture) -> Iterator[None]:
@@ -62,18 +56,13 @@ def _quiet_skipped_pod_warnings(caplog: pytest.LogCaptureFixture) -> Iterator[No
     yield
 
 
-@pytest.fixture(params=sorted(STORES))
-def make_store(request: pytest.FixtureRequest) -> Callable[[], ClusterSnapshotStore]:
-    return STORES[request.param]
-
-
 # --------------------------------------------------------------------------- conformance
 
 
 @pytest.mark.parametrize("case", CONFORMANCE_CASES, ids=lambda c: c.name)
-def test_conformance(case: ConformanceCase, make_store: Callable[[], ClusterSnapshotStore]) -> None:
+def test_conformance(case: ConformanceCase, store: Callable[[], ClusterSnapshotStore]) -> None:
     """One case of the store conformance suite (see its name)."""
-    case.run(make_store)
+    case.run(store)
 
 
 def test_conformance_case_names_are_unique() -> None:
@@ -82,10 +71,10 @@ def test_conformance_case_names_are_unique() -> None:
 
 
 def test_run_store_conformance_accepts_every_store(
-    make_store: Callable[[], ClusterSnapshotStore],
+    store: Callable[[], ClusterSnapshotStore],
 ) -> None:
     """The one-call entry point passes for the stores we ship."""
-    run_store_conformance(make_store)
+    run_store_conformance(store)
 
 
 class _Delegating:
@@ -217,9 +206,9 @@ def test_delegating_store_itself_conforms() -> None:
 
 
 def _snapshot(
-    make_store: Callable[[], ClusterSnapshotStore], nodes: Sequence[Any] = ()
+    store: Callable[[], ClusterSnapshotStore], nodes: Sequence[Any] = ()
 ) -> PredicateSnapshot:
-    s = new_snapshot(make_store)
+    s = new_snapshot(store)
     s.set_cluster_state(list(nodes), [])
     return s
 
@@ -230,8 +219,8 @@ def _raises(fn: Callable[[], object]) -> SchedulingError:
     return info.value
 
 
-def test_failing_predicate_message(make_store: Callable[[], ClusterSnapshotStore]) -> None:
-    s = _snapshot(make_store, [make_node("n1", cpu="1", memory="1Gi")])
+def test_failing_predicate_message(store: Callable[[], ClusterSnapshotStore]) -> None:
+    s = _snapshot(store, [make_node("n1", cpu="1", memory="1Gi")])
     err = _raises(lambda: s.schedule_pod(make_pod("big", cpu="2"), "n1"))
     assert err.type is SchedulingErrorType.FAILING_PREDICATE
     assert err.failing_predicate_name == "NodeResourcesFit"
@@ -244,9 +233,9 @@ def test_failing_predicate_message(make_store: Callable[[], ClusterSnapshotStore
 
 
 def test_failing_predicate_message_with_several_reasons(
-    make_store: Callable[[], ClusterSnapshotStore],
+    store: Callable[[], ClusterSnapshotStore],
 ) -> None:
-    s = _snapshot(make_store, [make_node("n1", cpu="1", memory="1Gi", pods=1)])
+    s = _snapshot(store, [make_node("n1", cpu="1", memory="1Gi", pods=1)])
     s.force_add_pod(make_pod("a"), "n1")
     err = _raises(lambda: s.check_predicates(make_pod("big", cpu="2", memory="2Gi"), "n1"))
     assert err.failing_predicate_reasons == (
@@ -262,10 +251,10 @@ def test_failing_predicate_message_with_several_reasons(
 
 
 def test_schedule_pod_on_cordoned_node_fails_in_node_unschedulable(
-    make_store: Callable[[], ClusterSnapshotStore],
+    store: Callable[[], ClusterSnapshotStore],
 ) -> None:
     """RunFiltersOnNode does not short-circuit spec.unschedulable: the plugin rejects."""
-    s = _snapshot(make_store, [make_node("n1", unschedulable=True)])
+    s = _snapshot(store, [make_node("n1", unschedulable=True)])
     err = _raises(lambda: s.schedule_pod(make_pod("p"), "n1"))
     assert str(err) == (
         "can't schedule pod default/p: predicate \"NodeUnschedulable\" didn't pass "
@@ -274,12 +263,12 @@ def test_schedule_pod_on_cordoned_node_fails_in_node_unschedulable(
 
 
 def test_taint_toleration_debug_info_names_the_taints(
-    make_store: Callable[[], ClusterSnapshotStore],
+    store: Callable[[], ClusterSnapshotStore],
 ) -> None:
     """failingFilterDebugInfo adds the node's taints for TaintToleration (Go's %#v is not
     reproduced; the taint key and value are in it)."""
     taint = {"key": "dedicated", "value": "gpu", "effect": "NoSchedule"}
-    s = _snapshot(make_store, [make_node("n1", taints=[taint])])
+    s = _snapshot(store, [make_node("n1", taints=[taint])])
     err = _raises(lambda: s.schedule_pod(make_pod("p"), "n1"))
     assert err.failing_predicate_name == "TaintToleration"
     assert err.failing_predicate_reasons == ("node(s) had untolerated taint {dedicated: gpu}",)
@@ -287,8 +276,8 @@ def test_taint_toleration_debug_info_names_the_taints(
     assert "dedicated" in err.debug_info and "gpu" in err.debug_info
 
 
-def test_no_nodes_passing_message(make_store: Callable[[], ClusterSnapshotStore]) -> None:
-    s = _snapshot(make_store, [make_node("n1", cpu="1"), make_node("n2", cpu="1")])
+def test_no_nodes_passing_message(store: Callable[[], ClusterSnapshotStore]) -> None:
+    s = _snapshot(store, [make_node("n1", cpu="1"), make_node("n2", cpu="1")])
     err = _raises(lambda: s.schedule_pod_on_any_node_matching(make_pod("big", cpu="2")))
     assert err.type is SchedulingErrorType.NO_NODES_PASSING_PREDICATES
     assert str(err) == (
@@ -299,18 +288,18 @@ def test_no_nodes_passing_message(make_store: Callable[[], ClusterSnapshotStore]
 
 
 def test_no_nodes_passing_on_empty_snapshot(
-    make_store: Callable[[], ClusterSnapshotStore],
+    store: Callable[[], ClusterSnapshotStore],
 ) -> None:
-    s = _snapshot(make_store)
+    s = _snapshot(store)
     err = _raises(lambda: s.schedule_pod_on_any_node_matching(make_pod("p")))
     assert err.type is SchedulingErrorType.NO_NODES_PASSING_PREDICATES
 
 
 def test_missing_node_is_an_internal_error(
-    make_store: Callable[[], ClusterSnapshotStore],
+    store: Callable[[], ClusterSnapshotStore],
 ) -> None:
     """``error obtaining NodeInfo for name %q: %v`` (Go's %q: double quotes)."""
-    s = _snapshot(make_store, [make_node("n1")])
+    s = _snapshot(store, [make_node("n1")])
     err = _raises(lambda: s.schedule_pod(make_pod("p"), "ghost"))
     assert err.type is SchedulingErrorType.INTERNAL_ERROR
     assert str(err).startswith(
@@ -334,13 +323,13 @@ _NAME_AFFINITY = {
 
 
 def test_node_filtered_out_by_pre_filter_names_the_plugin(
-    make_store: Callable[[], ClusterSnapshotStore],
+    store: Callable[[], ClusterSnapshotStore],
 ) -> None:
     """A PreFilterResult that leaves the node out: FailingPredicateError named after the
     narrowing plugins (CA: ``strings.Join(nodeFilteringPlugins, ", ")``), with
     kube-scheduler's reason for such a node (findNodesThatFitPod's absent-nodes status), the
     one wording simulate and scale-up show too (CA gives no reason)."""
-    s = _snapshot(make_store, [make_node("n1"), make_node("n2")])
+    s = _snapshot(store, [make_node("n1"), make_node("n2")])
     err = _raises(lambda: s.schedule_pod(make_pod("p", spec=_NAME_AFFINITY), "n1"))
     assert err.type is SchedulingErrorType.FAILING_PREDICATE
     assert err.failing_predicate_name == "NodeAffinity"
@@ -351,7 +340,7 @@ def test_node_filtered_out_by_pre_filter_names_the_plugin(
     s.schedule_pod(make_pod("p", spec=_NAME_AFFINITY), "n2")
 
 
-def test_pre_filter_rejection_message(make_store: Callable[[], ClusterSnapshotStore]) -> None:
+def test_pre_filter_rejection_message(store: Callable[[], ClusterSnapshotStore]) -> None:
     """PreFilter rejects the pod: ``unexpectedError=PreFilter failed``, no debug info; the
     any-node variant fails the same way (not with NO_NODES_PASSING_PREDICATES)."""
     conflict = {
@@ -370,7 +359,7 @@ def test_pre_filter_rejection_message(make_store: Callable[[], ClusterSnapshotSt
             }
         }
     }
-    s = _snapshot(make_store, [make_node("n1"), make_node("n2")])
+    s = _snapshot(store, [make_node("n1"), make_node("n2")])
     pod = make_pod("p", spec=conflict)
     want = (
         "can't schedule pod default/p: predicate \"NodeAffinity\" didn't pass "
@@ -400,7 +389,7 @@ class _Scripted:
 
 
 def _scripted_snapshot(
-    make_store: Callable[[], ClusterSnapshotStore],
+    store: Callable[[], ClusterSnapshotStore],
     pre_filter: Status | None = None,
     filter: Status | None = None,
 ) -> PredicateSnapshot:
@@ -410,17 +399,17 @@ def _scripted_snapshot(
     registry: dict[str, PluginFactory] = {**discover_plugins(), "Scripted": plugin}
     points = ("NodeResourcesFit", "Scripted")
     profile = Profile(plugins={"preFilter": points, "filter": points, "reserve": ()})
-    s = PredicateSnapshot(Framework(profile, Handle(), registry), make_store())
+    s = PredicateSnapshot(Framework(profile, Handle(), registry), store())
     s.set_cluster_state([make_node("n1")], [])
     return s
 
 
 def test_filter_error_status_is_an_unexpected_filter_status(
-    make_store: Callable[[], ClusterSnapshotStore],
+    store: Callable[[], ClusterSnapshotStore],
 ) -> None:
     """A Filter status that is not a rejection: ``unexpectedError=unexpected filter status
     "Error"``, the reason being the runtime's wrapped message."""
-    s = _scripted_snapshot(make_store, filter=Status(Code.Error, ("boom",)))
+    s = _scripted_snapshot(store, filter=Status(Code.Error, ("boom",)))
     err = _raises(lambda: s.schedule_pod(make_pod("p"), "n1"))
     assert err.failing_predicate_name == "Scripted"
     (reason,) = err.failing_predicate_reasons
@@ -434,9 +423,9 @@ def test_filter_error_status_is_an_unexpected_filter_status(
 
 
 def test_pre_filter_unschedulable_from_a_plugin(
-    make_store: Callable[[], ClusterSnapshotStore],
+    store: Callable[[], ClusterSnapshotStore],
 ) -> None:
-    s = _scripted_snapshot(make_store, pre_filter=Status(Code.Unschedulable, ("nope", "never")))
+    s = _scripted_snapshot(store, pre_filter=Status(Code.Unschedulable, ("nope", "never")))
     err = _raises(lambda: s.schedule_pod(make_pod("p"), "n1"))
     assert (err.failing_predicate_name, err.failing_predicate_reasons) == (
         "Scripted",
@@ -449,9 +438,9 @@ def test_pre_filter_unschedulable_from_a_plugin(
 
 
 def test_scheduling_failures_do_not_modify_the_snapshot(
-    make_store: Callable[[], ClusterSnapshotStore],
+    store: Callable[[], ClusterSnapshotStore],
 ) -> None:
-    s = _snapshot(make_store, [make_node("n1", cpu="1"), make_node("n2", cpu="1")])
+    s = _snapshot(store, [make_node("n1", cpu="1"), make_node("n2", cpu="1")])
     s.force_add_pod(make_pod("a"), "n1")
     before = dump_state(s)
     listed = s.list_node_infos()
@@ -471,29 +460,29 @@ def test_scheduling_failures_do_not_modify_the_snapshot(
 
 
 def test_round_robin_starts_at_index_one_and_follows_the_last_choice(
-    make_store: Callable[[], ClusterSnapshotStore],
+    store: Callable[[], ClusterSnapshotStore],
 ) -> None:
     """CA NewLastIndexOrderMapping(1), one per runner: n2, n3, n4, n1, n2, ..."""
-    s = _snapshot(make_store, [make_node(f"n{i}") for i in range(1, 5)])
+    s = _snapshot(store, [make_node(f"n{i}") for i in range(1, 5)])
     got = [s.schedule_pod_on_any_node_matching(make_pod(f"p{i}")) for i in range(9)]
     assert got == ["n2", "n3", "n4", "n1", "n2", "n3", "n4", "n1", "n2"]
 
 
 def test_round_robin_skips_full_nodes_and_resumes_after_the_chosen_one(
-    make_store: Callable[[], ClusterSnapshotStore],
+    store: Callable[[], ClusterSnapshotStore],
 ) -> None:
     """n3 is full: the search from n3 goes on to n4, and the next one starts after n4."""
-    s = _snapshot(make_store, [make_node(f"n{i}", cpu="1") for i in range(1, 5)])
+    s = _snapshot(store, [make_node(f"n{i}", cpu="1") for i in range(1, 5)])
     s.force_add_pod(make_pod("filler", cpu="1"), "n3")
     got = [s.schedule_pod_on_any_node_matching(make_pod(f"p{i}")) for i in range(4)]
     assert got == ["n2", "n4", "n1", "n2"]
 
 
 def test_round_robin_skips_cordoned_and_unacceptable_nodes(
-    make_store: Callable[[], ClusterSnapshotStore],
+    store: Callable[[], ClusterSnapshotStore],
 ) -> None:
     nodes = [make_node(f"n{i}", unschedulable=i == 3) for i in range(1, 5)]
-    s = _snapshot(make_store, nodes)
+    s = _snapshot(store, nodes)
     got = [s.schedule_pod_on_any_node_matching(make_pod(f"p{i}")) for i in range(5)]
     assert got == ["n2", "n4", "n1", "n2", "n4"]
 
@@ -505,10 +494,10 @@ def test_round_robin_skips_cordoned_and_unacceptable_nodes(
 
 
 def test_round_robin_index_wraps_when_nodes_are_removed(
-    make_store: Callable[[], ClusterSnapshotStore],
+    store: Callable[[], ClusterSnapshotStore],
 ) -> None:
     """The remembered index is taken modulo the current node count."""
-    s = _snapshot(make_store, [make_node(f"n{i}") for i in range(1, 5)])
+    s = _snapshot(store, [make_node(f"n{i}") for i in range(1, 5)])
     got = [s.schedule_pod_on_any_node_matching(make_pod(f"p{i}")) for i in range(3)]
     assert got == ["n2", "n3", "n4"]  # last index 3
     s.remove_node_info("n2")
@@ -521,7 +510,7 @@ def test_round_robin_index_wraps_when_nodes_are_removed(
 
 
 def test_diagnose_message_is_kube_schedulers_fit_error(
-    make_store: Callable[[], ClusterSnapshotStore],
+    store: Callable[[], ClusterSnapshotStore],
 ) -> None:
     taint = {"key": "dedicated", "value": "gpu", "effect": "NoSchedule"}
     nodes = [
@@ -531,7 +520,7 @@ def test_diagnose_message_is_kube_schedulers_fit_error(
         make_node("n4", cpu="4", unschedulable=True),
         make_node("n5", cpu="1"),
     ]
-    s = _snapshot(make_store, nodes)
+    s = _snapshot(store, nodes)
     before = dump_state(s)
     fit = s.diagnose(make_pod("big", cpu="2"))
     assert fit.num_all_nodes == 5
@@ -555,19 +544,17 @@ def test_diagnose_message_is_kube_schedulers_fit_error(
 
 
 def test_diagnose_counts_every_reason_of_a_node(
-    make_store: Callable[[], ClusterSnapshotStore],
+    store: Callable[[], ClusterSnapshotStore],
 ) -> None:
     """A node failing cpu and memory counts once under each reason."""
-    s = _snapshot(make_store, [make_node(f"n{i}", cpu="1", memory="1Gi") for i in range(3)])
+    s = _snapshot(store, [make_node(f"n{i}", cpu="1", memory="1Gi") for i in range(3)])
     fit = s.diagnose(make_pod("big", cpu="2", memory="2Gi"))
     assert fit.message == "0/3 nodes are available: 3 Insufficient cpu, 3 Insufficient memory."
 
 
-def test_diagnose_pre_filter_rejection(make_store: Callable[[], ClusterSnapshotStore]) -> None:
+def test_diagnose_pre_filter_rejection(store: Callable[[], ClusterSnapshotStore]) -> None:
     """A PreFilter rejection: its message alone, after the node count."""
-    s = _scripted_snapshot(
-        make_store, pre_filter=Status(Code.UnschedulableAndUnresolvable, ("nope",))
-    )
+    s = _scripted_snapshot(store, pre_filter=Status(Code.UnschedulableAndUnresolvable, ("nope",)))
     s.add_node_info(SnapshotNodeInfo(make_node("n2")))
     fit = s.diagnose(make_pod("p"))
     assert fit.message == "0/2 nodes are available: nope."
@@ -575,10 +562,10 @@ def test_diagnose_pre_filter_rejection(make_store: Callable[[], ClusterSnapshotS
 
 
 def test_diagnose_nodes_left_out_by_pre_filter(
-    make_store: Callable[[], ClusterSnapshotStore],
+    store: Callable[[], ClusterSnapshotStore],
 ) -> None:
     """Nodes a PreFilterResult excludes count under ``didn't satisfy plugin(s) [...]``."""
-    s = _snapshot(make_store, [make_node("n1"), make_node("n2", cpu="1"), make_node("n3")])
+    s = _snapshot(store, [make_node("n1"), make_node("n2", cpu="1"), make_node("n3")])
     fit = s.diagnose(make_pod("p", cpu="2", spec=_NAME_AFFINITY))
     assert fit.message == (
         "0/3 nodes are available: 1 Insufficient cpu, "

@@ -25,17 +25,10 @@ from schedsim.api.loading.loader import decode_objects
 from schedsim.api.storage import SELECTED_NODE_ANNOTATION
 from schedsim.framework import Framework, Handle, StorageListers, default_profile
 from schedsim.snapshot import (
-    BasicSnapshotStore,
     ClusterSnapshotStore,
-    DeltaSnapshotStore,
     PredicateSnapshot,
     SchedulingError,
 )
-
-STORES: dict[str, Callable[[], ClusterSnapshotStore]] = {
-    "basic": BasicSnapshotStore,
-    "delta": DeltaSnapshotStore,
-}
 
 
 def _node(name: str) -> dict[str, Any]:
@@ -201,9 +194,9 @@ def _sequences() -> list[tuple[str, ...]]:
     ]
 
 
-@pytest.fixture(scope="module", params=list(STORES))
-def snapshot(request: pytest.FixtureRequest) -> PredicateSnapshot:
-    return PredicateSnapshot(Framework(default_profile(), Handle()), STORES[request.param]())
+@pytest.fixture(scope="module")
+def snapshot(store: Callable[[], ClusterSnapshotStore]) -> PredicateSnapshot:
+    return PredicateSnapshot(Framework(default_profile(), Handle()), store())
 
 
 @pytest.mark.parametrize("seq", _sequences(), ids=lambda s: ",".join(s))

@@ -28,7 +28,6 @@ import pytest
 import schedsim
 from schedsim.framework import Framework, Handle, default_profile
 from schedsim.snapshot import (
-    BasicSnapshotStore,
     ClusterSnapshotStore,
     DeltaSnapshotStore,
     NodeInfo,
@@ -39,11 +38,6 @@ from schedsim.testing import make_node, make_pod
 CALLS = 1000
 SCHEDSIM_FILES = str(Path(schedsim.__file__).resolve().parent / "*")
 """tracemalloc filename pattern for every file of the schedsim package."""
-
-STORES: dict[str, Callable[[], ClusterSnapshotStore]] = {
-    "basic": BasicSnapshotStore,
-    "delta": DeltaSnapshotStore,
-}
 
 
 def _snapshot(make_store: Callable[[], ClusterSnapshotStore]) -> PredicateSnapshot:
@@ -172,10 +166,11 @@ def _assert_no_allocation(what: str, got: Measurement, baseline: Measurement) ->
 
 
 @pytest.mark.parametrize("situation", SITUATIONS)
-@pytest.mark.parametrize("store", STORES)
-def test_get_node_info_allocates_nothing(store: str, situation: str) -> None:
+def test_get_node_info_allocates_nothing(
+    store_name: str, store: Callable[[], ClusterSnapshotStore], situation: str
+) -> None:
     """``get_node_info(name)`` for each node: the stored NodeInfo, no allocation."""
-    snap = _snapshot(STORES[store])
+    snap = _snapshot(store)
     SITUATIONS[situation](snap)
     nodes: Sequence[NodeInfo] = snap.list_node_infos()
     for ni in nodes:
@@ -186,14 +181,17 @@ def test_get_node_info_allocates_nothing(store: str, situation: str) -> None:
         fake = _returning(ni)
         got = measure(functools.partial(_drive_get, get, name, ni))
         baseline = measure(functools.partial(_drive_get, fake, name, ni))
-        _assert_no_allocation(f"{store} store, {situation}: get_node_info({name!r})", got, baseline)
+        _assert_no_allocation(
+            f"{store_name} store, {situation}: get_node_info({name!r})", got, baseline
+        )
 
 
 @pytest.mark.parametrize("situation", SITUATIONS)
-@pytest.mark.parametrize("store", STORES)
-def test_list_node_infos_allocates_nothing(store: str, situation: str) -> None:
+def test_list_node_infos_allocates_nothing(
+    store_name: str, store: Callable[[], ClusterSnapshotStore], situation: str
+) -> None:
     """``list_node_infos()``: the same cached list object every call, no allocation."""
-    snap = _snapshot(STORES[store])
+    snap = _snapshot(store)
     SITUATIONS[situation](snap)
     lst = snap.list_node_infos
     nodes = lst()  # warm-up: may build the cache
@@ -201,7 +199,7 @@ def test_list_node_infos_allocates_nothing(store: str, situation: str) -> None:
     fake = _returning(nodes)
     got = measure(functools.partial(_drive_list, lst, nodes))
     baseline = measure(functools.partial(_drive_list, fake, nodes))
-    _assert_no_allocation(f"{store} store, {situation}: list_node_infos()", got, baseline)
+    _assert_no_allocation(f"{store_name} store, {situation}: list_node_infos()", got, baseline)
 
 
 @pytest.mark.parametrize("depth", [1, 3])

@@ -19,7 +19,8 @@ import pytest
 from schedsim.api.core import Node, Pod
 from schedsim.framework import Code, CycleState, Framework, Handle, NodeInfo, Profile
 from schedsim.framework.pod_index import term_matches
-from schedsim.snapshot import BasicSnapshotStore, DeltaSnapshotStore, PredicateSnapshot
+from schedsim.snapshot import PredicateSnapshot
+from schedsim.testing import StoreFactory
 from schedsim_plugins.interpodaffinity import (
     PRE_SCORE_STATE_KEY,
     InterPodAffinity,
@@ -138,9 +139,8 @@ def _check(snap: PredicateSnapshot, classes: list[Pod], hard_weight: int) -> Non
                 assert _nonzero(s.get(PRE_SCORE_STATE_KEY).topology_score) == want  # type: ignore[union-attr]
 
 
-@pytest.mark.parametrize("store", [DeltaSnapshotStore, BasicSnapshotStore])
 @pytest.mark.parametrize(("seed", "hard_weight"), [(1, 1), (2, 0), (3, 10)])
-def test_class_score_maps_equal_the_walk(store: Any, seed: int, hard_weight: int) -> None:
+def test_class_score_maps_equal_the_walk(store: StoreFactory, seed: int, hard_weight: int) -> None:
     rng = random.Random(seed)
     fw = Framework(
         Profile(

@@ -15,11 +15,10 @@ import pytest
 
 from schedsim.api.core import Node, Pod
 from schedsim.framework import CycleState, Framework, Handle, Profile
-from schedsim.snapshot import BasicSnapshotStore, DeltaSnapshotStore, PodInfo, PredicateSnapshot
+from schedsim.snapshot import PodInfo, PredicateSnapshot
+from schedsim.testing import StoreFactory
 from schedsim_plugins.interpodaffinity import InterPodAffinity
 from schedsim_plugins.podtopologyspread import PRE_FILTER_STATE_KEY, PodTopologySpread
-
-STORES = [DeltaSnapshotStore, BasicSnapshotStore]
 
 
 def _node(name: str, zone: str) -> Node:
@@ -94,8 +93,7 @@ def test_inter_pod_affinity_args_validation() -> None:
     assert InterPodAffinity({}, Handle()).hard_pod_affinity_weight == 1
 
 
-@pytest.mark.parametrize("store", STORES)
-def test_spread_add_pod_both_nodes_impact_min_match(store: Any) -> None:
+def test_spread_add_pod_both_nodes_impact_min_match(store: StoreFactory) -> None:
     """TestPreFilterStateAddPod "node a and b both impact current min match": an empty
     cluster of node-a and node-b, a constraint on "node" with maxSkew 1; adding p-b1 on
     node-b gives counts {node-a: 0, node-b: 1} and critical path node-a (0) first. The
@@ -136,8 +134,7 @@ def test_spread_add_pod_both_nodes_impact_min_match(store: Any) -> None:
     assert clone[PRE_FILTER_STATE_KEY].tp_value_to_match_num == [{"node-a": 0, "node-b": 0}]
 
 
-@pytest.mark.parametrize("store", STORES)
-def test_inter_pod_affinity_add_remove_pod(store: Any) -> None:
+def test_inter_pod_affinity_add_remove_pod(store: StoreFactory) -> None:
     """TestPreFilterStateAddRemovePod: AddPod of a pod the incoming pod's required
     anti-affinity selects makes Filter reject that node's domain ("node(s) didn't match pod
     anti-affinity rules"); RemovePod undoes it; an added pod with anti-affinity selecting the

@@ -13,7 +13,8 @@ import pytest
 
 from schedsim.api.core import Node, Pod
 from schedsim.framework import Code, CycleState, Framework, Handle, Profile
-from schedsim.snapshot import BasicSnapshotStore, DeltaSnapshotStore, PredicateSnapshot
+from schedsim.snapshot import PredicateSnapshot
+from schedsim.testing import StoreFactory
 from schedsim_plugins.interpodaffinity import (
     PRE_FILTER_STATE_KEY as IPA_KEY,
 )
@@ -138,9 +139,8 @@ def _check(snap: PredicateSnapshot, rng: random.Random) -> None:
                 ) == counts
 
 
-@pytest.mark.parametrize("store", [DeltaSnapshotStore, BasicSnapshotStore])
 @pytest.mark.parametrize("seed", [1, 2, 3])
-def test_index_counts_equal_the_walk(store: Any, seed: int) -> None:
+def test_index_counts_equal_the_walk(store: StoreFactory, seed: int) -> None:
     """Index-based PreFilter counts == the walk's, across adds, removes, fork/revert/commit
     and a node removal."""
     rng = random.Random(seed)
@@ -214,8 +214,9 @@ def _affinity_lists_are_visible(snap: PredicateSnapshot) -> None:
         assert ni.node is not None and lister.get(ni.node.name) is ni
 
 
-@pytest.mark.parametrize("store", [DeltaSnapshotStore, BasicSnapshotStore])
-def test_pre_filter_skips_without_refresh_until_an_anti_affine_pod_exists(store: Any) -> None:
+def test_pre_filter_skips_without_refresh_until_an_anti_affine_pod_exists(
+    store: StoreFactory,
+) -> None:
     """Upstream InterPodAffinity PreFilter counts existing anti-affinity over
     ``HavePodsWithRequiredAntiAffinityList`` and returns Skip when a pod without required
     (anti-)affinity meets no such pod: the index is then not refreshed (no per-node work).

@@ -1,5 +1,5 @@
 """Gang's own tests: gang scheduling through Permit in a simulation (all members or none),
-on both snapshot stores.
+on both snapshot stores (the ``schedsim_store`` fixture of schedsim's pytest plugin).
 
 The behaviour follows kube-scheduler's Permit contract (framework_test.go TestPermitPlugins,
 schedule_one_test.go: a waiting pod is bound once every plugin allowed it, rejected with
@@ -23,7 +23,6 @@ from schedsim.framework.scheduler_config import load_scheduler_configuration
 from schedsim.testing import make_pod
 
 HERE = Path(__file__).resolve().parents[1]
-STORES = ["delta", "basic"]
 
 
 def _engine(store: str, gang: bool = True) -> Engine:
@@ -38,13 +37,12 @@ def _outcomes(engine: Engine) -> dict[str, tuple[str | None, int, str]]:
     return {o.pod.name: (o.node_name, o.attempts, o.message) for o in result.outcomes}
 
 
-@pytest.mark.parametrize("store", STORES)
-def test_complete_group_is_bound_and_short_group_is_not(store: str) -> None:
+def test_complete_group_is_bound_and_short_group_is_not(schedsim_store: str) -> None:
     """pair (min 2, 2 members) is bound: pair-0 waits, pair-1 completes the group and allows
     it. trio (min 3, only 2 slots left) is not: trio-0 and trio-1 wait on the two free slots,
     time out after 30 s and give them back (Unreserve); that pod delete retries trio-2, which
     fit nowhere before (NodeResourcesFit registers pod deletes), and it times out in turn."""
-    got = _outcomes(_engine(store))
+    got = _outcomes(_engine(schedsim_store))
     assert {k: v[:2] for k, v in got.items()} == {
         "pair-0": ("n1", 1),
         "pair-1": ("n2", 1),
@@ -57,10 +55,9 @@ def test_complete_group_is_bound_and_short_group_is_not(store: str) -> None:
     assert got["trio-2"][2] == timeout
 
 
-@pytest.mark.parametrize("store", STORES)
-def test_without_gang_a_partial_group_is_bound(store: str) -> None:
+def test_without_gang_a_partial_group_is_bound(schedsim_store: str) -> None:
     """The same cluster without the plugin: two trio members take the last slots."""
-    got = _outcomes(_engine(store, gang=False))
+    got = _outcomes(_engine(schedsim_store, gang=False))
     assert sum(1 for k, v in got.items() if k.startswith("trio") and v[0]) == 2
 
 

@@ -30,7 +30,7 @@ from typing import Any
 
 import pytest
 
-from schedsim.engine import Cluster, Engine, EngineConfig
+from schedsim.engine import STORES, Cluster, Engine, EngineConfig
 from schedsim.framework.scheduler_config import scheduler_configuration_from_mapping
 from schedsim.scheduler.scheduling import SimulationResult
 from schedsim.testing.plugin_check import dynamic_problems, static_problems
@@ -45,7 +45,8 @@ __all__ = [
     "schedsim_store",
 ]
 
-STORE_NAMES = ("basic", "delta")
+STORE_NAMES = tuple(sorted(STORES))
+"""The names of `schedsim.engine.STORES`: ``basic``, ``delta``."""
 
 
 @pytest.fixture
