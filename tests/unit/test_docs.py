@@ -272,3 +272,60 @@ def test_the_dotted_name_check_catches_an_old_path() -> None:
     assert unresolved_names("`schedsim.simulation.gc_paused` and `schedsim.api.quantity`") == [
         "1: schedsim.simulation.gc_paused"
     ]
+
+
+_PAIR = re.compile(r"`([\w/]+\.py)`\s+`([A-Za-z_][\w.]*)`")
+_METHOD = re.compile(r"`([A-Z]\w*)\.([a-z_]\w*)`")
+
+
+def _module(path: str) -> object:
+    """The module a map path names (``scheduler/queue.py`` -> ``schedsim.scheduler.queue``)."""
+    name = path.removesuffix(".py").removesuffix("/__init__").replace("/", ".")
+    root = "" if name.startswith("schedsim_plugins") else "schedsim."
+    return importlib.import_module(root + name if name != "__init__" else "schedsim")
+
+
+def _has(obj: object, dotted: str) -> bool:
+    for attr in dotted.split("."):
+        if not hasattr(obj, attr):
+            return False
+        obj = getattr(obj, attr)
+    return True
+
+
+def unresolved_path_steps(section: str) -> list[str]:
+    """The names a step-by-step path gives that its modules do not define: each
+    ``path.py`` ``name`` pair must resolve in that module, and each ``Class.method`` in one
+    of the modules the section names."""
+    modules = {p: _module(p) for p in re.findall(r"`([\w/]+\.py)`", section)}
+    out = [
+        f"{path} {name}" for path, name in _PAIR.findall(section) if not _has(modules[path], name)
+    ]
+    for cls, method in _METHOD.findall(section):
+        owners = [getattr(m, cls) for m in modules.values() if hasattr(m, cls)]
+        if not any(hasattr(owner, method) for owner in owners):
+            out.append(f"{cls}.{method}")
+    return out
+
+
+def test_the_pending_pod_path_names_functions_that_exist() -> None:
+    """docs/architecture.md's step-by-step path of one pending pod through ``schedsim
+    simulate`` names real modules, functions and methods (a split or a rename must update
+    it in the same change)."""
+    text = (ROOT / "docs" / "architecture.md").read_text(encoding="utf-8")
+    section = text.split("\n## One pending pod through `schedsim simulate`\n", 1)[1]
+    section = section.split("\n## ", 1)[0]
+    assert len(_PAIR.findall(section)) >= 15
+    assert unresolved_path_steps(section) == []
+
+
+def test_the_path_check_catches_a_renamed_function() -> None:
+    """A pair whose function is gone, and a method no named module's class has."""
+    section = (
+        "`scheduler/select.py` `select_host`, `scheduler/select.py` `choose_host`; "
+        "`scheduler/queue.py` `SchedulingQueue.pop` and `SchedulingQueue.take`"
+    )
+    assert unresolved_path_steps(section) == [
+        "scheduler/select.py choose_host",
+        "SchedulingQueue.take",
+    ]
