@@ -65,3 +65,66 @@ def test_no_sharing_with_a_replaced_in_tree_plugin() -> None:
     fw = Framework(default_profile(), Handle(), discover_plugins(extra={"NodeName": NodeName}))
     pod = make_pod("p")
     assert ResultCache(fw).filter_cache(pod, _pre_filtered(fw, pod)) is None
+
+
+def test_a_change_of_pods_only_reruns_only_the_plugins_reading_pods(monkeypatch: Any) -> None:
+    """Where only a node's pods changed since its class last ran, the Filter plugins that read
+    the Node object alone (TaintToleration, `NODE_ONLY_FILTER_PLUGINS`) are not run again:
+    their rejection stands and after their success only NodeResourcesFit runs; the raw
+    scores of TaintToleration stay (`NODE_ONLY_SCORE_PLUGINS`) and NodeResourcesFit scores
+    again. A new Node object under the same name runs everything. Placements equal the
+    scheduler's without the cache (which runs every plugin on every node, as
+    kube-scheduler's schedulePod does)."""
+    from schedsim.scheduler import Scheduler
+    from schedsim.snapshot import DeltaSnapshotStore
+    from schedsim_plugins.noderesources import NodeResourcesFit
+    from schedsim_plugins.tainttoleration import TaintToleration
+
+    calls: list[tuple[str, str]] = []
+
+    def counting(cls: type, method: str, label: str) -> None:
+        original = getattr(cls, method)
+
+        def wrapper(self: Any, state: CycleState, pod: Pod, node_info: Any) -> Any:
+            calls.append((label, node_info.node.name))
+            return original(self, state, pod, node_info)
+
+        monkeypatch.setattr(cls, method, wrapper)
+
+    counting(TaintToleration, "schedsim_filter", "TaintToleration/Filter")
+    counting(TaintToleration, "schedsim_score", "TaintToleration/Score")
+    counting(NodeResourcesFit, "schedsim_filter", "NodeResourcesFit/Filter")
+    counting(NodeResourcesFit, "schedsim_score", "NodeResourcesFit/Score")
+    taint = [{"key": "dedicated", "value": "batch", "effect": "NoSchedule"}]
+    nodes = [make_node("n0", taints=taint), make_node("n1"), make_node("n2", cpu="8")]
+
+    def run(cache: bool) -> tuple[list[str | None], list[list[tuple[str, str]]]]:
+        fw = Framework(default_profile(), Handle())
+        snap = PredicateSnapshot(fw, DeltaSnapshotStore())
+        snap.set_cluster_state(nodes, [])
+        sched = Scheduler(snap, cache=cache)
+        placed: list[str | None] = []
+        steps: list[list[tuple[str, str]]] = []
+        for step in range(3):
+            calls.clear()
+            placed.append(sched.schedule_one(make_pod(f"p{step}", cpu="1")).node_name)
+            steps.append(sorted(calls))
+            if step == 0:  # pods only: a pod bound to the tainted node
+                snap.force_add_pod(make_pod("bound", cpu="1"), "n0")
+            if step == 1:  # a new Node object for n0, without the taint
+                snap.remove_node_info("n0")
+                snap.add_node_info(NodeInfo(make_node("n0")))
+        return placed, steps
+
+    placed, steps = run(cache=True)
+    assert placed == run(cache=False)[0]
+    assert placed[0] == "n2"
+    first, second, third = steps
+    assert ("TaintToleration/Filter", "n0") in first
+    # p0 landed on n2 and a pod was bound to n0: n2 runs NodeResourcesFit's Filter and
+    # Score again, nothing else; n0's TaintToleration rejection stands
+    assert second == [("NodeResourcesFit/Filter", "n2"), ("NodeResourcesFit/Score", "n2")]
+    # n0 is a new Node object (untainted): every plugin runs on it
+    assert ("TaintToleration/Filter", "n0") in third
+    assert ("NodeResourcesFit/Filter", "n0") in third
+    assert ("TaintToleration/Score", "n0") in third

@@ -5,12 +5,13 @@ kube-scheduler has no such cache, so the reference is schedsim's own scheduler w
 off, which runs every Filter and Score plugin on every node as ``schedulePod`` does
 (pkg/scheduler/schedule_one.go: findNodesThatFitPod with numFeasibleNodesToFind and the
 rotating nextStartNodeIndex, prioritizeNodes, selectHost). For random clusters and random
-sequences of pods of a few shapes (so that identical pods recur), interleaved with the
-changes that must invalidate cached results (pods bound to a node, nodes added and removed,
-forks with reverts and commits), both stores give, pod by pod, the same placement, the same
-FitError message, the same nextStartNodeIndex and, for explained pods, the same
-explanation with the cache as without it. First fit (CA's round robin,
-``schedule_pod_or_explain``) is checked the same way with and without `FailingClasses`.
+sequences of pods of a few shapes (so that identical pods recur), interleaved with the changes
+that must invalidate cached results (pods bound to a node, nodes added and removed, a node
+replaced by a new Node object under its name, forks with reverts and commits), both stores
+give, pod by pod, the same placement, the same FitError message, the same nextStartNodeIndex
+and, for explained pods, the same explanation with the cache as without it. First fit (CA's
+round robin, ``schedule_pod_or_explain``) is checked the same way with and without
+`FailingClasses`.
 """
 
 from __future__ import annotations
@@ -115,6 +116,7 @@ _OPS = st.lists(
         st.tuples(st.just("bind"), st.integers(0, 200)),
         st.tuples(st.just("add-node"), st.integers(0, 5)),
         st.tuples(st.just("remove-node"), st.integers(0, 200)),
+        st.tuples(st.just("replace-node"), st.integers(0, 200)),
         st.tuples(st.just("fork"), st.integers(0, 1)),
         st.tuples(st.just("explain"), st.integers(0, 7)),
     ),
@@ -166,6 +168,16 @@ def _run(
             node_of = infos[arg % len(infos)].node
             assert node_of is not None
             snap.remove_node_info(node_of.name)
+        elif op == "replace-node" and infos:
+            # a new Node object under the same name, tainted or not (its pods dropped):
+            # the Filter plugins that read the Node alone must run again there
+            node_of = infos[arg % len(infos)].node
+            assert node_of is not None
+            snap.remove_node_info(node_of.name)
+            taints = [] if node_of.taints else [{"key": "dedicated", "effect": "NoSchedule"}]
+            snap.add_node_info(
+                NodeInfo(make_node(node_of.name, taints=taints, labels={"zone": "z1"}))
+            )
         elif op == "fork":
             if forked and arg:
                 snap.revert()

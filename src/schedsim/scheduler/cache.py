@@ -29,10 +29,15 @@ again:
   tolerations, containers, init containers, overhead, pod-level resources);
 - the node is unchanged: the entry carries the NodeInfo object and ``generation`` it was
   computed at, and every mutation of a NodeInfo (a pod added or removed, a new Node) gives
-  it a new generation (a copy-on-write layer a new object).
+  it a new generation (a copy-on-write layer a new object). Where only the node's pods
+  changed (the entry's ``Node`` object is the node's), the plugins that read the Node
+  object alone (`NODE_ONLY_FILTER_PLUGINS`) keep their verdict: a rejection by one of the
+  first of them to run stands, and after their success only the plugins after them run
+  again (`FilterTable.node_only`).
 
 Raw scores follow the same rule with `PURE_SCORE_PLUGINS` (each plugin on its own: a pod's
-other plugins do not matter, its PreScore state is built from the pod alone);
+other plugins do not matter, its PreScore state is built from the pod alone; those of
+`NODE_ONLY_SCORE_PLUGINS` are kept until the node's Node object changes);
 NormalizeScore and the weights always run. An in-tree Score plugin whose raw score also
 depends on something cluster-wide may declare it with a ``score_reuse_token(state)`` method
 (ImageLocality: the spread of the pod's images over the cluster, from its PreScore state):
@@ -61,6 +66,8 @@ from schedsim.scheduler.scoring import ScoreColumns
 from schedsim.snapshot.plugin_runner import FilterTable
 
 __all__ = [
+    "NODE_ONLY_FILTER_PLUGINS",
+    "NODE_ONLY_SCORE_PLUGINS",
     "PURE_FILTER_PLUGINS",
     "PURE_SCORE_PLUGINS",
     "UNIFORM_NORMALIZE",
@@ -82,12 +89,27 @@ PURE_FILTER_PLUGINS = frozenset(
 )
 """In-tree Filter plugins whose status depends on the pod and one NodeInfo only."""
 
+NODE_ONLY_FILTER_PLUGINS = frozenset(
+    {"NodeUnschedulable", "NodeName", "TaintToleration", "NodeAffinity"}
+)
+"""The `PURE_FILTER_PLUGINS` whose status depends on the pod and the node's ``Node`` object
+alone (its unschedulable flag, name, taints, labels), not on the pods on the node: a change
+that only adds or removes pods cannot change their verdict (`FilterTable.node_only`).
+NodePorts and NodeResourcesFit read the pods."""
+
 PURE_SCORE_PLUGINS = frozenset(
     {"NodeResourcesFit", "NodeResourcesBalancedAllocation", "TaintToleration", "NodeAffinity"}
 )
 """In-tree Score plugins whose raw score depends on the pod (through a PreScore state built
 from the pod alone) and one NodeInfo only. Not ImageLocality: its score counts the nodes
 that have each image across the cluster."""
+
+NODE_ONLY_SCORE_PLUGINS = frozenset({"TaintToleration", "NodeAffinity", "ImageLocality"})
+"""In-tree Score plugins whose raw score depends on the pod (and, for ImageLocality, its
+``score_reuse_token``) and the node's ``Node`` object alone (taints, labels,
+``status.images``), not on the pods on the node: kept in `FilterTable.node_scores`, cleared
+only where the Node object changed. NodeResourcesFit and BalancedAllocation read the pods'
+requests."""
 
 UNIFORM_NORMALIZE = frozenset({"TaintToleration", "NodeAffinity"})
 """In-tree Score plugins whose NormalizeScore is kube-scheduler's ``DefaultNormalizeScore``
@@ -153,6 +175,7 @@ class ResultCache:
             and type(plugins[name]).__module__.startswith(_IN_TREE_MODULE)
         )
         self._all_pure = len(self._pure) == len(self._filter_plugins)
+        self._node_only = self._pure & NODE_ONLY_FILTER_PLUGINS
         self._declared = {
             name: plugins[name]
             for name in self._filter_plugins
@@ -178,7 +201,7 @@ class ResultCache:
             and type(plugins[name]).__module__.startswith(_IN_TREE_MODULE)
         )
         self._scores: dict[str, ScoreReuse] = {}
-        columns: list[tuple[str, Any, bool]] = []
+        columns: list[tuple[str, Any, bool, bool]] = []
         normalizing = set(framework.normalize_score_plugin_names)
         for name in framework.score_weights:
             plugin = plugins[name]
@@ -186,7 +209,7 @@ class ResultCache:
                 continue
             token = getattr(plugin, "score_reuse_token", None)
             if name in PURE_SCORE_PLUGINS or token is not None:
-                columns.append((name, token, name in normalizing))
+                columns.append((name, token, name in normalizing, name in NODE_ONLY_SCORE_PLUGINS))
         self._columns = tuple(columns)
 
     def filter_cache(
@@ -234,7 +257,7 @@ class ResultCache:
             key = (key, *extra)
         table = self._filters.get(key)
         if table is None:
-            table = self._filters[key] = FilterTable()
+            table = self._filters[key] = FilterTable(self._node_only)
         if declared:
             names = dict(zip(table.names, range(len(table.names)), strict=True))
             for plugin in declared:
@@ -263,14 +286,16 @@ class ResultCache:
         NormalizeScore summed in one column, the others one column each. Nothing is kept
         when NodeResourcesFit would read DRA state (DRAExtendedResource)."""
         if self._dra_extended and has_extended_resource_requests(pod):
-            return ScoreColumns(frozenset(), None, {}, frozenset())
+            return ScoreColumns(frozenset(), [], {}, frozenset())
         n = len(table.objs)
         skip = state.skip_score_plugins
-        stored, tokens = table.scores, table.tokens
-        summed: list[str] = []
-        summed_tokens: list[object] = []
+        tokens = table.tokens
+        # without NormalizeScore: summed, one sum for the plugins reading the node's pods and
+        # one for those reading its Node object alone (kept until the Node object changes)
+        summed: tuple[list[str], list[str]] = ([], [])
+        summed_tokens: tuple[list[object], list[object]] = ([], [])
         raw: dict[str, list[int | None]] = {}
-        for name, token_fn, normalizes in self._columns:
+        for name, token_fn, normalizes, node_only in self._columns:
             if name in skip:
                 continue
             token = None
@@ -279,14 +304,18 @@ class ResultCache:
                 if token is None:
                     continue
             if not normalizes:
-                summed.append(name)
-                summed_tokens.append(token)
+                summed[node_only].append(name)
+                summed_tokens[node_only].append(token)
                 continue
+            stored = table.node_scores if node_only else table.scores
             raw[name] = _column(stored, tokens, name, token, n)
-        combined = None
-        if summed:
-            combined = _column(stored, tokens, "+".join(summed), tuple(summed_tokens), n)
-        return ScoreColumns(frozenset(summed), combined, raw, UNIFORM_NORMALIZE)
+        combined = []
+        for group, names in enumerate(summed):
+            if names:
+                stored = table.node_scores if group else table.scores
+                key, token = "+".join(names), tuple(summed_tokens[group])
+                combined.append((frozenset(names), _column(stored, tokens, key, token, n)))
+        return ScoreColumns(frozenset(summed[0] + summed[1]), combined, raw, UNIFORM_NORMALIZE)
 
     def clear(self) -> None:
         """Forget everything (frees the memory; results stay valid otherwise)."""

@@ -37,8 +37,9 @@ class ScoreColumns:
     Attributes:
         summed: Score plugins without NormalizeScore whose weighted raw scores are kept
             summed in ``combined``.
-        combined: per position, the sum over ``summed`` of weight x raw score (None: not
-            known for the NodeInfo now at that position); None when ``summed`` is empty.
+        combined: groups ``(plugins, column)`` partitioning ``summed``: per position, the
+            sum over the group's plugins of weight x raw score (None: not known for the
+            NodeInfo now at that position).
         raw: plugin with NormalizeScore -> its raw score per position (None: not known).
         uniform: plugins of ``raw`` whose NormalizeScore gives nodes with equal raw scores
             equal scores within [0, 100] (kube-scheduler's ``DefaultNormalizeScore``): when
@@ -54,7 +55,7 @@ class ScoreColumns:
     def __init__(
         self,
         summed: frozenset[str],
-        combined: list[int | None] | None,
+        combined: list[tuple[frozenset[str], list[int | None]]],
         raw: dict[str, list[int | None]],
         uniform: frozenset[str],
     ) -> None:
@@ -104,13 +105,12 @@ def score_totals(
     totals: list[int] | None = None
     node_names: Sequence[str] | None = None
     summed = columns.summed
-    combined = columns.combined
     try:
-        if combined is not None:
+        for group, combined in columns.combined:
             values = list(pick(combined))
             misses = values.count(None)
             if misses:
-                adding = [link for link in links if link[0] in summed]
+                adding = [link for link in links if link[0] in group]
                 k = 0
                 for _ in range(misses):
                     k = values.index(None, k)
@@ -123,9 +123,10 @@ def score_totals(
                         total += s * weight
                     values[k] = combined[positions[k]] = total
                     k += 1
-            totals = cast(list[int], values)
+            ints = cast(list[int], values)
+            totals = ints if totals is None else list(map(add, totals, ints))
         for name, score, normalize, weight in links:
-            if combined is not None and name in summed:
+            if name in summed:
                 continue
             column = columns.raw.get(name)
             if column is not None:

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Protocol
 
-from schedsim.api.core import Pod
+from schedsim.api.core import Node, Pod
 from schedsim.framework.cycle_state import CycleState
 from schedsim.framework.fit_error import Diagnosis, FitError
 from schedsim.framework.status import Code, Status
@@ -34,18 +34,34 @@ class FilterTable:
     feasible nodes with C-level slicing; entries count only while object and generation
     match.
 
+    ``node_only`` (set by whoever creates the table) names the Filter plugins whose status
+    depends on the pod and the node's ``Node`` object alone, not on its pods (e.g.
+    TaintToleration). ``nodes`` keeps, per position, the ``Node`` object the status was
+    computed with (None: unknown): when only the node's pods changed, a rejection by such a
+    plugin stands, and otherwise only the plugins after them are run again.
+
     ``scores`` holds, per Score plugin the scheduler declared cacheable, a raw score per
     position (None: not computed for the current NodeInfo); every position the walk finds
     changed is set to None in each of them, so a value present is one computed for the
-    NodeInfo object and generation the position holds now. ``tokens`` is the scheduler's
-    (what else a column's scores were computed for, e.g. the cluster's image spread).
+    NodeInfo object and generation the position holds now. ``node_scores`` holds the
+    same for Score plugins whose raw score depends on the pod and the ``Node`` object alone
+    (e.g. TaintToleration): those are set to None only where the ``Node`` object changed.
+    ``tokens`` is the scheduler's (what else a column's scores were computed for, e.g. the
+    cluster's image spread).
+
+    Args:
+        node_only: the Filter plugins whose status depends on the pod and the ``Node``
+            object alone (see above; empty: every change re-runs every plugin).
     """
 
     __slots__ = (
         "gens",
         "journal",
         "names",
+        "node_only",
+        "node_scores",
         "nodeless",
+        "nodes",
         "objs",
         "ok",
         "positions",
@@ -57,7 +73,8 @@ class FilterTable:
         "values",
     )
 
-    def __init__(self) -> None:
+    def __init__(self, node_only: frozenset[str] = frozenset()) -> None:
+        self.node_only = node_only
         # the store's change-journal token this table is up to date with (None: compare
         # everything next time) and node name -> position as of that comparison
         self.journal: object = None
@@ -67,8 +84,10 @@ class FilterTable:
         self.ok: list[bool] = []
         self.statuses: list[Status | None] = []
         self.names: list[str] = []
+        self.nodes: list[Node | None] = []
         self.nodeless = False
         self.scores: dict[str, list[int | None]] = {}
+        self.node_scores: dict[str, list[int | None]] = {}
         self.tokens: dict[str, object] = {}
         # for keyed Filter plugins (`walk_rotating`'s ``keyed``): the label keys, per
         # position the id of the node's values of them (-1: not computed), and id -> values
@@ -94,8 +113,10 @@ class FilterTable:
         self.ok = [False] * n
         self.statuses = [None] * n
         self.names = [""] * n
+        self.nodes = [None] * n
         self.nodeless = False
         self.scores = {}
+        self.node_scores = {}
         self.tokens = {}
         self.journal = None
         self.positions = {}

@@ -80,6 +80,7 @@ class SchedulerPluginRunner:
         skip_unschedulable_nodes: bool = True,
     ) -> None:
         self.framework = framework
+        self._filter_names = framework.filter_plugin_names
         self._snapshot = snapshot
         # the store's change journal (`ClusterSnapshotStore.changes_since`)
         self._changes_since = snapshot.node_changes_since
@@ -235,7 +236,12 @@ class SchedulerPluginRunner:
         the same result, computed in bulk.
 
         Every position whose NodeInfo object or generation changed since ``table`` saw it is
-        filtered again (also outside the window kube-scheduler would walk: O(changes)); the
+        filtered again (also outside the window kube-scheduler would walk: O(changes));
+        where the ``Node`` object is the one the table's result was computed with (only the
+        pods changed), the first plugins to run that are in ``table.node_only`` keep their
+        verdict: their rejection stands without a call, and after their success only the
+        plugins after them run (the Filter chain stops at the first rejection, so the
+        status is the one the whole chain gives); the
         feasible nodes are then the first ``num_to_find`` passing positions in rotation order
         (``compress``/``islice`` over the table), and the nodes processed those up to the last
         of them. An Error status counts only if kube-scheduler's walk would have reached it.
@@ -286,7 +292,6 @@ class SchedulerPluginRunner:
                     ni.node.name: i for i, ni in enumerate(nodes) if ni.node is not None
                 }
         table.journal = token
-        run_filter = self.framework.run_filter_plugins
         objs, gens, ok, statuses, names = (
             table.objs,
             table.gens,
@@ -296,6 +301,7 @@ class SchedulerPluginRunner:
         )
         errors: list[int] = []
         columns = list(table.scores.values())
+        node_columns = list(table.node_scores.values())
         skip = state.skip_filter_plugins
         keyed_names = {name for name, _ in keyed} - skip
         keys = tuple(k for _, ks in keyed for k in ks)
@@ -304,30 +310,51 @@ class SchedulerPluginRunner:
             for i in range(n):
                 table.value_id(i, nodes[i])
         skip.update(keyed_names)  # the table holds the other plugins' results
+        # the first plugins to run whose status reads the Node object alone: where only the
+        # node's pods changed, their rejection stands and, after their success, only the
+        # plugins after them run again
+        prefix: set[str] = set()
+        if table.node_only:
+            node_only = table.node_only
+            for name in self._filter_names:
+                if name in skip:
+                    continue
+                if name not in node_only:
+                    break
+                prefix.add(name)
+        tnodes = table.nodes
+        pods_changed: list[int] = []
         try:
             for i in stale:
                 for column in columns:
                     column[i] = None
                 ni = nodes[i]
+                node = ni.node
+                if prefix and node is tnodes[i] and node is not None:
+                    # only the pods changed
+                    if statuses[i].plugin in prefix:  # type: ignore[union-attr]
+                        objs[i], gens[i] = ni, ni.generation  # the same rejection
+                    else:
+                        pods_changed.append(i)
+                    continue
+                for column in node_columns:
+                    column[i] = None
                 if table.value_keys is not None:
                     table.value_id(i, ni)
-                node = ni.node
+                tnodes[i] = node
                 if node is None:  # never feasible, never recorded (as in walk_filters)
                     objs[i], gens[i], ok[i], statuses[i] = ni, ni.generation, False, None
                     table.nodeless = True
                     continue
-                st = run_filter(state, pod, ni)
                 names[i] = node.name
-                statuses[i] = st
-                ok[i] = st.code is Code.Success
-                if st.code is Code.Error:
-                    errors.append(i)  # not stored: filtered again next time
-                    objs[i], gens[i] = None, -1
-                    table.journal = None  # the journal will not name it again
-                else:
-                    objs[i], gens[i] = ni, ni.generation
+                self._refilter(state, pod, ni, i, table, errors)
+            if pods_changed:
+                skip.update(prefix)  # they passed on this Node object
+                for i in pods_changed:
+                    self._refilter(state, pod, nodes[i], i, table, errors)
         finally:
             skip.difference_update(keyed_names)
+            skip.difference_update(prefix)
         passing: list[bool] = ok
         verdicts: list[Status | None] = []
         keyed_errors: dict[int, Status] = {}
@@ -368,6 +395,27 @@ class SchedulerPluginRunner:
         elif table.nodeless:  # positions without a Node: neither feasible nor rejected
             rejected -= sum(1 for p in range(processed) if statuses[(p + start) % n] is None)
         return FilterWalk(feasible, found, node_to_status, 0, None, rejected)
+
+    def _refilter(
+        self,
+        state: CycleState,
+        pod: Pod,
+        ni: NodeInfo,
+        i: int,
+        table: FilterTable,
+        errors: list[int],
+    ) -> None:
+        """Run Filter on ``ni`` at position ``i`` of ``table`` and store the result; an Error
+        status is not stored (``errors`` gets ``i``: filtered again next time)."""
+        st = self.framework.run_filter_plugins(state, pod, ni)
+        table.statuses[i] = st
+        table.ok[i] = code = st.code is Code.Success
+        if code or st.code is not Code.Error:
+            table.objs[i], table.gens[i] = ni, ni.generation
+        else:
+            errors.append(i)
+            table.objs[i], table.gens[i], table.nodes[i] = None, -1, None
+            table.journal = None  # the journal will not name it again
 
     def _keyed_verdicts(
         self,
