@@ -48,6 +48,20 @@ class OpenedReport:
     errors: list[str]
     requests: list[str]
 
+    def widths(self, timeout_ms: float = 5000) -> tuple[int, int]:
+        """The page's width and the window's (pixels), once the page is no wider than the
+        window or after ``timeout_ms`` (plotly resizes its charts to the page a moment after
+        drawing them, e.g. when a scroll bar appears)."""
+        fits = "document.documentElement.scrollWidth <= window.innerWidth"
+        try:
+            self.tab.wait_for_function(fits, timeout=timeout_ms)
+        except Exception:  # a timeout: the widths say how much is too wide
+            pass
+        width, window = self.tab.evaluate(
+            "() => [document.documentElement.scrollWidth, window.innerWidth]"
+        )
+        return int(width), int(window)
+
     @property
     def offline(self) -> bool:
         """Nothing was fetched but the file itself and inline data."""
@@ -55,10 +69,10 @@ class OpenedReport:
 
 
 @pytest.fixture
-def open_report() -> Iterator[Callable[[Path, int], OpenedReport]]:
-    """``open_report(path, charts)`` loads a report in the distribution's Chromium (which
-    .ci/run installs) and waits until its ``charts`` plotly charts are drawn. Skips, saying
-    why, without Chromium or Playwright."""
+def open_report() -> Iterator[Callable[..., OpenedReport]]:
+    """``open_report(path, charts, width=1280)`` loads a report in the distribution's
+    Chromium (which .ci/run installs) in a ``width`` x 900 window and waits until its
+    ``charts`` plotly charts are drawn. Skips, saying why, without Chromium or Playwright."""
     chromium = next(
         (p for p in ("/usr/bin/chromium", "/usr/bin/chromium-browser") if Path(p).exists()),
         shutil.which("chromium"),
@@ -71,8 +85,8 @@ def open_report() -> Iterator[Callable[[Path, int], OpenedReport]]:
             executable_path=chromium, args=["--no-sandbox", "--disable-gpu"], headless=True
         )
 
-        def load(path: Path, charts: int) -> OpenedReport:
-            tab = browser.new_page(viewport={"width": 1280, "height": 900})
+        def load(path: Path, charts: int, width: int = 1280) -> OpenedReport:
+            tab = browser.new_page(viewport={"width": width, "height": 900})
             opened = OpenedReport(tab, [], [])
             tab.on("pageerror", lambda e: opened.errors.append(str(e)))
             tab.on("console", lambda m: opened.errors.append(m.text) if m.type == "error" else None)

@@ -14,6 +14,7 @@ from schedsim.autoscaler.nodegroups import parse_node_groups
 from schedsim.cli import main
 from schedsim.engine import Cluster
 from schedsim.replay import Replay, ReplayMetrics, manifest_trace
+from schedsim.replay.metrics import pending_reason
 from schedsim.report import replay_page
 
 
@@ -56,3 +57,66 @@ def test_report_unwritable_is_exit_1(tmp_path: Path, capsys: pytest.CaptureFixtu
     err = capsys.readouterr().err
     assert err.startswith(f"schedsim: error: cannot write the output to {bad}:")
     assert list(tmp_path.iterdir()) == []
+
+
+def test_report_is_deterministic() -> None:
+    """Two replays of the same input give the same page, byte for byte."""
+    trace = burst_trace()
+    groups = yaml.safe_load(NODE_GROUPS)
+    pages = [
+        replay_page(
+            Replay(
+                manifest_trace(Cluster.from_text(trace, "trace.yaml")),
+                parse_node_groups(groups, "groups.yaml"),
+                detail=True,
+            ).run(),
+            "burst",
+        ).render()
+        for _ in range(2)
+    ]
+    assert pages[0] == pages[1]
+
+
+def test_timeline_is_the_cost_at_every_sample() -> None:
+    """`ReplayMetrics.timeline` (from the nodes' lifetimes) gives, summed over the groups,
+    each sample's cost so far (node-hours x price, metrics module docstring); by hand for the
+    burst scenario: burst's 3 nodes ready 120-1,020 s at 0.5/h = 0.375."""
+    m = _metrics()
+    tl = m.timeline()
+    for s in m.samples:
+        assert sum(t.cost_at(s.time) for t in tl.values()) == pytest.approx(s.cost)
+    assert tl["burst"].times == (0.0, 120.0, 1020.0, 1030.0)
+    assert tl["burst"].nodes == (0, 3, 0, 0)
+    assert tl["burst"].cost == pytest.approx((0.0, 0.0, 0.375, 0.375))
+    assert tl["base"].nodes == (1, 1)  # still there at the end
+
+
+def test_without_detail_nothing_is_recorded() -> None:
+    """A replay that writes no report records no detail, and its page says so instead of
+    drawing the heatmaps and the pending-by-reason chart."""
+    m = _metrics()
+    assert m.details == ()
+    text = replay_page(m).render()
+    assert text.count("Not recorded: the replay ran without detail") == 2
+
+
+def test_pending_reason() -> None:
+    """A pod counts once under its distinct reasons (joined), or the FitError message when
+    there is none (kube-scheduler's 'no nodes available to schedule pods')."""
+    assert pending_reason(("Insufficient cpu", "Insufficient memory"), "0/2 nodes ...") == (
+        "Insufficient cpu; Insufficient memory"
+    )
+    assert pending_reason((), "no nodes available to schedule pods") == (
+        "no nodes available to schedule pods"
+    )
+
+
+def test_replay_report_title_names_the_input(tmp_path: Path) -> None:
+    """replay --report is titled after the trace and node-groups files it read."""
+    trace, groups, out = tmp_path / "trace.yaml", tmp_path / "groups.yaml", tmp_path / "r.html"
+    trace.write_text(burst_trace())
+    groups.write_text(NODE_GROUPS)
+    args = ["replay", str(trace), "--node-groups", str(groups), "--report", str(out)]
+    assert main(args) == 0
+    title = f"schedsim replay: {trace} (node groups {groups})"
+    assert f"<title>{title}</title>" in out.read_text()

@@ -58,6 +58,7 @@ from schedsim.cli.common import (
     UsageError,
     add_input_args,
     live_cluster,
+    report_title,
     warn_input,
     write_report,
 )
@@ -335,7 +336,8 @@ def _run(args: argparse.Namespace, engine: Engine) -> tuple[str, int]:
             _warn_skipped(up.skipped_pods)
             code = _report_errors(up.errors)
             if args.report:
-                write_report(args.report, scale_up_page(up))
+                title = report_title("scale-up", args, EXAMPLE_CLUSTER)
+                write_report(args.report, scale_up_page(up, title))
             return (_up_json(up) if args.output == "json" else _up_table(up)), code
         with _progress(len(cluster.nodes), "nodes") as progress:
             down = engine.scale_down(
@@ -354,7 +356,8 @@ def _run(args: argparse.Namespace, engine: Engine) -> tuple[str, int]:
     _warn_skipped(down.skipped_pods)
     code = _report_errors(down.errors)
     if args.report:
-        write_report(args.report, scale_down_page(down))
+        title = report_title("scale-down", args, EXAMPLE_CLUSTER)
+        write_report(args.report, scale_down_page(down, title))
     return (_down_json(down) if args.output == "json" else _down_table(down)), code
 
 

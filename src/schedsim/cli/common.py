@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import json
+from collections.abc import Sequence
 from typing import Any
 
 import yaml
@@ -21,6 +22,7 @@ __all__ = [
     "add_live_args",
     "json_to_yaml",
     "live_cluster",
+    "report_title",
     "warn_input",
     "write_report",
 ]
@@ -123,6 +125,27 @@ def live_cluster(args: argparse.Namespace, **load: Any) -> Cluster | None:
         deliver(read.to_text(as_json=args.save.endswith(".json")), args.save)
         return Cluster.from_paths([args.save], **load)
     return Cluster.from_text(read.to_text(), read.source, **load)
+
+
+def report_title(
+    command: str, args: argparse.Namespace, example: str, inputs: Sequence[str] = ()
+) -> str:
+    """The title of a ``--report`` page, naming what the command read: ``inputs`` (default:
+    the CLUSTER / TRACE paths; ``-`` is standard input), else the ``--kubeconfig`` cluster,
+    else the shipped ``example``; and the ``--node-groups`` file when one was given, e.g.
+    ``schedsim replay: trace.yaml (node groups groups.yaml)``."""
+    read = list(inputs) or list(getattr(args, "paths", None) or ())
+    if read:
+        what = ", ".join("standard input" if p == "-" else p for p in read)
+    elif getattr(args, "kubeconfig", None):
+        context = getattr(args, "context", None) or "current context"
+        what = f"live cluster ({context}) of {args.kubeconfig}"
+    else:
+        what = f"shipped example {example}"
+    groups = getattr(args, "node_groups", None)
+    if groups:
+        what += f" (node groups {'standard input' if groups == '-' else groups})"
+    return f"schedsim {command}: {what}"
 
 
 def write_report(path: str, page: Page) -> None:

@@ -30,7 +30,7 @@ from rich.table import Table
 
 from schedsim.autoscaler.nodegroups import NodeGroupError, load_node_groups, parse_node_groups
 from schedsim.autoscaler.scaleup import DEFAULT_MAX_NODES_PER_SCALE_UP, EXPANDERS
-from schedsim.cli.common import UsageError, write_report
+from schedsim.cli.common import UsageError, report_title, write_report
 from schedsim.cli.output import warn
 from schedsim.engine import Cluster, Engine
 from schedsim.replay import AutoscalerOptions, Replay, parse_duration
@@ -500,6 +500,7 @@ def run(args: argparse.Namespace, engine: Engine) -> tuple[str, int]:
             until=args.until,
             seed=args.seed,
             gpu_driver=GPU_DRIVER if args.alibaba_pods and args.gpu_as == "dra" else None,
+            detail=bool(args.report),
         )
     except NodeGroupError as e:
         raise UsageError(f"{args.node_groups}: {e}") from None
@@ -520,7 +521,8 @@ def run(args: argparse.Namespace, engine: Engine) -> tuple[str, int]:
         )
         status = 1
     if args.report:
-        title = "schedsim replay " + (" ".join(args.paths) or str(args.alibaba_pods))
+        alibaba = [f for f in (args.alibaba_pods, args.alibaba_nodes) if f]
+        title = report_title("replay", args, EXAMPLE_TRACE, args.paths or alibaba)
         write_report(args.report, replay_page(metrics, title))
     if args.output == "json":
         return metrics_to_json(metrics), status

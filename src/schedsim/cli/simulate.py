@@ -24,7 +24,7 @@ from schedsim.cli import json_text as cli_json
 from schedsim.cli import kss as cli_kss
 from schedsim.cli import output as cli_output
 from schedsim.cli import table as cli_table
-from schedsim.cli.common import UsageError, live_cluster, warn_input, write_report
+from schedsim.cli.common import UsageError, live_cluster, report_title, warn_input, write_report
 from schedsim.cli.options import make_engine
 from schedsim.cli.output import warn
 from schedsim.cli.parser import EXPLAIN_ALL
@@ -409,7 +409,8 @@ def simulate(args: argparse.Namespace) -> tuple[str, int]:
             file=sys.stderr,
         )
     if args.report:
-        write_report(args.report, simulate_page(cluster, result))
+        title = report_title("simulate", args, EXAMPLE)
+        write_report(args.report, simulate_page(cluster, result, title))
     if args.output == "kss":
         out = cli_kss.to_kss(args.config, cluster, result)
     else:

@@ -61,7 +61,15 @@ from schedsim.framework.events import (
 from schedsim.replay.autoscaler import Autoscaler, AutoscalerOptions, LoopDecision
 from schedsim.replay.clock import Event, EventKind, EventQueue, VirtualClock, grid_time
 from schedsim.replay.gpus import device_gpus
-from schedsim.replay.metrics import MetricsRecorder, ReplayMetrics, task_classes
+from schedsim.replay.metrics import (
+    NOT_ATTEMPTED,
+    WAITING_ON_PERMIT,
+    MetricsRecorder,
+    ReplayMetrics,
+    dra_devices,
+    pending_reason,
+    task_classes,
+)
 from schedsim.replay.state import ReplayState
 from schedsim.replay.trace import Trace, TracePod
 from schedsim.scheduler import Scheduler
@@ -117,6 +125,9 @@ class Replay:
             KubeSchedulerConfiguration ``podInitialBackoffSeconds`` /
             ``podMaxBackoffSeconds``, else 1 s and 10 s); its attempt guard is ignored (a
             replay retries a pod for as long as it waits).
+        detail: record what a report draws besides the samples (per-node shares, pending
+            pods by reason, DRA devices in use: `schedsim.replay.metrics.SampleDetail`);
+            off, the replay computes none of it.
 
     Raises:
         ValueError: a non-positive ``sample_interval``; a negative ``until``.
@@ -138,6 +149,7 @@ class Replay:
         gpu_resource: str = DEFAULT_GPU_RESOURCE,
         gpu_driver: str | None = None,
         queue_options: QueueOptions | None = None,
+        detail: bool = False,
     ) -> None:
         if not sample_interval > 0:
             raise ValueError(f"sample interval must be > 0, got {sample_interval}")
@@ -210,6 +222,8 @@ class Replay:
         self.bound: dict[str, str] = {}  # pod key -> node
         self._binds: dict[str, int] = {}  # pod key -> bind count (completion tokens)
         self._messages: dict[str, str] = {}  # pod key -> last FitError message
+        self._detail = detail
+        self._reasons: dict[str, str] = {}  # with detail: pod key -> `pending_reason`
         self.failed: dict[str, str] = {}
         """Pods whose attempt ended with an Error status (a plugin failed): key -> message.
         They leave the queue (kube-scheduler would retry them after backoff, and fail again)."""
@@ -234,6 +248,7 @@ class Replay:
                 gpu_resource,
                 {tp.pod.key: tp.gpus for tp in trace_pods if tp.gpus is not None},
             ),
+            detail=detail,
         )
         for n in cluster.nodes:
             if self._info(n.name) is not None:
@@ -305,7 +320,7 @@ class Replay:
         unschedulable: dict[str, str] = {}
         for qpi in self.queue.pending_pods():
             pod = qpi.pod
-            default = qpi.gating_status.message if qpi.gating_status else "not attempted yet"
+            default = qpi.gating_status.message if qpi.gating_status else NOT_ATTEMPTED
             msg = self._messages.get(pod.key, default)
             groups = self._unhelped.get(pod.key)
             if groups:
@@ -527,6 +542,8 @@ class Replay:
             )
         elif outcome.node_name is None:
             self._messages[key] = outcome.message
+            if self._detail:
+                self._reasons[key] = pending_reason(outcome.reasons, outcome.message)
         else:
             self._bind(outcome.pod, outcome.node_name)
 
@@ -546,6 +563,8 @@ class Replay:
         token = self._binds.get(key, 0) + 1
         self._binds[key] = token
         self._messages.pop(key, None)
+        if self._detail:
+            self._reasons.pop(key, None)
         self.metrics_recorder.on_bound(self.now, key, node)
         self.autoscaler.mark_changed()
         duration = self._pods[key].duration
@@ -619,4 +638,22 @@ class Replay:
             a.upcoming_sizes(),
             a.group_of,
             device_gpus(self.snapshot, self._gpu_driver),
+            self._pending_reasons() if self._detail else None,
+            dra_devices(self.snapshot.dra_snapshot) if self._detail else None,
         )
+
+    def _pending_reasons(self) -> dict[str, int]:
+        """Pending pods by reason (`SampleDetail.pending`): a gated pod under its PreEnqueue
+        plugin's message, an attempted one under its last attempt's reasons, the others
+        not attempted yet; pods held at Permit as waiting on it."""
+        out: dict[str, int] = {}
+        reasons = self._reasons
+        for qpi in self.queue.pending_pods():
+            if qpi.gating_status is not None:
+                why = qpi.gating_status.message
+            else:
+                why = reasons.get(qpi.pod.key, NOT_ATTEMPTED)
+            out[why] = out.get(why, 0) + 1
+        if self.scheduling.waiting:
+            out[WAITING_ON_PERMIT] = len(self.scheduling.waiting)
+        return out

@@ -28,7 +28,16 @@ GPU fragmentation
 Cost
     ``price`` per node-hour of each node group (the node-groups file's ``price``), times the
     hours its nodes were ready (nodes outside every group cost nothing). Provisioning time is
-    not billed.
+    not billed. Cost therefore grows linearly while the set of ready nodes holds, with a slope
+    of the summed prices per hour, and bends only where a node becomes ready or is deleted:
+    `ReplayMetrics.timeline` gives those breakpoints exactly (from the nodes' lifetimes, not
+    the samples), so a chart drawn through them is the cost at every instant.
+
+Detail (``MetricsRecorder(detail=True)``, what ``replay --report`` asks for)
+    One `SampleDetail` per sample besides the `Sample`: each ready node's requested /
+    allocatable cpu and memory, the pending pods by reason (`pending_reason`), and the DRA
+    devices allocated per driver (`dra_devices`). Without detail none of it is computed: a
+    replay that writes no report does not pay for it.
 """
 
 from __future__ import annotations
@@ -43,18 +52,31 @@ from schedsim.api.core import Pod
 from schedsim.api.core.resources import pod_requests
 from schedsim.framework.resource import Resource
 from schedsim.replay.autoscaler import ScaleEvent
+from schedsim.snapshot.dra import DraSnapshot
 from schedsim.snapshot.infos import NodeInfo
 
 __all__ = [
     "MAX_TASK_CLASSES",
+    "NOT_ATTEMPTED",
+    "WAITING_ON_PERMIT",
+    "GroupTimeline",
     "MetricsRecorder",
     "NodeUsage",
     "ReplayMetrics",
     "Sample",
+    "SampleDetail",
     "TaskClass",
+    "dra_devices",
+    "pending_reason",
     "percentile",
     "task_classes",
 ]
+
+NOT_ATTEMPTED: Final = "not attempted yet"
+"""The pending reason of a queued pod kube-scheduler has not tried yet."""
+
+WAITING_ON_PERMIT: Final = "waiting on Permit"
+"""The pending reason of a pod a Permit plugin holds (Wait): reserved, not bound yet."""
 
 MAX_TASK_CLASSES: Final = 64
 """The fragmentation measure's workload keeps at most this many task classes."""
@@ -107,6 +129,36 @@ def node_fragmentation(
     return frag
 
 
+def pending_reason(reasons: Sequence[str], message: str) -> str:
+    """What a pending pod waits for, as one label: its last attempt's rejection reasons
+    (`PodOutcome.reasons`: kube-scheduler's reason strings, e.g. ``Insufficient cpu``,
+    distinct and sorted) joined by ``"; "``, so a pod is counted once under the set of
+    reasons that kept it out; the FitError message when there is no reason (``no nodes
+    available to schedule pods``)."""
+    return "; ".join(reasons) or message
+
+
+def dra_devices(dra: DraSnapshot) -> dict[str, tuple[int, int]]:
+    """DRA driver -> (devices allocated, devices published) over every ResourceSlice in
+    ``dra`` (node-local or not); allocated: named by an allocation result of a claim (a
+    device shared by several claims, DRAConsumableCapacity, counts once). Drivers sorted.
+
+    Time: O(slices' devices + claims' results)."""
+    total: dict[str, int] = {}
+    for sl in dra.list_resource_slices():
+        total[sl.driver] = total.get(sl.driver, 0) + len(sl.devices)
+    used = {
+        (r.driver, r.pool, r.device)
+        for claim in dra.list_resource_claims()
+        if claim.status.allocation is not None
+        for r in claim.status.allocation.results
+    }
+    in_use: dict[str, int] = {}
+    for driver, _, _ in used:
+        in_use[driver] = in_use.get(driver, 0) + 1
+    return {d: (in_use.get(d, 0), total.get(d, 0)) for d in sorted(total.keys() | in_use.keys())}
+
+
 def percentile(sorted_values: Sequence[float], q: float) -> float:
     """The nearest-rank ``q``-th percentile (0 < q <= 100) of ascending values (0 when
     empty)."""
@@ -155,6 +207,57 @@ class Sample:
 
 
 @attrs.frozen
+class SampleDetail:
+    """What a report draws at one sample besides its `Sample` (recorded only with
+    ``MetricsRecorder(detail=True)``).
+
+    Attributes:
+        time: the sample's time (seconds since the trace's start).
+        cpu, memory: ready node -> requested / allocatable (a fraction; 0 when nothing is
+            allocatable), the nodes in `list_node_infos` order.
+        pending: reason (`pending_reason`, `NOT_ATTEMPTED`, `WAITING_ON_PERMIT`, a gated
+            pod's PreEnqueue message) -> pending pods; sums to `Sample.pending`.
+        devices: DRA driver -> (devices allocated, devices published) (`dra_devices`); empty
+            without ResourceSlices.
+    """
+
+    time: float
+    cpu: Mapping[str, float]
+    memory: Mapping[str, float]
+    pending: Mapping[str, int]
+    devices: Mapping[str, tuple[int, int]]
+
+
+@attrs.frozen
+class GroupTimeline:
+    """One node group's ready nodes and cost over the whole replay, exact: a point at t = 0,
+    at every instant one of its nodes became ready or was deleted, and at the end.
+
+    Attributes:
+        times: seconds, ascending.
+        nodes: ready nodes from each time until the next (a step function).
+        cost: the group's cost so far at each time; linear in between (node-hours x price,
+            the slope is ``nodes x price`` per hour).
+    """
+
+    times: tuple[float, ...]
+    nodes: tuple[int, ...]
+    cost: tuple[float, ...]
+
+    def cost_at(self, t: float) -> float:
+        """The cost so far at ``t`` (interpolated between the breakpoints; 0 before the
+        first, the last value after the end)."""
+        times = self.times
+        if not times or t <= times[0]:
+            return 0.0
+        for i in range(1, len(times)):
+            if t <= times[i]:
+                t0, c0 = times[i - 1], self.cost[i - 1]
+                return c0 + (self.cost[i] - c0) * (t - t0) / (times[i] - t0)
+        return self.cost[-1]
+
+
+@attrs.frozen
 class NodeUsage:
     """One node's life in the replay.
 
@@ -193,6 +296,8 @@ class ReplayMetrics:
             upstream: not scheduled again).
         end: the replay's last instant (seconds).
         prices: node group -> price per node-hour.
+        details: one per sample, in step with ``samples``, when recorded with detail; else
+            empty.
     """
 
     samples: tuple[Sample, ...]
@@ -206,6 +311,7 @@ class ReplayMetrics:
     end: float
     prices: Mapping[str, float] = attrs.field(factory=dict)
     preempted: int = 0
+    details: tuple[SampleDetail, ...] = ()
 
     def latency_percentiles(self) -> dict[str, float]:
         """``p50``, ``p90``, ``p99`` and ``max`` of the scheduling latencies (seconds)."""
@@ -227,6 +333,36 @@ class ReplayMetrics:
     def cost(self) -> dict[str, float]:
         """Node group -> cost (node-hours x price)."""
         return {g: h * self.prices.get(g, 0.0) for g, h in self.node_hours().items()}
+
+    def timeline(self) -> dict[str, GroupTimeline]:
+        """Node group ("" for nodes in no group) -> its ready nodes and cost over time, from
+        the nodes' lifetimes (`NodeUsage.added` / `removed`; a node still there at the end
+        counts until then), groups sorted. At the samples' times the groups' costs add up
+        to `Sample.cost`.
+
+        Time: O(nodes log nodes)."""
+        changes: dict[str, list[tuple[float, int]]] = {}
+        for n in self.nodes:
+            ch = changes.setdefault(n.group, [])
+            ch.append((n.added, 1))
+            if n.removed is not None:
+                ch.append((n.removed, -1))
+        out: dict[str, GroupTimeline] = {}
+        for group in sorted(changes):
+            per_second = self.prices.get(group, 0.0) / 3600
+            times, nodes, cost = [0.0], [0], [0.0]
+            for t, d in sorted(changes[group]):
+                if t > times[-1]:
+                    cost.append(cost[-1] + nodes[-1] * per_second * (t - times[-1]))
+                    times.append(t)
+                    nodes.append(nodes[-1])
+                nodes[-1] += d
+            if self.end > times[-1]:
+                cost.append(cost[-1] + nodes[-1] * per_second * (self.end - times[-1]))
+                times.append(self.end)
+                nodes.append(nodes[-1])
+            out[group] = GroupTimeline(tuple(times), tuple(nodes), tuple(cost))
+        return out
 
     def summary(self) -> dict[str, object]:
         """The totals, as plain data (what the summary table and ``summary`` in JSON show)."""
@@ -275,14 +411,23 @@ class MetricsRecorder:
         prices: node group -> price per node-hour.
         gpu_resource: the extended resource that counts GPUs (``nvidia.com/gpu``).
         classes: the workload for the fragmentation measure (`task_classes`).
+        detail: record a `SampleDetail` with each sample (the caller passes ``pending`` by
+            reason and ``devices`` to `sample`).
 
     Time: every ``on_*`` call O(1); `sample` O(nodes), fragmentation memoised per free
-    (cpu, memory, GPU) triple.
+    (cpu, memory, GPU) triple; with detail another O(nodes) pass.
     """
 
     def __init__(
-        self, prices: Mapping[str, float], gpu_resource: str, classes: Sequence[TaskClass]
+        self,
+        prices: Mapping[str, float],
+        gpu_resource: str,
+        classes: Sequence[TaskClass],
+        *,
+        detail: bool = False,
     ) -> None:
+        self.detail = detail
+        self._details: list[SampleDetail] = []
         self.prices = dict(prices)
         self.gpu_resource = gpu_resource
         self.classes = tuple(classes)
@@ -338,9 +483,12 @@ class MetricsRecorder:
         upcoming: Mapping[str, int],
         group_of: Mapping[str, str],
         device_gpus: Mapping[str, tuple[int, int]] | None = None,
+        pending_reasons: Mapping[str, int] | None = None,
+        devices: Mapping[str, tuple[int, int]] | None = None,
     ) -> Sample:
         """Record the cluster at ``now`` (``node_infos``: the ready nodes; ``device_gpus``:
-        node -> (GPUs allocated, GPUs) when GPUs are DRA devices, not the extended resource)."""
+        node -> (GPUs allocated, GPUs) when GPUs are DRA devices, not the extended resource;
+        with detail, ``pending_reasons`` and ``devices`` as `SampleDetail` has them)."""
         gpu = self.gpu_resource
         nodes: dict[str, int] = dict.fromkeys(upcoming, 0)
         cpu_r = cpu_a = mem_r = mem_a = gpu_r = gpu_a = 0
@@ -393,7 +541,27 @@ class MetricsRecorder:
             cost,
         )
         self._samples.append(s)
+        if self.detail:
+            self._record_detail(now, node_infos, pending_reasons or {}, devices or {})
         return s
+
+    def _record_detail(
+        self,
+        now: float,
+        node_infos: Sequence[NodeInfo],
+        pending: Mapping[str, int],
+        devices: Mapping[str, tuple[int, int]],
+    ) -> None:
+        cpu: dict[str, float] = {}
+        memory: dict[str, float] = {}
+        for ni in node_infos:
+            node = ni.node
+            if node is None:
+                continue
+            req, alloc = ni.requested, ni.allocatable
+            cpu[node.name] = req.milli_cpu / alloc.milli_cpu if alloc.milli_cpu else 0.0
+            memory[node.name] = req.memory / alloc.memory if alloc.memory else 0.0
+        self._details.append(SampleDetail(now, cpu, memory, dict(pending), dict(devices)))
 
     def result(self, end: float, unschedulable: Mapping[str, str]) -> ReplayMetrics:
         """The metrics, frozen (nodes still ready count until ``end``)."""
@@ -426,4 +594,5 @@ class MetricsRecorder:
             end,
             self.prices,
             self.preempted,
+            tuple(self._details),
         )

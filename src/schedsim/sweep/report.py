@@ -5,7 +5,9 @@ offline), as the reports of the single commands: a table of every row, then one 
 per headline metric with a bar per scenario (grouped where metrics share a unit: pods,
 nodes, latency percentiles), and the failed scenarios with their errors. Cost and latency
 charts show only the scenarios that measure them (``replay``), and are left out when none
-does.
+does. A pivot per axis (`axis_pivot`) sums the rows up by that axis's variants. Tables
+scroll inside their box when they have more columns than the window is wide
+(`schedsim.report.Page.table`).
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from schedsim.report import Page
 from schedsim.sweep.curves import POINTS, curve_figures, curve_rows
 from schedsim.sweep.results import COLUMNS, ScenarioResult, shown_metrics
 
-__all__ = ["CHARTS", "sweep_page"]
+__all__ = ["CHARTS", "axis_pivot", "sweep_page"]
 
 CHARTS: tuple[tuple[str, str, tuple[str, ...]], ...] = (
     ("Pods per scenario", "pods", ("scheduled", "unschedulable", "preempted", "plugin_errors")),
@@ -50,6 +52,37 @@ def _bars(
     )
     fig.update_layout(title=title, yaxis_title=unit, barmode="group", xaxis_tickangle=-30)
     return fig
+
+
+def _number(v: float) -> int | float:
+    return int(v) if float(v).is_integer() else round(v, 3)
+
+
+def axis_pivot(
+    rows: Sequence[ScenarioResult], axis: str, metrics: Sequence[str]
+) -> list[tuple[object, ...]]:
+    """The scenarios that ran, by ``axis``'s variants (in the order they first appear): per
+    variant the number of scenarios and, per metric (`ScenarioResult` field), the mean over
+    them and, when they differ, the range: ``"mean (min-max)"``; a single value as a number;
+    empty when no scenario of the variant measures it (e.g. cost outside ``replay``)."""
+    by_variant: dict[str, list[ScenarioResult]] = {}
+    for r in rows:
+        if r.ok:
+            by_variant.setdefault(dict(r.axes).get(axis, ""), []).append(r)
+    out: list[tuple[object, ...]] = []
+    for variant, group in by_variant.items():
+        cells: list[object] = [variant, len(group)]
+        for m in metrics:
+            values = [float(v) for v in (getattr(r, m) for r in group) if v is not None]
+            if not values:
+                cells.append("")
+            elif min(values) == max(values):
+                cells.append(_number(values[0]))
+            else:
+                mean = sum(values) / len(values)
+                cells.append(f"{_number(mean)} ({_number(min(values))}-{_number(max(values))})")
+        out.append(tuple(cells))
+    return out
 
 
 def _experiment_curves(page: Page, ok: Sequence[ScenarioResult]) -> None:
@@ -98,6 +131,19 @@ def sweep_page(results: Iterable[ScenarioResult], title: str = "schedsim sweep")
             for r in rows
         ],
     )
+    if ok and axes:
+        page.heading("By axis")
+        page.text(
+            "One table per axis: its variants, the scenarios with each (that ran), and each "
+            "metric's mean over them, with the range (min-max) when they differ.",
+            note=True,
+        )
+        for axis in axes:
+            page.text(f"axis {axis}")
+            page.table(
+                (axis, "scenarios", *(COLUMNS[m] for m in metrics)),
+                axis_pivot(ok, axis, metrics),
+            )
     page.heading("Headline metrics per scenario")
     for chart_title, unit, fields in CHARTS:
         drawn = [f for f in fields if f == "wall_seconds" or f in metrics]
