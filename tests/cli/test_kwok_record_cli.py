@@ -28,7 +28,7 @@ def _run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]
 WARNING = (
     f"{RECORD}: KWOK recording: 4 ResourcePatch change(s) (1 create, 2 patch, 1 delete) over "
     "3.15s after the recorded objects are not applied: the run is the cluster as recording "
-    "started"
+    "started (schedsim replay applies them)"
 )
 
 

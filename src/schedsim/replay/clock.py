@@ -36,6 +36,9 @@ class EventKind(enum.IntEnum):
     """Metrics are sampled."""
     AUTOSCALER_LOOP = 5
     """The Cluster Autoscaler's ``RunOnce`` (every ``scan-interval``)."""
+    RECORDED_CHANGE = 6
+    """A change of a KWOK recording (`schedsim.replay.recording`): after the replay's own
+    events of the instant, in recorded order."""
 
 
 @attrs.frozen(order=False)

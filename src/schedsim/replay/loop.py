@@ -18,7 +18,8 @@ flush of pods parked longer than ``podMaxInUnschedulablePodsDuration`` (5 min, c
 s as upstream) are instants of the replay too. Metrics are sampled every ``sample_interval``
 (`schedsim.replay.metrics`).
 
-At one instant: nodes become ready and pods complete, then pods arrive, then the scheduling
+At one instant: nodes become ready and pods complete, then pods arrive, then a KWOK
+recording's changes (`schedsim.replay.recording`, in recorded order), then the scheduling
 pass, then the autoscaler's loop (and a second pass when it evicted pods), then the sample.
 Everything is ordered by time, kind and insertion: the same input gives the same replay.
 
@@ -46,12 +47,13 @@ from collections.abc import Callable, Mapping, Sequence
 
 import attrs
 
-from schedsim.api.core import Pod
+from schedsim.api.core import Node, Pod
 from schedsim.autoscaler.nodegroups import NodeGroup, group_of_nodes, unknown_member_nodes
 from schedsim.autoscaler.sanitize import template_node_info
 from schedsim.dra.claim_controller import create_template_claims
 from schedsim.engine import Engine
 from schedsim.framework.events import (
+    ASSIGNED_POD_ADD,
     ASSIGNED_POD_DELETE,
     NODE_ADD,
     ActionType,
@@ -70,6 +72,14 @@ from schedsim.replay.metrics import (
     pending_reason,
     task_classes,
 )
+from schedsim.replay.recording import (
+    NODE_CREATE,
+    NODE_UPDATE,
+    POD_CREATE,
+    POD_FINISH,
+    RecordedChange,
+)
+from schedsim.replay.recording import NODE_DELETE as RECORDED_NODE_DELETE
 from schedsim.replay.state import ReplayState
 from schedsim.replay.trace import Trace, TracePod
 from schedsim.scheduler import Scheduler
@@ -95,6 +105,38 @@ RESOURCE_SLICE_ADD = ClusterEvent(EventResource.ResourceSlice, ActionType.Add, "
 FLUSH_PERIOD = 30.0
 """Seconds between kube-scheduler's checks for pods parked too long
 (``flushUnschedulablePodsLeftover`` runs every 30 s)."""
+
+
+NODE_SPEC_UNSCHEDULABLE_CHANGE = ClusterEvent(
+    EventResource.Node, ActionType.UpdateNodeTaint, "NodeSpecUnschedulableChange"
+)
+NODE_ALLOCATABLE_CHANGE = ClusterEvent(
+    EventResource.Node, ActionType.UpdateNodeAllocatable, "NodeAllocatableChange"
+)
+NODE_LABEL_CHANGE = ClusterEvent(EventResource.Node, ActionType.UpdateNodeLabel, "NodeLabelChange")
+NODE_TAINT_CHANGE = ClusterEvent(EventResource.Node, ActionType.UpdateNodeTaint, "NodeTaintChange")
+NODE_ANNOTATION_CHANGE = ClusterEvent(
+    EventResource.Node, ActionType.UpdateNodeAnnotation, "NodeAnnotationChange"
+)
+
+
+def node_update_events(old: Node, new: Node) -> list[ClusterEvent]:
+    """The queue events of a node update, in kube-scheduler 1.34's order
+    (``nodeSchedulingPropertiesChange``, pkg/scheduler/eventhandlers.go): unschedulable
+    cleared (only a node becoming schedulable), allocatable, labels, taints, annotations.
+    Conditions are not modelled (`schedsim.api.core.Node` has none)."""
+    out: list[ClusterEvent] = []
+    if old.unschedulable and not new.unschedulable:
+        out.append(NODE_SPEC_UNSCHEDULABLE_CHANGE)
+    if old.allocatable != new.allocatable:
+        out.append(NODE_ALLOCATABLE_CHANGE)
+    if old.labels != new.labels:
+        out.append(NODE_LABEL_CHANGE)
+    if old.taints != new.taints:
+        out.append(NODE_TAINT_CHANGE)
+    if old.annotations != new.annotations:
+        out.append(NODE_ANNOTATION_CHANGE)
+    return out
 
 
 class Replay:
@@ -188,6 +230,7 @@ class Replay:
             )
             for i, g in enumerate(node_groups)
         }
+        self._node_groups = tuple(node_groups)
         members = {n: g.name for n, g in group_of_nodes(node_groups, cluster.nodes).items()}
         # as scale-up and scale-down warn: a listed member the cluster lacks is not silent
         self.warnings.extend(unknown_member_nodes(node_groups, cluster.nodes))
@@ -221,6 +264,7 @@ class Replay:
         self._pods: dict[str, TracePod] = {}
         self.bound: dict[str, str] = {}  # pod key -> node
         self._binds: dict[str, int] = {}  # pod key -> bind count (completion tokens)
+        self._unbound: set[str] = set()  # pods in the queue or at Permit
         self._messages: dict[str, str] = {}  # pod key -> last FitError message
         self._detail = detail
         self._reasons: dict[str, str] = {}  # with detail: pod key -> `pending_reason`
@@ -270,6 +314,8 @@ class Replay:
                 continue
             self._pods[tp.pod.key] = tp
             self._push(Event(tp.arrival, EventKind.POD_ARRIVAL, tp.pod.key))
+        for i, change in enumerate(trace.recorded):
+            self._push(Event(change.time, EventKind.RECORDED_CHANGE, change.key, i))
         if others:
             self.warnings.append(
                 f"{others} pod(s) name another schedulerName than {self._scheduler_name!r}; "
@@ -454,6 +500,8 @@ class Replay:
             if ev is not None:
                 self._upcoming_info.pop(event.key, None)
                 self.metrics_recorder.on_event(ev)
+        elif kind is EventKind.RECORDED_CHANGE:
+            self._recorded(self.trace.recorded[event.token])
 
     def _arrive(self, tp: TracePod) -> None:
         self.metrics_recorder.on_arrival(self.now, tp.pod.key)
@@ -470,12 +518,19 @@ class Replay:
             self.warnings.extend(made.warnings)
             self.snapshot.dra_snapshot.add_claims(made.claims)
             pod = made.pods[0]
+        self._unbound.add(pod.key)
         self.scheduling.add(pod)
 
     def _complete(self, key: str, token: int) -> None:
-        node = self.bound.get(key)
-        if node is None or self._binds.get(key) != token:
+        if key not in self.bound or self._binds.get(key) != token:
             return  # evicted since: that binding's completion is stale
+        self._leave_node(key)
+        self.metrics_recorder.completed += 1
+
+    def _leave_node(self, key: str) -> None:
+        """A bound pod finished or was deleted: off its node (``AssignedPodDelete``); a
+        completion scheduled for it is stale."""
+        node = self.bound[key]
         pod = self._pods[key].pod
         owned = pod.resource_claims and self.snapshot.dra_enabled
         running = self._running_pod(key, node) if owned else pod
@@ -483,9 +538,120 @@ class Replay:
         if owned:  # the resource-claim controller deletes the claims a finished pod owned
             self.snapshot.dra_snapshot.remove_pod_owned_claims(running)
         del self.bound[key]
-        self.metrics_recorder.completed += 1
+        self._binds[key] += 1
         self.autoscaler.mark_changed()
         self.queue.move_all_to_active_or_backoff(ASSIGNED_POD_DELETE, pod, None)
+
+    # ------------------------------------------------------------------ recorded changes
+
+    def _recorded(self, change: RecordedChange) -> None:
+        """Apply one change of a KWOK recording (`schedsim.replay.recording`); one the
+        replay's cluster cannot take (a pod that exists, a node that does not) is a warning
+        naming it."""
+        action = change.action
+        if action == POD_CREATE:
+            self._recorded_pod(change)
+        elif action == NODE_CREATE:
+            self._recorded_node(change)
+        elif action == NODE_UPDATE:
+            self._recorded_node_update(change)
+        elif action == RECORDED_NODE_DELETE:
+            self._recorded_node_delete(change)
+        else:
+            self._recorded_pod_gone(change, finished=action == POD_FINISH)
+
+    def _skip(self, change: RecordedChange, why: str) -> None:
+        self.warnings.append(f"{change.label}: {why}; not applied")
+
+    def _recorded_pod(self, change: RecordedChange) -> None:
+        pod = change.pod
+        assert pod is not None
+        key = pod.key
+        if key in self.bound or key in self._unbound:
+            self._skip(change, f"pod {key} exists in the replay")
+            return
+        if pod.scheduler_name != self._scheduler_name:
+            self._skip(change, f"pod {key} names schedulerName {pod.scheduler_name!r}")
+            return
+        tp = TracePod(pod, self.now, change.duration, change.label)
+        node = pod.node_name
+        if node and self._info(node) is None:
+            self._skip(change, f"pod {key} is bound to node {node!r}, which is not in the replay")
+            return
+        self._pods[key] = tp
+        self.metrics_recorder.on_arrival(self.now, key)
+        if not node:
+            self._enqueue(pod)
+            return
+        self.snapshot.force_add_pod(pod, node)  # created bound (a static pod's mirror)
+        self._bind(pod, node)
+        self.queue.move_all_to_active_or_backoff(ASSIGNED_POD_ADD, None, pod)
+
+    def _recorded_pod_gone(self, change: RecordedChange, *, finished: bool) -> None:
+        key = change.key
+        if key in self.bound:
+            self._leave_node(key)
+            if finished:
+                self.metrics_recorder.completed += 1
+        elif key in self._unbound:  # the recorded cluster ran it; here it still waits
+            self.queue.delete(self._pods[key].pod)
+            self._unbound.discard(key)
+            self.warnings.append(
+                f"{change.label}: pod {key} was still pending in the replay; removed"
+            )
+        elif key not in self._pods:
+            self._skip(change, f"pod {key} is not in the replay")
+
+    def _recorded_node(self, change: RecordedChange) -> None:
+        node = change.node
+        assert node is not None
+        if self._info(node.name) is not None:
+            self._skip(change, f"node {node.name} exists in the replay")
+            return
+        info = NodeInfo(node)
+        self.snapshot.add_node_info(info)
+        group = group_of_nodes(self._node_groups, [node]).get(node.name)
+        if group is not None:
+            self.autoscaler.group_of[node.name] = group.name
+        self.autoscaler.taken.add(node.name)
+        self.autoscaler.mark_changed()
+        self.metrics_recorder.on_node_added(self.now, node.name, group.name if group else "")
+        self.queue.move_all_to_active_or_backoff(NODE_ADD, None, node)
+
+    def _recorded_node_update(self, change: RecordedChange) -> None:
+        new = change.node
+        assert new is not None
+        try:
+            old_info = self.snapshot.get_node_info(new.name)
+        except LookupError:
+            self._skip(change, f"node {new.name} is not in the replay")
+            return
+        old = old_info.node
+        assert old is not None
+        info = NodeInfo(new, old_info.local_resource_slices, old_info.csi_node, old_info.pods)
+        self.snapshot.remove_node_info(new.name)
+        self.snapshot.add_node_info(info)
+        self.autoscaler.mark_changed()
+        for event in node_update_events(old, new):
+            self.queue.move_all_to_active_or_backoff(event, old, new)
+
+    def _recorded_node_delete(self, change: RecordedChange) -> None:
+        name = change.key
+        try:
+            info = self.snapshot.get_node_info(name)
+        except LookupError:
+            self._skip(change, f"node {name} is not in the replay")
+            return
+        node = info.node
+        gone = [pi.pod.key for pi in info.pods if self.bound.get(pi.pod.key) == name]
+        self.snapshot.remove_node_info(name)
+        self.autoscaler.node_removed(name)
+        self.metrics_recorder.on_node_removed(self.now, name)
+        for key in gone:  # the pod garbage collector deletes pods bound to a deleted node
+            del self.bound[key]
+            self._binds[key] += 1
+            self.queue.move_all_to_active_or_backoff(ASSIGNED_POD_DELETE, self._pods[key].pod, None)
+        self.queue.move_all_to_active_or_backoff(NODE_DELETE, node, None)
 
     def _node_ready(self, name: str) -> None:
         info = self._upcoming_info.pop(name, None)
@@ -534,6 +700,7 @@ class Replay:
         if outcome.preempted_by:  # DefaultPreemption's victim, already out of the snapshot
             self._preempted(key)
         elif outcome.error:  # the pass reports an Error and does not put the pod back
+            self._unbound.discard(key)
             self._messages[key] = outcome.message
             self.failed[key] = outcome.message
             self.warnings.append(
@@ -559,6 +726,7 @@ class Replay:
     def _bind(self, pod: Pod, node: str) -> None:
         self._changes += 1
         key = pod.key
+        self._unbound.discard(key)
         self.bound[key] = node
         token = self._binds.get(key, 0) + 1
         self._binds[key] = token

@@ -14,6 +14,11 @@ Manifest traces
     ``10m``, ``1h30m``, or seconds) is how long the pod runs once bound, after which it
     completes and frees its node; without it the pod runs until the replay ends. Pods bound
     in the input run from t = 0 (their duration counts from then).
+
+KWOK recordings
+    Manifests with ``ResourcePatch`` changes (``kwokctl snapshot record``): t = 0 is when
+    recording started, so the recorded pending pods arrive at t = 0 (they existed then), and
+    the changes are `Trace.recorded` (`schedsim.replay.recording`), applied at their time.
 """
 
 from __future__ import annotations
@@ -29,6 +34,7 @@ from schedsim.api.errors import ManifestError
 from schedsim.api.meta import as_utc
 from schedsim.engine import Cluster
 from schedsim.replay.clock import parse_duration
+from schedsim.replay.recording import RecordedChange, recorded_timeline
 
 __all__ = ["DURATION_ANNOTATION", "Trace", "TracePod", "manifest_trace"]
 
@@ -68,6 +74,7 @@ class Trace:
         arrivals: the pods that arrive, by arrival time (input order for equal times).
         start: the wall-clock instant of t = 0, when the trace says (None otherwise).
         warnings: what reading the trace had to say, one line each.
+        recorded: a KWOK recording's changes, by time (`schedsim.replay.recording`).
     """
 
     cluster: Cluster
@@ -75,6 +82,7 @@ class Trace:
     arrivals: tuple[TracePod, ...] = ()
     start: datetime | None = None
     warnings: tuple[str, ...] = ()
+    recorded: tuple[RecordedChange, ...] = ()
 
     @property
     def last_arrival(self) -> float:
@@ -96,11 +104,12 @@ def _duration(pod: Pod, where: str) -> float | None:
     return seconds
 
 
-def manifest_trace(cluster: Cluster) -> Trace:
+def manifest_trace(cluster: Cluster, validate: str = "strict") -> Trace:
     """The trace of a loaded cluster (see the module docstring for the rules).
 
     Args:
         cluster: loaded with workload controllers expanded (`Cluster.from_paths`).
+        validate: the loader's ``--validate``, for the objects a KWOK recording creates.
 
     Returns:
         the `Trace`; ``cluster`` is not modified (the trace's cluster is a copy without the
@@ -108,9 +117,11 @@ def manifest_trace(cluster: Cluster) -> Trace:
 
     Raises:
         ManifestError: ``FILE: Pod NS/NAME: metadata.annotations[schedsim.io/duration]:
-            problem`` for a duration that is not a duration or is negative.
+            problem`` for a duration that is not a duration or is negative; a KWOK change
+            that does not decode (`schedsim.replay.recording.recorded_timeline`).
     """
     origin = cluster.origin
+    recording = origin is not None and bool(origin.kwok_patches)
 
     def where(pod: Pod) -> str:
         src = origin.source_of(pod) if origin is not None else "<objects>"
@@ -128,6 +139,8 @@ def manifest_trace(cluster: Cluster) -> Trace:
             continue
         ts = pod.creation_timestamp
         pending.append((pod, as_utc(ts) if ts is not None else None))
+    if recording:  # they existed when recording started
+        pending = [(pod, None) for pod, _ in pending]
     stamps = [ts for _, ts in pending if ts is not None]
     start = min(stamps) if stamps else None
     arrivals = [
@@ -140,12 +153,25 @@ def manifest_trace(cluster: Cluster) -> Trace:
         for pod, ts in pending
     ]
     arrivals.sort(key=lambda tp: tp.arrival)  # stable: input order among equal times
+    warnings = cluster.warnings
+    recorded: tuple[RecordedChange, ...] = ()
+    if origin is not None and recording:
+        timeline = recorded_timeline(origin.kwok_patches, origin.kwok_nodes, validate)
+        told = set(origin.kwok_warnings)  # "not applied": the replay applies them
+        warnings = (*(w for w in warnings if w not in told), *timeline.warnings)
+        recorded = tuple(
+            attrs.evolve(c, duration=_duration(c.pod, f"{c.label}: Pod {c.key}"))
+            if c.pod is not None
+            else c
+            for c in timeline.changes
+        )
     return Trace(
         attrs.evolve(cluster, pods=tuple(bound)),
         tuple(running),
         tuple(arrivals),
         start,
-        cluster.warnings,
+        warnings,
+        recorded,
     )
 
 
@@ -155,4 +181,4 @@ def trace_from_paths(paths: Sequence[str], *, validate: str = "strict") -> Trace
     Raises:
         ManifestError: as `Cluster.from_paths` and `manifest_trace`.
     """
-    return manifest_trace(Cluster.from_paths(paths, validate=validate))
+    return manifest_trace(Cluster.from_paths(paths, validate=validate), validate)

@@ -13,11 +13,12 @@ A recording is one YAML stream: the cluster's objects as they were when recordin
     method: create | patch | delete
     template: {...}                     # create: the object; patch: a strategic merge patch
 
-The objects are the run's cluster (the state when recording started). The patches are
-decoded into `ResourcePatch` values in recorded order, kept on
-`schedsim.api.loading.manifests.Manifests.kwok_patches` for a timeline, and one warning line
-per file says how many there are and that they are not applied to the cluster the run
-schedules.
+The objects are the cluster of ``simulate``, ``scale-up`` and ``scale-down`` (the state when
+recording started). The patches are decoded into `ResourcePatch` values in recorded order,
+kept on `schedsim.api.loading.manifests.Manifests.kwok_patches` (with the file's Node objects
+as read, `Manifests.kwok_nodes`, for the Node patches), and one warning line per file says how
+many there are and that those commands do not apply them; ``schedsim replay`` applies them
+on its clock (`schedsim.replay.recording`).
 """
 
 from __future__ import annotations
@@ -56,6 +57,8 @@ class ResourcePatch:
         name: the target's name.
         template: ``create``: the object; ``patch``: the strategic merge patch; ``delete``:
             None.
+        source: the file it was read from.
+        where: its place in the file (``document 31``).
     """
 
     seconds: float
@@ -66,10 +69,26 @@ class ResourcePatch:
     namespace: str
     name: str
     template: Mapping[str, Any] | None
+    source: str = ""
+    where: str = ""
+
+    @property
+    def label(self) -> str:
+        """``FILE: ResourcePatch (document N): METHOD RESOURCE[.GROUP] [NS/]NAME at Ts``, for
+        messages."""
+        res = f"{self.resource}.{self.group}" if self.group else self.resource
+        target = f"{self.namespace}/{self.name}" if self.namespace else self.name
+        return (
+            f"{self.source}: ResourcePatch ({self.where}): {self.method} {res} {target} "
+            f"at {self.seconds:g}s"
+        )
 
     @classmethod
-    def from_manifest(cls, raw: Mapping[str, Any]) -> ResourcePatch:
-        """Decode one ``ResourcePatch`` document.
+    def from_manifest(
+        cls, raw: Mapping[str, Any], source: str = "", where: str = ""
+    ) -> ResourcePatch:
+        """Decode one ``ResourcePatch`` document (``source`` and ``where`` name it in
+        messages).
 
         Raises:
             FieldError: a required field is missing or malformed (``resource.version``,
@@ -109,6 +128,8 @@ class ResourcePatch:
             namespace=d.get_str(target, "namespace", "target"),
             name=name,
             template=template if method != "delete" else None,
+            source=source,
+            where=where,
         )
 
 
@@ -120,5 +141,5 @@ def timeline_warning(source: str, patches: Sequence[ResourcePatch]) -> str:
     return (
         f"{source}: KWOK recording: {len(patches)} ResourcePatch change(s) ({counts}) over "
         f"{last:g}s after the recorded objects are not applied: the run is the cluster as "
-        "recording started"
+        "recording started (schedsim replay applies them)"
     )

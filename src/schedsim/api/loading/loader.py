@@ -184,6 +184,7 @@ def _decode_objects(
     api = ApiValidator(source, validate if api_rules else "ignore", memo)
     found = 0
     patches: list[ResourcePatch] = []
+    raw_nodes: dict[str, Mapping[str, Any]] = {}
     for where, obj in _flatten(docs, source, validate, out):
         found += 1
         kind = obj.get("kind")
@@ -201,7 +202,7 @@ def _decode_objects(
         ns = raw_ns if isinstance(raw_ns, str) else ""
         if is_resource_patch(obj):  # a KWOK recording's change: kept, not applied
             try:
-                patches.append(ResourcePatch.from_manifest(obj))
+                patches.append(ResourcePatch.from_manifest(obj, source, where))
             except FieldError as e:
                 raise ManifestError(
                     f"{source}: ResourcePatch ({where}): {e.field}: {e.problem}"
@@ -222,6 +223,8 @@ def _decode_objects(
             obj = {**obj, "metadata": {**meta, "name": name}}
         if keep_raw and kind in _RAW_KINDS:
             out.raw_objects.append((kind, obj))
+        if kind == "Node" and name:  # as read: a recording's Node patches apply to it
+            raw_nodes[name] = obj
         label = describe_object(kind, ns, name) if name else f"{kind} ({where}, no name)"
         try:
             value = decoder(obj) if memo is None or kind != "Pod" else Pod.from_manifest(obj, memo)
@@ -236,7 +239,9 @@ def _decode_objects(
         out.warnings.append(f"no objects found in {source}")
     if patches:
         out.kwok_patches.extend(patches)
-        out.warnings.append(timeline_warning(source, patches))
+        out.kwok_nodes.update(raw_nodes)
+        out.kwok_warnings.append(timeline_warning(source, patches))
+        out.warnings.append(out.kwok_warnings[-1])
     try:
         out.warnings.extend(checker.warnings() + api.finish())
     except ManifestError as e:

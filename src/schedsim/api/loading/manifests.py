@@ -165,6 +165,10 @@ class Manifests:
         ca_node_groups_source: the file it came from.
         kwok_patches: the ``ResourcePatch`` changes of KWOK recordings
             (`schedsim.api.loading.kwok`), in input order; not applied to the objects.
+        kwok_nodes: the Node objects (as read) of the files with such changes, by name: what
+            a recorded Node patch applies to.
+        kwok_warnings: the warning line of each such file (also in `warnings`), which a
+            replay, applying the changes, does not repeat.
         raw_objects: with ``keep_raw=True``, (kind, object as read) of every Pod, Node,
             PersistentVolume, PersistentVolumeClaim, StorageClass, PriorityClass and
             Namespace in input order (what ``--output kss`` writes back); else empty.
@@ -201,6 +205,8 @@ class Manifests:
     ca_node_groups: Mapping[str, Any] | None = attrs.field(default=None, init=False)
     ca_node_groups_source: str = attrs.field(default="", init=False)
     kwok_patches: list[ResourcePatch] = attrs.field(factory=list, init=False)
+    kwok_nodes: dict[str, Mapping[str, Any]] = attrs.field(factory=dict, init=False)
+    kwok_warnings: list[str] = attrs.field(factory=list, init=False)
     raw_objects: list[tuple[str, Mapping[str, Any]]] = attrs.field(factory=list, init=False)
     _not_run: dict[str, list[str]] = attrs.field(factory=dict, init=False, repr=False)
     _seen: dict[tuple[str, str, str], str] = attrs.field(factory=dict, init=False, repr=False)
@@ -221,6 +227,8 @@ class Manifests:
         if other.ca_node_groups is not None:
             self._set_ca_node_groups(other.ca_node_groups, other.ca_node_groups_source)
         self.kwok_patches.extend(other.kwok_patches)
+        self.kwok_nodes.update(other.kwok_nodes)
+        self.kwok_warnings.extend(other.kwok_warnings)
 
     def _set_ca_node_groups(self, groups: Mapping[str, Any], source: str) -> None:
         if self.ca_node_groups is not None:
