@@ -135,8 +135,10 @@ def test_job_wants_min_of_parallelism_and_remaining_completions(
         ),
         pytest.param(
             _obj("DaemonSet", selector=None),
-            "f.yaml: DaemonSet ns/web: spec.selector: required",
-            id="apps/v1 selector required",
+            # ValidateDaemonSetSpec: a nil selector selects nothing
+            "f.yaml: DaemonSet ns/web: spec.template.metadata.labels: invalid value "
+            "{'app': 'web'}: `selector` does not match template `labels`",
+            id="apps/v1 DaemonSet without a selector",
         ),
         pytest.param(
             _obj("Deployment", selector={}),
@@ -337,8 +339,10 @@ def test_pdb_without_selector_selects_nothing() -> None:
                 "metadata": {"name": "system-mine"},
                 "value": 1,
             },
-            "f.yaml: PriorityClass system-mine: metadata.name: invalid value 'system-mine': "
-            "priority class names with 'system-' prefix are reserved for system use only",
+            # ValidatePriorityClass / IsKnownSystemPriorityClass
+            "f.yaml: PriorityClass system-mine: metadata.name: forbidden: priority class names "
+            "with 'system-' prefix are reserved for system use only. error: system-mine is not "
+            "a known system priority class",
             id="priorityclass reserved prefix",
         ),
         pytest.param(

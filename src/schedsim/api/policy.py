@@ -40,7 +40,7 @@ SYSTEM_PRIORITY_CLASSES: Final = {
 }
 """The built-in PriorityClasses the API server creates (``scheduling.SystemPriorityClasses``)."""
 
-_PERCENT = re.compile(r"(\d+)%")
+_PERCENT = re.compile(r"([0-9]+)%")  # IsValidPercent: ASCII digits
 
 
 def _meta(
@@ -135,9 +135,9 @@ class PriorityClass:
 
     @classmethod
     def from_manifest(cls, raw: Mapping[str, Any]) -> PriorityClass:
-        """Decode and validate a PriorityClass (``ValidatePriorityClass``): ``value`` is
-        required; names starting with ``system-`` are reserved for the built-in classes;
-        a user class's value is at most 1000000000.
+        """Decode a PriorityClass: ``value`` is required and an int32. The API server's
+        other rules (``ValidatePriorityClass``: reserved ``system-`` names, the user maximum
+        1000000000, ``preemptionPolicy``) are `schedsim.api.validation.scheduling`'s.
 
         Raises:
             FieldError: naming the field.
@@ -149,31 +149,11 @@ class PriorityClass:
         value = d.get_int(raw, "value", "")
         if not -(2**31) <= value < 2**31:  # an int32 field: the API server cannot decode it
             raise FieldError("value", f"invalid value {value}: out of the int32 range")
-        if name in SYSTEM_PRIORITY_CLASSES:
-            if value != SYSTEM_PRIORITY_CLASSES[name]:
-                raise FieldError(
-                    "value",
-                    f"invalid value {value}: the value of {name} must be "
-                    f"{SYSTEM_PRIORITY_CLASSES[name]}",
-                )
-        elif name.startswith("system-"):
-            raise FieldError(
-                "metadata.name",
-                f"invalid value {name!r}: priority class names with 'system-' prefix are "
-                "reserved for system use only",
-            )
-        elif value > HIGHEST_USER_DEFINABLE_PRIORITY:
-            raise FieldError(
-                "value",
-                f"forbidden: maximum allowed value of a user defined priority is "
-                f"{HIGHEST_USER_DEFINABLE_PRIORITY}",
-            )
-        policy = d.get_str(raw, "preemptionPolicy", "") or "PreemptLowerPriority"
+        # the API server's rules (system- names, the user maximum, preemptionPolicy) are
+        # schedsim.api.validation.scheduling's; an unknown policy reads as the default here
+        policy = d.get_str(raw, "preemptionPolicy", "")
         if policy not in ("PreemptLowerPriority", "Never"):
-            raise FieldError(
-                "preemptionPolicy",
-                f'unsupported value "{policy}": supported values: "Never", "PreemptLowerPriority"',
-            )
+            policy = "PreemptLowerPriority"
         return cls(
             name=name,
             value=value,
@@ -197,9 +177,7 @@ def _int_or_percent(spec: Mapping[str, Any], key: str) -> int | str | None:
         return raw
     m = _PERCENT.fullmatch(raw)
     if m is None:
-        raise FieldError(
-            field, f"invalid value {raw!r}: must be an integer or percentage (e.g '5%')"
-        )
+        raise FieldError(field, f"invalid value {raw!r}: {d.PERCENT_PROBLEM}")
     if int(m.group(1)) > 100:
         raise FieldError(field, f"invalid value {raw!r}: must not be greater than 100%")
     return raw

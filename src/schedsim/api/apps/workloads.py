@@ -179,11 +179,7 @@ completions, decoded below)."""
 _ENUMS: Mapping[str, tuple[tuple[str, str, tuple[str, ...]], ...]] = {
     # ValidateDeploymentStrategy
     "Deployment": (("strategy", "type", ("Recreate", "RollingUpdate")),),
-    # ValidateStatefulSetSpec: updateStrategy and podManagementPolicy
-    "StatefulSet": (
-        ("updateStrategy", "type", ("RollingUpdate", "OnDelete")),
-        ("", "podManagementPolicy", ("OrderedReady", "Parallel")),
-    ),
+    # StatefulSet: ValidateStatefulSetSpec's own wording (schedsim.api.validation.apps)
     # ValidateDaemonSetUpdateStrategy
     "DaemonSet": (("updateStrategy", "type", ("RollingUpdate", "OnDelete")),),
     # validateJobSpec: podReplacementPolicy
@@ -320,7 +316,8 @@ class ReplicaSet(Workload):
             cls,
             raw,
             "ReplicaSet",
-            lambda spec, _: _selector(spec, "replicaset"),
+            # ValidateReplicaSetSpec's wording says "deployment" (upstream's, kept)
+            lambda spec, _: _selector(spec, "deployment"),
             replicas=lambda spec, _: _non_negative(spec, "replicas", 1),
         )
 
@@ -488,7 +485,19 @@ class DaemonSet(Workload):
     def from_manifest(cls, raw: Mapping[str, Any]) -> DaemonSet:
         """Decode and validate a DaemonSet; raises FieldError naming the field."""
         d.check_api_version(raw, "DaemonSet", _APPS_V1)
-        return _common(cls, raw, "DaemonSet", lambda spec, _: _selector(spec, "daemonset"))
+        return _common(cls, raw, "DaemonSet", _daemon_set_selector)
+
+
+def _daemon_set_selector(spec: Mapping[str, Any], ctx: Mapping[str, Any]) -> LabelSelector:
+    """``ValidateDaemonSetSpec``: no "required" for the selector; a missing one selects
+    nothing (``LabelSelectorAsSelector(nil)``), so the template's labels do not match it."""
+    if spec.get("selector") is None:
+        labels = dict(ctx["template"].labels)
+        raise FieldError(
+            "spec.template.metadata.labels",
+            f"invalid value {labels}: `selector` does not match template `labels`",
+        )
+    return _selector(spec, "daemonset")
 
 
 JOB_CONTROLLER_UID_LABEL = "batch.kubernetes.io/controller-uid"

@@ -5,10 +5,16 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from fractions import Fraction
-from typing import Any
+from typing import Any, Final
 
 from schedsim.api.errors import FieldError
 from schedsim.api.quantity import QuantityError, parse_quantity
+
+PERCENT_PROBLEM: Final = (
+    "a valid percent string must be a numeric string followed by an ending '%' (e.g. '1%',  "
+    "or '93%', regex used for validation is '[0-9]+%')"
+)
+"""``IsValidPercent``'s message (what ``ValidatePositiveIntOrPercent`` says of a string)."""
 
 
 def get_map(d: Mapping[str, Any], key: str, path: str) -> Mapping[str, Any]:

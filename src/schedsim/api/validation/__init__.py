@@ -5,8 +5,11 @@ cannot read; `schedsim.api.loading.strict` refuses unknown fields. This module a
 the Kubernetes 1.34 API server refuses for the fields the scheduler reads: names, namespaces,
 labels and annotations, owner references, pod specs (containers, ports, resources, volumes,
 tolerations, node affinity, scheduling gates, int32 widths), node taints and resources,
-PersistentVolume sources, DRA driver names and capacities. The rules, one module per concept:
-`schedsim.api.validation.common` (apimachinery), `schedsim.api.validation.pod`,
+PersistentVolume sources, DRA driver names and capacities, the apps/v1 controllers' spec
+rules. The rules, one module per concept:
+`schedsim.api.validation.common` (apimachinery), `schedsim.api.validation.apps`,
+`schedsim.api.validation.scheduling`,
+`schedsim.api.validation.pod`,
 `schedsim.api.validation.node`, `schedsim.api.validation.storage`,
 `schedsim.api.validation.resource`.
 
@@ -27,11 +30,18 @@ from typing import Any, Final
 
 from schedsim.api.errors import ManifestError
 from schedsim.api.loading.spec_memo import SpecMemo
+from schedsim.api.validation.apps import (
+    validate_daemon_set,
+    validate_deployment,
+    validate_replica_set,
+    validate_stateful_set,
+)
 from schedsim.api.validation.batch import validate_cron_job
 from schedsim.api.validation.common import Problems, validate_object_meta
 from schedsim.api.validation.node import validate_node
 from schedsim.api.validation.pod import validate_pod, validate_pod_spec, validate_pod_template
 from schedsim.api.validation.resource import validate_resource_slice
+from schedsim.api.validation.scheduling import validate_priority_class
 from schedsim.api.validation.storage import validate_csi_node, validate_pv
 
 __all__ = ["MAX_REPORTED", "ApiValidator", "validate_object"]
@@ -77,17 +87,18 @@ _RULES: Final[Mapping[str, _Rule]] = {
     "CSIDriver": _meta(False),
     "VolumeAttachment": _meta(False),
     "CSIStorageCapacity": _meta(True),
-    "PriorityClass": _meta(False),
+    "PriorityClass": _then(_meta(False), validate_priority_class),
     "PodDisruptionBudget": _meta(True),
     "DeviceClass": _meta(False),
     "ResourceClaim": _meta(True),
     "ResourceClaimTemplate": _meta(True),
     "ResourceSlice": _then(_meta(False), validate_resource_slice),
-    "Deployment": _WORKLOAD,
-    "ReplicaSet": _WORKLOAD,
+    "Deployment": _then(_WORKLOAD, validate_deployment),
+    "ReplicaSet": _then(_WORKLOAD, validate_replica_set),
     "ReplicationController": _WORKLOAD,
-    "StatefulSet": _WORKLOAD,
-    "DaemonSet": _WORKLOAD,
+    # ValidateStatefulSetName: NameIsDNSLabel
+    "StatefulSet": _then(_then(_meta(True, "label"), _template), validate_stateful_set),
+    "DaemonSet": _then(_WORKLOAD, validate_daemon_set),
     "Job": _WORKLOAD,
     # read and set aside (not run), but what the API server refuses is still refused
     "CronJob": _then(_meta(True), validate_cron_job),
