@@ -42,7 +42,6 @@ PLUGINS = (
     "BestFitScore",
     "FGDScore",
 )
-POINTS = (50, 80, 90, 100, 110, 120, 130)
 
 
 def run_one(trace: str, policy: str, seed: int, out: str) -> dict[str, Any]:
@@ -76,92 +75,47 @@ def run_one(trace: str, policy: str, seed: int, out: str) -> dict[str, Any]:
     return data
 
 
-def _cell(values: list[float]) -> str:
-    if not values:
-        return "-"
-    mean = sum(values) / len(values)
-    if len(values) == 1:
-        return f"{mean:.1f}"
-    return f"{mean:.1f} ({min(values):.1f}-{max(values):.1f})"
+def _results(runs: dict[tuple[str, str, int], dict[str, Any]]) -> list[Any]:
+    """The runs as sweep results (`schedsim.sweep.curves` groups them over seeds), in
+    trace, policy, seed order."""
+    from schedsim.sweep.results import ScenarioResult
+
+    keys = sorted(runs, key=lambda k: (k[0], POLICIES.index(k[1]), k[2]))
+    return [
+        ScenarioResult(
+            name=f"{t}+{p}+{s}",
+            index=i,
+            axes=(("traces", t), ("schedulerConfig", p), ("seeds", str(s))),
+            fingerprint="",
+            curve=[
+                (c["arrived"], c["gpuAllocation"], c["fragmentation"], c["fragmentationAmount"])
+                for c in runs[(t, p, s)]["curve"]
+            ],
+        )
+        for i, (t, p, s) in enumerate(keys)
+    ]
 
 
 def table(runs: dict[tuple[str, str, int], dict[str, Any]]) -> str:
     """The markdown table: per (trace, policy), allocation and fragmentation ratio at
-    `POINTS`, mean (min-max) over seeds."""
-    lines = [
-        "| trace | policy | seeds | metric | " + " | ".join(f"{p} %" for p in POINTS) + " |",
-        "|---|---|---|---|" + "---|" * len(POINTS),
-    ]
-    keys = sorted({(t, p) for t, p, _ in runs}, key=lambda k: (k[0], POLICIES.index(k[1])))
-    for trace, policy in keys:
-        docs = [d for (t, p, _), d in sorted(runs.items()) if (t, p) == (trace, policy)]
-        for metric, name in (("gpuAllocation", "GPU alloc %"), ("fragmentation", "frag % idle")):
-            cells = []
-            for a in POINTS:
-                vals = [d["curve"][a][metric] for d in docs if d["curve"][a][metric] is not None]
-                cells.append(_cell(vals))
-            lines.append(
-                f"| {trace} | {policy} | {len(docs)} | {name} | " + " | ".join(cells) + " |"
-            )
-    return "\n".join(lines)
+    50-130 % arrived, mean (min-max) over seeds (`schedsim.sweep.curves.curve_table`)."""
+    from schedsim.sweep.curves import curve_table
+
+    return curve_table(_results(runs)).rstrip("\n")
 
 
 def report(runs: dict[tuple[str, str, int], dict[str, Any]], path: str) -> None:
-    """The curves as one self-contained HTML page (plotly), per trace: allocation and
-    fragmentation ratio against arrived percent, mean line and min-max band per policy."""
-    import plotly.graph_objects as go
-    from plotly.subplots import make_subplots
+    """The curves as one self-contained HTML page: per trace, allocation and fragmentation
+    against arrived percent, mean line and min-max band per policy
+    (`schedsim.sweep.curves.curve_figures`)."""
+    from schedsim.report import Page
+    from schedsim.sweep.curves import curve_figures
 
-    traces = sorted({t for t, _, _ in runs})
-    parts: list[str] = []
-    for trace in traces:
-        fig = make_subplots(
-            rows=1,
-            cols=2,
-            subplot_titles=("GPU allocation % (Fig. 9a)", "fragmentation % of idle GPU (Fig. 7)"),
-        )
-        for policy in POLICIES:
-            docs = [d for (t, p, _), d in sorted(runs.items()) if (t, p) == (trace, policy)]
-            if not docs:
-                continue
-            for col, metric in ((1, "gpuAllocation"), (2, "fragmentation")):
-                xs, mean, lo, hi = [], [], [], []
-                for a in range(131):
-                    vals = [d["curve"][a][metric] for d in docs]
-                    vals = [v for v in vals if v is not None]
-                    if vals:
-                        xs.append(a)
-                        mean.append(sum(vals) / len(vals))
-                        lo.append(min(vals))
-                        hi.append(max(vals))
-                fig.add_trace(
-                    go.Scatter(
-                        x=xs + xs[::-1],
-                        y=hi + lo[::-1],
-                        fill="toself",
-                        opacity=0.2,
-                        line={"width": 0},
-                        showlegend=False,
-                        legendgroup=policy,
-                        hoverinfo="skip",
-                    ),
-                    row=1,
-                    col=col,
-                )
-                fig.add_trace(
-                    go.Scatter(x=xs, y=mean, name=policy, legendgroup=policy, showlegend=col == 1),
-                    row=1,
-                    col=col,
-                )
-        fig.update_xaxes(title_text="arrived workload (% of GPU capacity)")
-        fig.update_layout(title=f"openb_pod_list_{trace}: mean and range over seeds")
-        parts.append(
-            fig.to_html(full_html=False, include_plotlyjs="inline" if not parts else False)
-        )
-    page = "<html><head><meta charset='utf-8'><title>FGD curves</title></head><body>"
-    page += "\n".join(parts) + "</body></html>"
+    page = Page("FGD curves")
+    for fig in curve_figures(_results(runs)):
+        page.chart(fig)
     tmp = Path(path + ".tmp")
-    tmp.write_text(page)
+    tmp.write_text(page.render())
     tmp.replace(path)
 
 

@@ -68,6 +68,46 @@ def _measure(cell: str) -> tuple[int, int]:
     return (max(map(len, words)) if words else widest), widest
 
 
+def _defining_cells(
+    headers: Sequence[str], rows: Sequence[Sequence[str]]
+) -> tuple[list[tuple[int, str]], list[tuple[int, str]]]:
+    """Per column, (measure, cell) of the cell with the longest word and of the one with the
+    longest line, headers included: the two cells that decide rich's width of the column.
+
+    Raises:
+        ValueError: a row's length differs from the number of columns.
+    """
+    n = len(headers)
+    best_min = [(-1, "")] * n
+    best_max = [(-1, "")] * n
+    for i, header in enumerate(headers):
+        lo, hi = _measure(header)
+        best_min[i], best_max[i] = (lo, header), (hi, header)
+    for row in rows:
+        if len(row) != n:
+            raise ValueError(f"a row has {len(row)} cells for {n} columns")
+        for i, cell in enumerate(row):
+            lo, hi = _measure(cell)
+            if lo > best_min[i][0]:
+                best_min[i] = (lo, cell)
+            if hi > best_max[i][0]:
+                best_max[i] = (hi, cell)
+    return best_min, best_max
+
+
+def _proxy_rows(
+    best_min: list[tuple[int, str]], best_max: list[tuple[int, str]]
+) -> list[list[str]]:
+    """A table of at most two cells per column (the defining ones) that rich sizes exactly
+    as the whole table."""
+    n = len(best_min)
+    proxy: list[list[str]] = []
+    for i in range(n):
+        for _, cell in (best_min[i], best_max[i]):
+            proxy.append([cell if j == i else "" for j in range(n)])
+    return proxy
+
+
 class _Layout:
     """Column widths (with padding) and the cells' lines for one table and console."""
 
@@ -83,30 +123,13 @@ class _Layout:
 
     def _widths(self, rows: Sequence[Sequence[str]]) -> list[int]:
         n = len(self.columns)
-        # per column: (measure, cell) for the longest word and the longest line
-        best_min = [(-1, "")] * n
-        best_max = [(-1, "")] * n
-        for i, (header, _) in enumerate(self.columns):
-            lo, hi = _measure(header)
-            best_min[i], best_max[i] = (lo, header), (hi, header)
-        for row in rows:
-            if len(row) != n:
-                raise ValueError(f"a row has {len(row)} cells for {n} columns")
-            for i, cell in enumerate(row):
-                lo, hi = _measure(cell)
-                if lo > best_min[i][0]:
-                    best_min[i] = (lo, cell)
-                if hi > best_max[i][0]:
-                    best_max[i] = (hi, cell)
+        best_min, best_max = _defining_cells([h for h, _ in self.columns], rows)
         natural = [hi + 2 for hi, _ in best_max]
         if sum(natural) + n + 1 <= self.console.width:
             return natural  # rich keeps the natural widths when they fit
         # rich shrinks the columns from the same two measures per column: size a proxy
         # table holding just the cells that define them, read the widths off its top border
-        proxy: list[list[str]] = []
-        for i in range(n):
-            for _, cell in (best_min[i], best_max[i]):
-                proxy.append([cell if j == i else "" for j in range(n)])
+        proxy = _proxy_rows(best_min, best_max)
         top = rich_table_text(self.columns, proxy, self.console.width).split("\n", 1)[0]
         return [len(part) for part in top[1:-1].split(_BOX.top_divider)]
 
@@ -279,19 +302,7 @@ def grid_text(
     )
     if not plain:
         return rich_grid_text(title, columns, rows, width)
-    best_min = [(-1, "")] * n
-    best_max = [(-1, "")] * n
-    for row in rows:
-        for i, cell in enumerate(row):
-            lo, hi = _measure(cell)
-            if lo > best_min[i][0]:
-                best_min[i] = (lo, cell)
-            if hi > best_max[i][0]:
-                best_max[i] = (hi, cell)
-    proxy: list[list[str]] = []
-    for i in range(n):
-        for _, cell in (best_min[i], best_max[i]):
-            proxy.append([cell if j == i else "" for j in range(n)])
+    proxy = _proxy_rows(*_defining_cells([c.header for c in columns], rows))
     lines = rich_grid_text(title, columns, proxy, width).splitlines(keepends=True)
     # the title is ASCII: the first box-drawn lines are the top border and the header
     top = next(k for k, line in enumerate(lines) if line.startswith(_BOX.top_left))
