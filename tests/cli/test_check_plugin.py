@@ -119,6 +119,25 @@ def test_a_misspelled_hook(plugins: Path, capsys: pytest.CaptureFixture[str]) ->
     assert any("unknown hook(s) schedsim_filtr" in line for line in lines)
 
 
+def test_without_mypy_the_static_check_says_how_to_go_on(
+    plugins: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A plain ``pip install .`` has no mypy (a test extra): one error line, exit 2, no
+    traceback (found by a fresh user); ``--dynamic-only`` still runs."""
+    import importlib.util
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(
+        importlib.util, "find_spec", lambda name, *a: None if name == "mypy" else real(name, *a)
+    )
+    code = main(["check-plugin", "--plugin", "good_plugin:Good"])
+    err = capsys.readouterr().err
+    assert code == 2
+    assert "the static check needs mypy, which is not installed" in err
+    assert "--dynamic-only" in err and "Traceback" not in err
+    assert _check(capsys, "--plugin", "good_plugin:Good", "--dynamic-only")[0] == 0
+
+
 def test_the_pytest_plugin_is_an_entry_point() -> None:
     meta = tomllib.loads((ROOT / "pyproject.toml").read_text())
     points = meta["project"]["entry-points"]["pytest11"]

@@ -8,6 +8,7 @@ problem on one line and exits 1 when there is one, 0 (``conformant``) otherwise.
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import os
 import sys
 from typing import Any
@@ -65,7 +66,8 @@ def run(args: argparse.Namespace) -> tuple[str, int]:
     """The report and the exit status (1 when a problem was found).
 
     Raises:
-        UsageError: ``--args`` cannot be read or is not a mapping of mappings.
+        UsageError: ``--args`` cannot be read or is not a mapping of mappings; mypy is not
+            installed for the static check.
     """
     if os.getcwd() not in sys.path and "" not in sys.path:
         sys.path.insert(0, os.getcwd())  # as --plugin elsewhere, and python -m
@@ -82,6 +84,11 @@ def run(args: argparse.Namespace) -> tuple[str, int]:
     lines: list[str] = []
     problems: list[str] = []
     if not args.dynamic_only:
+        if importlib.util.find_spec("mypy") is None:
+            raise UsageError(
+                "the static check needs mypy, which is not installed: pip install mypy (or "
+                "'schedsim[test]'), or run with --dynamic-only"
+            )
         found = static_problems(args.plugin)
         problems += found
         if not found:
