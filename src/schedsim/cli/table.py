@@ -29,7 +29,7 @@ tables, wrapping ones included.
 from __future__ import annotations
 
 import io
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import attrs
 from rich import box
@@ -170,6 +170,21 @@ def _row(cells: list[list[str]], widths: list[int], chars: tuple[str, str, str],
     return "".join(f"{left}{divider.join(c[k] for c in shaped)}{right}\n" for k in range(height))
 
 
+def _body(
+    rows: Sequence[Sequence[str]], widths: list[int], cell_lines: Callable[[str, int], list[str]]
+) -> list[str]:
+    """The data rows (the last one closed by the foot characters) and the bottom border."""
+    mid = (_BOX.mid_left, _BOX.mid_vertical, _BOX.mid_right)
+    foot = (_BOX.foot_left, _BOX.foot_vertical, _BOX.foot_right)
+    last = len(rows) - 1
+    out = []
+    for r, row in enumerate(rows):
+        cells = [cell_lines(c, i) for i, c in enumerate(row)]
+        out.append(_row(cells, widths, foot if r == last else mid, top=True))
+    out += [_BOX.get_bottom(widths), "\n"]
+    return out
+
+
 def table_text(
     columns: Sequence[ColumnSpec], rows: Sequence[Sequence[str]], width: int = 120
 ) -> str:
@@ -196,13 +211,7 @@ def table_text(
     header = [layout.cell_lines(h, i) for i, (h, _) in enumerate(columns)]
     out.append(_row(header, widths, (b.head_left, b.head_vertical, b.head_right), top=False))
     out += [b.get_row(widths, "head", edge=True), "\n"]
-    mid = (b.mid_left, b.mid_vertical, b.mid_right)
-    foot = (b.foot_left, b.foot_vertical, b.foot_right)
-    last = len(rows) - 1
-    for r, row in enumerate(rows):
-        cells = [layout.cell_lines(c, i) for i, c in enumerate(row)]
-        out.append(_row(cells, widths, foot if r == last else mid, top=True))
-    out += [b.get_bottom(widths), "\n"]
+    out += _body(rows, widths, layout.cell_lines)
     return "".join(out)
 
 
@@ -314,13 +323,7 @@ def grid_text(
         return rich_grid_text(title, columns, rows, width)
     layout = _GridLayout(columns, widths, width)
     out = lines[: head_end + 1]
-    mid = (_BOX.mid_left, _BOX.mid_vertical, _BOX.mid_right)
-    foot = (_BOX.foot_left, _BOX.foot_vertical, _BOX.foot_right)
-    last = len(rows) - 1
-    for r, row in enumerate(rows):
-        cells = [layout.cell_lines(c, i) for i, c in enumerate(row)]
-        out.append(_row(cells, widths, foot if r == last else mid, top=True))
-    out += [_BOX.get_bottom(widths), "\n"]
+    out += _body(rows, widths, layout.cell_lines)
     return "".join(out)
 
 
