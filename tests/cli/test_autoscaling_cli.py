@@ -70,7 +70,8 @@ GROUPS: dict[str, Any] = {
             "minSize": 0,
             "maxSize": 10,
             "template": {"node": {"metadata": {"name": "cpu-template"},
-                                  "status": {"allocatable": {"cpu": "8", "memory": "8Gi"}}}},
+                                  "status": {"allocatable": {"cpu": "8", "memory": "8Gi",
+                                                                 "pods": "110"}}}},
         },
     ]
 }  # fmt: skip
@@ -562,7 +563,9 @@ def test_plugin_errors_are_reported_per_pod_and_exit_1(
     cluster = tmp_path / "c.yaml"
     cluster.write_text(DRA_CLUSTER + DRA_PENDING)
     groups = tmp_path / "g.yaml"
-    template = {"node": {"metadata": {"name": "t"}, "status": {"allocatable": {"cpu": "8"}}}}
+    template = {
+        "node": {"metadata": {"name": "t"}, "status": {"allocatable": {"cpu": "8", "pods": "110"}}}
+    }
     groups.write_text(yaml.safe_dump({"nodeGroups": [{"name": "g", "maxSize": 3,
                                                       "template": template}]}))  # fmt: skip
     code, out, err = run(["scale-up", str(cluster), "--node-groups", str(groups), "-o", "json"],

@@ -398,3 +398,87 @@ def test_huge_sweep_grid_is_refused_before_it_is_built(tmp_path: Path) -> None:
         f"{spec}: axes: 200,000 scenarios (200 nodeGroups x 1000 featureGates x 1 command(s)), "
         "more than one sweep runs (100,000); split the grid into several specs"
     )
+
+
+def test_every_decoder_problem_of_a_file_is_reported(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """cli.md: "Every problem of a file is reported, one line each": a decoder's refusal of
+    one object (a Deployment's negative replicas, as apps/v1 validation refuses them) no
+    longer hides the next object's (a Job without restartPolicy)."""
+    path = tmp_path / "wl.yaml"
+    path.write_text(
+        """\
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: d1, namespace: default}
+spec:
+  replicas: -1
+  selector: {matchLabels: {app: a}}
+  template:
+    metadata: {labels: {app: a}}
+    spec: {containers: [{name: c, image: x}]}
+---
+apiVersion: batch/v1
+kind: Job
+metadata: {name: j1, namespace: default}
+spec:
+  template:
+    spec: {containers: [{name: c, image: x}]}
+"""
+    )
+    assert main(["simulate", str(path)]) == 2
+    lines = capsys.readouterr().err.splitlines()
+    assert lines == [
+        f"schedsim: error: {path}: Deployment default/d1: spec.replicas: invalid value -1: "
+        "must be greater than or equal to 0",
+        f"schedsim: error: {path}: Job default/j1: spec.template.spec.restartPolicy: "
+        'required: valid values: "OnFailure", "Never"',
+    ]
+
+
+def test_a_workload_scale_past_the_limit_names_the_variant(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A sweep's ``workloadScale`` variant that takes a valid manifest past the 1,000,000
+    expanded-pods limit: the error names the spec's variant as well as the manifest."""
+    (tmp_path / "c.yaml").write_text(
+        """\
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: big, namespace: default}
+spec:
+  replicas: 1000
+  selector: {matchLabels: {app: a}}
+  template:
+    metadata: {labels: {app: a}}
+    spec: {containers: [{name: c, image: x}]}
+"""
+    )
+    spec = tmp_path / "s.yaml"
+    spec.write_text(
+        "cluster: [c.yaml]\ncommands: [simulate]\naxes: {workloadScale: {huge: 10000}}\n"
+    )
+    assert main(["sweep", str(spec)]) == 2
+    err = capsys.readouterr().err
+    assert "c.yaml: Deployment default/big: spec.replicas: 10000000 pods" in err
+    assert f"{spec}: axes.workloadScale.huge: the manifests above, with every workload " in err
+
+
+def test_a_template_without_allocatable_pods_is_a_warning(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A template Node without ``status.allocatable.pods`` allows no pod (kube-scheduler's
+    AllowedPodNumber is 0, NodeResourcesFit says ``Too many pods``): the run says why."""
+    groups = tmp_path / "ng.yaml"
+    groups.write_text(
+        "nodeGroups:\n- name: g\n  maxSize: 3\n  template:\n    node:\n"
+        "      apiVersion: v1\n      kind: Node\n      metadata: {name: t}\n"
+        '      status: {allocatable: {cpu: "4", memory: 8Gi}}\n'
+    )
+    assert main(["scale-up", "--node-groups", str(groups)]) == 0
+    err = capsys.readouterr().err
+    assert (
+        f'warning: {groups}: nodeGroups[0].template.status.allocatable: no "pods": '
+        "kube-scheduler allows no pod on such a node (NodeResourcesFit: Too many pods)"
+    ) in err

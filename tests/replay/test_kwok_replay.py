@@ -40,9 +40,10 @@ from schedsim.replay.loop import node_update_events
 RECORD = Path(__file__).parent / "data" / "kwok-replay-record.yaml"
 
 WARNING = (
-    f"{RECORD}: KWOK recording: 12 ResourcePatch change(s) over 60s: applied on the replay's "
+    f"{RECORD}: KWOK recording: 12 ResourcePatch change(s) over 60s: to apply on the replay's "
     "clock: 1 node-create, 1 node-delete, 2 node-update, 3 pod-create, 1 pod-delete, "
-    "1 pod-finish; 1 pod binding/status change(s) of the recorded scheduler and kubelet not "
+    "1 pod-finish (a change the cluster cannot take then is named when it comes); "
+    "1 pod binding/status change(s) of the recorded scheduler and kubelet not "
     "applied (the replay schedules and runs the pods itself); pod field changes not applied: "
     "metadata.labels (1); not applied: 1 patch deployments.apps (a controller acts through "
     "the pods it creates and deletes, which are in the recording)"

@@ -150,9 +150,16 @@ def test_non_finite_or_overlong_duration_is_exit_2(
     p = tmp_path / "t.yaml"
     p.write_text(BAD_TRACE.replace('"-1m"', f'"{value}"'))
     err = _run_bad(["replay", str(p)], capsys)
+    # NaN is no duration at all (Go's ParseDuration reads no "nan"); infinity and 1e400
+    # (read as infinity) are out of range
+    problem = (
+        " (expected e.g. 90s, 10m, 1h30m)"
+        if value == "nan"
+        else ": out of range (at most 2562047h)"
+    )
     assert err == (
         f"schedsim: error: {p}: Pod team/p: metadata.annotations[schedsim.io/duration]: "
-        f"invalid duration '{value}': out of range (at most 2562047h)"
+        f"invalid duration '{value}'{problem}"
     )
 
 

@@ -33,6 +33,7 @@ __all__ = [
     "group_of_nodes",
     "load_node_groups",
     "parse_node_groups",
+    "templates_without_pods",
     "unknown_member_nodes",
 ]
 
@@ -376,4 +377,21 @@ def unknown_member_nodes(groups: Sequence[NodeGroup], nodes: Iterable[Node]) -> 
         f'nodeGroups[{i}].nodes: node "{name}" is not in the cluster'
         for i, g in enumerate(groups)
         for name in sorted(g.nodes - known)
+    ]
+
+
+def templates_without_pods(groups: Sequence[NodeGroup]) -> list[str]:
+    """Warnings for templates whose Node has no ``pods`` in ``status.allocatable``.
+
+    kube-scheduler reads a missing ``pods`` as 0 allowed pods (NodeInfo.Allocatable.
+    AllowedPodNumber), so NodeResourcesFit refuses every pod on such a node with
+    ``Too many pods``, and no scale-up of the group helps; a real kubelet always reports it
+    (110 by default), so a template without it is most likely a slip.
+    """
+    return [
+        f'nodeGroups[{i}].template.status.allocatable: no "pods": kube-scheduler allows '
+        "no pod on such a node (NodeResourcesFit: Too many pods); a kubelet reports "
+        'pods: "110" by default'
+        for i, g in enumerate(groups)
+        if "pods" not in g.template.node.allocatable
     ]

@@ -38,6 +38,7 @@ from schedsim.autoscaler.nodegroups import (
     NodeGroupError,
     load_node_groups,
     parse_node_groups,
+    templates_without_pods,
     unknown_member_nodes,
 )
 from schedsim.autoscaler.plugin_errors import PodError
@@ -317,7 +318,7 @@ def _run(args: argparse.Namespace, engine: Engine) -> tuple[str, int]:
     # The API server rejects selectors that do not compile; so does schedsim, at load time.
     engine.check(cluster)
     if groups is not None:
-        for w in unknown_member_nodes(groups, cluster.nodes):
+        for w in [*unknown_member_nodes(groups, cluster.nodes), *templates_without_pods(groups)]:
             warn(f"{source}: {w}")
     try:
         if for_up:

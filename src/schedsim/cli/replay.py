@@ -269,7 +269,8 @@ def add_parser(sub: Any, profile_args: Callable[[argparse.ArgumentParser], None]
         "enabled for the sharing pods) shuffled with --seed (default 42) and tuned to X times "
         "the cluster's GPU capacity (the paper: 1.3), scheduled one pod at a time, failed pods "
         "dropped, measured after every pod; the output is the curve of GPU allocation and "
-        "fragmentation against the arrived workload",
+        "fragmentation against the arrived workload (no --node-groups or --report here: "
+        "the sweep's experiment command draws the curves, docs/replay.md)",
     )
     p.add_argument(
         "--store",
@@ -408,7 +409,11 @@ def _experiment(args: argparse.Namespace, engine: Engine) -> tuple[str, int]:
     if not args.inflate > 0:
         raise UsageError(f"--inflate: must be > 0, got {args.inflate:g}")
     if args.node_groups or args.report:
-        raise UsageError("--inflate runs without --node-groups or --report (no autoscaling)")
+        raise UsageError(
+            "--inflate runs without --node-groups or --report (no autoscaling); for the "
+            "curves as charts run the experiment through schedsim sweep --report "
+            "(docs/replay.md)"
+        )
     if not engine.framework.handle.feature_gates.enabled("DRAConsumableCapacity"):
         gates = dict(engine.config.feature_gates) | {"DRAConsumableCapacity": True}
         engine = Engine(attrs.evolve(engine.config, feature_gates=gates))

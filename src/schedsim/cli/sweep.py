@@ -158,6 +158,11 @@ def run(args: argparse.Namespace) -> tuple[str, int]:
     if args.resume:
         try:
             store = ResultStore(args.resume)
+        except FileExistsError:  # mkdir on a path that is a file
+            raise ManifestError(
+                f"--resume {args.resume}: not a directory: give a directory for the results "
+                "(new, or one an earlier run of this spec wrote)"
+            ) from None
         except OSError as e:
             raise ManifestError(f"--resume {args.resume}: {e.strerror or e}") from None
     try:

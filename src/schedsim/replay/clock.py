@@ -189,6 +189,8 @@ _MAX_SECONDS: Final = 9223372036.854775807
 
 
 def _in_range(seconds: float, text: str) -> float:
+    if math.isnan(seconds):  # float() reads "nan": no duration (the caller says so)
+        raise ValueError(f"invalid duration {text!r}")
     if not math.isfinite(seconds) or abs(seconds) > _MAX_SECONDS:
         raise ValueError(f"invalid duration {text!r}: out of range (at most 2562047h)")
     return seconds

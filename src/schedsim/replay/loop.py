@@ -48,7 +48,12 @@ from collections.abc import Callable, Mapping, Sequence
 import attrs
 
 from schedsim.api.core import Node, Pod
-from schedsim.autoscaler.nodegroups import NodeGroup, group_of_nodes, unknown_member_nodes
+from schedsim.autoscaler.nodegroups import (
+    NodeGroup,
+    group_of_nodes,
+    templates_without_pods,
+    unknown_member_nodes,
+)
 from schedsim.autoscaler.sanitize import template_node_info
 from schedsim.dra.claim_controller import create_template_claims
 from schedsim.engine import Engine
@@ -234,6 +239,7 @@ class Replay:
         members = {n: g.name for n, g in group_of_nodes(node_groups, cluster.nodes).items()}
         # as scale-up and scale-down warn: a listed member the cluster lacks is not silent
         self.warnings.extend(unknown_member_nodes(node_groups, cluster.nodes))
+        self.warnings.extend(templates_without_pods(node_groups))
         self.autoscaler = Autoscaler(
             node_groups,
             templates,

@@ -118,7 +118,10 @@ class _Tally:
         applied = ", ".join(f"{n} {what}" for what, n in sorted(self.applied.items()))
         parts = [
             f"{source}: KWOK recording: {total} ResourcePatch change(s) over {last:g}s: "
-            f"applied on the replay's clock: {applied or 'none'}"
+            f"to apply on the replay's clock: {applied or 'none'}"
+            # counted as read: one the cluster cannot take when its time comes (a pod
+            # deleted that is not there) gets its own "...; not applied" warning then
+            + (" (a change the cluster cannot take then is named when it comes)" if applied else "")
         ]
         if self.own:
             parts.append(

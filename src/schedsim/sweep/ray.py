@@ -9,6 +9,7 @@ Engine per config. Results come back as tasks finish (``ray.wait``).
 from __future__ import annotations
 
 import itertools
+import socket
 from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
@@ -17,7 +18,7 @@ from schedsim.sweep.executors import IN_FLIGHT_PER_WORKER
 from schedsim.sweep.results import ScenarioResult
 from schedsim.sweep.scenarios import Scenario, SweepInput, run_scenario
 
-__all__ = ["RayExecutor", "RayUnavailableError"]
+__all__ = ["PROBE_TIMEOUT_S", "RayExecutor", "RayUnavailableError", "probe_address"]
 
 
 class RayUnavailableError(RuntimeError):
@@ -25,6 +26,32 @@ class RayUnavailableError(RuntimeError):
 
 
 _engines: dict[str, Engine] = {}
+
+PROBE_TIMEOUT_S = 5.0
+"""Seconds to wait for a TCP connection to a ``--ray HOST:PORT`` address before ``ray.init``
+(which retries an unreachable address for minutes)."""
+
+
+def probe_address(address: str) -> None:
+    """Check that ``HOST:PORT`` (or ``ray://HOST:PORT``) accepts a TCP connection.
+
+    ``auto`` and addresses without a port are left to ``ray.init``.
+
+    Raises:
+        RayUnavailableError: nothing listens there (within `PROBE_TIMEOUT_S` seconds).
+    """
+    hostport = address.removeprefix("ray://")
+    host, sep, port = hostport.rpartition(":")
+    if not sep or not port.isdigit():
+        return
+    try:
+        with socket.create_connection((host.strip("[]"), int(port)), timeout=PROBE_TIMEOUT_S):
+            pass
+    except OSError as e:
+        raise RayUnavailableError(
+            f"cannot reach Ray at {address}: {e.strerror or e}; start a cluster there "
+            "(ray start --head) or give --ray without an address for a local instance"
+        ) from None
 
 
 def _task(cluster: SweepInput, scenario: Scenario) -> ScenarioResult:
@@ -65,6 +92,8 @@ class RayExecutor:
             kwargs: dict[str, Any] = {"include_dashboard": False, "log_to_driver": False}
             if self.num_cpus is not None and self.address is None:
                 kwargs["num_cpus"] = self.num_cpus
+            if self.address:
+                probe_address(self.address)
             try:
                 ray.init(address=self.address, **kwargs)
             except Exception as e:

@@ -16,6 +16,7 @@ from typing import Any
 
 import attrs
 
+from schedsim.api.errors import ManifestError
 from schedsim.autoscaler.nodegroups import NodeGroup
 from schedsim.engine import Cluster, Engine, EngineConfig
 from schedsim.replay import Replay, manifest_trace
@@ -91,13 +92,23 @@ def load_clusters(spec: SweepSpec) -> dict[str, SweepInput]:
             t.name: alibaba_trace(t.paths[0], nodes, gpu_as="dra", gpu_share=True)
             for t in spec.traces
         }
-    return {
-        cluster_key(t.name, w.name): Cluster.from_paths(
-            [*spec.cluster, *t.paths], workload_scale=w.factor
-        )
-        for t in spec.traces
-        for w in spec.scales
-    }
+    out: dict[str, SweepInput] = {}
+    for t in spec.traces:
+        for w in spec.scales:
+            try:
+                out[cluster_key(t.name, w.name)] = Cluster.from_paths(
+                    [*spec.cluster, *t.paths], workload_scale=w.factor
+                )
+            except ManifestError as e:
+                if not w.name:
+                    raise
+                # the manifest is fine as written: name the variant that scaled it
+                raise ManifestError(
+                    f"{e}\n{spec.source}: axes.workloadScale.{w.name}: the manifests above, "
+                    f"with every workload controller's size times {w.factor:g}, are refused; "
+                    "use a smaller factor"
+                ) from None
+    return out
 
 
 def cluster_key(trace: str, scale: str) -> str:

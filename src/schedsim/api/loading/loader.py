@@ -229,8 +229,11 @@ def _decode_objects(
         try:
             value = decoder(obj) if memo is None or kind != "Pod" else Pod.from_manifest(obj, memo)
         except FieldError as e:
+            # reported with every other problem of the file by api.finish (cli.md: "every
+            # problem of a file is reported"); the object itself is left out
             hint = go_template_hint(e.problem, lines=False)
-            raise ManifestError(f"{source}: {label}: {e.field}: {e.problem}{hint}") from None
+            api.add_error(f"{source}: {label}: {e.field}: {e.problem}{hint}")
+            continue
         # after decoding: the decoders' messages say more (a v1beta1 field under v1, ...)
         checker.check(obj, kind, label)
         api.check(obj, kind, label)  # the API server's value rules (schedsim.api.validation)

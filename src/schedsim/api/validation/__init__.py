@@ -159,6 +159,11 @@ class ApiValidator:
             self._warnings.extend(f"{self.source}: {label}: {f}: {p}" for f, p in out.warnings)
             out.warnings.clear()
 
+    def add_error(self, line: str) -> None:
+        """Record a problem found outside the rules (a decoder's ``FILE: KIND NS/NAME:
+        FIELD: problem`` line), so that `finish` reports it with the others, in order."""
+        self._errors.append(line)
+
     @staticmethod
     def _check_pod(obj: Mapping[str, Any], out: Problems, memo: SpecMemo) -> None:
         """`validate_pod`, with the spec's problems found once per distinct spec."""
