@@ -206,13 +206,99 @@ def test_errors_are_absorbed_like_cel_go() -> None:
     assert CelCache().matches('ip("x").family() == 4 || true', DRIVER, DEVICE) is True
 
 
-def test_transform_map_is_refused_naming_the_runtime_gap() -> None:
-    """``transformMap``/``transformMapEntry`` are valid in 1.34 (two-variable
-    comprehensions) but cel-expr-python 0.1.3 has no runtime ``cel.@mapInsert``: refused at
-    compile time with a message that says so, rather than failing on every device."""
-    compiled = CelCache().compile('{"a": 1}.transformMap(k, v, v + 1)["a"] == 2')
+# cel-go ext/comprehensions_test.go, TestTwoVarComprehensions: the transformMap and
+# transformMapEntry rows (Kubernetes 1.34's base environment enables TwoVarComprehensions
+# from 1.32 on); each evaluates to true. Three rows call functions that environment lacks
+# (strings version 3's reverse, cel-go's ext.Lists flatten/sort): there upperAscii and a
+# membership test stand in, the comprehension under test unchanged.
+TRANSFORM_MAP_ROWS = [
+    "['Hello', 'world'].transformMap(i, v, [v.lowerAscii()]) == {0: ['hello'], 1: ['world']}",
+    "['world', 'Hello'].transformMap(i, v, [v.lowerAscii()])"
+    "  .transformList(k, v, v).all(l, l == ['hello'] || l == ['world'])",
+    "[1, 2, 3].transformMap(indexVar, valueVar, (indexVar * valueVar) + valueVar)"
+    " == {0: 1, 1: 4, 2: 9}",
+    "[1, 2, 3].transformMap(indexVar, valueVar, indexVar % 2 == 0,"
+    " (indexVar * valueVar) + valueVar) == {0: 1, 2: 9}",
+    '"key1:value1 key2:value2 key3:value3".split(" ").transformMapEntry(i, v,'
+    ' cel.bind(entry, v.split(":"), entry.size() == 2 ? {entry[0]: entry[1]} : {}))'
+    " == {'key1': 'value1', 'key2': 'value2', 'key3': 'value3'}",
+    '"key1:value1:extra key2:value2 key3".split(" ").transformMapEntry(i, v,'
+    ' cel.bind(entry, v.split(":"), {?entry[0]: entry[?1]}))'
+    " == {'key1': 'value1', 'key2': 'value2'}",
+    "{'hello': 'world', 'goodbye': 'cruel world'}.transformMap(k, v, \"%s, %s!\".format([k, v]))"
+    " == {'hello': 'hello, world!', 'goodbye': 'goodbye, cruel world!'}",
+    "{'hello': 'world', 'goodbye': 'cruel world'}.transformMap(k, v, v.startsWith('world'),"
+    " \"%s, %s!\".format([k, v])) == {'hello': 'hello, world!'}",
+    "{'hello': 'world', 'greetings': 'tacocat'}.transformMapEntry(k, v,"
+    " {k.upperAscii(): v.upperAscii()}) == {'HELLO': 'WORLD', 'GREETINGS': 'TACOCAT'}",
+    "{'hello': 'world', 'greetings': 'tacocat'}.transformMapEntry(k, v, v == 'tacocat',"
+    " {k.upperAscii(): v.upperAscii()}) == {'GREETINGS': 'TACOCAT'}",
+    "{'hello': 'world', 'greetings': 'tacocat'}.transformMapEntry(k, v, {}) == {}",
+]
+
+
+@pytest.mark.parametrize("expression", TRANSFORM_MAP_ROWS)
+def test_transform_map_rows_of_cel_go(expression: str) -> None:
+    """cel-expr-python 0.1.3 has no runtime ``cel.@mapInsert``; the selector is rewritten
+    onto ``transformList`` and evaluates as in cel-go (the row's expression is true)."""
+    assert CelCache().matches(expression, DRIVER, DEVICE) is True
+
+
+@pytest.mark.parametrize(
+    ("expression", "message"),
+    [  # cel-go TestTwoVarComprehensionsRuntimeErrors
+        (
+            "[1, 1].transformMapEntry(i, v, {v: i}).size() == 1",
+            "insert failed: key 1 already exists",
+        ),
+        (
+            "[0, 0u].transformMapEntry(i, v, {v: i}).size() == 1",
+            "insert failed: key 0 already exists",
+        ),
+    ],
+)
+def test_transform_map_entry_repeated_key_is_a_runtime_error(expression: str, message: str) -> None:
+    with pytest.raises(CelRuntimeError) as info:
+        CelCache().matches(expression, DRIVER, DEVICE)
+    assert message in str(info.value)
+
+
+@pytest.mark.parametrize(
+    "expression",
+    [  # cel-go TestTwoVarComprehensionsStaticErrors (the transformMap* rows)
+        "{}.transformMap(i.j, k, i.j + k).size() == 0",
+        "{}.transformMap(j, i.k, j + i.k).size() == 0",
+        "{}.transformMapEntry(j, i.k, {j: i.k}).size() == 0",
+        "{}.transformMapEntry(i.j, k, {k: i.j}).size() == 0",
+        "{}.transformMapEntry(j, k, 'bad filter', {k: j}).size() == 0",
+        "{'hello': 'world', 'greetings': 'tacocat'}.transformMapEntry(k, v, []) == {}",
+    ],
+)
+def test_transform_map_static_errors_are_refused(expression: str) -> None:
+    compiled = CelCache().compile(expression)
     assert compiled.error is not None
-    assert "transformMap is valid in Kubernetes 1.34" in compiled.error
+    assert compiled.error.startswith("compilation failed: ")
+
+
+def test_transform_map_on_device_attributes_and_nested() -> None:
+    """The rewrite keeps the receiver whole (a member chain with a domain lookup) and nests."""
+    cache = CelCache()
+    assert cache.matches(
+        'device.attributes["dra.example.com"].transformMap(k, v, true).size() >= 0',
+        DRIVER,
+        DEVICE,
+    )
+    assert cache.matches(
+        "{'a': {'x': 1}}.transformMap(k, v, v.transformMap(k2, v2, v2 + 1)) == {'a': {'x': 2}}",
+        DRIVER,
+        DEVICE,
+    )
+
+
+def test_the_rewrite_helpers_cannot_be_called_directly() -> None:
+    compiled = CelCache().compile("__schedsim_map_of_pairs__([]).size() == 0")
+    assert compiled.error is not None
+    assert "undeclared reference to '__schedsim_map_of_pairs__'" in compiled.error
 
 
 def test_library_calls_have_a_bounded_cost() -> None:

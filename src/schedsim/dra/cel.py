@@ -14,9 +14,9 @@ structured allocator of Kubernetes 1.34:
   base.go): strings (version 2, with ``format``), sets, two-variable comprehensions,
   optional types, and the Kubernetes URL, Regex, Lists, Quantity, IP, CIDR and Semver
   libraries (`schedsim.dra.cellib`, `schedsim.dra.cellib_net`), plus ``cel.bind`` that DRA
-  adds; ``&&``/``||`` absorb errors. Not evaluable here: ``transformMap`` and
-  ``transformMapEntry`` (refused at compile time, naming the function; cel-cpp has no
-  runtime ``cel.@mapInsert``);
+  adds; ``&&``/``||`` absorb errors. ``transformMap`` and ``transformMapEntry`` are
+  rewritten onto ``transformList`` (cel-expr-python 0.1.3 has no runtime
+  ``cel.@mapInsert``, `_rewrite_transform_maps`);
 * the expression must evaluate to bool (or dyn); compile errors read
   ``compilation failed: ERROR: <input>:L:C: ...`` like cel-go's.
 
@@ -142,27 +142,190 @@ def _check_fields(source: str, tokens: list[_Token], consumable_capacity: bool) 
             )
 
 
-_NOT_RUNNABLE = ("transformMap", "transformMapEntry")
+_TRANSFORM_MAPS = ("transformMap", "transformMapEntry")
+_MAP_OF_PAIRS = "__schedsim_map_of_pairs__"
+_MAP_OF_MAPS = "__schedsim_map_of_maps__"
+"""The functions `_rewrite_transform_maps` calls; a source naming them is refused."""
 
 
-def _check_runnable(source: str, tokens: list[_Token]) -> None:
-    """Refuse, naming it, what Kubernetes accepts but cel-expr-python 0.1.3 cannot evaluate:
-    ``transformMap``/``transformMapEntry`` (cel-cpp declares them with the two-variable
-    comprehensions but has no runtime ``cel.@mapInsert``)."""
-    for i, tok in enumerate(tokens):
-        if (
-            tok.kind == "id"
-            and tok.text in _NOT_RUNNABLE
+def _check_reserved(source: str, tokens: list[_Token]) -> None:
+    for tok in tokens:
+        if tok.kind == "id" and tok.text in (_MAP_OF_PAIRS, _MAP_OF_MAPS):
+            raise CelCompileError(
+                f"compilation failed: ERROR: {_position(source, tok.start)}: undeclared "
+                f"reference to '{tok.text}' (in container '')"
+            )
+
+
+def _closing(tokens: list[_Token], i: int) -> int:
+    """Index of the bracket closing the one at ``i`` (len(tokens) when unbalanced)."""
+    depth = 0
+    for j in range(i, len(tokens)):
+        t = tokens[j].text
+        if t in _OPEN:
+            depth += 1
+        elif t in _OPEN.values():
+            depth -= 1
+            if depth == 0:
+                return j
+    return len(tokens)
+
+
+def _opening(tokens: list[_Token], j: int) -> int:
+    """Index of the bracket opening the one closed at ``j`` (-1 when unbalanced)."""
+    depth = 0
+    for i in range(j, -1, -1):
+        t = tokens[i].text
+        if t in _OPEN.values():
+            depth += 1
+        elif t in _OPEN:
+            depth -= 1
+            if depth == 0:
+                return i
+    return -1
+
+
+_ENDS_OPERAND = frozenset({")", "]", "}"})
+
+
+def _receiver_start(tokens: list[_Token], end: int) -> int:
+    """Index of the first token of the member chain ending at ``end`` (``a.b[0].f(x)``,
+    ``{...}``, ``(e)``); -1 when there is none. Member selection, indexing and calls bind
+    tighter than every operator, so the chain is the receiver of a ``.m(...)`` after it."""
+    pos = end
+    while pos >= 0:
+        tok = tokens[pos]
+        if tok.text in _ENDS_OPERAND:
+            pos = _opening(tokens, pos)
+            if pos < 0:
+                return -1
+            before = tokens[pos - 1] if pos > 0 else None
+            if before is not None and (
+                before.kind in ("id", "str", "num") or before.text in _ENDS_OPERAND
+            ):
+                if tokens[pos].text == "(" and before.kind == "id":  # f(...) or x.f(...)
+                    pos -= 1
+                else:  # x[...] (or Msg{...}): the chain goes on before the bracket
+                    pos -= 1
+                    continue
+        elif tok.kind not in ("id", "str", "num"):
+            return -1
+        if pos >= 2 and tokens[pos - 1].text == "?" and tokens[pos - 2].text == ".":
+            pos -= 3  # x.?f
+        elif pos >= 1 and tokens[pos - 1].text == ".":
+            pos -= 2  # x.f
+        else:
+            return pos
+    return -1
+
+
+def _rewrite_transform_maps(source: str) -> str:
+    """``r.transformMap(k, v, [filter,] e)`` -> ``__schedsim_map_of_pairs__(r.transformList(k,
+    v, [filter,] [k, e]))`` and ``r.transformMapEntry(...)`` -> ``__schedsim_map_of_maps__(
+    r.transformList(...))``, innermost last-first until none is left.
+
+    cel-cpp declares both macros (two-variable comprehensions) but cel-expr-python 0.1.3
+    has no runtime ``cel.@mapInsert`` they expand to; ``transformList`` builds the entries
+    with list concatenation, and the two functions (`_map_of_pairs`, `_map_of_maps`) build
+    the map, as cel-go's mutable map does (a repeated key is ``insert failed: key K already
+    exists``). The result is typed ``map(dyn, dyn)``.
+    """
+    while True:
+        tokens = _tokens(source)
+        found = [
+            i
+            for i, tok in enumerate(tokens)
+            if tok.kind == "id"
+            and tok.text in _TRANSFORM_MAPS
             and i > 0
             and tokens[i - 1].text == "."
             and i + 1 < len(tokens)
             and tokens[i + 1].text == "("
-        ):
-            raise CelCompileError(
-                f"compilation failed: ERROR: {_position(source, tok.start)}: {tok.text} is "
-                "valid in Kubernetes 1.34 but schedsim's CEL runtime (cel-expr-python 0.1.3) "
-                "cannot evaluate it (no cel.@mapInsert); rewrite the selector without it"
-            )
+        ]
+        if not found:
+            return source
+        i = found[-1]  # its arguments hold no other call; its receiver may
+        close = _closing(tokens, i + 1)
+        first = _receiver_start(tokens, i - 2)
+        if close >= len(tokens) or first < 0:
+            return source  # malformed: the parser reports it
+        args = _split_arguments(source, tokens, i + 1, close)
+        if len(args) not in (3, 4):
+            return source  # a wrong arity: the parser's macro error
+        receiver = source[tokens[first].start : tokens[i - 2].end]
+        if tokens[i].text == "transformMap":
+            *head, value = args
+            body = ", ".join([*head, f"[{args[0]}, {value}]"])
+            call = f"{_MAP_OF_PAIRS}(({receiver}).transformList({body}))"
+        else:
+            call = f"{_MAP_OF_MAPS}(({receiver}).transformList({', '.join(args)}))"
+        source = source[: tokens[first].start] + call + source[tokens[close].end :]
+
+
+def _split_arguments(source: str, tokens: list[_Token], open_: int, close: int) -> list[str]:
+    """The source text of each top-level argument between the parentheses at ``open_`` and
+    ``close``."""
+    out: list[str] = []
+    depth, start = 0, open_ + 1
+    for j in range(open_ + 1, close):
+        t = tokens[j].text
+        if t in _OPEN:
+            depth += 1
+        elif t in _OPEN.values():
+            depth -= 1
+        elif t == "," and depth == 0:
+            out.append(source[tokens[start].start : tokens[j - 1].end] if j > start else "")
+            start = j + 1
+    out.append(source[tokens[start].start : tokens[close - 1].end] if close > start else "")
+    return out
+
+
+def _map_key(key: Any) -> str:
+    """A map key as cel-go's ``%v`` prints it in ``insert failed`` (strings unquoted)."""
+    if isinstance(key, bool):
+        return "true" if key else "false"
+    return str(key)
+
+
+def _map_of_pairs(pairs: list[Any]) -> dict[Any, Any]:
+    out: dict[Any, Any] = {}
+    for key, value in pairs:
+        if key in out:
+            raise ValueError(f"insert failed: key {_map_key(key)} already exists")
+        out[key] = value
+    return out
+
+
+def _map_of_maps(maps: list[Any]) -> dict[Any, Any]:
+    out: dict[Any, Any] = {}
+    for entry in maps:
+        if not isinstance(entry, dict):
+            raise TypeError("no such overload")
+        for key, value in entry.items():
+            if key in out:
+                raise ValueError(f"insert failed: key {_map_key(key)} already exists")
+            out[key] = value
+    return out
+
+
+def _transform_map_extension() -> cel.CelExtension:
+    """The two functions `_rewrite_transform_maps` calls."""
+    t = cel.Type
+    dyn_map, dyn_list = t.Map(t.DYN, t.DYN), t.List(t.DYN)
+    map_list = t.List(dyn_map)  # an entry that is not a map: "no matching overload", as cel-go
+    return cel.CelExtension(
+        "schedsim_transform_map",
+        [
+            cel.FunctionDecl(
+                _MAP_OF_PAIRS,
+                [cel.Overload("schedsim_map_of_pairs", dyn_map, [dyn_list], impl=_map_of_pairs)],
+            ),
+            cel.FunctionDecl(
+                _MAP_OF_MAPS,
+                [cel.Overload("schedsim_map_of_maps", dyn_map, [map_list], impl=_map_of_maps)],
+            ),
+        ],
+    )
 
 
 def _rewrite_domain_lookups(source: str, tokens: list[_Token]) -> str:
@@ -293,6 +456,7 @@ class CelCache:
                 ext_bindings.ExtBindings(),
                 ext_optional.ExtOptional(),
                 kubernetes_extension(),
+                _transform_map_extension(),
             ],
         )
         self._compiled: dict[tuple[str, bool], CompiledSelector] = {}
@@ -329,8 +493,10 @@ class CelCache:
         tokens = _tokens(expression)
         try:
             _check_fields(expression, tokens, consumable_capacity)
-            _check_runnable(expression, tokens)
-            program = self._env.compile(_rewrite_domain_lookups(expression, tokens))
+            _check_reserved(expression, tokens)
+            program = self._env.compile(
+                _rewrite_transform_maps(_rewrite_domain_lookups(expression, tokens))
+            )
         except CelCompileError as e:
             return CompiledSelector(expression, error=str(e))
         except RuntimeError as e:
