@@ -29,8 +29,17 @@ from schedsim.api.core.volumes import (
     InTreeVolumeSource,
 )
 from schedsim.api.storage import CSINode, PersistentVolume, PersistentVolumeClaim
+from schedsim.api.storage.csi import VolumeAttachment
 from schedsim.framework import Code, CycleState, Handle, NodeInfo, Status, StorageListers
 from schedsim.framework.args import no_args
+from schedsim.framework.events import (
+    ActionType,
+    ClusterEvent,
+    ClusterEventWithHint,
+    EventResource,
+    QueueingHint,
+    as_kind,
+)
 
 __all__ = [
     "ERR_REASON_MAX_VOLUME_COUNT_EXCEEDED",
@@ -221,6 +230,110 @@ class NodeVolumeLimits:
         # id(node_info) -> (node_info, generation, listers, migration on, attached, counts):
         # a NodeInfo's volumes change only with its generation (every mutation bumps it)
         self._usage_cache: dict[int, tuple[Any, ...]] = {}
+
+    # ----------------------------------------------------------------- queueing hints
+
+    def events_to_register(self) -> tuple[ClusterEventWithHint, ...]:
+        """``EventsToRegister`` (csi.go, 1.34, SchedulerQueueingHints on): CSINode Add and
+        Update and Node Add without a hint (any of them may raise a limit or bring a node
+        without one), assigned-pod Delete with `is_schedulable_after_pod_deleted`,
+        PersistentVolumeClaim Add with `is_schedulable_after_pvc_added`, VolumeAttachment
+        Delete with `is_schedulable_after_volume_attachment_deleted`.
+
+        Upstream registers ``Pod Delete`` and skips a deleted pod without ``spec.nodeName``;
+        a pod the simulation placed keeps an empty ``spec.nodeName``, so schedsim registers
+        ``AssignedPod Delete`` only (an unscheduled pod's deletion frees no attachment)."""
+        return (
+            ClusterEventWithHint(
+                ClusterEvent(EventResource.CSINode, ActionType.Add | ActionType.Update)
+            ),
+            ClusterEventWithHint(ClusterEvent(EventResource.Node, ActionType.Add)),
+            ClusterEventWithHint(
+                ClusterEvent(EventResource.AssignedPod, ActionType.Delete),
+                self.is_schedulable_after_pod_deleted,
+            ),
+            ClusterEventWithHint(
+                ClusterEvent(EventResource.PersistentVolumeClaim, ActionType.Add),
+                self.is_schedulable_after_pvc_added,
+            ),
+            ClusterEventWithHint(
+                ClusterEvent(EventResource.VolumeAttachment, ActionType.Delete),
+                self.is_schedulable_after_volume_attachment_deleted,
+            ),
+        )
+
+    def is_schedulable_after_pod_deleted(self, pod: Pod, old: object, new: object) -> QueueingHint:
+        """``isSchedulableAfterPodDeleted``: queue when the deleted (bound) pod had a volume
+        that may have counted against a limit: a PVC, a generic ephemeral volume or a
+        migratable inline volume; an object of the wrong type: Queue."""
+        typed = as_kind(Pod, old, new)
+        if typed is None or typed[0] is None:
+            return QueueingHint.Queue
+        deleted = typed[0]
+        assert isinstance(deleted, Pod)
+        for vol in deleted.volumes:
+            if vol.persistent_volume_claim is not None or vol.ephemeral or vol.in_tree is not None:
+                return QueueingHint.Queue
+        return QueueingHint.QueueSkip
+
+    def is_schedulable_after_pvc_added(self, pod: Pod, old: object, new: object) -> QueueingHint:
+        """``isSchedulableAfterPVCAdded``: queue when the added claim is in the pod's
+        namespace and is one the pod names (a ``persistentVolumeClaim`` volume, or the
+        ``<pod>-<volume>`` claim of a generic ephemeral one); an object of the wrong type:
+        Queue."""
+        typed = as_kind(PersistentVolumeClaim, old, new)
+        if typed is None or typed[1] is None:
+            return QueueingHint.Queue
+        added = typed[1]
+        assert isinstance(added, PersistentVolumeClaim)
+        if added.namespace != pod.namespace:
+            return QueueingHint.QueueSkip
+        for vol in pod.volumes:
+            if vol.persistent_volume_claim is not None:
+                claim = vol.persistent_volume_claim
+            elif vol.ephemeral:
+                claim = f"{pod.name}-{vol.name}"  # ephemeral.VolumeClaimName
+            else:
+                continue
+            if claim == added.name:
+                return QueueingHint.Queue
+        return QueueingHint.QueueSkip
+
+    def is_schedulable_after_volume_attachment_deleted(
+        self, pod: Pod, old: object, new: object
+    ) -> QueueingHint:
+        """``isSchedulableAfterVolumeAttachmentDeleted``: queue when the deleted attachment
+        was of a volume like the pod's: the PV a ``persistentVolumeClaim`` of the pod is
+        bound to (the claim read through the PVC lister; a missing claim matches nothing),
+        or, for a migratable inline volume of the pod, an attacher equal to the CSI driver
+        it translates to; an object of the wrong type: Queue.
+
+        Raises:
+            TranslationError: an inline volume that cannot be translated (upstream returns
+                Queue with the error; the scheduling queue counts a raising hint as Queue).
+        """
+        typed = as_kind(VolumeAttachment, old, new)
+        if typed is None or typed[0] is None:
+            return QueueingHint.Queue
+        deleted = typed[0]
+        assert isinstance(deleted, VolumeAttachment)
+        listers = self._handle.storage_listers
+        for vol in pod.volumes:
+            if vol.persistent_volume_claim is not None:
+                pvc = listers.persistent_volume_claim(pod.namespace, vol.persistent_volume_claim)
+                if (
+                    pvc is not None
+                    and deleted.persistent_volume_name is not None
+                    and pvc.volume_name == deleted.persistent_volume_name
+                ):
+                    return QueueingHint.Queue
+                continue
+            if vol.in_tree is None:
+                continue
+            driver, _ = translate_in_tree(vol.in_tree)
+            if driver == deleted.attacher:
+                return QueueingHint.Queue
+        return QueueingHint.QueueSkip
 
     # ----------------------------------------------------------------- extension points
 

@@ -14,6 +14,11 @@ registration (the event must match one the plugin registered) and the hint toget
 it: a Node, Pod, PersistentVolumeClaim, StorageClass, ...), null (the
 missing side of an Add or Delete) or a plain string, passed as it is, for upstream's rows
 that hand the hint an object of the wrong type (``"not-a-node"``).
+
+The case's ``objects`` are the cluster the hint reads through the plugin's listers (upstream's
+fake listers): Nodes and the pods bound to them in the snapshot, PVs, PVCs, StorageClasses,
+VolumeAttachments, CSINodes and the DRA objects in the snapshot's listers, which are bound to
+the framework's handle while the event is replayed.
 """
 
 from __future__ import annotations
@@ -24,10 +29,13 @@ import attrs
 
 from schedsim.api.loading.loader import decode_objects
 from schedsim.api.loading.manifests import KINDS
-from schedsim.framework import Framework, Handle, default_profile
+from schedsim.framework import Framework, Handle, StorageListers, default_profile
 from schedsim.framework.events import ActionType, ClusterEvent, EventResource
 from schedsim.scheduler.clock import LogicalClock
 from schedsim.scheduler.queue import SchedulingQueue
+from schedsim.snapshot import PredicateSnapshot
+from schedsim.snapshot.csi import CsiSnapshot
+from schedsim.snapshot.dra import DraSnapshot
 
 
 def expected_failure(case: dict[str, Any]) -> str | None:
@@ -63,6 +71,20 @@ def run(case: dict[str, Any], source: str) -> None:
     args = {check["plugin"]: check["pluginArgs"]} if "pluginArgs" in check else {}
     profile = attrs.evolve(default_profile(), plugin_args=args) if args else default_profile()
     framework = Framework(profile, Handle())
+    # the case's objects feed the listers the hints read (upstream's fake listers)
+    snapshot = PredicateSnapshot(framework)
+    snapshot.set_cluster_state(
+        m.nodes,
+        [p for p in m.pods if p.node_name and p is not pod],
+        DraSnapshot.from_objects(m.resource_claims, m.resource_slices, m.device_classes),
+        csi_snapshot=CsiSnapshot(m.csi_nodes),
+        storage_listers=StorageListers.from_objects(
+            m.persistent_volumes,
+            m.persistent_volume_claims,
+            m.storage_classes,
+            m.volume_attachments,
+        ),
+    )
     hints = framework.events_to_register()
     assert check["plugin"] in hints, f"{check['plugin']} registers no events in the profile"
     clock = LogicalClock()
@@ -75,10 +97,11 @@ def run(case: dict[str, Any], source: str) -> None:
     queue.add_unschedulable_if_not_present(qpi, (check["plugin"],))
     queue.done(pod)
     assert queue.unschedulable_len == 1
-    moved = queue.move_all_to_active_or_backoff(
-        _event(check["event"]),
-        _object(check.get("oldObject"), source),
-        _object(check.get("newObject"), source),
-    )
+    with snapshot.bound():
+        moved = queue.move_all_to_active_or_backoff(
+            _event(check["event"]),
+            _object(check.get("oldObject"), source),
+            _object(check.get("newObject"), source),
+        )
     got = "Queue" if moved else "QueueSkip"
     assert got == expect["hint"], f"hint: got {got}, want {expect['hint']}"

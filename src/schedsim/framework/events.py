@@ -79,6 +79,9 @@ class EventResource(enum.Enum):
     PersistentVolumeClaim = "PersistentVolumeClaim"
     CSINode = "CSINode"
     StorageClass = "StorageClass"
+    VolumeAttachment = "VolumeAttachment"
+    CSIDriver = "CSIDriver"
+    CSIStorageCapacity = "CSIStorageCapacity"
     ResourceClaim = "ResourceClaim"
     ResourceSlice = "ResourceSlice"
     DeviceClass = "DeviceClass"
@@ -494,12 +497,6 @@ IN_TREE_EVENTS: dict[str, tuple[ClusterEventWithHint, ...]] = {
         ClusterEventWithHint(
             ClusterEvent(_R.Node, _A.Add | _A.UpdateNodeAllocatable), node_resources_fit_node_hint
         ),
-    ),
-    "NodeVolumeLimits": (
-        _ev(_R.AssignedPod, _A.Delete),
-        _ev(_R.Node, _A.Add),
-        _ev(_R.CSINode, _A.Add | _A.Update),
-        _ev(_R.PersistentVolumeClaim, _A.Add),
     ),
     "VolumeBinding": (
         _ev(_R.Node, _A.Add | _A.UpdateNodeLabel | _A.UpdateNodeTaint),
