@@ -39,6 +39,7 @@ from schedsim.framework.events import (
     EventResource,
     QueueingHint,
     as_kind,
+    pod_uses_claim,
 )
 
 __all__ = [
@@ -286,17 +287,8 @@ class NodeVolumeLimits:
             return QueueingHint.Queue
         added = typed[1]
         assert isinstance(added, PersistentVolumeClaim)
-        if added.namespace != pod.namespace:
-            return QueueingHint.QueueSkip
-        for vol in pod.volumes:
-            if vol.persistent_volume_claim is not None:
-                claim = vol.persistent_volume_claim
-            elif vol.ephemeral:
-                claim = f"{pod.name}-{vol.name}"  # ephemeral.VolumeClaimName
-            else:
-                continue
-            if claim == added.name:
-                return QueueingHint.Queue
+        if pod_uses_claim(pod, added.namespace, added.name):
+            return QueueingHint.Queue
         return QueueingHint.QueueSkip
 
     def is_schedulable_after_volume_attachment_deleted(

@@ -39,6 +39,8 @@ from schedsim.api.storage import (
     PersistentVolumeClaim,
     StorageClass,
 )
+from schedsim.api.storage.csi import CSIDriver, CSINode, CSIStorageCapacity
+from schedsim.api.storage.fields import MIGRATED_PLUGINS_ANNOTATION
 from schedsim.framework import (
     Code,
     CycleState,
@@ -50,6 +52,15 @@ from schedsim.framework import (
     Status,
 )
 from schedsim.framework.delegating import DelegatingStorageListers
+from schedsim.framework.events import (
+    ActionType,
+    ClusterEvent,
+    ClusterEventWithHint,
+    EventResource,
+    QueueingHint,
+    as_kind,
+    pod_uses_claim,
+)
 
 __all__ = [
     "ERR_REASON_BIND_CONFLICT",
@@ -324,6 +335,13 @@ class _ClaimError(Exception):
 # ------------------------------------------------------------------------------ plugin
 
 
+def _volume_limit(capacity: CSIStorageCapacity) -> Fraction | None:
+    """``volumeLimit``: the largest volume the capacity admits (bytes), None if unknown."""
+    if capacity.maximum_volume_size is not None:
+        return capacity.maximum_volume_size
+    return capacity.capacity
+
+
 class VolumeBinding:
     """Mirrors kube-scheduler's ``VolumeBinding`` plugin (see the module docstring).
 
@@ -369,6 +387,131 @@ class VolumeBinding:
 
     def _volumes(self) -> SharedVolumeManager:
         return self._handle.volume_manager
+
+    # ----------------------------------------------------------------- queueing hints
+
+    def events_to_register(self) -> tuple[ClusterEventWithHint, ...]:
+        """``EventsToRegister`` (volume_binding.go, 1.34, SchedulerQueueingHints on):
+        StorageClass Add|Update with `is_schedulable_after_storage_class_change`,
+        PersistentVolumeClaim Add|Update with
+        `is_schedulable_after_persistent_volume_claim_change`, PersistentVolume Add|Update
+        and Node Add|UpdateNodeLabel without a hint (with hints on, upstream no longer
+        registers UpdateNodeTaint), CSINode Add|Update with
+        `is_schedulable_after_csi_node_change`, CSIDriver Update with
+        `is_schedulable_after_csi_driver_change`, CSIStorageCapacity Add|Update with
+        `is_schedulable_after_csi_storage_capacity_change`."""
+        add_update = ActionType.Add | ActionType.Update
+        r = EventResource
+        return (
+            ClusterEventWithHint(
+                ClusterEvent(r.StorageClass, add_update),
+                self.is_schedulable_after_storage_class_change,
+            ),
+            ClusterEventWithHint(
+                ClusterEvent(r.PersistentVolumeClaim, add_update),
+                self.is_schedulable_after_persistent_volume_claim_change,
+            ),
+            ClusterEventWithHint(ClusterEvent(r.PersistentVolume, add_update)),
+            ClusterEventWithHint(ClusterEvent(r.Node, ActionType.Add | ActionType.UpdateNodeLabel)),
+            ClusterEventWithHint(
+                ClusterEvent(r.CSINode, add_update), self.is_schedulable_after_csi_node_change
+            ),
+            ClusterEventWithHint(
+                ClusterEvent(r.CSIDriver, ActionType.Update),
+                self.is_schedulable_after_csi_driver_change,
+            ),
+            ClusterEventWithHint(
+                ClusterEvent(r.CSIStorageCapacity, add_update),
+                self.is_schedulable_after_csi_storage_capacity_change,
+            ),
+        )
+
+    def is_schedulable_after_csi_node_change(
+        self, pod: Pod, old: object, new: object
+    ) -> QueueingHint:
+        """``isSchedulableAfterCSINodeChange``: queue an added CSINode, or an update of its
+        ``storage.alpha.kubernetes.io/migrated-plugins`` annotation (what in-tree PVs
+        translate to); an object of the wrong type: Queue."""
+        if old is None:
+            return QueueingHint.Queue
+        typed = as_kind(CSINode, old, new)
+        if typed is None or typed[1] is None:
+            return QueueingHint.Queue
+        before, after = typed
+        assert isinstance(before, CSINode) and isinstance(after, CSINode)
+        if before.annotations.get(MIGRATED_PLUGINS_ANNOTATION) != after.annotations.get(
+            MIGRATED_PLUGINS_ANNOTATION
+        ):
+            return QueueingHint.Queue
+        return QueueingHint.QueueSkip
+
+    def is_schedulable_after_persistent_volume_claim_change(
+        self, pod: Pod, old: object, new: object
+    ) -> QueueingHint:
+        """``isSchedulableAfterPersistentVolumeClaimChange``: queue when the claim as it is
+        now is one the pod reads (`pod_uses_claim`); an object of the wrong type: Queue."""
+        typed = as_kind(PersistentVolumeClaim, old, new)
+        if typed is None or typed[1] is None:
+            return QueueingHint.Queue
+        claim = typed[1]
+        assert isinstance(claim, PersistentVolumeClaim)
+        if pod_uses_claim(pod, claim.namespace, claim.name):
+            return QueueingHint.Queue
+        return QueueingHint.QueueSkip
+
+    def is_schedulable_after_storage_class_change(
+        self, pod: Pod, old: object, new: object
+    ) -> QueueingHint:
+        """``isSchedulableAfterStorageClassChange``: queue an added class, or an update of
+        its ``allowedTopologies`` (``volumeBindingMode`` is immutable); an object of the
+        wrong type: Queue."""
+        typed = as_kind(StorageClass, old, new)
+        if typed is None or typed[1] is None:
+            return QueueingHint.Queue
+        before, after = typed
+        if before is None:
+            return QueueingHint.Queue
+        assert isinstance(before, StorageClass) and isinstance(after, StorageClass)
+        if before.allowed_topologies != after.allowed_topologies:
+            return QueueingHint.Queue
+        return QueueingHint.QueueSkip
+
+    def is_schedulable_after_csi_storage_capacity_change(
+        self, pod: Pod, old: object, new: object
+    ) -> QueueingHint:
+        """``isSchedulableAfterCSIStorageCapacityChange``: queue an added capacity, or an
+        update that raises its volume limit (``maximumVolumeSize`` if set, else
+        ``capacity``) or sets one where there was none; an object of the wrong type:
+        Queue."""
+        typed = as_kind(CSIStorageCapacity, old, new)
+        if typed is None or typed[1] is None:
+            return QueueingHint.Queue
+        before, after = typed
+        if before is None:
+            return QueueingHint.Queue
+        assert isinstance(before, CSIStorageCapacity) and isinstance(after, CSIStorageCapacity)
+        was, now = _volume_limit(before), _volume_limit(after)
+        if now is not None and (was is None or now > was):
+            return QueueingHint.Queue
+        return QueueingHint.QueueSkip
+
+    def is_schedulable_after_csi_driver_change(
+        self, pod: Pod, old: object, new: object
+    ) -> QueueingHint:
+        """``isSchedulableAfterCSIDriverChange``: queue when the pod has an inline ``csi``
+        volume of the driver and the update turned ``storageCapacity`` off; an object of the
+        wrong type: Queue."""
+        typed = as_kind(CSIDriver, old, new)
+        if typed is None or typed[0] is None or typed[1] is None:
+            return QueueingHint.Queue
+        before, after = typed
+        assert isinstance(before, CSIDriver) and isinstance(after, CSIDriver)
+        for vol in pod.volumes:
+            if vol.csi is None or vol.csi.driver != after.name:
+                continue
+            if before.storage_capacity and not after.storage_capacity:
+                return QueueingHint.Queue
+        return QueueingHint.QueueSkip
 
     # ----------------------------------------------------------------- PreFilter
 

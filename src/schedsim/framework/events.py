@@ -59,6 +59,7 @@ __all__ = [
     "node_unschedulable_hint",
     "node_unschedulable_pod_hint",
     "pod_events_by_assignment",
+    "pod_uses_claim",
     "taint_toleration_hint",
     "taint_toleration_pod_hint",
 ]
@@ -229,6 +230,25 @@ def as_kind(kind: type, old: object, new: object) -> tuple[object, object] | Non
         if obj is not None and not isinstance(obj, kind):
             return None
     return old, new
+
+
+def pod_uses_claim(pod: Pod, namespace: str, name: str) -> bool:
+    """Whether ``pod`` reads the PersistentVolumeClaim ``namespace/name``: a
+    ``persistentVolumeClaim`` volume naming it, or a generic ephemeral volume whose claim
+    (``<pod>-<volume>``, ``ephemeral.VolumeClaimName``) it is, in the pod's namespace. The
+    test of the volume plugins' claim-change hints.
+
+    Time: O(volumes of the pod).
+    """
+    if namespace != pod.namespace:
+        return False
+    for vol in pod.volumes:
+        if vol.persistent_volume_claim is not None:
+            if vol.persistent_volume_claim == name:
+                return True
+        elif vol.ephemeral and f"{pod.name}-{vol.name}" == name:
+            return True
+    return False
 
 
 def pod_events_by_assignment(
@@ -497,13 +517,6 @@ IN_TREE_EVENTS: dict[str, tuple[ClusterEventWithHint, ...]] = {
         ClusterEventWithHint(
             ClusterEvent(_R.Node, _A.Add | _A.UpdateNodeAllocatable), node_resources_fit_node_hint
         ),
-    ),
-    "VolumeBinding": (
-        _ev(_R.Node, _A.Add | _A.UpdateNodeLabel | _A.UpdateNodeTaint),
-        _ev(_R.CSINode, _A.Add | _A.Update),
-        _ev(_R.PersistentVolume, _A.Add | _A.Update),
-        _ev(_R.PersistentVolumeClaim, _A.Add | _A.Update),
-        _ev(_R.StorageClass, _A.Add | _A.Update),
     ),
     "DynamicResources": (
         _ev(_R.ResourceClaim, _A.Add | _A.Update),
