@@ -80,6 +80,14 @@ from schedsim.dra.types import AllocationError, AllocationTimeout, DeviceId, Dra
 from schedsim.framework import Code, CycleState, Handle, NodeInfo, StateKey, Status
 from schedsim.framework.devices import DeviceCandidate, NodeDevice, node_devices
 from schedsim.framework.dra_manager import SharedDraManager
+from schedsim.framework.events import (
+    ActionType,
+    ClusterEvent,
+    ClusterEventWithHint,
+    EventResource,
+    QueueingHint,
+    as_kind,
+)
 
 __all__ = [
     "DELETE_PROTECTION_FINALIZER",
@@ -305,6 +313,84 @@ class DynamicResources:
         if manager is None:
             raise RuntimeError("DynamicResources needs a snapshot with DRA state (dra_manager)")
         return manager
+
+    # ------------------------------------------------------------------ queueing hints
+
+    def events_to_register(self) -> tuple[ClusterEventWithHint, ...]:
+        """``EventsToRegister`` (dynamicresources.go, 1.34, SchedulerQueueingHints on; none
+        with DynamicResourceAllocation off): Node Add|UpdateNodeLabel, ResourceClaim
+        Add|Update with `is_schedulable_after_claim_change`, the pod's generated-claim
+        update with `is_schedulable_after_pod_change`, DeviceClass and ResourceSlice
+        Add|Update without a hint.
+
+        Upstream registers ``Pod UpdatePodGeneratedResourceClaim``; only a pending pod gets
+        claims generated, so schedsim registers it for ``UnscheduledPod``. schedsim also
+        registers ``AssignedPod Delete``: a simulation reports the deallocation of a leaving
+        pod's claims as that pod's delete event (upstream sees the claim update)."""
+        if not self.enabled:
+            return ()
+        r, a = EventResource, ActionType
+        return (
+            ClusterEventWithHint(ClusterEvent(r.Node, a.Add | a.UpdateNodeLabel)),
+            ClusterEventWithHint(
+                ClusterEvent(r.ResourceClaim, a.Add | a.Update),
+                self.is_schedulable_after_claim_change,
+            ),
+            ClusterEventWithHint(
+                ClusterEvent(r.UnscheduledPod, a.UpdatePodGeneratedResourceClaim),
+                self.is_schedulable_after_pod_change,
+            ),
+            ClusterEventWithHint(ClusterEvent(r.DeviceClass, a.Add | a.Update)),
+            ClusterEventWithHint(ClusterEvent(r.ResourceSlice, a.Add | a.Update)),
+            ClusterEventWithHint(ClusterEvent(r.AssignedPod, a.Delete)),
+        )
+
+    def is_schedulable_after_claim_change(self, pod: Pod, old: object, new: object) -> QueueingHint:
+        """``isSchedulableAfterClaimChange``: skip while the pod's claims cannot all be
+        resolved (`resolve_pod_claims` fails: the pod is not schedulable anyway); queue when
+        a claim was deallocated (its devices are free for any pod); otherwise queue only a
+        claim of the pod (same UID) that was added or whose status changed (a finalizer or
+        other metadata change is skipped); an object of the wrong type: Queue."""
+        typed = as_kind(ResourceClaim, old, new)
+        if typed is None or typed[1] is None:
+            return QueueingHint.Queue
+        original, modified = typed
+        assert isinstance(modified, ResourceClaim)
+        try:
+            claims = resolve_pod_claims(pod, self._manager())
+        except _ResolveError:
+            return QueueingHint.QueueSkip
+        if (
+            isinstance(original, ResourceClaim)
+            and original.status.allocation is not None
+            and modified.status.allocation is None
+        ):
+            return QueueingHint.Queue
+        if not any(c.uid == modified.uid for c in claims):
+            return QueueingHint.QueueSkip
+        if original is None:
+            return QueueingHint.Queue
+        assert isinstance(original, ResourceClaim)
+        if original.status == modified.status:
+            return QueueingHint.QueueSkip
+        return QueueingHint.Queue
+
+    def is_schedulable_after_pod_change(self, pod: Pod, old: object, new: object) -> QueueingHint:
+        """``isSchedulableAfterPodChange``: queue when the updated pod is the pending pod
+        (same UID) and all its claims now resolve (the claim controller wrote the generated
+        names into its status and the claims exist); an object of the wrong type: Queue."""
+        typed = as_kind(Pod, None, new)
+        if typed is None or typed[1] is None:
+            return QueueingHint.Queue
+        modified = typed[1]
+        assert isinstance(modified, Pod)
+        if modified.uid != pod.uid:
+            return QueueingHint.QueueSkip
+        try:
+            resolve_pod_claims(modified, self._manager())
+        except _ResolveError:
+            return QueueingHint.QueueSkip
+        return QueueingHint.Queue
 
     # ------------------------------------------------------------------ PreEnqueue
 

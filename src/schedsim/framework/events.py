@@ -518,25 +518,15 @@ IN_TREE_EVENTS: dict[str, tuple[ClusterEventWithHint, ...]] = {
             ClusterEvent(_R.Node, _A.Add | _A.UpdateNodeAllocatable), node_resources_fit_node_hint
         ),
     ),
-    "DynamicResources": (
-        _ev(_R.ResourceClaim, _A.Add | _A.Update),
-        _ev(_R.ResourceSlice, _A.Add | _A.Update),
-        _ev(_R.DeviceClass, _A.Add | _A.Update),
-        _ev(_R.UnscheduledPod, _A.UpdatePodGeneratedResourceClaim),
-        _ev(_R.AssignedPod, _A.Delete),
-    ),
 }
 """The events kube-scheduler 1.34's in-tree plugins register (their ``EventsToRegister``
 with SchedulerQueueingHints on, its 1.34 default). NodeUnschedulable and TaintToleration
 carry their node-change and pod-toleration-change hints, NodeAffinity its node-change hint,
-NodePorts its pod-deletion hint, NodeResourcesFit its pod and node hints (InterPodAffinity,
-PodTopologySpread, VolumeRestrictions and VolumeZone register theirs with their own
-``events_to_register``: the hints read the plugin's terms, constraints and volumes); the
-others have none: schedsim moves a pod on every
-matching event where upstream's hint may skip some (a deliberate simplification: more
-retries, the same placements). Where upstream registers
-``Pod`` and its hint reads ``spec.nodeName``, schedsim registers ``AssignedPod`` /
-``UnscheduledPod`` (a placed pod keeps an empty ``spec.nodeName``). DynamicResources also
-registers ``AssignedPod Delete``: a simulation reports the claim deallocation a leaving pod
-causes as that pod's delete event. Used for an in-tree plugin that has no
+NodePorts its pod-deletion hint, NodeResourcesFit its pod and node hints; NodeName and
+SchedulingGates have none upstream either. The plugins whose hints read their own state or
+the cluster's listers (InterPodAffinity, PodTopologySpread, VolumeRestrictions, VolumeZone,
+NodeVolumeLimits, VolumeBinding, DynamicResources) register theirs with their own
+``events_to_register``. Where upstream registers ``Pod`` and its hint reads
+``spec.nodeName``, schedsim registers ``AssignedPod`` / ``UnscheduledPod`` (a placed pod
+keeps an empty ``spec.nodeName``). Used for an in-tree plugin that has no
 ``events_to_register`` method of its own."""
