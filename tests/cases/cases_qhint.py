@@ -44,7 +44,8 @@ def expected_failure(case: dict[str, Any]) -> str | None:
     return None
 
 
-def _event(raw: dict[str, Any]) -> ClusterEvent:
+def event_of(raw: dict[str, Any]) -> ClusterEvent:
+    """The ``{resource, action}`` of a case as a `ClusterEvent` (action: a name or a list)."""
     actions = raw["action"] if isinstance(raw["action"], list) else [raw["action"]]
     action = ActionType(0)
     for a in actions:
@@ -52,7 +53,8 @@ def _event(raw: dict[str, Any]) -> ClusterEvent:
     return ClusterEvent(EventResource(raw["resource"]), action)
 
 
-def _object(raw: Any, source: str) -> object:
+def object_of(raw: Any, source: str) -> object:
+    """An ``oldObject`` / ``newObject`` of a case, decoded (see the module docstring)."""
     if raw is None or isinstance(raw, str):
         return raw
     m = decode_objects([raw], source, api_rules=False)
@@ -99,9 +101,9 @@ def run(case: dict[str, Any], source: str) -> None:
     assert queue.unschedulable_len == 1
     with snapshot.bound():
         moved = queue.move_all_to_active_or_backoff(
-            _event(check["event"]),
-            _object(check.get("oldObject"), source),
-            _object(check.get("newObject"), source),
+            event_of(check["event"]),
+            object_of(check.get("oldObject"), source),
+            object_of(check.get("newObject"), source),
         )
     got = "Queue" if moved else "QueueSkip"
     assert got == expect["hint"], f"hint: got {got}, want {expect['hint']}"

@@ -51,6 +51,7 @@ GROUPS = {
     "volumebinding-": ("cases_vol", "VolumeBinding"),
     "preempt-": ("cases_preempt", "DefaultPreemption (issue #14)"),
     "qhint-": ("cases_qhint", "queueing hints through the scheduling queue"),
+    "queue-": ("cases_queue", "scheduling-queue scenarios"),
     "ca-estimate-": ("cases_ca_estimate", "the Cluster Autoscaler's binpacking estimator"),
 }
 

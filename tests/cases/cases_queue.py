@@ -1,0 +1,164 @@
+"""Runner for the ``queue-*`` cases: scenarios of kube-scheduler's scheduling queue
+(pkg/scheduler/backend/queue/scheduling_queue_test.go) replayed on `SchedulingQueue`
+(tests/cases/upstream/README.md, "Scheduling-queue cases").
+
+A case declares upstream's ``QueueingHintMapPerProfile`` for the default profile as data
+(``check.queueingHints``: which plugin registered which event, and a hint that always answers
+``Queue``, ``QueueSkip`` or fails), optionally PreEnqueue plugins that admit pods by label
+(``check.preEnqueue``, upstream's ``preEnqueuePlugin{allowlists}``), and a sequence of
+``check.steps``; each step does one queue operation on a fake clock, and ``expect`` steps
+compare where every pod is:
+
+```yaml
+check:
+  component: SchedulingQueueScenario
+  queueingHints:
+  - {plugin: foo, event: {resource: Node, action: Add}, hint: Queue}   # Queue|QueueSkip|Error|None
+  preEnqueue: {foo: [foo]}          # plugin -> labels a pod needs one of to pass (optional)
+  steps:
+  - add: ns1/pod1                   # Add (PreEnqueue runs)
+  - pop: ns1/pod1                   # Pop must return this pod (null: nothing ready)
+  - failed: {pod: ns1/pod1, unschedulablePlugins: [foo], pendingPlugins: []}
+                                    # AddUnschedulableIfNotPresent + Done
+  - step: 2                         # the fake clock advances (seconds)
+  - event: {resource: Node, action: Add, oldObject: ..., newObject: ...}
+                                    # MoveAllToActiveOrBackoffQueue
+  - flushBackoff: true              # flushBackoffQCompleted
+  - flushUnschedulable: true        # flushUnschedulablePodsLeftover
+  - expect: {activeQ: [ns1/pod1], backoffQ: [], unschedulablePods: []}
+                                    # activeQ in pop order, the others sorted by name
+```
+
+Steps name pods ``namespace/name`` of the case's ``objects``. A pod ``failed`` with no
+plugins failed with an Error (upstream's ``newQueuedPodInfoForLookup(pod)``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from cases_qhint import event_of, object_of
+
+from schedsim.api.core import Pod
+from schedsim.api.loading.loader import decode_objects
+from schedsim.framework import Framework, Handle, default_profile
+from schedsim.framework.events import ClusterEventWithHint, QueueingHint
+from schedsim.framework.status import Code, Status
+from schedsim.scheduler.clock import LogicalClock
+from schedsim.scheduler.queue import SchedulingQueue
+
+
+def expected_failure(case: dict[str, Any]) -> str | None:
+    """Why this case is expected to fail (None: it must pass)."""
+    del case
+    return None
+
+
+class _HintError(RuntimeError):
+    """What a hint declared ``Error`` raises (upstream's hint returning an error)."""
+
+
+def _hint(answer: str | None) -> Callable[[Pod, object, object], QueueingHint] | None:
+    if answer is None or answer == "None":
+        return None
+    if answer == "Error":
+
+        def fail(pod: Pod, old: object, new: object) -> QueueingHint:
+            raise _HintError(f"hint error for {pod.key}")
+
+        return fail
+    verdict = QueueingHint[answer]
+    return lambda pod, old, new: verdict
+
+
+def _hints(raw: Sequence[Mapping[str, Any]]) -> dict[str, list[ClusterEventWithHint]]:
+    out: dict[str, list[ClusterEventWithHint]] = {}
+    for entry in raw:
+        registered = ClusterEventWithHint(event_of(entry["event"]), _hint(entry.get("hint")))
+        out.setdefault(entry["plugin"], []).append(registered)
+    return out
+
+
+def _pre_enqueue(raw: Mapping[str, Sequence[str]]) -> Callable[[Pod], Status] | None:
+    """Upstream's test ``preEnqueuePlugin``: a pod passes when it has one of the labels."""
+    if not raw:
+        return None
+
+    def run(pod: Pod) -> Status:
+        for plugin, labels in raw.items():
+            if not any(label in pod.labels for label in labels):
+                return Status(Code.UnschedulableAndUnresolvable, ("not allowed",), plugin)
+        return Status(Code.Success)
+
+    return run
+
+
+def _where(queue: SchedulingQueue) -> dict[str, list[str]]:
+    unschedulable = {q.key for q in queue.unschedulable_pods()}
+    pending = queue.pending_pods()
+    active_n = queue.active_len
+    active = [q.key for q in pending[:active_n]]
+    backoff = sorted(q.key for q in pending[active_n:] if q.key not in unschedulable)
+    return {"activeQ": active, "backoffQ": backoff, "unschedulablePods": sorted(unschedulable)}
+
+
+def run(case: dict[str, Any], source: str) -> None:
+    """Replay the case's steps on a `SchedulingQueue` and check every ``expect`` step."""
+    check = case["check"]
+    m = decode_objects(case["objects"], source, api_rules=False)
+    pods = {p.key: p for p in m.pods}
+    clock = LogicalClock()
+    less = Framework(default_profile(), Handle()).queue_sort_less()
+    hints = _hints(check.get("queueingHints") or [])
+    queue = SchedulingQueue(
+        less,
+        clock=clock,
+        queueing_hints={p.scheduler_name: hints for p in pods.values()},
+        pre_enqueue=_pre_enqueue(check.get("preEnqueue") or {}),
+        **{
+            k: float(check[f])
+            for k, f in (
+                ("pod_initial_backoff_seconds", "podInitialBackoffSeconds"),
+                ("pod_max_backoff_seconds", "podMaxBackoffSeconds"),
+            )
+            if f in check
+        },
+    )
+    popped = {}
+    for i, step in enumerate(check["steps"]):
+        where = f"step {i} {step}"
+        if "add" in step:
+            queue.add(pods[step["add"]])
+        elif "pop" in step:
+            qpi = queue.pop()
+            got = None if qpi is None else qpi.key
+            assert got == step["pop"], f"{where}: popped {got}"
+            if qpi is not None:
+                popped[qpi.key] = qpi
+        elif "failed" in step:
+            f = step["failed"]
+            qpi = popped.pop(f["pod"])
+            queue.add_unschedulable_if_not_present(
+                qpi, f.get("unschedulablePlugins") or (), f.get("pendingPlugins") or ()
+            )
+            queue.done(qpi.pod)
+        elif "step" in step:
+            clock.step(float(step["step"]))
+        elif "event" in step:
+            e = step["event"]
+            queue.move_all_to_active_or_backoff(
+                event_of(e),
+                object_of(e.get("oldObject"), source),
+                object_of(e.get("newObject"), source),
+            )
+        elif "flushBackoff" in step:
+            queue.flush_backoff_completed()
+        elif "flushUnschedulable" in step:
+            queue.flush_unschedulable_pods_left_over()
+        elif "expect" in step:
+            got_where = _where(queue)
+            for q, want in step["expect"].items():
+                assert got_where[q] == want, f"{where}: {q} {got_where[q]}, want {want}"
+        else:
+            raise AssertionError(f"{where}: unknown step")
