@@ -18,6 +18,7 @@ check:
   steps:
   - add: ns1/pod1                   # Add (PreEnqueue runs)
   - pop: ns1/pod1                   # Pop must return this pod (null: nothing ready)
+    plugins: {unschedulablePlugins: [foo], pendingPlugins: []}   # optional: kept by Pop
   - failed: {pod: ns1/pod1, unschedulablePlugins: [foo], pendingPlugins: []}
                                     # AddUnschedulableIfNotPresent + Done
   - step: 2                         # the fake clock advances (seconds)
@@ -25,8 +26,9 @@ check:
                                     # MoveAllToActiveOrBackoffQueue
   - flushBackoff: true              # flushBackoffQCompleted
   - flushUnschedulable: true        # flushUnschedulablePodsLeftover
-  - expect: {activeQ: [ns1/pod1], backoffQ: [], unschedulablePods: []}
-                                    # activeQ in pop order, the others sorted by name
+  - expect: {activeQ: [ns1/pod1], backoffQ: [], unschedulablePods: [], inFlight: []}
+                                    # activeQ in pop order, the others sorted by name;
+                                    # only the lists given are compared
 ```
 
 Steps name pods ``namespace/name`` of the case's ``objects``. A pod ``failed`` with no
@@ -100,7 +102,12 @@ def _where(queue: SchedulingQueue) -> dict[str, list[str]]:
     active_n = queue.active_len
     active = [q.key for q in pending[:active_n]]
     backoff = sorted(q.key for q in pending[active_n:] if q.key not in unschedulable)
-    return {"activeQ": active, "backoffQ": backoff, "unschedulablePods": sorted(unschedulable)}
+    return {
+        "activeQ": active,
+        "backoffQ": backoff,
+        "unschedulablePods": sorted(unschedulable),
+        "inFlight": sorted(queue.in_flight()),
+    }
 
 
 def run(case: dict[str, Any], source: str) -> None:
@@ -136,6 +143,14 @@ def run(case: dict[str, Any], source: str) -> None:
             assert got == step["pop"], f"{where}: popped {got}"
             if qpi is not None:
                 popped[qpi.key] = qpi
+            want_plugins = step.get("plugins")
+            if want_plugins is not None:
+                assert qpi is not None
+                got_plugins = {
+                    "unschedulablePlugins": sorted(qpi.unschedulable_plugins),
+                    "pendingPlugins": sorted(qpi.pending_plugins),
+                }
+                assert got_plugins == want_plugins, f"{where}: plugins {got_plugins}"
         elif "failed" in step:
             f = step["failed"]
             qpi = popped.pop(f["pod"])
