@@ -28,7 +28,8 @@ check:
   - flushUnschedulable: true        # flushUnschedulablePodsLeftover
   - expect: {activeQ: [ns1/pod1], backoffQ: [], unschedulablePods: [], inFlight: []}
                                     # activeQ in pop order, the others sorted by name;
-                                    # only the lists given are compared
+                                    # only the lists given are compared; hintCalls:
+                                    # how many times the hints ran so far
 ```
 
 Steps name pods ``namespace/name`` of the case's ``objects``. A pod ``failed`` with no
@@ -61,23 +62,29 @@ class _HintError(RuntimeError):
     """What a hint declared ``Error`` raises (upstream's hint returning an error)."""
 
 
-def _hint(answer: str | None) -> Callable[[Pod, object, object], QueueingHint] | None:
+def _hint(
+    answer: str | None, calls: list[int]
+) -> Callable[[Pod, object, object], QueueingHint] | None:
+    """A constant hint (upstream's queueHintReturnQueue / ...Skip / ...Err) counting its calls
+    in ``calls[0]`` (upstream's expectedExecutionCount)."""
     if answer is None or answer == "None":
         return None
-    if answer == "Error":
 
-        def fail(pod: Pod, old: object, new: object) -> QueueingHint:
+    def hint(pod: Pod, old: object, new: object) -> QueueingHint:
+        calls[0] += 1
+        if answer == "Error":
             raise _HintError(f"hint error for {pod.key}")
+        return QueueingHint[answer]
 
-        return fail
-    verdict = QueueingHint[answer]
-    return lambda pod, old, new: verdict
+    return hint
 
 
-def _hints(raw: Sequence[Mapping[str, Any]]) -> dict[str, list[ClusterEventWithHint]]:
+def _hints(
+    raw: Sequence[Mapping[str, Any]], calls: list[int]
+) -> dict[str, list[ClusterEventWithHint]]:
     out: dict[str, list[ClusterEventWithHint]] = {}
     for entry in raw:
-        registered = ClusterEventWithHint(event_of(entry["event"]), _hint(entry.get("hint")))
+        registered = ClusterEventWithHint(event_of(entry["event"]), _hint(entry.get("hint"), calls))
         out.setdefault(entry["plugin"], []).append(registered)
     return out
 
@@ -117,7 +124,8 @@ def run(case: dict[str, Any], source: str) -> None:
     pods = {p.key: p for p in m.pods}
     clock = LogicalClock()
     less = Framework(default_profile(), Handle()).queue_sort_less()
-    hints = _hints(check.get("queueingHints") or [])
+    calls = [0]
+    hints = _hints(check.get("queueingHints") or [], calls)
     queue = SchedulingQueue(
         less,
         clock=clock,
@@ -172,7 +180,7 @@ def run(case: dict[str, Any], source: str) -> None:
         elif "flushUnschedulable" in step:
             queue.flush_unschedulable_pods_left_over()
         elif "expect" in step:
-            got_where = _where(queue)
+            got_where: dict[str, Any] = {**_where(queue), "hintCalls": calls[0]}
             for q, want in step["expect"].items():
                 assert got_where[q] == want, f"{where}: {q} {got_where[q]}, want {want}"
         else:
