@@ -24,6 +24,8 @@ check:
   - step: 2                         # the fake clock advances (seconds)
   - event: {resource: Node, action: Add, oldObject: ..., newObject: ...}
                                     # MoveAllToActiveOrBackoffQueue
+  - assignedPodAdded: <Pod manifest>                                # AssignedPodAdded
+  - assignedPodUpdated: {event: {...}, oldObject: ..., newObject: ...} # AssignedPodUpdated
   - flushBackoff: true              # flushBackoffQCompleted
   - flushUnschedulable: true        # flushUnschedulablePodsLeftover
   - expect: {activeQ: [ns1/pod1], backoffQ: [], unschedulablePods: [], inFlight: []}
@@ -175,6 +177,15 @@ def run(case: dict[str, Any], source: str) -> None:
                 object_of(e.get("oldObject"), source),
                 object_of(e.get("newObject"), source),
             )
+        elif "assignedPodAdded" in step:
+            added = object_of(step["assignedPodAdded"], source)
+            assert isinstance(added, Pod), f"{where}: not a pod"
+            queue.assigned_pod_added(added)
+        elif "assignedPodUpdated" in step:
+            u = step["assignedPodUpdated"]
+            old, new = object_of(u.get("oldObject"), source), object_of(u["newObject"], source)
+            assert isinstance(new, Pod) and (old is None or isinstance(old, Pod)), where
+            queue.assigned_pod_updated(old or new, new, event_of(u["event"]))
         elif "flushBackoff" in step:
             queue.flush_backoff_completed()
         elif "flushUnschedulable" in step:

@@ -58,7 +58,6 @@ from schedsim.autoscaler.sanitize import template_node_info
 from schedsim.dra.claim_controller import create_template_claims
 from schedsim.engine import Engine
 from schedsim.framework.events import (
-    ASSIGNED_POD_ADD,
     ASSIGNED_POD_DELETE,
     NODE_ADD,
     ActionType,
@@ -591,7 +590,7 @@ class Replay:
             return
         self.snapshot.force_add_pod(pod, node)  # created bound (a static pod's mirror)
         self._bind(pod, node)
-        self.queue.move_all_to_active_or_backoff(ASSIGNED_POD_ADD, None, pod)
+        self.queue.assigned_pod_added(pod)
 
     def _recorded_pod_gone(self, change: RecordedChange, *, finished: bool) -> None:
         key = change.key

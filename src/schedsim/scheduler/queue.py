@@ -17,6 +17,11 @@ backoff_queue.go, unschedulable_pods.go):
   answers ``Queue`` (``isPodWorthRequeuing``); the pod then goes to activeQ if its backoff is
   over (or a Pending plugin queued it), else to backoffQ. `flush_unschedulable_pods_left_over`
   moves pods parked longer than ``podMaxInUnschedulablePodsDuration`` (5 min).
+- **assigned pods** (`assigned_pod_added`, `assigned_pod_updated`): a pod bound to a node, or
+  a bound pod's label change, is offered only to the pods it may help across nodes
+  (``getUnschedulablePodsWithCrossTopologyTerm``): those PodTopologySpread rejected in the
+  same namespace and those with a required pod-affinity term selecting it; a bound pod's
+  scale-down is offered to all (it frees resources).
 - **in-flight events**: events that happen while a popped pod is being scheduled are
   recorded; when the pod then fails (`add_unschedulable_if_not_present`) an event that would
   have moved it sends it to backoffQ/activeQ instead of unschedulablePods, so the change is
@@ -49,11 +54,20 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
 from schedsim.api.core import Pod
-from schedsim.framework.events import UNSCHEDULABLE_TIMEOUT, ClusterEvent, ClusterEventWithHint
+from schedsim.framework.events import (
+    ASSIGNED_POD_ADD,
+    UNSCHEDULABLE_TIMEOUT,
+    ActionType,
+    ClusterEvent,
+    ClusterEventWithHint,
+    EventResource,
+)
 from schedsim.framework.events import QueueingHint as Hint
 from schedsim.framework.plugin_results import PLUGIN_FAILURES
 from schedsim.framework.queued_pod_info import QueuedPodInfo, queue_sort_key
 from schedsim.framework.status import Status
+from schedsim.framework.types import AffinityTerm
+from schedsim.snapshot.infos import PodInfo
 
 __all__ = [
     "DEFAULT_POD_INITIAL_BACKOFF_SECONDS",
@@ -69,6 +83,9 @@ DEFAULT_POD_MAX_BACKOFF_SECONDS = 10.0
 """KubeSchedulerConfiguration v1 default ``podMaxBackoffSeconds``."""
 DEFAULT_POD_MAX_IN_UNSCHEDULABLE_PODS_DURATION = 300.0
 """kube-scheduler's ``DefaultPodMaxInUnschedulablePodsDuration`` (5 minutes)."""
+
+_POD_TOPOLOGY_SPREAD = "PodTopologySpread"
+_POD_SCALE_DOWN = ClusterEvent(EventResource.Pod, ActionType.UpdatePodScaleDown)
 
 Less = Callable[[QueuedPodInfo, QueuedPodInfo], bool]
 Hints = Mapping[str, Mapping[str, Sequence[ClusterEventWithHint]]]
@@ -121,6 +138,9 @@ class SchedulingQueue:
         pop_from_backoff_q: SchedulerPopFromBackoffQ (on by default in 1.34).
         pod_max_in_unschedulable_pods_duration: seconds before
             `flush_unschedulable_pods_left_over` moves a parked pod.
+        namespace_labels: the labels of a Namespace by name, None when unknown (the
+            namespace lister `assigned_pod_added` matches affinity namespace selectors
+            with; ``ObjectListers.namespace_labels``); None: no namespace is known.
 
     Raises:
         ValueError: backoff seconds out of range.
@@ -139,6 +159,7 @@ class SchedulingQueue:
         pod_max_in_unschedulable_pods_duration: float = (
             DEFAULT_POD_MAX_IN_UNSCHEDULABLE_PODS_DURATION
         ),
+        namespace_labels: Callable[[str], Mapping[str, str] | None] | None = None,
     ) -> None:
         if pod_initial_backoff_seconds <= 0:
             raise ValueError(
@@ -159,6 +180,9 @@ class SchedulingQueue:
         self._hints: Hints = queueing_hints if queueing_hints is not None else {}
         self._pop_from_backoff = pop_from_backoff_q
         self._max_unschedulable = pod_max_in_unschedulable_pods_duration
+        self._namespace_labels = namespace_labels
+        # key -> (pod, its required pod-affinity terms), for the parked pods asked about
+        self._affinity_terms: dict[str, tuple[Pod, tuple[AffinityTerm, ...]]] = {}
         self._seq = 0
         # key -> (where, qpi): the one place a pod is; heap entries not matching are stale
         self._where: dict[str, tuple[str, QueuedPodInfo]] = {}
@@ -273,6 +297,7 @@ class SchedulingQueue:
             else:
                 self._counts[where] -= 1
         self._in_flight.pop(pod.key, None)
+        self._affinity_terms.pop(pod.key, None)
 
     # ------------------------------------------------------------------ events and time
 
@@ -297,17 +322,82 @@ class SchedulingQueue:
             the pods moved, in the order they were parked. The event is also recorded for the
             pods in flight (see `add_unschedulable_if_not_present`).
         """
+        return self._move(
+            event,
+            old_obj,
+            new_obj,
+            None if pre_check is None else (lambda qpi: pre_check(qpi.pod)),
+        )
+
+    def assigned_pod_added(self, pod: Pod) -> list[QueuedPodInfo]:
+        """A pod was bound to a node (``AssignedPodAdded``): ``AssignedPodAdd`` for the
+        parked pods it may help across nodes (see the module docstring), not all of them:
+        a pod event does not help a pod rejected by a single-node requirement.
+
+        Returns:
+            the pods moved, in the order they were parked.
+        """
+        return self._move(ASSIGNED_POD_ADD, None, pod, self._cross_topology(pod))
+
+    def assigned_pod_updated(self, old: Pod, new: Pod, event: ClusterEvent) -> list[QueuedPodInfo]:
+        """A bound pod changed (``AssignedPodUpdated``; ``event``: e.g. ``AssignedPod
+        UpdatePodLabel``): a scale-down is offered to every parked pod (it frees resources
+        on the node), any other change only to the pods it may help across nodes.
+
+        Returns:
+            the pods moved, in the order they were parked.
+        """
+        if _POD_SCALE_DOWN.match(event):
+            return self._move(event, old, new, None)
+        return self._move(event, old, new, self._cross_topology(new))
+
+    def _cross_topology(self, pod: Pod) -> Callable[[QueuedPodInfo], bool]:
+        """``getUnschedulablePodsWithCrossTopologyTerm``: whether a parked pod may be helped
+        by ``pod``: PodTopologySpread rejected it in ``pod``'s namespace, or one of its
+        required pod-affinity terms selects ``pod``."""
+        get = self._namespace_labels
+        ns_labels = get(pod.namespace) if get is not None else None
+
+        def accept(qpi: QueuedPodInfo) -> bool:
+            if _POD_TOPOLOGY_SPREAD in qpi.unschedulable_plugins:
+                if qpi.pod.namespace == pod.namespace:
+                    return True
+            return any(t.matches(pod, ns_labels) for t in self._terms(qpi.pod))
+
+        return accept
+
+    def _terms(self, pod: Pod) -> tuple[AffinityTerm, ...]:
+        """The pod's required pod-affinity terms, computed once per pod."""
+        if pod.affinity is None:
+            return ()
+        hit = self._affinity_terms.get(pod.key)
+        if hit is not None and hit[0] is pod:
+            return hit[1]
+        terms = PodInfo(pod).required_affinity_terms
+        self._affinity_terms[pod.key] = (pod, terms)
+        return terms
+
+    def _move(
+        self,
+        event: ClusterEvent,
+        old_obj: object,
+        new_obj: object,
+        accept: Callable[[QueuedPodInfo], bool] | None,
+    ) -> list[QueuedPodInfo]:
+        """``movePodsToActiveOrBackoffQueue`` over the parked pods ``accept`` admits (all
+        when None); the event is recorded for the pods in flight either way."""
         if self._in_flight:
             self._events.append((event, old_obj, new_obj))
         moved = []
         for qpi in list(self._unschedulable.values()):
-            if pre_check is not None and not pre_check(qpi.pod):
+            if accept is not None and not accept(qpi):
                 continue
             strategy = self._worth_requeuing(qpi, event, old_obj, new_obj)
             if strategy is QueueingStrategy.QueueSkip:
                 continue
             del self._unschedulable[qpi.key]
             del self._where[qpi.key]
+            self._affinity_terms.pop(qpi.key, None)
             self._requeue(qpi, strategy)
             moved.append(qpi)
         return moved

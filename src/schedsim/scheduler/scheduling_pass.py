@@ -14,7 +14,7 @@ from collections.abc import Callable, Mapping, Sequence
 import attrs
 
 from schedsim.api.core import Pod
-from schedsim.framework.events import ASSIGNED_POD_ADD, ASSIGNED_POD_DELETE
+from schedsim.framework.events import ASSIGNED_POD_DELETE
 from schedsim.framework.queued_pod_info import QueuedPodInfo
 from schedsim.framework.status import Code, Status
 from schedsim.scheduler import Scheduler
@@ -155,6 +155,7 @@ class SchedulingPass:
             pod_max_backoff_seconds=options.pod_max_backoff_seconds,
             pre_enqueue=self._pre_enqueue,
             queueing_hints={n: s.framework.events_to_register() for n, s in schedulers.items()},
+            namespace_labels=first.handle.object_listers.namespace_labels,
         )
         self.outcomes: dict[str, PodOutcome] = {}
         # preemption: the node each preemptor was nominated to, and the evicted pods
@@ -324,7 +325,7 @@ class SchedulingPass:
                 )
             )
             queue.done(pod)
-            queue.move_all_to_active_or_backoff(ASSIGNED_POD_ADD, None, pod)
+            queue.assigned_pod_added(pod)
             return
         fit_error = placed.fit_error
         assert fit_error is not None
