@@ -186,15 +186,17 @@ class DefaultPreemption:
     ) -> tuple[bool, str]:
         """``PodEligibleToPreemptOthers``: not with ``preemptionPolicy: Never``; not while a
         lower-priority pod preempted earlier is still terminating on the pod's nominated node,
-        unless that node is now ``UnschedulableAndUnresolvable`` (None: absent from the
-        statuses, which counts as that)."""
+        unless that node is now ``UnschedulableAndUnresolvable``. ``nominated_node_status``
+        None is upstream's nil status, whose code is Success (the Evaluator passes the status
+        map's default, UnschedulableAndUnresolvable, for a node the map does not list)."""
         if pod.preemption_policy == "Never":
             return False, NOT_ELIGIBLE_NEVER
         nominated = self.handle.nominator.nominated_node_name(pod) or pod.nominated_node_name
         if not nominated:
             return True, ""
-        if nominated_node_status is None or (
-            nominated_node_status.code is Code.UnschedulableAndUnresolvable
+        if (
+            nominated_node_status is not None
+            and nominated_node_status.code is Code.UnschedulableAndUnresolvable
         ):
             return True, ""
         lister = self.handle.shared_lister.node_infos()

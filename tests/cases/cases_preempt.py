@@ -8,12 +8,19 @@ PostFilter receives ``filterStatuses`` (a node not listed is absent, i.e.
 code, message, the nominated node ("" = the nomination is cleared; absent = no result at all)
 and the victims. The PodDisruptionBudgets reach the plugin through the handle's
 `ObjectListers`; nodes and pods through the snapshot (both stores).
+
+``check.component`` selects a narrower entry point, as upstream's other test functions call
+it (format in tests/cases/upstream/README.md, "Preemption components"):
+``DryRunPreemption`` (TestDryRunPreemption: the candidates per scheduling cycle),
+``SelectCandidate`` (TestSelectBestCandidate: the dry run, then the node chosen) and
+``PodEligibleToPreemptOthers`` (the plugin's eligibility verdict).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from schedsim.api.core import Pod
 from schedsim.api.loading.loader import decode_objects
 from schedsim.engine import STORES
 from schedsim.framework import (
@@ -26,6 +33,7 @@ from schedsim.framework import (
     Profile,
     Status,
 )
+from schedsim.framework.preemption import Candidate
 from schedsim.snapshot import PredicateSnapshot
 
 
@@ -35,9 +43,12 @@ def expected_failure(case: dict[str, Any]) -> str | None:
     return None
 
 
-def run_on(case: dict[str, Any], source: str, store: Any) -> None:
-    """Run one case on a snapshot with ``store`` and compare every field ``expect`` gives."""
-    check, expect = case["check"], case["expect"]
+def _setup(
+    case: dict[str, Any], source: str, store: Any
+) -> tuple[Framework, PredicateSnapshot, dict[str, Pod]]:
+    """The case's framework (the Filter plugins and the preemption plugin) and a snapshot
+    of its nodes and bound pods; the pods by ``ns/name``."""
+    check = case["check"]
     m = decode_objects(case["objects"], source)
     filters = tuple(check.get("filterPlugins") or ())
     plugin_name = check["plugin"]
@@ -48,10 +59,77 @@ def run_on(case: dict[str, Any], source: str, store: Any) -> None:
     )
     framework = Framework(profile, Handle(object_listers=ObjectListers.from_manifests(m)))
     snap = PredicateSnapshot(framework, store=store())
-    ns, name = check["pod"].split("/")
-    pod = next(p for p in m.pods if p.namespace == ns and p.name == name)
-    bound = [p for p in m.pods if p.node_name and p is not pod]
+    preemptors = set(check.get("pods") or [check["pod"]])
+    pods = {p.key: p for p in m.pods}
+    bound = [p for p in m.pods if p.node_name and p.key not in preemptors]
     assert snap.set_cluster_state(m.nodes, bound) == []
+    return framework, snap, pods
+
+
+def _dry_run(
+    framework: Framework, snap: PredicateSnapshot, plugin: Any, pod: Pod, offset: int | None
+) -> list[Candidate]:
+    """PreFilter for ``pod``, then ``DryRunPreemption`` over every node sorted by name (as
+    TestDryRunPreemption / TestSelectBestCandidate pass them) with the plugin's offset and
+    number of candidates (``offset``: upstream's seeded draw instead)."""
+    state = CycleState()
+    nodes = sorted(snap.list_node_infos(), key=lambda ni: ni.node.name if ni.node else "")
+    _, pre, _ = framework.run_pre_filter_plugins(state, pod, nodes)
+    assert pre.is_success, pre
+    start, num = plugin.get_offset_and_num_candidates(len(nodes))
+    pdbs = framework.handle.object_listers.pod_disruption_budgets
+    got, _ = plugin.evaluator.dry_run_preemption(
+        state, pod, nodes, pdbs, start if offset is None else offset, num
+    )
+    assert not isinstance(got, Status), got
+    return list(got)
+
+
+def _run_component(case: dict[str, Any], source: str, store: Any) -> None:
+    """The ``check.component`` cases (see the module)."""
+    check, expect = case["check"], case["expect"]
+    where = f"{source} ({store.__name__})"
+    framework, snap, pods = _setup(case, source, store)
+    plugin = framework.plugins[check["plugin"]]
+    component = check["component"]
+    with snap.bound():
+        if component == "PodEligibleToPreemptOthers":
+            given = check.get("nominatedNodeStatus")
+            status = None if given is None else Status(Code(given["code"]), tuple(given["reasons"]))
+            ok, _ = plugin.pod_eligible_to_preempt_others(pods[check["pod"]], status)
+            assert ok is expect["eligible"], f"{where}: got {ok}"
+            return
+        if component == "SelectCandidate":
+            got = _dry_run(framework, snap, plugin, pods[check["pod"]], None)
+            assert got, f"{where}: no candidate"
+            chosen = plugin.evaluator.select_candidate(got).name
+            assert chosen in expect["selectedAnyOf"], f"{where}: chose {chosen}"
+            return
+        assert component == "DryRunPreemption", component
+        offsets = check.get("offsets") or [None] * len(check["pods"])
+        for cycle, (key, offset) in enumerate(zip(check["pods"], offsets, strict=True)):
+            got = _dry_run(framework, snap, plugin, pods[key], offset)
+            table = [
+                {
+                    "node": c.name,
+                    "victims": sorted(p.key for p in c.victims),
+                    "numPDBViolations": c.num_pdb_violations,
+                }
+                for c in sorted(got, key=lambda c: c.name)
+            ]
+            want = expect["cycles"][cycle]["candidates"]
+            assert table == want, f"{where}: cycle {cycle}: candidates {table}"
+
+
+def run_on(case: dict[str, Any], source: str, store: Any) -> None:
+    """Run one case on a snapshot with ``store`` and compare every field ``expect`` gives."""
+    check, expect = case["check"], case["expect"]
+    if "component" in check:
+        _run_component(case, source, store)
+        return
+    framework, snap, pods = _setup(case, source, store)
+    plugin_name = check["plugin"]
+    pod = pods[check["pod"]]
     statuses = {
         node: Status(Code(code), ("status from the case",))
         for node, code in (check.get("filterStatuses") or {}).items()

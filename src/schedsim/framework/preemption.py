@@ -68,6 +68,7 @@ NO_VICTIMS = "No preemption victims found for incoming pod"
 """Status of a node without any pod of lower priority (DefaultPreemption's)."""
 
 _NO_VICTIMS = Status(Code.UnschedulableAndUnresolvable, (NO_VICTIMS,))
+_ABSENT = Status(Code.UnschedulableAndUnresolvable)
 _FAR_FUTURE = datetime.max.replace(tzinfo=UTC)
 _INT32_OFFSET = 2**31  # math.MaxInt32 + 1: makes every priority non-negative in sums
 
@@ -111,7 +112,9 @@ class PreemptionPolicy(Protocol):
     def pod_eligible_to_preempt_others(
         self, pod: Pod, nominated_node_status: Status | None
     ) -> tuple[bool, str]:
-        """``PodEligibleToPreemptOthers``: whether ``pod`` may preempt, and why not."""
+        """``PodEligibleToPreemptOthers``: whether ``pod`` may preempt, and why not
+        (``nominated_node_status``: its nominated node's Filter status; None: upstream's nil
+        status, code Success, also when the pod has no nominated node)."""
         ...
 
     def select_victims_on_node(
@@ -169,8 +172,9 @@ class Evaluator:
             (its nomination is left as it is), an Error `Status` when a plugin failed.
         """
         nominated = self.handle.nominator.nominated_node_name(pod) or pod.nominated_node_name
+        # NodeToStatus.Get: a node the map does not list has the absent-nodes status
         ok, msg = self.policy.pod_eligible_to_preempt_others(
-            pod, node_to_status.get(nominated) if nominated else None
+            pod, node_to_status.get(nominated, _ABSENT) if nominated else None
         )
         if not ok:
             return Status(Code.Unschedulable, (msg,), self.plugin_name)
