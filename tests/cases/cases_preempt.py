@@ -12,12 +12,16 @@ and the victims. The PodDisruptionBudgets reach the plugin through the handle's
 ``check.component`` selects a narrower entry point, as upstream's other test functions call
 it (format in tests/cases/upstream/README.md, "Preemption components"):
 ``DryRunPreemption`` (TestDryRunPreemption: the candidates per scheduling cycle),
-``SelectCandidate`` (TestSelectBestCandidate: the dry run, then the node chosen) and
+``SelectCandidate`` (TestSelectBestCandidate: the dry run, then the node chosen),
+``CustomSelection`` (TestCustomSelection / TestCustomOrdering: the plugin's ``IsEligiblePod`` /
+``MoreImportantPod`` replaced by one of the upstream tests' rules, then every candidate in
+the order SelectCandidate picks them, with its victims in order) and
 ``PodEligibleToPreemptOthers`` (the plugin's eligibility verdict).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from schedsim.api.core import Pod
@@ -28,12 +32,14 @@ from schedsim.framework import (
     CycleState,
     Framework,
     Handle,
+    NodeInfo,
     ObjectListers,
+    PodInfo,
     PostFilterResult,
     Profile,
     Status,
 )
-from schedsim.framework.preemption import Candidate
+from schedsim.framework.preemption import Candidate, pod_start_time
 from schedsim.snapshot import PredicateSnapshot
 
 
@@ -85,6 +91,26 @@ def _dry_run(
     return list(got)
 
 
+def _eligibility_rule(rule: dict[str, Any]) -> Callable[[NodeInfo, PodInfo, Pod], bool]:
+    """One of TestCustomSelection's ``IsEligiblePodFunc``s, by name."""
+    ((kind, arg),) = rule.items()
+    if kind == "podLabel":  # podLabelIsEligible(key, val)
+        return lambda ni, victim, preemptor: victim.pod.labels.get(arg["key"]) == arg["value"]
+    if kind == "nodeName":  # nodeNameIsEligible(name)
+        return lambda ni, victim, preemptor: ni.node is not None and ni.node.name == arg
+    if kind == "preemptorPriorityAtLeast":  # priorityBelowThresholdCannotPreempt(min)
+        return lambda ni, victim, preemptor: preemptor.priority >= arg
+    assert kind == "victimPriorityAtMost", kind  # priorityAboveThresholdCannotBePreempted(max)
+    return lambda ni, victim, preemptor: victim.pod.priority <= arg
+
+
+# TestCustomOrdering's MoreImportantPodFuncs, by name
+_ORDERINGS: dict[str, Callable[[Pod, Pod], bool]] = {
+    "oldestStart": lambda a, b: pod_start_time(a) < pod_start_time(b),
+    "podName": lambda a, b: a.name < b.name,
+}
+
+
 def _run_component(case: dict[str, Any], source: str, store: Any) -> None:
     """The ``check.component`` cases (see the module)."""
     check, expect = case["check"], case["expect"]
@@ -98,6 +124,19 @@ def _run_component(case: dict[str, Any], source: str, store: Any) -> None:
             status = None if given is None else Status(Code(given["code"]), tuple(given["reasons"]))
             ok, _ = plugin.pod_eligible_to_preempt_others(pods[check["pod"]], status)
             assert ok is expect["eligible"], f"{where}: got {ok}"
+            return
+        if component == "CustomSelection":
+            if "isEligiblePod" in check:
+                plugin.is_eligible_pod = _eligibility_rule(check["isEligiblePod"])
+            if "moreImportantPod" in check:
+                plugin.more_important_pod = _ORDERINGS[check["moreImportantPod"]]
+            left = _dry_run(framework, snap, plugin, pods[check["pod"]], None)
+            picked: dict[str, list[str]] = {}
+            while left:  # as upstream: select, record, drop the selected one, again
+                best = plugin.evaluator.select_candidate(left)
+                picked[best.name] = [p.key for p in best.victims]
+                left = [c for c in left if c.name != best.name]
+            assert picked == expect["candidates"], f"{where}: got {picked}"
             return
         if component == "SelectCandidate":
             got = _dry_run(framework, snap, plugin, pods[check["pod"]], None)
