@@ -41,6 +41,7 @@ def pod(
     created: datetime | None = None,
     volumes: Sequence[Mapping[str, Any]] = (),
     phase: str = "Running",
+    restart_policy: str = "",
 ) -> Pod:
     meta: dict[str, Any] = {
         "name": name,
@@ -59,7 +60,8 @@ def pod(
         {
             "metadata": meta,
             "spec": {"nodeName": "node", "volumes": list(volumes),
-                     "containers": [{"name": "c"}]},
+                     "containers": [{"name": "c"}],
+                     **({"restartPolicy": restart_policy} if restart_policy else {})},
             "status": {"phase": phase},
         }
     )  # fmt: skip
@@ -318,12 +320,12 @@ def test_rule_order_blocking_checks() -> None:
 
 
 def test_default_rules_are_release_1_34s() -> None:
-    """CA release-1.34 ``simulator/drainability/rules/rules.go`` ``Default()``: Mirror, then
-    (LongTerminating and ReplicaCount, not modelled) DaemonSet, SafeToEvict, Terminal,
+    """CA release-1.34 ``simulator/drainability/rules/rules.go`` ``Default()``: Mirror,
+    LongTerminating, (ReplicaCount, not modelled) DaemonSet, SafeToEvict, Terminal,
     Replicated, System, NotSafeToEvict, LocalStorage, PDB; there is no OnCompletion rule
     (added in release-1.37) and no WaitForCompletion outcome (``drainability/status.go``)."""
     assert [r.name for r in DEFAULT_RULES] == [
-        "Mirror", "DaemonSet", "SafeToEvict", "Terminal",
+        "Mirror", "LongTerminating", "DaemonSet", "SafeToEvict", "Terminal",
         "Replicated", "System", "NotSafeToEvict", "LocalStorage", "PDB",
     ]  # fmt: skip
     assert {o.value for o in DrainOutcome} == {"Undefined", "DrainOk", "BlockDrain", "SkipDrain"}
@@ -382,8 +384,8 @@ def test_get_pods_to_move_sorts_pods() -> None:
     pods = [
         pod("ds", kind="DaemonSet"),
         pod("mirror", kind=None, annotations={"kubernetes.io/config.mirror": "x"}),
-        pod("done", kind=None, phase="Succeeded"),
-        pod("failed", kind=None, phase="Failed"),
+        pod("done", kind=None, phase="Succeeded", restart_policy="OnFailure"),
+        pod("failed", kind=None, phase="Failed", restart_policy="Never"),
         pod("web"),
     ]
     info = get_pods_to_move(NodeInfo(node, pods=[PodInfo(p) for p in pods]))
@@ -392,7 +394,7 @@ def test_get_pods_to_move_sorts_pods() -> None:
     assert info.blocking is None
     blocked = NodeInfo(node, pods=[PodInfo(p) for p in [pod("a"), pod("b", kind=None), pod("c")]])
     info = get_pods_to_move(blocked)
-    assert [p.name for p in info.pods] == ["a"]
+    assert info.pods == ()  # CA returns no pods with the blocking pod
     assert info.blocking is not None
     assert (info.blocking.pod.name, info.blocking.reason) == ("b", BlockingPodReason.NOT_REPLICATED)
 

@@ -53,6 +53,7 @@ GROUPS = {
     "qhint-": ("cases_qhint", "queueing hints through the scheduling queue"),
     "queue-": ("cases_queue", "scheduling-queue scenarios"),
     "ca-estimate-": ("cases_ca_estimate", "the Cluster Autoscaler's binpacking estimator"),
+    "ca-drain-": ("cases_ca_drain", "the Cluster Autoscaler's drainability rules"),
 }
 
 

@@ -10,23 +10,26 @@ first answer other than undefined wins, so the "interrupting" rules (DaemonSet,
 ``safe-to-evict: "true"``, terminal) decide before any blocking rule is asked:
 
 1. mirror pods: skip;
-2. DaemonSet pods: drain ok (they go with the node; not moved);
-3. ``cluster-autoscaler.kubernetes.io/safe-to-evict: "true"``: drain ok, before every
+2. long-terminating pods (deleted longer ago than their ``terminationGracePeriodSeconds``,
+   30 when unset, plus 30 s; only with a drain time, see `DrainContext`): skip;
+3. DaemonSet pods: drain ok (they go with the node; not moved);
+4. ``cluster-autoscaler.kubernetes.io/safe-to-evict: "true"``: drain ok, before every
    blocking rule, the PodDisruptionBudget rule included (the pod still uses up its budgets
    when its node is removed, as CA's ``RemovePods`` counts every pod to reschedule);
-4. terminal pods (Succeeded/Failed): drain ok;
-5. no controller, or one of a kind other than ReplicationController, ReplicaSet, Job and
+5. terminal pods (CA ``IsPodTerminal``: Failed; Succeeded unless ``restartPolicy`` is
+   ``Always``, its default): drain ok;
+6. no controller, or one of a kind other than ReplicationController, ReplicaSet, Job and
    StatefulSet (CA's default ``--skip-nodes-with-custom-controller-pods=true``): block,
    ``NotReplicated``;
-6. namespace ``kube-system`` and no PodDisruptionBudget matches the pod: block,
+7. namespace ``kube-system`` and no PodDisruptionBudget matches the pod: block,
    ``UnmovableKubeSystemPod``, unless the pod is older than the blocking-system-pod
    disruption timeout at the drain time (CA ``--blocking-system-pod-distruption-timeout``,
    default 1h; schedsim applies it only when a drain time is given, see `DrainContext`);
-7. ``safe-to-evict: "false"``: block, ``NotSafeToEvictAnnotation``;
-8. a hostPath or non-memory emptyDir volume not named in
+8. ``safe-to-evict: "false"``: block, ``NotSafeToEvictAnnotation``;
+9. a hostPath or non-memory emptyDir volume not named in
    ``cluster-autoscaler.kubernetes.io/safe-to-evict-local-volumes``: block,
    ``LocalStorageRequested``;
-9. a matching PodDisruptionBudget with fewer than 1 remaining disruption: block,
+10. a matching PodDisruptionBudget with fewer than 1 remaining disruption: block,
    ``NotEnoughPdb``.
 
 Any other ``safe-to-evict`` value is neither "true" nor "false": CA 1.34 has no
@@ -41,15 +44,16 @@ allows are its ``status.disruptionsAllowed``; when the input has no status, sche
 what DefaultPreemption uses: the disruption controller's count from the cluster's pods
 (`PodDisruptionBudget.resolve_disruptions_allowed`). CA reads the status only (absent: 0).
 
-Not modelled (deliberate): CA's long-terminating rule (second in ``rules.Default()``;
-schedsim's pods carry no ``terminationGracePeriodSeconds``), the replica-count rule (third;
+`default_rules` builds the list for CA's node-delete flags (``--skip-nodes-with-system-pods``,
+``--skip-nodes-with-local-storage``, ``--skip-nodes-with-custom-controller-pods``, all true by
+default: `DEFAULT_RULES`), as CA's ``rules.Default(deleteOptions)``.
+
+Not modelled (deliberate): the replica-count rule (third in ``rules.Default()``;
 ``--min-replica-count``, 0 by default, needs the controllers' live objects: it blocks a pod
 whose ReplicaSet, Job or ReplicationController is missing from the input, which a list of
-pods often is) and rule overrides (no default rule has any). CA's ``IsPodTerminal`` also
-reads ``spec.restartPolicy`` (a Succeeded pod with ``Always`` is not terminal); schedsim's
-pods do not carry it, so every Succeeded or Failed pod is terminal. The terminal rule only
-matters for a `NodeInfo` built by hand: like CA's scheduled-pod lister, the engine's
-snapshot holds no Succeeded or Failed pod.
+pods often is) and rule overrides (no default rule has any). The terminal rule only matters
+for a `NodeInfo` built by hand: like CA's scheduled-pod lister, the engine's snapshot holds
+no Succeeded or Failed pod.
 """
 
 from __future__ import annotations
@@ -82,6 +86,7 @@ __all__ = [
     "DrainStatus",
     "PodMoveInfo",
     "RemainingPdbTracker",
+    "default_rules",
     "drainable",
     "get_pods_to_move",
     "pods_to_move",
@@ -97,6 +102,10 @@ SAFE_TO_EVICT_LOCAL_VOLUMES_ANNOTATION: Final = (
 KUBE_SYSTEM_NAMESPACE: Final = "kube-system"
 DEFAULT_BSP_DISRUPTION_TIMEOUT: Final = timedelta(hours=1)
 """CA's ``--blocking-system-pod-distruption-timeout`` default."""
+POD_LONG_TERMINATING_EXTRA_THRESHOLD: Final = timedelta(seconds=30)
+"""CA ``drain.PodLongTerminatingExtraThreshold``: how long past its grace period a deleted pod
+is still waited for."""
+_DEFAULT_TERMINATION_GRACE_PERIOD: Final = timedelta(seconds=30)  # v1 API default
 
 
 class BlockingPodReason(enum.Enum):
@@ -268,8 +277,9 @@ class DrainContext:
     Attributes:
         tracker: the budgets, as used up so far in this planning pass (default: none).
         now: the drain time (CA's loop timestamp), for the blocking-system-pod disruption
-            timeout; None (schedsim has no clock unless told): the timeout never passes, so a
-            kube-system pod without a budget always blocks.
+            timeout and the long-terminating rule; None (schedsim has no clock unless told):
+            the timeout never passes, so a kube-system pod without a budget always blocks,
+            and no deleted pod is long-terminating.
         bsp_disruption_timeout: CA ``--blocking-system-pod-distruption-timeout``.
     """
 
@@ -290,6 +300,18 @@ def _mirror(ctx: DrainContext, pod: Pod) -> DrainStatus:
     return _SKIP if is_mirror_pod(pod) else _UNDEFINED
 
 
+def _long_terminating(ctx: DrainContext, pod: Pod) -> DrainStatus:
+    """CA ``IsPodLongTerminating``: deleted, and its grace period plus the extra threshold
+    ended before the drain time."""
+    deleted = pod.deletion_timestamp
+    if deleted is None or ctx.now is None:
+        return _UNDEFINED
+    grace = pod.termination_grace_period_seconds
+    period = _DEFAULT_TERMINATION_GRACE_PERIOD if grace is None else timedelta(seconds=grace)
+    ends = as_utc(deleted) + period + POD_LONG_TERMINATING_EXTRA_THRESHOLD
+    return _SKIP if ends < as_utc(ctx.now) else _UNDEFINED
+
+
 def _daemonset(ctx: DrainContext, pod: Pod) -> DrainStatus:
     return _DRAIN_OK if is_daemonset_pod(pod) else _UNDEFINED
 
@@ -299,7 +321,13 @@ def _safe_to_evict(ctx: DrainContext, pod: Pod) -> DrainStatus:
 
 
 def _terminal(ctx: DrainContext, pod: Pod) -> DrainStatus:
-    return _DRAIN_OK if pod.is_terminal else _UNDEFINED
+    """CA ``IsPodTerminal``: Failed, or Succeeded and never restarted (``restartPolicy``
+    ``Never`` or ``OnFailure``; unset is the API default ``Always``)."""
+    if pod.phase == "Failed":
+        return _DRAIN_OK
+    if pod.phase == "Succeeded" and pod.restart_policy in ("Never", "OnFailure"):
+        return _DRAIN_OK
+    return _UNDEFINED
 
 
 def _blocked(reason: BlockingPodReason, message: str) -> DrainStatus:
@@ -311,13 +339,21 @@ REPLICATED_KINDS: Final = frozenset({"ReplicationController", "Job", "ReplicaSet
 ``--skip-nodes-with-custom-controller-pods=true`` (``replicatedKind``)."""
 
 
-def _replicated(ctx: DrainContext, pod: Pod) -> DrainStatus:
-    ref = next((r for r in pod.owner_references if r.controller), None)
-    if ref is None or ref.kind not in REPLICATED_KINDS:
-        return _blocked(
-            BlockingPodReason.NOT_REPLICATED, f"{pod.namespace}/{pod.name} is not replicated"
-        )
-    return _UNDEFINED
+def _replicated_rule(skip_nodes_with_custom_controller_pods: bool) -> DrainRule:
+    """CA's replicated rule: a pod without a controller blocks (``NotReplicated``); with
+    ``--skip-nodes-with-custom-controller-pods`` (the default) so does one whose controller
+    is not of `REPLICATED_KINDS`."""
+
+    def replicated(ctx: DrainContext, pod: Pod) -> DrainStatus:
+        ref = next((r for r in pod.owner_references if r.controller), None)
+        custom = ref is not None and ref.kind not in REPLICATED_KINDS
+        if ref is None or (custom and skip_nodes_with_custom_controller_pods):
+            return _blocked(
+                BlockingPodReason.NOT_REPLICATED, f"{pod.namespace}/{pod.name} is not replicated"
+            )
+        return _UNDEFINED
+
+    return DrainRule("Replicated", replicated)
 
 
 def _system(ctx: DrainContext, pod: Pod) -> DrainStatus:
@@ -371,21 +407,40 @@ def _pdb(ctx: DrainContext, pod: Pod) -> DrainStatus:
     return _UNDEFINED
 
 
-DEFAULT_RULES: Final = (
-    DrainRule("Mirror", _mirror),
-    # interrupting checks
-    DrainRule("DaemonSet", _daemonset),
-    DrainRule("SafeToEvict", _safe_to_evict),
-    DrainRule("Terminal", _terminal),
-    # blocking checks
-    DrainRule("Replicated", _replicated),
-    DrainRule("System", _system),
-    DrainRule("NotSafeToEvict", _not_safe_to_evict),
-    DrainRule("LocalStorage", _local_storage),
-    DrainRule("PDB", _pdb),
-)
-"""CA 1.34 ``rules.Default()`` with its default flags, in its order (see the module docstring for
-the rules CA has that schedsim does not model)."""
+_REPLICATED: Final = {flag: _replicated_rule(flag) for flag in (True, False)}
+
+
+def default_rules(
+    *,
+    skip_nodes_with_system_pods: bool = True,
+    skip_nodes_with_local_storage: bool = True,
+    skip_nodes_with_custom_controller_pods: bool = True,
+) -> tuple[DrainRule, ...]:
+    """CA 1.34 ``rules.Default(deleteOptions)`` in its order: the system and local-storage
+    rules only with their ``--skip-nodes-with-...`` flag, the replicated rule with its
+    custom-controller flag (see the module docstring for the rule schedsim does not model).
+    """
+    rules = [
+        DrainRule("Mirror", _mirror),
+        DrainRule("LongTerminating", _long_terminating),
+        # interrupting checks
+        DrainRule("DaemonSet", _daemonset),
+        DrainRule("SafeToEvict", _safe_to_evict),
+        DrainRule("Terminal", _terminal),
+        # blocking checks
+        _REPLICATED[skip_nodes_with_custom_controller_pods],
+    ]
+    if skip_nodes_with_system_pods:
+        rules.append(DrainRule("System", _system))
+    rules.append(DrainRule("NotSafeToEvict", _not_safe_to_evict))
+    if skip_nodes_with_local_storage:
+        rules.append(DrainRule("LocalStorage", _local_storage))
+    rules.append(DrainRule("PDB", _pdb))
+    return tuple(rules)
+
+
+DEFAULT_RULES: Final = default_rules()
+"""CA 1.34 ``rules.Default()`` with its default flags, in its order."""
 
 
 def drainable(
@@ -407,7 +462,7 @@ class PodMoveInfo:
     Attributes:
         pods: the pods to reschedule elsewhere (in the node's pod order).
         daemonset_pods: DaemonSet pods (they go with the node).
-        blocking: the first pod that keeps the node (then the lists stop at it).
+        blocking: the first pod that keeps the node (then both lists are empty).
     """
 
     pods: tuple[Pod, ...] = ()
@@ -424,7 +479,8 @@ def get_pods_to_move(
     that blocks.
 
     Undefined or drain ok: DaemonSet pods to ``daemonset_pods``, the others (terminal pods
-    too, as CA 1.34) to ``pods``; skip: nowhere; block: ``blocking``.
+    too, as CA 1.34) to ``pods``; skip: nowhere; block: ``blocking`` alone (both lists
+    empty, as CA returns none).
 
     Time: O(pods x budgets of their namespaces).
     """
@@ -437,8 +493,7 @@ def get_pods_to_move(
         outcome = status.outcome
         if outcome is DrainOutcome.BLOCK_DRAIN:
             assert status.reason is not None
-            blocking = BlockingPod(pod, status.reason, status.message)
-            return PodMoveInfo(tuple(pods), tuple(daemonset), blocking)
+            return PodMoveInfo(blocking=BlockingPod(pod, status.reason, status.message))
         if outcome is not DrainOutcome.SKIP_DRAIN:
             if is_daemonset_pod(pod):
                 daemonset.append(pod)

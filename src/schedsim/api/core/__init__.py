@@ -107,6 +107,11 @@ class Pod:
         hard_topology_spread_constraints: how many topologySpreadConstraints are
             ``DoNotSchedule``.
         containers: with ``spec.hostNetwork``, ports' hostPort defaults to containerPort.
+        restart_policy: spec.restartPolicy ("" when unset: the API server's default is
+            ``Always``); the Cluster Autoscaler's terminal-pod rule reads it.
+        termination_grace_period_seconds: spec.terminationGracePeriodSeconds (None when
+            unset: the API default is 30); the Cluster Autoscaler's long-terminating rule
+            reads it.
     """
 
     name: str
@@ -141,6 +146,8 @@ class Pod:
     scheduling_gates: tuple[str, ...] = ()
     topology_spread_constraints: tuple[TopologySpreadConstraint, ...] = ()
     hard_topology_spread_constraints: int = 0
+    restart_policy: str = ""
+    termination_grace_period_seconds: int | None = None
     # Values derived from this immutable pod (request sums), computed once: simulations
     # schedule the same pod object many times (forks, what-if loops). Not part of equality;
     # attrs.evolve starts a copy with an empty memo. Made on first use (a stored pod that is
@@ -304,6 +311,10 @@ def _pod_parts(
         "scheduling_gates": gates,
         "topology_spread_constraints": spread,
         "hard_topology_spread_constraints": hard_spread,
+        "restart_policy": sys.intern(d.get_str(spec, "restartPolicy", "spec")),
+        "termination_grace_period_seconds": None
+        if spec.get("terminationGracePeriodSeconds") is None
+        else d.get_int(spec, "terminationGracePeriodSeconds", "spec"),
     }
     statuses_raw = d.get_list(status, "resourceClaimStatuses", "status")
     statuses: dict[str, str | None] = {}
