@@ -16,7 +16,8 @@ it (format in tests/cases/upstream/README.md, "Preemption components"):
 ``CustomSelection`` (TestCustomSelection / TestCustomOrdering: the plugin's ``IsEligiblePod`` /
 ``MoreImportantPod`` replaced by one of the upstream tests' rules, then every candidate in
 the order SelectCandidate picks them, with its victims in order) and
-``PodEligibleToPreemptOthers`` (the plugin's eligibility verdict).
+``PodEligibleToPreemptOthers`` (the plugin's eligibility verdict) and
+``NodesWherePreemptionMightHelp`` (the potential nodes for the case's ``filterStatuses``).
 """
 
 from __future__ import annotations
@@ -39,7 +40,11 @@ from schedsim.framework import (
     Profile,
     Status,
 )
-from schedsim.framework.preemption import Candidate, pod_start_time
+from schedsim.framework.preemption import (
+    Candidate,
+    nodes_where_preemption_might_help,
+    pod_start_time,
+)
 from schedsim.snapshot import PredicateSnapshot
 
 
@@ -124,6 +129,15 @@ def _run_component(case: dict[str, Any], source: str, store: Any) -> None:
             status = None if given is None else Status(Code(given["code"]), tuple(given["reasons"]))
             ok, _ = plugin.pod_eligible_to_preempt_others(pods[check["pod"]], status)
             assert ok is expect["eligible"], f"{where}: got {ok}"
+            return
+        if component == "NodesWherePreemptionMightHelp":
+            given = {
+                node: Status(Code(code), ("status from the case",))
+                for node, code in (check.get("filterStatuses") or {}).items()
+            }
+            tried = nodes_where_preemption_might_help(snap.list_node_infos(), given)
+            names = sorted(ni.node.name for ni in tried if ni.node is not None)
+            assert names == expect["nodes"], f"{where}: got {names}"
             return
         if component == "CustomSelection":
             if "isEligiblePod" in check:

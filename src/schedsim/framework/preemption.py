@@ -57,6 +57,7 @@ __all__ = [
     "Candidate",
     "Evaluator",
     "PreemptionPolicy",
+    "nodes_where_preemption_might_help",
     "pick_one_node_for_preemption",
     "pod_start_time",
 ]
@@ -139,6 +140,19 @@ def _status_of(node_to_status: Mapping[str, Status], name: str) -> Code:
     return Code.UnschedulableAndUnresolvable if st is None else st.code
 
 
+def nodes_where_preemption_might_help(
+    nodes: Sequence[NodeInfo], node_to_status: Mapping[str, Status]
+) -> list[NodeInfo]:
+    """``nodesWherePreemptionMightHelp``: the nodes whose Filter status is ``Unschedulable``,
+    in ``nodes`` order (an ``UnschedulableAndUnresolvable`` node, or one absent from
+    ``node_to_status``, cannot be helped by removing pods). Time: O(nodes)."""
+    return [
+        ni
+        for ni in nodes
+        if ni.node is not None and _status_of(node_to_status, ni.node.name) is Code.Unschedulable
+    ]
+
+
 class Evaluator:
     """Runs preemption for one plugin (``preemption.Evaluator``).
 
@@ -213,12 +227,7 @@ class Evaluator:
             the candidates (or an Error status when every node tried failed with an error)
             and the dry run's status per node that yielded no candidate.
         """
-        potential = [
-            ni
-            for ni in all_nodes
-            if ni.node is not None
-            and _status_of(node_to_status, ni.node.name) is Code.Unschedulable
-        ]
+        potential = nodes_where_preemption_might_help(all_nodes, node_to_status)
         if not potential:
             return [], {}
         pdbs = self.handle.object_listers.pod_disruption_budgets
