@@ -60,6 +60,7 @@ from schedsim.api.resource import (
     ResourceClaimStatus,
     ResourceSlice,
 )
+from schedsim.dra.allocation_output import share_id
 from schedsim.dra.allocator import Allocator
 from schedsim.dra.cel import CelCache
 from schedsim.dra.claims import claim_is_for_pod, claim_reserved_for_pod
@@ -1012,20 +1013,21 @@ class DynamicResources:
 
 
 def _own_share_ids(claim: ResourceClaim, allocation: AllocationResult) -> AllocationResult:
-    """``allocation`` with the claim's own shareIDs (DRAConsumableCapacity), derived from the
-    claim's UID and the result's position: Filter's results may come from the
-    AllocationCache, shared with other pods' claims, and each shared allocation needs its
-    own ID. Deterministic, so a simulation's output does not change from run to run
-    (upstream draws a random UUID)."""
+    """``allocation`` with the claim's own shareIDs (DRAConsumableCapacity,
+    `schedsim.dra.allocation_output.share_id`): Filter's results may come from the
+    AllocationCache, made for another pod's claim, and each shared allocation needs its own
+    ID. Deterministic, so a simulation's output does not change from run to run (upstream
+    draws a random UUID). The same object when the IDs are the claim's already."""
     if all(r.share_id is None for r in allocation.results):
         return allocation
+    ids = [
+        None if r.share_id is None else share_id(claim, j) for j, r in enumerate(allocation.results)
+    ]
+    if all(r.share_id == i for r, i in zip(allocation.results, ids, strict=True)):
+        return allocation
     results = tuple(
-        r
-        if r.share_id is None
-        else attrs.evolve(
-            r, share_id=str(uuid.uuid5(uuid.NAMESPACE_URL, f"schedsim:share:{claim.uid}/{j}"))
-        )
-        for j, r in enumerate(allocation.results)
+        r if i is None else attrs.evolve(r, share_id=i)
+        for r, i in zip(allocation.results, ids, strict=True)
     )
     return attrs.evolve(allocation, results=results)
 

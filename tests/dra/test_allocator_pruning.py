@@ -11,6 +11,7 @@ claim for 11 under matchAttribute: 378 s before) must finish within a small, cou
 from __future__ import annotations
 
 import json
+from fractions import Fraction
 from typing import Any
 
 import pytest
@@ -97,6 +98,136 @@ def test_pruned_search_returns_what_the_exhaustive_search_returns(
     fast = Allocator(FEATURES, state, CLASSES, [slice_], cache)
     slow = Allocator(FEATURES, state, CLASSES, [slice_], cache, prune=False)
     assert _outcome(fast, built) == _outcome(slow, built)
+
+
+SHARING = DraFeatures(partitionable_devices=True, consumable_capacity=True)
+
+# shared devices (capacity "bw") that look alike but for the capacity already in use
+shared_devices_st = st.lists(
+    st.tuples(st.booleans(), st.integers(0, 1), st.integers(0, 3)), min_size=1, max_size=6
+)
+shared_claim_st = st.tuples(
+    st.lists(st.tuples(st.integers(1, 3), st.integers(0, 2), st.integers(0, 1)), max_size=2),
+    st.sampled_from(["none", "match", "distinct"]),
+)
+# at most 5 devices per call: the exhaustive search tries every sequence of them
+shared_claims_st = st.lists(shared_claim_st, min_size=1, max_size=2).filter(
+    lambda cs: sum(max(sum(r[0] for r in reqs), 1) for reqs, _ in cs) <= 5
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(devs=shared_devices_st, claims=shared_claims_st)
+def test_pruned_search_with_shared_devices_returns_what_the_exhaustive_search_returns(
+    devs: list[tuple[bool, int, int]], claims: list[tuple[list[tuple[int, int, int]], str]]
+) -> None:
+    """With DRAConsumableCapacity, devices that allow multiple allocations are skipped as
+    look-alikes of a failed one only while their capacity in use is the same: same first
+    solution (devices, order, consumed capacity) as upstream's permutation search, or the
+    same None, with capacity in use before and requests with and without a capacity
+    request (none: the whole capacity), under matchAttribute and distinctAttribute."""
+    slice_ = resource_slice(
+        [
+            device(
+                f"dev-{i}",
+                ints={"numa": numa},
+                allowMultipleAllocations=shared,
+                capacity={"bw": {"value": "4"}},
+            )
+            for i, (shared, numa, _) in enumerate(devs)
+        ]
+    )
+    used = {
+        DeviceId("driver-a", "pool-1", f"dev-{i}"): {"driver-a/bw": Fraction(u)}
+        for i, (shared, _, u) in enumerate(devs)
+        if shared and u
+    }
+    state = AllocatedState(
+        shared_device_ids=frozenset((did, f"uid-{did.device}") for did in used),
+        consumed_capacity=used,
+    )
+    constraint = {
+        "none": [],
+        "match": [{"matchAttribute": "driver-a/numa"}],
+        "distinct": [{"distinctAttribute": "driver-a/numa"}],
+    }
+    built = [
+        claim(
+            f"c{ci}",
+            [
+                request(
+                    f"r{ri}",
+                    count=count,
+                    **({"capacity": {"requests": {"bw": str(bw)}}} if bw else {}),
+                    **({"selectors": ["device.allowMultipleAllocations"]} if only_shared else {}),
+                )
+                for ri, (count, bw, only_shared) in enumerate(reqs)
+            ]
+            or [request("r0")],
+            constraint[kind],
+        )
+        for ci, (reqs, kind) in enumerate(claims)
+    ]
+    cache = CelCache()
+    fast = Allocator(SHARING, state, CLASSES, [slice_], cache)
+    slow = Allocator(SHARING, state, CLASSES, [slice_], cache, prune=False)
+    assert _results(fast, built) == _results(slow, built)
+
+
+def _results(allocator: Allocator, claims: list[Any]) -> Any:
+    """The whole answer: shareIDs are derived from the claim, so results compare equal."""
+    try:
+        return allocator.allocate(NODE, claims)
+    except AllocationError as e:
+        return ("error", str(e))
+
+
+def test_failed_shared_look_alikes_are_not_tried_again() -> None:
+    """Eight free shared GPUs that look alike, a claim for nine whole ones (no capacity
+    request: each takes a whole device): no allocation. Without skipping look-alikes the
+    search tries every subset of the eight (more than 1,000 devices); with them it fails in
+    a few dozen."""
+    gpus = resource_slice(
+        [
+            device(f"gpu-{i}", allowMultipleAllocations=True, capacity={"bw": {"value": "4"}})
+            for i in range(8)
+        ]
+    )
+    nine = claim("nine", [request("gpus", count=9)])
+    fast = Allocator(SHARING, AllocatedState(), CLASSES, [gpus], max_steps=100)
+    assert fast.allocate(NODE, [nine]) is None
+    eight = claim("eight", [request("gpus", count=8)])
+    got = fast.allocate(NODE, [eight])
+    assert got is not None
+    assert [r.device for r in got[0].results] == [f"gpu-{i}" for i in range(8)]
+    slow = Allocator(SHARING, AllocatedState(), CLASSES, [gpus], max_steps=1_000, prune=False)
+    with pytest.raises(AllocationTimeout):
+        slow.allocate(NODE, [nine])
+
+
+def test_shared_look_alikes_with_different_capacity_in_use_are_both_tried() -> None:
+    """gpu-0 is free, gpu-1 has 2 of 4 in use. Giving claim ``half`` (2) gpu-0 leaves no
+    whole device for claim ``whole`` (no capacity request: all 4), so that branch fails;
+    gpu-1 looks the same but has less free, and giving it to ``half`` is the solution
+    (the exhaustive search's first one)."""
+    gpus = resource_slice(
+        [
+            device(f"gpu-{i}", allowMultipleAllocations=True, capacity={"bw": {"value": "4"}})
+            for i in range(2)
+        ]
+    )
+    did = DeviceId("driver-a", "pool-1", "gpu-1")
+    state = AllocatedState(
+        shared_device_ids=frozenset({(did, "uid-1")}),
+        consumed_capacity={did: {"driver-a/bw": Fraction(2)}},
+    )
+    half = claim("half", [request("gpu", capacity={"requests": {"bw": "2"}})])
+    whole = claim("whole", [request("gpu")])
+    got = Allocator(SHARING, state, CLASSES, [gpus]).allocate(NODE, [half, whole])
+    assert got is not None
+    assert [picked(a) for a in got] == [[("gpu", "gpu-1")], [("gpu", "gpu-0")]]
+    slow = Allocator(SHARING, state, CLASSES, [gpus], prune=False).allocate(NODE, [half, whole])
+    assert got == slow
 
 
 def _allocated_state(slice_: Any, indices: set[int]) -> AllocatedState:

@@ -8,10 +8,12 @@ split out of `schedsim.dra.search`.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 
 from schedsim.api.core import NodeSelectorRequirement, NodeSelectorTerm
 from schedsim.api.core.nodeaffinity import OBJECT_NAME_FIELD
+from schedsim.api.loading.uids import url_uuid5
 from schedsim.api.resource import (
     AllocationResult,
     Device,
@@ -24,7 +26,7 @@ from schedsim.api.resource import (
 from schedsim.dra.search_data import Pick, Request
 from schedsim.dra.types import AllocationError, DraFeatures
 
-__all__ = ["allocation_config", "allocation_node_selector", "allocation_result"]
+__all__ = ["allocation_config", "allocation_node_selector", "allocation_result", "share_id"]
 
 
 def allocation_result(
@@ -38,7 +40,7 @@ def allocation_result(
     pick order), the request or chosen subrequest of each of its requests, and the node."""
     binding = features.device_binding_conditions and features.device_status
     results = []
-    for pick in picks:
+    for j, pick in enumerate(picks):
         rd = pick.request
         results.append(
             DeviceRequestAllocationResult(
@@ -52,7 +54,7 @@ def allocation_result(
                 binding_failure_conditions=(
                     pick.device.binding_failure_conditions if binding else ()
                 ),
-                share_id=pick.share_id,
+                share_id=share_id(claim, j) if pick.shared else None,
                 consumed_capacity=dict(pick.consumed or {}),
             )
         )
@@ -61,6 +63,21 @@ def allocation_result(
         config=tuple(allocation_config(chosen, claim)),
         node_selector=allocation_node_selector(features, picks, claim.name, node_name),
     )
+
+
+def share_id(claim: ResourceClaim, index: int) -> str:
+    """The shareID of result ``index`` of ``claim``'s allocation when that result is a
+    shared allocation (DRAConsumableCapacity): a UUID (36 characters) derived from the
+    claim's UID and the index, unique per claim and result. Upstream draws a random UUID
+    per tentative pick (``allocateDevice``); a derived one keeps a simulation's output the
+    same from run to run and costs nothing for picks the search drops."""
+    return _share_id(claim.uid, index)
+
+
+@functools.lru_cache(maxsize=4096)
+def _share_id(uid: str, index: int) -> str:
+    # memoized: Filter allocates one claim on many nodes, each result asking again
+    return url_uuid5(f"schedsim:share:{uid}/{index}")
 
 
 def allocation_config(

@@ -56,7 +56,7 @@ from schedsim.dra.allocated_state import AllocatedState, counters_left
 from schedsim.dra.cel import CelCache
 from schedsim.dra.pools import Pool, PoolCache
 from schedsim.dra.search import AllocationRun
-from schedsim.dra.search_data import MAX_DEVICES_PER_CLAIM, SearchBudgetExceeded
+from schedsim.dra.search_data import MAX_DEVICES_PER_CLAIM, Request, SearchBudgetExceeded
 from schedsim.dra.types import AllocationTimeout, DeviceId, DraFeatures
 
 __all__ = [
@@ -116,8 +116,9 @@ class Allocator:
     * interchangeable devices: when a device failed (no solution below it), a later device
       of the same slice that the claim cannot tell apart (same attributes, capacity,
       counters, taints, node selection and binding conditions; CEL does not see device
-      names) fails too and is not tried. Shared devices (consumable capacity) are never
-      skipped.
+      names) fails too and is not tried. A shared device (consumable capacity) is
+      interchangeable with a look-alike only while both have the same capacity in use,
+      and never when it consumes counters.
 
     So 20 GPUs whose attribute alternates, asked for 11 under ``matchAttribute``, fail in
     milliseconds where the permutations took minutes. With ``live_pools`` the search also
@@ -156,6 +157,13 @@ class Allocator:
         self.device_order: DeviceOrder | None = None
         """Tries each request's devices in this order (see the module docstring); None:
         upstream's order. Set by the caller around an `allocate` call."""
+        self.validated: dict[
+            tuple[int, ...], tuple[tuple[ResourceClaim, ...], list[list[list[Request]]], int]
+        ] = {}
+        """The claims' validated requests and the search's depth bound, per claims (by
+        identity) without ``allocationMode: All`` requests: node-independent, so each
+        `allocate` call for the same claims validates them once (the requests are not
+        changed by a search)."""
         # The attributes above are read by each `AllocationRun` (schedsim.dra.search).
         # Counters left per slice after the devices allocated before (computed on first use).
         self._available_counters: dict[int, dict[tuple[str, str], Fraction]] = {}
@@ -193,29 +201,29 @@ class Allocator:
 
     def look(self, slice_: ResourceSlice, device: Device) -> object:
         """What a claim can see of ``device`` (hashable), or None when it may not be treated
-        as interchangeable with a look-alike (shared devices, unhashable values)."""
+        as interchangeable with a look-alike (unhashable values). The search adds the
+        device's allocation state (`schedsim.dra.search.AllocationRun`)."""
         key = id(device)
         if key in self._looks:
             return self._looks[key]
-        look: object = None
-        if not device.allow_multiple_allocations:
-            look = (
-                id(slice_),
-                tuple(sorted(device.attributes.items())),
-                tuple(sorted(device.capacity.items())),
-                device.consumes_counters,
-                device.node_name,
-                device.node_selector,
-                device.all_nodes,
-                device.taints,
-                device.binds_to_node,
-                device.binding_conditions,
-                device.binding_failure_conditions,
-            )
-            try:
-                hash(look)
-            except TypeError:
-                look = None
+        look: object = (
+            id(slice_),
+            device.allow_multiple_allocations,
+            tuple(sorted(device.attributes.items())),
+            tuple(sorted(device.capacity.items())),
+            device.consumes_counters,
+            device.node_name,
+            device.node_selector,
+            device.all_nodes,
+            device.taints,
+            device.binds_to_node,
+            device.binding_conditions,
+            device.binding_failure_conditions,
+        )
+        try:
+            hash(look)
+        except TypeError:
+            look = None
         self._looks[key] = look
         return look
 

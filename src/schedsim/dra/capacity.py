@@ -66,11 +66,23 @@ def consumed_capacity(
         does not have or a rounded amount violates the policy (above ``max``, off-step, not a
         valid value, and not the default): the device cannot serve the request.
     """
+    if not requests:  # the common case: nothing asked, every capacity's default or whole
+        out: dict[str, Fraction] = {}
+        for name, cap in device.capacity.items():
+            policy = cap.request_policy
+            if policy is None:
+                out[name] = cap.value
+                continue
+            value = cap.value if policy.default is None else policy.default
+            if _violates(value, policy):
+                return None
+            out[name] = value
+        return out
     wanted = {qualified_name(driver, name): value for name, value in requests.items()}
     published = {qualified_name(driver, name): name for name in device.capacity}
     if any(name not in published for name in wanted):
         return None
-    out: dict[str, Fraction] = {}
+    out = {}
     for qname, name in published.items():
         cap = device.capacity[name]
         policy = cap.request_policy
@@ -91,12 +103,19 @@ def fits(
     driver: str,
     device: Device,
     consumed: Mapping[str, Fraction],
-    already: Mapping[str, Fraction],
+    *in_use: Mapping[str, Fraction] | None,
 ) -> bool:
-    """Whether consuming ``consumed`` on top of ``already`` (allocated before plus being
-    allocated in this call, keyed by qualified name) stays within every capacity."""
+    """Whether consuming ``consumed`` (`consumed_capacity`'s answer) on top of the
+    capacity ``in_use`` on the device (e.g. allocated before, and being allocated in this
+    call; keyed by qualified name; None: nothing) stays within every capacity."""
+    used = [m for m in in_use if m]
     for name, value in consumed.items():
-        qname = qualified_name(driver, name)
-        if already.get(qname, Fraction(0)) + value > device.capacity[name].value:
+        if used:
+            qname = qualified_name(driver, name)
+            for m in used:
+                more = m.get(qname)
+                if more:
+                    value = value + more
+        if value > device.capacity[name].value:
             return False
     return True

@@ -9,8 +9,8 @@ lists the pruning and the deliberate differences from upstream.
 
 from __future__ import annotations
 
+import operator
 import sys
-import uuid
 from collections.abc import Callable, Mapping, Sequence
 from fractions import Fraction
 from typing import TYPE_CHECKING
@@ -89,6 +89,40 @@ class AllocationRun:
             if cache is not None
             else gather_pools(self.a.slices, self.node, self.f)
         )
+        ids = tuple(map(id, self.claims))
+        memo = self.a.validated.get(ids)
+        if memo is not None and all(map(operator.is_, memo[0], self.claims)):
+            self.requests = memo[1]
+            self.constraints = [self._constraints(ci) for ci in range(len(self.claims))]
+            total = memo[2]
+        else:
+            total = self._validate()
+            if not any(rd.mode == "All" for rd in self._all_requests()):
+                # node-independent: later runs of this allocator for these claims reuse it
+                self.a.validated[ids] = (tuple(self.claims), self.requests, total)
+        self.search_pools = self._pools_to_search()
+        needed = 1000 + 6 * total + 4 * len(self.claims)
+        limit = sys.getrecursionlimit()
+        if needed > limit:
+            sys.setrecursionlimit(needed)
+        try:
+            done = self._search(0, 0, 0, 0, False)
+        except MaxSizeExceeded:
+            done = False
+        finally:
+            if needed > limit:
+                sys.setrecursionlimit(limit)
+        if not done:
+            return None
+        return [self._result(ci) for ci in range(len(self.claims))]
+
+    def _all_requests(self) -> list[Request]:
+        return [rd for per_claim in self.requests for subs in per_claim for rd in subs]
+
+    def _validate(self) -> int:
+        """Build and check the claims' requests and constraints (``validateDeviceRequest``,
+        upstream's messages); the devices of ``allocationMode: All`` requests are fixed
+        here (`_prepare`). Returns the search's depth bound (for the recursion limit)."""
         total = 0
         for ci, claim in enumerate(self.claims):
             ref = self._claim_ref(ci)
@@ -157,27 +191,11 @@ class AllocationRun:
             total += max((max(r.num_devices for r in subs) for subs in per_claim), default=0) * max(
                 len(per_claim), 1
             )
-        self.search_pools = self._pools_to_search()
-        needed = 1000 + 6 * total + 4 * len(self.claims)
-        limit = sys.getrecursionlimit()
-        if needed > limit:
-            sys.setrecursionlimit(needed)
-        try:
-            done = self._search(0, 0, 0, 0, False)
-        except MaxSizeExceeded:
-            done = False
-        finally:
-            if needed > limit:
-                sys.setrecursionlimit(limit)
-        if not done:
-            return None
-        return [self._result(ci) for ci in range(len(self.claims))]
+        return total
 
     def _pools_to_search(self) -> list[Pool]:
         live = self.a.live_pools
-        if live is None or any(
-            rd.admin_access for per_claim in self.requests for subs in per_claim for rd in subs
-        ):
+        if live is None or any(rd.admin_access for rd in self._all_requests()):
             return self.pools
         return live(self.pools)
 
@@ -293,10 +311,9 @@ class AllocationRun:
         consumed = consumed_capacity(did.driver, device, rd.capacity_requests)
         if consumed is None:
             return None
-        already = dict(self.a.allocated.consumed_capacity.get(did, {}))
-        for name, value in self.allocating_capacity.get(did, {}).items():
-            already[name] = already.get(name, Fraction(0)) + value
-        return consumed if fits(did.driver, device, consumed, already) else None
+        used = self.a.allocated.consumed_capacity.get(did)
+        pending = self.allocating_capacity.get(did)
+        return consumed if fits(did.driver, device, consumed, used, pending) else None
 
     def _tolerated(self, rd: Request, device: Device) -> bool:
         return all(any(t.tolerates(taint) for t in rd.tolerations) for taint in device.taints)
@@ -391,7 +408,7 @@ class AllocationRun:
         pick = Pick(request=rd, did=did, device=device, slice=slice_)
         if shared:
             assert consumed is not None
-            pick.share_id = str(uuid.uuid4())
+            pick.shared = True
             pick.consumed = consumed
             per_device = self.allocating_capacity.setdefault(did, {})
             for name, value in consumed.items():
@@ -500,8 +517,7 @@ class AllocationRun:
                     continue
                 if not self._selectable(ci, ri, si, rd, did, device, slice_):
                     continue
-                look = self._look_now(did, slice_, device)
-                if look is not None and look in failed:
+                if failed and self._look_now(did, slice_, device) in failed:
                     continue
                 self._tick()
                 undo = self._take(ci, rd, did, device, slice_, must=False)
@@ -510,8 +526,7 @@ class AllocationRun:
                 self.results[ci][-1].ordinal = offset + i
                 if self._descend(undo, ci, ri, si, di, in_sub):
                     return True
-                if look is not None:
-                    failed.add(look)
+                self._failed(failed, did, slice_, device)
             offset += len(entries)
         return False
 
@@ -556,8 +571,7 @@ class AllocationRun:
                 continue
             if not self._selectable(ci, ri, si, rd, did, device, slice_):
                 continue
-            look = self._look_now(did, slice_, device)
-            if look is not None and look in failed:
+            if failed and self._look_now(did, slice_, device) in failed:
                 continue
             self._tick()
             undo = self._take(ci, rd, did, device, slice_, must=False)
@@ -566,18 +580,46 @@ class AllocationRun:
             self.results[ci][-1].ordinal = i
             if self._descend(undo, ci, ri, si, di, in_sub):
                 return True
-            if look is not None:
-                failed.add(look)
+            self._failed(failed, did, slice_, device)
         return False
 
     def _look_now(self, did: DeviceId, slice_: ResourceSlice, device: Device) -> object:
-        """The device's look plus the allocation state that tells look-alikes apart."""
+        """The device's look plus the allocation state that tells look-alikes apart (None:
+        never treated as interchangeable). Shared devices (consumable capacity) without
+        counters are told apart by the capacity in use on them, before and in this call:
+        two such devices with the same look and the same capacity in use offer the claims
+        the same (the later one's branch is, up to swapping the two, a part of the earlier
+        one's), so once one failed at a position the other fails there too."""
         if not self.a.prune:
             return None
         look = self.a.look(slice_, device)
-        if look is None or did in self.a.shared_in_use:
+        if look is None:
+            return None
+        if device.allow_multiple_allocations:
+            if not self.f.consumable_capacity or device.consumes_counters:
+                return None
+            used = self.a.allocated.consumed_capacity.get(did)
+            pending = self.allocating_capacity.get(did)
+            state = []
+            for name in sorted(device.capacity):
+                qname = qualified_name(did.driver, name)
+                total = (used.get(qname, 0) if used else 0) + (
+                    pending.get(qname, 0) if pending else 0
+                )
+                state.append(total)
+            return (look, tuple(state))
+        if did in self.a.shared_in_use:
             return None
         return (look, did in self.a.allocated.devices)
+
+    def _failed(
+        self, failed: set[object], did: DeviceId, slice_: ResourceSlice, device: Device
+    ) -> None:
+        """Remember that ``device`` failed at the current position (its look, taken after
+        the undo, i.e. in the state it was tried in)."""
+        look = self._look_now(did, slice_, device)
+        if look is not None:
+            failed.add(look)
 
     def _tick(self) -> None:
         self.steps += 1

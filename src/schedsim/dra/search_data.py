@@ -73,7 +73,7 @@ class Pick:
     did: DeviceId
     device: Device
     slice: ResourceSlice
-    share_id: str | None = None
+    shared: bool = False  # a shared allocation (its shareID is set in the output)
     consumed: Mapping[str, Fraction] | None = None
     ordinal: int = -1  # position of the device in the search's iteration order
 
