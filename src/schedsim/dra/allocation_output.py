@@ -87,6 +87,8 @@ def allocation_config(
     the claim's configs in spec order. 1.34 quirk: a claim config naming k requests of
     the claim is emitted k times."""
     out: list[DeviceAllocationConfiguration] = []
+    if not claim.spec.config and not any(rd.device_class.config for rd in chosen):
+        return out
     by_class: dict[str, list[str]] = {}
     classes: dict[str, DeviceClass] = {}
     for rd in chosen:
@@ -129,15 +131,7 @@ def allocation_node_selector(
             pick.device if pick.slice.per_device_node_selection else pick.slice
         )
         if source.node_name or (binding and pick.device.binds_to_node):
-            return (
-                NodeSelectorTerm(
-                    match_fields=(
-                        NodeSelectorRequirement(
-                            key=OBJECT_NAME_FIELD, operator="In", values=(node_name,)
-                        ),
-                    )
-                ),
-            )
+            return _pinned(node_name)
         terms = source.node_selector
         if terms:
             if len(terms) > 1:
@@ -150,6 +144,18 @@ def allocation_node_selector(
     if not fields and not expressions:
         return None
     return (NodeSelectorTerm(match_expressions=tuple(expressions), match_fields=tuple(fields)),)
+
+
+@functools.lru_cache(maxsize=4096)
+def _pinned(node_name: str) -> tuple[NodeSelectorTerm, ...]:
+    # memoized (the terms are immutable): every node-local allocation on a node has it
+    return (
+        NodeSelectorTerm(
+            match_fields=(
+                NodeSelectorRequirement(key=OBJECT_NAME_FIELD, operator="In", values=(node_name,)),
+            )
+        ),
+    )
 
 
 def _add_new(src: Sequence[NodeSelectorRequirement], dst: list[NodeSelectorRequirement]) -> None:

@@ -101,6 +101,8 @@ class AllocationRun:
                 # node-independent: later runs of this allocator for these claims reuse it
                 self.a.validated[ids] = (tuple(self.claims), self.requests, total)
         self.search_pools = self._pools_to_search()
+        if self._first_fit_applies() and self._first_fit():
+            return [self._result(0)]
         needed = 1000 + 6 * total + 4 * len(self.claims)
         limit = sys.getrecursionlimit()
         if needed > limit:
@@ -528,6 +530,78 @@ class AllocationRun:
                     return True
                 self._failed(failed, did, slice_, device)
             offset += len(entries)
+        return False
+
+    def _first_fit_applies(self) -> bool:
+        """One claim with one request for ``count`` devices, no subrequests, constraints,
+        admin access or device order: then the search's first solution is the first fit
+        (`_first_fit`)."""
+        if len(self.claims) != 1 or self.constraints[0] or not self.a.prune:
+            return False
+        if self.a.device_order is not None or len(self.requests[0]) != 1:
+            return False
+        (subs,) = self.requests[0]
+        rd = subs[0]
+        return len(subs) == 1 and rd.parent is None and rd.mode != "All" and not rd.admin_access
+
+    def _first_fit(self) -> bool:
+        """The depth-first search without its recursion, for `_first_fit_applies`'s claims:
+        each device position takes the first device after the previous one (the same one
+        again if it is shared) that can be taken, never going back. With a single request
+        and no constraints a device taken is only ever a unit of the devices' joint
+        capacity (a free exclusive device, or one more share of a shared device's capacity
+        in use, the request consuming the same on it every time): taking the first one
+        keeps a completion whenever any choice does, so this is the search's own first
+        solution, found with the same devices tried (the same budget and errors) in the
+        same order. True when it found one (state kept). False, with the state restored,
+        when a position found no device or a device consumes shared counters (taking it
+        changes what other devices can take): the caller runs the search, which proves
+        there is no solution the way upstream does (its budget and errors)."""
+        rd = self.requests[0][0][0]
+        taken = self.a.allocated.devices
+        undos: list[Callable[[], None]] = []
+        start = 0
+        ok = True
+        for _ in range(rd.num_devices):
+            ok = False
+            offset = 0  # ordinal of the pool's first device
+            for pool in self.search_pools:
+                if pool.invalid_reason:
+                    raise AllocationError(f"pool {pool.name} is invalid: {pool.invalid_reason}")
+                entries = pool.entries
+                if offset + len(entries) <= start:
+                    offset += len(entries)
+                    continue
+                for i in range(max(start - offset, 0), len(entries)):
+                    did, device, slice_ = entries[i]
+                    if did in taken or self._in_use(0, rd, did):
+                        continue
+                    if not self._selectable(0, 0, 0, rd, did, device, slice_):
+                        continue
+                    if device.consumes_counters:
+                        break
+                    self._tick()
+                    undo = self._take(0, rd, did, device, slice_, must=False)
+                    if undo is None:
+                        continue
+                    undos.append(undo)
+                    start = offset + i
+                    self.results[0][-1].ordinal = start
+                    if not (self.f.consumable_capacity and device.allow_multiple_allocations):
+                        start += 1
+                    ok = True
+                    break
+                else:
+                    offset += len(entries)
+                    continue
+                break  # taken, or a device with counters
+            if not ok:
+                break
+        if ok:
+            return True
+        for undo in reversed(undos):
+            undo()
+        self.steps = 0
         return False
 
     def _ordered(
