@@ -62,6 +62,7 @@ from schedsim.api.resource import (
 )
 from schedsim.dra.allocation_output import share_id
 from schedsim.dra.allocator import Allocator
+from schedsim.dra.capacity import CapacityCache
 from schedsim.dra.cel import CelCache
 from schedsim.dra.claims import claim_is_for_pod, claim_reserved_for_pod
 from schedsim.dra.exhausted import ExhaustedPools
@@ -291,6 +292,7 @@ class DynamicResources:
         self.enabled = gates.enabled("DynamicResourceAllocation")
         self.features = DraFeatures.from_gates(gates)
         self.cel_cache = CelCache()
+        self.capacity_cache = CapacityCache()
         self.pool_cache = PoolCache()
         self.allocated = AllocatedStateTracker(self.features)
         self.allocation_cache = AllocationCache(self.allocated)
@@ -460,6 +462,7 @@ class DynamicResources:
                 max_steps=self.max_steps,
                 pool_cache=self.pool_cache,
                 live_pools=live,
+                capacity_cache=self.capacity_cache,
             )
             if (
                 self.use_allocation_cache

@@ -12,7 +12,7 @@ from schedsim.api.core import Node
 from schedsim.api.resource import CapacityRequestPolicy, CapacityRequestPolicyRange, Device
 from schedsim.api.resource import DeviceCapacity as Cap
 from schedsim.dra import AllocatedState, AllocationError, Allocator, DeviceId, DraFeatures
-from schedsim.dra.capacity import consumed_capacity
+from schedsim.dra.capacity import CapacityCache, consumed_capacity, fits
 from schedsim.dra.pools import gather_pools
 
 CLASSES = {"class-a": device_class()}
@@ -153,6 +153,49 @@ def test_consumed_capacity_rounding() -> None:
     assert consumed_capacity("drv", dev, {"bw": Fraction(5)}) is None
     plain = Device(name="d", capacity={"bw": Cap(Fraction(8))})
     assert consumed_capacity("drv", plain, {}) == {"bw": 8}
+
+
+@pytest.mark.parametrize(
+    ("cap", "request_", "used", "pending"),
+    [
+        ("8", "3", "5", None),  # whole numbers, exactly full: fits
+        ("8", "3", "5", "1"),  # over by one
+        ("8", "3", None, "6"),
+        ("8", "3", None, None),
+        ("8", "9", None, None),  # more than the whole capacity
+        ("3/2", "1/2", "1", None),  # fractions (the plan's Fraction path): fits
+        ("3/2", "1/2", "3/2", None),
+        ("8", "3", "5/2", "5/2"),  # whole plan, fractional use: 8 fits
+        ("8", "3", "5/2", "3"),
+    ],
+)
+def test_capacity_plan_fits_like_fits(
+    cap: str, request_: str, used: str | None, pending: str | None
+) -> None:
+    """`CapacityPlan.fits` (ints for whole numbers) answers what `fits` (exact Fractions)
+    answers: consumed plus capacity in use before and in this call against the capacity
+    (``CmpRequestOverCapacity``), whole-number and fractional amounts."""
+    dev = Device(name="d", capacity={"bw": Cap(Fraction(cap))}, allow_multiple_allocations=True)
+    requests = {"bw": Fraction(request_)}
+    in_use = [None if u is None else {"drv/bw": Fraction(u)} for u in (used, pending)]
+    plan = CapacityCache().plan("drv", dev, requests)
+    assert plan is not None
+    want = fits("drv", dev, {"bw": Fraction(request_)}, *in_use)
+    assert plan.fits("drv", dev, *in_use) is want
+    total = Fraction(request_) + sum(Fraction(u) for u in (used, pending) if u)
+    assert want is (total <= Fraction(cap))
+
+
+def test_capacity_cache_keeps_one_plan_per_device_and_requests() -> None:
+    """The same (device, requests) objects get the same plan; a device that cannot serve
+    the request (unknown capacity name) gets None."""
+    dev = Device(name="d", capacity={"bw": Cap(Fraction(8))}, allow_multiple_allocations=True)
+    cache = CapacityCache()
+    requests = {"bw": Fraction(3)}
+    first = cache.plan("drv", dev, requests)
+    assert first is not None and first.consumed == {"bw": 3}
+    assert cache.plan("drv", dev, requests) is first
+    assert cache.plan("drv", dev, {"other": Fraction(1)}) is None
 
 
 def test_allocated_state_from_claims() -> None:

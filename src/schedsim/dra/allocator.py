@@ -53,6 +53,7 @@ from schedsim.api.resource import (
     ResourceSlice,
 )
 from schedsim.dra.allocated_state import AllocatedState, counters_left
+from schedsim.dra.capacity import CapacityCache
 from schedsim.dra.cel import CelCache
 from schedsim.dra.pools import Pool, PoolCache
 from schedsim.dra.search import AllocationRun
@@ -105,6 +106,8 @@ class Allocator:
         live_pools: the pools of a list in which a device can still be allocated
             (`schedsim.dra.exhausted.ExhaustedPools.live`); the search then walks only
             those (not for requests with admin access). None: every pool.
+        capacity_cache: what each request consumes on each device (consumable capacity),
+            shared across allocators like ``cel_cache``; a private one when None.
 
     The search explores what upstream's does, in the same order, and returns the same first
     solution, but it skips two kinds of branches that cannot change the outcome:
@@ -137,6 +140,7 @@ class Allocator:
         prune: bool = True,
         pool_cache: PoolCache | None = None,
         live_pools: Callable[[list[Pool]], list[Pool]] | None = None,
+        capacity_cache: CapacityCache | None = None,
     ) -> None:
         self.features = features
         self.max_steps = max_steps
@@ -149,6 +153,7 @@ class Allocator:
         self.classes = device_classes
         self.slices = slices
         self.cel = cel_cache if cel_cache is not None else CelCache()
+        self.capacity = capacity_cache if capacity_cache is not None else CapacityCache()
         self.shared_in_use: AbstractSet[DeviceId] = (
             allocated.shared_devices
             if allocated.shared_devices is not None

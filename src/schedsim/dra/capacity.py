@@ -9,12 +9,12 @@ exact arithmetic: quantities are `Fraction`s, so rounding to ``min + k * step`` 
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from fractions import Fraction
 
 from schedsim.api.resource import CapacityRequestPolicy, Device, qualified_name
 
-__all__ = ["consumed_capacity", "fits"]
+__all__ = ["CapacityCache", "CapacityPlan", "consumed_capacity", "fits"]
 
 
 def _round_up(requested: Fraction, policy: CapacityRequestPolicy) -> Fraction:
@@ -119,3 +119,81 @@ def fits(
         if value > device.capacity[name].value:
             return False
     return True
+
+
+class CapacityPlan:
+    """What one (sub)request consumes on one device, ready for the fit check of every try.
+
+    Attributes:
+        consumed: `consumed_capacity`'s answer (not None), by capacity name as published.
+        qualified: ``(capacity name, qualified name)`` per consumed capacity.
+        whole: ``(qualified name, consumed, capacity)`` as ints when every consumed amount
+            and capacity is a whole number (the usual case: the check then adds ints),
+            else None (`fits` with Fractions).
+    """
+
+    __slots__ = ("consumed", "qualified", "whole")
+
+    def __init__(self, driver: str, device: Device, consumed: dict[str, Fraction]) -> None:
+        self.consumed = consumed
+        self.qualified = tuple((name, qualified_name(driver, name)) for name in consumed)
+        whole: list[tuple[str, int, int]] = []
+        for name, qname in self.qualified:
+            value, cap = consumed[name], device.capacity[name].value
+            if value.denominator != 1 or cap.denominator != 1:
+                self.whole: Sequence[tuple[str, int, int]] | None = None
+                return
+            whole.append((qname, value.numerator, cap.numerator))
+        self.whole = tuple(whole)
+
+    def fits(self, driver: str, device: Device, *in_use: Mapping[str, Fraction] | None) -> bool:
+        """`fits` for this plan: the consumed capacity on top of ``in_use``."""
+        whole = self.whole
+        if whole is None:
+            return fits(driver, device, self.consumed, *in_use)
+        used = [m for m in in_use if m]
+        for qname, value, cap in whole:
+            for m in used:
+                more = m.get(qname)
+                if more:
+                    if more.denominator != 1:
+                        return fits(driver, device, self.consumed, *used)
+                    value += more.numerator
+            if value > cap:
+                return False
+        return True
+
+
+class CapacityCache:
+    """`CapacityPlan`s per (device, capacity requests) objects, kept across allocations
+    (the DynamicResources plugin keeps one for its lifetime): a request is checked against
+    the same device pod after pod. An entry holds its device and requests, so their ids
+    stay theirs; the cache is emptied when it reaches ``max_entries``. Not thread-safe.
+
+    Args:
+        max_entries: the bound on entries.
+    """
+
+    __slots__ = ("_entries", "_max")
+
+    def __init__(self, max_entries: int = 100_000) -> None:
+        self._entries: dict[
+            tuple[str, int, int], tuple[Device, Mapping[str, Fraction], CapacityPlan | None]
+        ] = {}
+        self._max = max_entries
+
+    def plan(
+        self, driver: str, device: Device, requests: Mapping[str, Fraction]
+    ) -> CapacityPlan | None:
+        """The plan of ``requests`` on ``device``; None when the device cannot serve them
+        at all (`consumed_capacity` is None). Time: O(1) for a pair seen before."""
+        key = (driver, id(device), id(requests))
+        hit = self._entries.get(key)
+        if hit is not None and hit[0] is device and hit[1] is requests:
+            return hit[2]
+        consumed = consumed_capacity(driver, device, requests)
+        plan = None if consumed is None else CapacityPlan(driver, device, consumed)
+        if len(self._entries) >= self._max:
+            self._entries.clear()
+        self._entries[key] = (device, requests, plan)
+        return plan

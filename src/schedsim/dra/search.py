@@ -26,7 +26,6 @@ from schedsim.api.resource import (
     qualified_name,
 )
 from schedsim.dra.allocation_output import allocation_result
-from schedsim.dra.capacity import consumed_capacity, fits
 from schedsim.dra.cel import CelCompileError, CelRuntimeError
 from schedsim.dra.pools import Pool, gather_pools, node_selection_matches
 from schedsim.dra.search_data import (
@@ -310,12 +309,12 @@ class AllocationRun:
     ) -> Mapping[str, Fraction] | None:
         """What the request would consume on the device, or None if it does not fit
         (``CmpRequestOverCapacity``)."""
-        consumed = consumed_capacity(did.driver, device, rd.capacity_requests)
-        if consumed is None:
+        plan = self.a.capacity.plan(did.driver, device, rd.capacity_requests)
+        if plan is None:
             return None
         used = self.a.allocated.consumed_capacity.get(did)
         pending = self.allocating_capacity.get(did)
-        return consumed if fits(did.driver, device, consumed, used, pending) else None
+        return plan.consumed if plan.fits(did.driver, device, used, pending) else None
 
     def _tolerated(self, rd: Request, device: Device) -> bool:
         return all(any(t.tolerates(taint) for t in rd.tolerations) for taint in device.taints)
