@@ -12,8 +12,9 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
+from itertools import repeat
 from operator import attrgetter, is_
-from typing import Any, ClassVar
+from typing import Any, ClassVar, cast
 
 from schedsim.api.core import Node, Pod
 from schedsim.api.core.nodeaffinity import Matcher, match_all, required_node_affinity
@@ -46,6 +47,8 @@ from schedsim_plugins.podtopologyspread_common import (
     LABEL_HOSTNAME,
     SYSTEM_DEFAULT_CONSTRAINTS,
     Constraint,
+    DomainCounts,
+    SelectorKey,
     SpreadCounter,
     count_pods_match_selector,
     decode_args,
@@ -61,6 +64,8 @@ __all__ = [
     "PRE_SCORE_STATE_KEY",
     "SYSTEM_DEFAULT_CONSTRAINTS",
     "PodTopologySpread",
+    "PreFilterState",
+    "PreScoreState",
     "count_pods_match_selector",
     "default_selector",
 ]
@@ -82,6 +87,8 @@ _LABEL_NOT_MATCH = Status(
     Code.UnschedulableAndUnresolvable, (ERR_REASON_NODE_LABEL_NOT_MATCH,), NAME
 )
 _NODE = attrgetter("node")
+_LABELS = attrgetter("node.labels")
+_DOMAIN_COUNTS_LIMIT = 256  # (namespace, selector, key) entries kept before starting over
 
 
 # ------------------------------------------------------------------------------ PreFilter state
@@ -152,13 +159,23 @@ class PreFilterState:
 class PreScoreState:
     """What PreScore leaves for Score (``preScoreState``)."""
 
-    __slots__ = ("constraints", "ignored_nodes", "topology_normalizing_weight", "tp_counts")
+    __slots__ = (
+        "constraints",
+        "ignored_nodes",
+        "node_values",
+        "scored_nodes",
+        "topology_normalizing_weight",
+        "tp_counts",
+    )
 
     def __init__(self) -> None:
         self.constraints: tuple[Constraint, ...] = ()
         self.ignored_nodes: set[str] = set()
         self.tp_counts: list[dict[str, int]] = []
         self.topology_normalizing_weight: list[float] = []
+        # the nodes PreScore was given and their topology values (`node_values`)
+        self.scored_nodes: Sequence[NodeInfo] = ()
+        self.node_values: list[NodeValues] = []
 
 
 PRE_FILTER_STATE_KEY: StateKey[PreFilterState] = StateKey("PreFilter" + NAME)
@@ -215,6 +232,8 @@ class PodTopologySpread:
         self.counter = SpreadCounter()
         # shared with the other plugins of the framework: refreshed once per pod
         self.index = handle.pod_index
+        # (namespace, selector, topology key) -> its matching pods per domain
+        self._counts: dict[tuple[str, SelectorKey, tuple[tuple[str, ...], int]], DomainCounts] = {}
         # topology keys -> (the Node objects, zero counts per domain, node -> domain)
         self._domain_cache: dict[
             tuple[str, ...], tuple[list[Node | None], list[dict[str, int]], list[dict[str, str]]]
@@ -400,25 +419,17 @@ class PodTopologySpread:
         zero, domains = self._domains(pod, constraints, nodes, required)
         counts = [dict(z) for z in zero]
         pairs = list(zip(constraints, counts, domains, strict=True))
-        # matching pods per domain, from the index's pod signatures (not every pod)
+        # matching pods per domain, from the index (kept per domain map, `DomainCounts`)
         idx = self.index
         bound = self._handle.shared_lister.delegate
         idx.refresh(nodes, None if bound is None else bound.node_infos())
         ns = pod.namespace
-        for c, m, dom in pairs:
-            sel = c.selector
-            if sel is None:
+        keys = tuple(c.topology_key for c in constraints)
+        for i, (c, m, dom) in enumerate(pairs):
+            if c.selector is None:
                 continue
-            for sig in idx.signatures_for(sel):
-                if sig[2] or sig[0] != ns:  # terminating, or another namespace
-                    continue
-                per_node = idx.sig_nodes.get(sig)
-                if not per_node or not sel.matches(idx.sig_labels[sig]):
-                    continue
-                for name, cnt in per_node.items():
-                    v = dom.get(name)
-                    if v is not None:
-                        m[v] += cnt
+            for v, cnt in self._domain_counts(ns, c, (keys, i), dom).items():
+                m[v] += cnt  # every value of ``dom`` is in ``m``
         paths = []
         for m in counts:
             p = CriticalPaths()
@@ -564,7 +575,8 @@ class PodTopologySpread:
     def schedsim_pre_score(
         self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
     ) -> Status | None:
-        """PreScore of upstream PodTopologySpread (``initPreScoreState`` + counting)."""
+        """PreScore of upstream PodTopologySpread (``initPreScoreState`` + counting). The
+        feasible nodes are read once per distinct tuple of their topology values."""
         all_nodes = self._handle.shared_lister.node_infos().list()
         if not all_nodes:
             return _SKIP
@@ -575,20 +587,31 @@ class PodTopologySpread:
             return _SKIP
         s.tp_counts = [{} for _ in s.constraints]
         topo_size = [0] * len(s.constraints)
-        for ni in nodes:
-            node = ni.node
-            if node is None:
-                continue
-            labels = node.labels
-            if require_all and not labels_match(s.constraints, labels):
-                s.ignored_nodes.add(node.name)
-                continue
-            for i, c in enumerate(s.constraints):
-                if c.topology_key == LABEL_HOSTNAME:
+        values = node_values(nodes, tuple(c.topology_key for c in s.constraints))
+        s.scored_nodes, s.node_values = nodes, values
+        k = len(s.constraints)
+        distinct = {v: _as_tuple(v, k) for v in dict.fromkeys(values) if v is not NO_NODE}
+        if require_all:
+            # nodes without every topology key are ignored (score 0)
+            missing = {v for v, t in distinct.items() if None in t}
+            if missing:
+                s.ignored_nodes = {
+                    ni.node.name
+                    for ni, v in zip(nodes, values, strict=True)
+                    if v in missing and ni.node is not None
+                }
+                for v in missing:
+                    del distinct[v]
+        hostname = [c.topology_key == LABEL_HOSTNAME for c in s.constraints]
+        for t in distinct.values():
+            for i, v in enumerate(t):
+                if hostname[i]:
                     continue
-                value = labels.get(c.topology_key, "")
-                if value not in s.tp_counts[i]:
-                    s.tp_counts[i][value] = 0
+                m = s.tp_counts[i]
+                if v is None:
+                    v = ""  # Go's zero value for a missing label (only without require_all)
+                if v not in m:
+                    m[v] = 0
                     topo_size[i] += 1
         for i, c in enumerate(s.constraints):
             size = topo_size[i]
@@ -639,20 +662,29 @@ class PodTopologySpread:
         lister = self._handle.shared_lister
         idx.refresh(all_nodes, lister.node_infos())
         ns = pod.namespace
-        for c, m, dom in zip(s.constraints, s.tp_counts, domains, strict=True):
-            sel = c.selector
-            if sel is None or c.topology_key == LABEL_HOSTNAME:
+        keys = tuple(c.topology_key for c in s.constraints)
+        for i, (c, m, dom) in enumerate(zip(s.constraints, s.tp_counts, domains, strict=True)):
+            if c.selector is None or c.topology_key == LABEL_HOSTNAME:
                 continue  # hostname: Score counts the node itself
-            for sig in idx.signatures_for(sel):
-                if sig[2] or sig[0] != ns:  # terminating, or another namespace
-                    continue
-                per_node = idx.sig_nodes.get(sig)
-                if not per_node or not sel.matches(idx.sig_labels[sig]):
-                    continue
-                for name, cnt in per_node.items():
-                    v = dom.get(name)
-                    if v is not None and v in m:
-                        m[v] += cnt
+            for v, cnt in self._domain_counts(ns, c, (keys, i), dom).items():
+                if v in m:  # a domain with a node being scored
+                    m[v] += cnt
+
+    def _domain_counts(
+        self, ns: str, c: Constraint, slot: tuple[tuple[str, ...], int], dom: Mapping[str, str]
+    ) -> Mapping[str, int]:
+        """Matching pods of ``ns`` per domain of ``dom`` (eligible node -> value, the map of
+        constraint ``slot[1]`` among constraints with topology keys ``slot[0]``) for ``c``'s
+        selector, brought up to date with the refreshed index (`DomainCounts`: O(nodes
+        changed) while ``dom`` is `_domains`' cached map of the same Node objects)."""
+        assert c.selector is not None
+        key = (ns, c.selector_key, slot)
+        dc = self._counts.get(key)
+        if dc is None or not dc.follows(dom):
+            if len(self._counts) >= _DOMAIN_COUNTS_LIMIT:
+                self._counts.clear()
+            dc = self._counts[key] = DomainCounts(ns, c.selector, dom)
+        return dc.counts(self.index)
 
     def schedsim_score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> int | Status:
         """Score of upstream PodTopologySpread: the (weighted) matching pods of the node's
@@ -677,13 +709,119 @@ class PodTopologySpread:
             score += cnt * s.topology_normalizing_weight[i] + (c.max_skew - 1)
         return _round_half_away(score)
 
+    def score_nodes(
+        self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
+    ) -> list[int] | None:
+        """`schedsim_score` of each of ``nodes``, in order, in one call (the same values:
+        each node's score is a function of its values of the constraints' topology keys and
+        the PreScore state, so it is computed once per distinct value tuple; per node only
+        for a hostname constraint, whose count is the node's own pods). None without a
+        PreScore state (the caller runs Score per node, which reports the error).
+
+        Raises what `schedsim_score` would (KeyError for a node of a domain PreScore did not
+        see). Time: O(nodes) C-level + O(distinct value tuples) (+ O(nodes) with a hostname
+        constraint)."""
+        s = state.get(PRE_SCORE_STATE_KEY)
+        if s is None:
+            return None
+        constraints = s.constraints
+        values = (
+            s.node_values
+            if nodes is s.scored_nodes
+            else node_values(nodes, tuple(c.topology_key for c in constraints))
+        )
+        weights = s.topology_normalizing_weight
+        counts = s.tp_counts
+        ignored = s.ignored_nodes
+        host = [c.topology_key == LABEL_HOSTNAME for c in constraints]
+        k = len(constraints)
+        if not any(host):
+            # None: a domain PreScore did not count (Score raises KeyError on such a node;
+            # ignored nodes have them and score 0 without looking)
+            by_value: dict[NodeValues, int | None] = {NO_NODE: 0}
+            for value in dict.fromkeys(values):
+                if value is NO_NODE:
+                    continue
+                t = _as_tuple(value, k)
+                score = 0.0
+                try:
+                    for i, c in enumerate(constraints):
+                        v = t[i]
+                        if v is not None:
+                            score += counts[i][v] * weights[i] + (c.max_skew - 1)
+                except KeyError:
+                    by_value[value] = None
+                    continue
+                by_value[value] = _round_half_away(score)
+            if not ignored:
+                found = list(map(by_value.__getitem__, values))
+            else:
+                found = [
+                    0 if ni.node is None or ni.node.name in ignored else by_value[v]
+                    for ni, v in zip(nodes, values, strict=True)
+                ]
+            if None in found:
+                raise KeyError("a node's domain has no PreScore count")
+            return cast(list[int], found)
+        # a hostname constraint: each node is its own domain, counted on the node
+        ns = pod.namespace
+        counter = self.counter
+        tables = [
+            counter.table(ns, c) if h else None for c, h in zip(constraints, host, strict=True)
+        ]
+        out: list[int] = []
+        for ni, value in zip(nodes, values, strict=True):
+            node = ni.node
+            if node is None or node.name in ignored:
+                out.append(0)
+                continue
+            t = _as_tuple(value, k)
+            score = 0.0
+            for i, c in enumerate(constraints):
+                v = t[i]
+                if v is None:
+                    continue
+                table = tables[i]
+                if table is not None:
+                    cnt = counter.count(table, ni, node.name, ns, c)
+                else:
+                    cnt = counts[i][v]
+                score += cnt * weights[i] + (c.max_skew - 1)
+            out.append(_round_half_away(score))
+        return out
+
     def schedsim_normalize_score(
         self, state: CycleState, pod: Pod, scores: dict[str, int]
     ) -> Status | None:
-        """NormalizeScore of upstream PodTopologySpread."""
+        """NormalizeScore of upstream PodTopologySpread: ignored nodes 0; the others
+        ``100 * (max + min - score) / max`` (min and max over the others, max at least 0;
+        100 when max is 0). Computed once per distinct raw score."""
         s = state.get(PRE_SCORE_STATE_KEY)
         if s is None:
             return _NO_PRE_SCORE_STATE
+        ignored = s.ignored_nodes.intersection(scores) if s.ignored_nodes else ()
+        kept = {n: v for n, v in scores.items() if n not in ignored} if ignored else scores
+        raw = list(kept.values())
+        if raw and min(raw) < 0:
+            return self._normalize_each(s, scores)  # Go's truncating division, invalidScore
+        min_score = min(raw, default=2**63 - 1)
+        max_score = max(0, max(raw, default=0))
+        if max_score == 0:
+            normalized = [_MAX_NODE_SCORE] * len(raw)
+        else:
+            by_score = {
+                v: _MAX_NODE_SCORE * (max_score + min_score - v) // max_score for v in set(raw)
+            }
+            normalized = list(map(by_score.__getitem__, raw))
+        scores.update(zip(list(kept), normalized, strict=True))
+        if ignored:
+            scores.update(dict.fromkeys(ignored, 0))
+        return None
+
+    @staticmethod
+    def _normalize_each(s: PreScoreState, scores: dict[str, int]) -> None:
+        """NormalizeScore node by node, as upstream writes it (for raw scores below 0: a
+        raw -1 is taken for ``invalidScore``)."""
         min_score = 2**63 - 1
         max_score = 0
         for name, score in scores.items():
@@ -698,8 +836,44 @@ class PodTopologySpread:
             elif max_score == 0:
                 scores[name] = _MAX_NODE_SCORE
             else:
-                scores[name] = _MAX_NODE_SCORE * (max_score + min_score - score) // max_score
-        return None
+                scores[name] = _go_div(_MAX_NODE_SCORE * (max_score + min_score - score), max_score)
+
+
+def _go_div(a: int, b: int) -> int:
+    """Go's integer division (truncates toward zero; Python's ``//`` floors)."""
+    q = abs(a) // abs(b)
+    return q if (a >= 0) == (b > 0) else -q
+
+
+NodeValues = object
+"""A node's values of some label keys (`node_values`): the value (or None) for one key, the
+tuple of them for several, `NO_NODE` for a NodeInfo without a Node."""
+
+NO_NODE: NodeValues = object()
+
+
+def node_values(nodes: Sequence[NodeInfo], keys: tuple[str, ...]) -> list[NodeValues]:
+    """Each node's values of the labels ``keys`` (None for a missing label; `NodeValues`),
+    in ``nodes`` order. Time: O(nodes x keys), C-level."""
+    try:
+        label_maps = list(map(_LABELS, nodes))
+        columns = [list(map(dict.get, label_maps, repeat(k, len(label_maps)))) for k in keys]
+    except (AttributeError, TypeError):  # a NodeInfo without a Node, labels not a dict
+        return [NO_NODE if ni.node is None else _values_of(ni.node.labels, keys) for ni in nodes]
+    if len(columns) == 1:
+        return cast(list[NodeValues], columns[0])
+    return list(zip(*columns, strict=True))
+
+
+def _values_of(labels: Mapping[str, str], keys: tuple[str, ...]) -> NodeValues:
+    if len(keys) == 1:
+        return labels.get(keys[0])
+    return tuple(map(labels.get, keys))
+
+
+def _as_tuple(v: NodeValues, n: int) -> tuple[str | None, ...]:
+    """`NodeValues` of ``n`` keys (not `NO_NODE`) as a tuple."""
+    return cast(tuple[str | None, ...], v) if n > 1 else (cast(str | None, v),)
 
 
 def _round_half_away(x: float) -> int:

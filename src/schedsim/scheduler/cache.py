@@ -45,7 +45,9 @@ its raw scores are reused only while that token compares equal. Raw scores live 
 pod class's `FilterTable` (``scores``, one column per plugin, aligned with the node list)
 when the Filter walk used it: every position the walk finds changed is cleared there, so
 scoring reads the columns at the feasible positions with C-level look-ups
-(`schedsim.scheduler.scoring.score_totals`).
+(`schedsim.scheduler.scoring.score_totals`). An in-tree Score plugin that can score all
+the feasible nodes in one call declares ``score_nodes(state, pod, nodes)`` (PodTopologySpread:
+once per distinct topology value); nothing of it is kept between pods.
 
 Error statuses are never stored. Explained pods use the cache too: their explanation is
 derived from the same statuses, which are exact by the rule above. A revert brings back
@@ -62,7 +64,7 @@ from schedsim.dra.extended import has_extended_resource_requests
 from schedsim.framework.cycle_state import CycleState
 from schedsim.framework.interface import NodeInfo
 from schedsim.framework.runtime import Framework
-from schedsim.scheduler.scoring import ScoreColumns
+from schedsim.scheduler.scoring import BulkScoreFn, ScoreColumns
 from schedsim.snapshot.plugin_runner import FilterTable
 
 __all__ = [
@@ -211,6 +213,13 @@ class ResultCache:
             if name in PURE_SCORE_PLUGINS or token is not None:
                 columns.append((name, token, name in normalizing, name in NODE_ONLY_SCORE_PLUGINS))
         self._columns = tuple(columns)
+        # in-tree plugins scoring every feasible node in one call (`ScoreColumns.bulk`)
+        self._bulk: dict[str, BulkScoreFn] = {
+            name: plugins[name].score_nodes
+            for name in framework.score_weights
+            if type(plugins[name]).__module__.startswith(_IN_TREE_MODULE)
+            and hasattr(plugins[name], "score_nodes")
+        }
 
     def filter_cache(
         self, pod: Pod, state: CycleState, keyed: list[KeyedFilter] | None = None
@@ -286,7 +295,7 @@ class ResultCache:
         NormalizeScore summed in one column, the others one column each. Nothing is kept
         when NodeResourcesFit would read DRA state (DRAExtendedResource)."""
         if self._dra_extended and has_extended_resource_requests(pod):
-            return ScoreColumns(frozenset(), [], {}, frozenset())
+            return ScoreColumns(frozenset(), [], {}, frozenset(), self._bulk)
         n = len(table.objs)
         skip = state.skip_score_plugins
         tokens = table.tokens
@@ -315,7 +324,9 @@ class ResultCache:
                 stored = table.node_scores if group else table.scores
                 key, token = "+".join(names), tuple(summed_tokens[group])
                 combined.append((frozenset(names), _column(stored, tokens, key, token, n)))
-        return ScoreColumns(frozenset(summed[0] + summed[1]), combined, raw, UNIFORM_NORMALIZE)
+        return ScoreColumns(
+            frozenset(summed[0] + summed[1]), combined, raw, UNIFORM_NORMALIZE, self._bulk
+        )
 
     def clear(self) -> None:
         """Forget everything (frees the memory; results stay valid otherwise)."""

@@ -15,7 +15,7 @@ failing or leaving a score out of range) makes it return None: the caller then r
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from operator import add, itemgetter
 from typing import Any, cast
 
@@ -26,9 +26,13 @@ from schedsim.framework.runtime import Framework
 from schedsim.framework.scores import MAX_NODE_SCORE, MIN_NODE_SCORE
 from schedsim.framework.status import Status
 
-__all__ = ["ScoreColumns", "score_totals"]
+__all__ = ["BulkScoreFn", "ScoreColumns", "score_totals"]
 
 _INT_ONLY = {int}
+
+BulkScoreFn = Callable[[CycleState, Pod, Sequence[NodeInfo]], "list[int] | None"]
+"""A plugin's Score over all the given nodes at once (``score_nodes(state, pod, nodes)``:
+the list Score would give node by node, in order, or None: score them one by one)."""
 
 
 class ScoreColumns:
@@ -45,12 +49,15 @@ class ScoreColumns:
             equal scores within [0, 100] (kube-scheduler's ``DefaultNormalizeScore``): when
             all the feasible nodes' raw scores are equal, the plugin adds the same to every
             node and cannot change the ranking, so it is left out of the sum.
+        bulk: plugin (not in ``raw`` nor ``summed``) -> its `BulkScoreFn`, which gives the
+            raw scores of all the feasible nodes in one call.
 
     The caller vouches that every value present is the plugin's raw score for this pod
-    class and the NodeInfo now at that position.
+    class and the NodeInfo now at that position, and that a bulk function returns what
+    the plugin's Score returns node by node.
     """
 
-    __slots__ = ("combined", "raw", "summed", "uniform")
+    __slots__ = ("bulk", "combined", "raw", "summed", "uniform")
 
     def __init__(
         self,
@@ -58,11 +65,13 @@ class ScoreColumns:
         combined: list[tuple[frozenset[str], list[int | None]]],
         raw: dict[str, list[int | None]],
         uniform: frozenset[str],
+        bulk: Mapping[str, BulkScoreFn] | None = None,
     ) -> None:
         self.summed = summed
         self.combined = combined
         self.raw = raw
         self.uniform = uniform
+        self.bulk: Mapping[str, BulkScoreFn] = bulk or {}
 
 
 def score_totals(
@@ -97,7 +106,8 @@ def score_totals(
         totals in ``nodes`` order, or None.
 
     Time: O(nodes) C-level per plugin plus a Score call per node whose raw score is not
-    known; the NormalizeScore calls as upstream.
+    known (one call for the nodes of a plugin in ``columns.bulk``); the NormalizeScore
+    calls as upstream.
     """
     skip = state.skip_score_plugins
     links = [link for link in framework.score_links if link[0] not in skip]
@@ -143,7 +153,12 @@ def score_totals(
                 if name in columns.uniform and min(ints) == max(ints):
                     continue  # the same normalized score on every node: ranking unchanged
             else:
-                computed = [score(state, pod, ni) for ni in nodes]
+                bulk = columns.bulk.get(name)
+                computed: Sequence[object] | None = (
+                    None if bulk is None else bulk(state, pod, nodes)
+                )
+                if computed is None:
+                    computed = [score(state, pod, ni) for ni in nodes]
                 if set(map(type, computed)) - _INT_ONLY:
                     return None
                 ints = cast(list[int], computed)
