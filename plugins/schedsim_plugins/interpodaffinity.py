@@ -30,7 +30,14 @@ from schedsim.framework.events import (
     as_kind,
     pod_events_by_assignment,
 )
-from schedsim.framework.pod_index import NodeEntry, PodIndex, Signature, term_key, term_matches
+from schedsim.framework.pod_index import (
+    NodeEntry,
+    PodIndex,
+    Signature,
+    TermKey,
+    term_key,
+    term_matches,
+)
 
 __all__ = [
     "ERR_REASON_AFFINITY_RULES_NOT_MATCH",
@@ -56,6 +63,7 @@ ERR_REASON_ANTI_AFFINITY_RULES_NOT_MATCH = "node(s) didn't match pod anti-affini
 
 _MAX_NODE_SCORE = 100
 _NO_LABELS: Mapping[str, str] = {}
+_PAIR_COUNTS_LIMIT = 1024  # terms counted before starting over
 
 _SKIP = Status(Code.Skip, (), NAME)
 _AFFINITY = Status(Code.UnschedulableAndUnresolvable, (ERR_REASON_AFFINITY_RULES_NOT_MATCH,), NAME)
@@ -229,6 +237,79 @@ class PreScoreState:
 
     def __init__(self, topology_score: dict[str, dict[str, int]]) -> None:
         self.topology_score = topology_score
+
+
+class _PairCounts:
+    """(topology key, value) -> pods over every node of the `PodIndex`, for one term: the
+    existing pods carrying that required anti-affinity term (``existing``), or the existing
+    pods an incoming term selects (by pod signature); kept up to date from the index's entry
+    changes (each changed node's old entry taken out, its new one put in), so PreFilter
+    costs O(nodes changed since the term was last counted) instead of O(nodes holding such
+    pods). Pairs with no pods are absent, as in a count made from scratch."""
+
+    __slots__ = ("_anti", "_key", "_matches", "_term", "counts", "token")
+
+    def __init__(self, term: AffinityTerm, anti: TermKey | None) -> None:
+        self._term = term
+        self._key = term.topology_key
+        self._anti = anti  # the existing pods' term key (existing mode), else None
+        self._matches: dict[Signature, bool] = {}
+        self.counts: Counts = {}
+        self.token: object = None
+
+    def current(self, index: PodIndex) -> Counts:
+        """The counts as of ``index``'s last refresh (read them, never change them)."""
+        token, changes = index.entry_changes_since(self.token)
+        if changes is None:
+            self.counts = {}
+            self.token, entries = index.entries()
+            for e in entries.values():
+                self._apply(e, 1)
+            return self.counts
+        for _, old, new in changes:
+            if old is not None:
+                self._apply(old, -1)
+            if new is not None:
+                self._apply(new, 1)
+        self.token = token
+        return self.counts
+
+    def _pods(self, e: NodeEntry) -> int:
+        if self._anti is not None:
+            hit = e.anti.get(self._anti)
+            return 0 if hit is None else hit[1]
+        n = 0
+        matches = self._matches
+        for sig, cnt in e.sigs.items():
+            m = matches.get(sig)
+            if m is None:
+                m = matches[sig] = term_matches(self._term, sig[0], dict(sig[1]), _NO_LABELS)
+            if m:
+                n += cnt
+        return n
+
+    def _apply(self, e: NodeEntry, sign: int) -> None:
+        n = self._pods(e)
+        if not n:
+            return
+        tv = e.labels.get(self._key)
+        if tv is None:
+            return
+        pair = (self._key, tv)
+        v = self.counts.get(pair, 0) + sign * n
+        if v:
+            self.counts[pair] = v
+        else:
+            del self.counts[pair]
+
+
+def _merge(into: Counts, counts: Counts) -> None:
+    """Add ``counts`` into ``into``."""
+    if not into:
+        into.update(counts)
+        return
+    for pair, n in counts.items():
+        into[pair] = into.get(pair, 0) + n
 
 
 class _ScoreClass:
@@ -427,6 +508,8 @@ class InterPodAffinity:
         self.index = handle.pod_index
         # PreScore's score maps by class of incoming pod (`_ScoreClass`), least recent first
         self._score_classes: dict[tuple[object, ...], _ScoreClass] = {}
+        # PreFilter's (anti-)affinity counts per term (`_PairCounts`)
+        self._pairs: dict[tuple[str, TermKey], _PairCounts] = {}
 
     # -------------------------------------------------------------- queueing hints
 
@@ -551,7 +634,7 @@ class InterPodAffinity:
         for k in idx.anti_terms_for(pod.labels):
             t, holders = idx.anti_terms[k]
             if holders and term_matches(t, pod.namespace, pod.labels, ns_labels):
-                _add_counts(existing, t.topology_key, holders, node_labels)
+                _merge(existing, self._pair_counts(("existing", k), t, k))
         if affinity:
             aff_counts = s.affinity_counts
             for sig in idx.signatures_for(affinity[0].selector):
@@ -563,15 +646,23 @@ class InterPodAffinity:
                     for t in affinity:
                         _add_counts(aff_counts, t.topology_key, per_node, node_labels)
         for t in anti_affinity:
-            anti_counts = s.anti_affinity_counts
-            for sig in idx.signatures_for(t.selector):
-                per_node = idx.sig_nodes.get(sig)
-                if per_node and term_matches(t, sig[0], idx.sig_labels[sig], _NO_LABELS):
-                    _add_counts(anti_counts, t.topology_key, per_node, node_labels)
+            _merge(s.anti_affinity_counts, self._pair_counts(("incoming", term_key(t)), t, None))
         if not existing and not affinity and not anti_affinity:
             return _SKIP
         state[PRE_FILTER_STATE_KEY] = s
         return None
+
+    def _pair_counts(
+        self, key: tuple[str, TermKey], t: AffinityTerm, anti: TermKey | None
+    ) -> Counts:
+        """`_PairCounts` of ``t`` (the existing pods' term ``anti``, or an incoming term),
+        brought up to date with the refreshed index."""
+        pc = self._pairs.get(key)
+        if pc is None:
+            if len(self._pairs) >= _PAIR_COUNTS_LIMIT:
+                self._pairs.clear()
+            pc = self._pairs[key] = _PairCounts(t, anti)
+        return pc.current(self.index)
 
     def schedsim_filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:
         """Filter of upstream InterPodAffinity."""
