@@ -664,6 +664,21 @@ class InterPodAffinity:
             pc = self._pairs[key] = _PairCounts(t, anti)
         return pc.current(self.index)
 
+    def filter_topology_keys(self, state: CycleState) -> tuple[str, ...] | None:
+        """The node labels Filter reads for this attempt, or None without a PreFilter state:
+        the incoming terms' topology keys and those of the existing anti-affinity counts
+        (a node fails on one of its label pairs that has a count). The verdict on a node is
+        a function of those label values and ``state`` alone, which lets the scheduler's
+        class cache run Filter once per distinct value tuple
+        (`schedsim.scheduler.cache.ResultCache`)."""
+        s = state.get(PRE_FILTER_STATE_KEY)
+        if s is None:
+            return None
+        keys = {t.topology_key for t in s.affinity}
+        keys.update(t.topology_key for t in s.anti_affinity)
+        keys.update(k for k, _ in s.existing_anti_affinity_counts)
+        return tuple(sorted(keys))
+
     def schedsim_filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:
         """Filter of upstream InterPodAffinity."""
         s = state.get(PRE_FILTER_STATE_KEY)

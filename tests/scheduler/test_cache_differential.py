@@ -54,15 +54,18 @@ def _node(draw: st.DrawFn, i: int) -> Node:
         memory=draw(st.sampled_from(("2Gi", "8Gi", "16Gi"))),
         pods=draw(st.sampled_from((3, 110))),
         taints=taints,
-        # kind 5: no zone label (PodTopologySpread: "missing required label")
-        labels={"zone": f"z{draw(st.integers(0, 2))}"} if kind != 5 else {},
+        # kind 5: no zone label (PodTopologySpread: "missing required label"); "host": one
+        # value per node (the keyed Filter walked lazily)
+        labels={"zone": f"z{draw(st.integers(0, 2))}", "host": f"h{i}"}
+        if kind != 5
+        else {"host": f"h{i}"},
         images=images,
     )
 
 
 def _shape(k: int) -> Callable[[str], Pod]:
     """Pod shape k of a small palette (resources, tolerations, preferred affinity, image,
-    zone topology spread)."""
+    zone or host topology spread, host anti-affinity)."""
     cpu = ("100m", "500m", "1", "3")[k % 4]
     spec: dict[str, Any] = {}
     if k % 3 == 1:
@@ -94,6 +97,27 @@ def _shape(k: int) -> Callable[[str], Pod]:
             }
         ]
 
+    if k in (8, 10):
+        # required anti-affinity to its own kind per host (scheduler_perf's
+        # SchedulingPodAntiAffinity): InterPodAffinity's keyed Filter, one value per node
+        spec["affinity"] = {
+            "podAntiAffinity": {
+                "requiredDuringSchedulingIgnoredDuringExecution": [
+                    {"labelSelector": {"matchLabels": {"app": f"a{k}"}}, "topologyKey": "host"}
+                ]
+            }
+        }
+    if k in (9, 10):
+        # host spread, DoNotSchedule (with 10: both keyed plugins)
+        spec["topologySpreadConstraints"] = [
+            {
+                "maxSkew": 1,
+                "topologyKey": "host" if k == 9 else "zone",
+                "whenUnsatisfiable": "DoNotSchedule",
+                "labelSelector": {"matchLabels": {"app": f"a{k}"}},
+            }
+        ]
+
     def make(name: str) -> Pod:
         return make_pod(
             name,
@@ -110,15 +134,15 @@ def _shape(k: int) -> Callable[[str], Pod]:
 
 _OPS = st.lists(
     st.one_of(
-        st.tuples(st.just("pod"), st.integers(0, 7)),
-        st.tuples(st.just("pod"), st.integers(0, 7)),
-        st.tuples(st.just("pod"), st.integers(0, 7)),
+        st.tuples(st.just("pod"), st.integers(0, 10)),
+        st.tuples(st.just("pod"), st.integers(0, 10)),
+        st.tuples(st.just("pod"), st.integers(0, 10)),
         st.tuples(st.just("bind"), st.integers(0, 200)),
         st.tuples(st.just("add-node"), st.integers(0, 5)),
         st.tuples(st.just("remove-node"), st.integers(0, 200)),
         st.tuples(st.just("replace-node"), st.integers(0, 200)),
         st.tuples(st.just("fork"), st.integers(0, 1)),
-        st.tuples(st.just("explain"), st.integers(0, 7)),
+        st.tuples(st.just("explain"), st.integers(0, 10)),
     ),
     min_size=5,
     max_size=60,
@@ -252,3 +276,24 @@ def test_many_identical_pods_on_a_changing_cluster() -> None:
         fits = [_run(nodes, ops, list(extra), store, None, c, True) for c in (False, True)]
         assert fits[0] == fits[1]
         assert any(isinstance(t, str) and t.startswith("0/") for t in fits[0])
+
+
+def test_keyed_filters_with_a_value_per_node() -> None:
+    """A fixed case for the keyed Filter walked lazily (more label values than
+    `walk_rotating` evaluates eagerly): 130 nodes with one ``host`` value each, 300 pods
+    alternating host anti-affinity to their own kind (half of them), host spread, both
+    with zone spread, and a plain pod, with binds and node changes: the cache changes
+    nothing, on both stores, and anti-affinity rejects pods once every node holds one."""
+    nodes = [
+        make_node(f"n{i:03}", cpu="8", labels={"zone": f"z{i % 3}", "host": f"h{i}"})
+        for i in range(130)
+    ]
+    ops: list[tuple[str, int]] = []
+    for i in range(300):
+        ops.append(("pod", (8, 8, 8, 9, 10, 0)[i % 6]))
+        if i % 60 == 59:
+            ops += [("bind", i), ("remove-node", i), ("explain", 8), ("fork", 0)]
+    for store in STORES.values():
+        runs = [_run(nodes, ops, [], store, None, cache=c) for c in (False, True)]
+        assert runs[0] == runs[1]
+        assert any(isinstance(t, tuple) and t[1] and "anti-affinity" in t[1] for t in runs[0])

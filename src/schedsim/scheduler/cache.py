@@ -13,10 +13,13 @@ again:
   and the pod requests extended resources (then it reads DRA state). NodeVolumeLimits,
   PodTopologySpread, InterPodAffinity and third-party plugins read other nodes or cluster
   objects: a pod for which any of them runs is never served from the cache, except
-  PodTopologySpread when it is the last Filter plugin that runs: its verdict is a function
-  of the node's values of the constraints' topology keys (and the pod's PreFilter state),
-  so the table holds the other plugins' results and the walk runs it once per distinct
-  value tuple (``filter_topology_keys(state)``; `ResultCache.filter_cache`'s ``keyed``). An in-tree
+  PodTopologySpread and InterPodAffinity when they are the last Filter plugins that run:
+  their verdict is a function of the node's values of some topology keys (the
+  constraints', the terms' and the existing anti-affinity counts') and the pod's PreFilter
+  state, so the table holds the other plugins' results and the walk runs them once per
+  distinct value tuple (``filter_topology_keys(state)``; `ResultCache.filter_cache`'s
+  ``keyed``; past 16 distinct values, e.g. a hostname key, only for the values met along
+  the walk). An in-tree
   plugin that reads more than the node may take part by declaring what else its result
   depends on: ``filter_reuse_key(state)`` (hashable, added to the pod's class; None: no
   reuse for this attempt) and ``filter_reuse_refresh(state, table, names)`` (marks stale,
@@ -229,8 +232,9 @@ class ResultCache:
 
         With ``keyed`` (a list the caller passes empty), an in-tree plugin whose verdict
         depends only on the node's values of some labels and the pod's own state
-        (``filter_topology_keys(state)``: PodTopologySpread) does not stop the sharing when
-        it runs after every other Filter plugin that runs: it is appended to ``keyed`` with
+        (``filter_topology_keys(state)``: PodTopologySpread, InterPodAffinity) does not stop
+        the sharing when it runs after every other Filter plugin that runs: it is appended
+        to ``keyed`` with
         its label keys, the table holds the other plugins' results, and the caller
         evaluates it once per distinct label value (`SchedulerPluginRunner.walk_rotating`).
         """

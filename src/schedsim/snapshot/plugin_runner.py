@@ -48,6 +48,9 @@ RESERVE_REJECTED = "Reserve rejected the pod"
 
 
 _GENERATION = attrgetter("generation")
+_EAGER_KEYED_VALUES = 16
+"""Up to this many distinct keyed label values, `walk_rotating` runs the keyed plugins once
+per value over the whole table; past it, lazily along the walk (`_walk_keyed_lazily`)."""
 
 
 class _Lister(Protocol):
@@ -253,7 +256,8 @@ class SchedulerPluginRunner:
                 depends only on the node's values of those labels (and ``state``): the
                 table holds the other plugins' results, and each keyed plugin runs once
                 per distinct value tuple (on one node holding it) instead of per node
-                (`schedsim.scheduler.cache.ResultCache.filter_cache`).
+                (`schedsim.scheduler.cache.ResultCache.filter_cache`); past
+                `_EAGER_KEYED_VALUES` values, only for the values met along the walk.
 
         The changed positions come from the store's change journal (`DeltaSnapshotStore.
         changes_since`) when ``nodes`` is the snapshot's own list and the table is up to date
@@ -355,6 +359,10 @@ class SchedulerPluginRunner:
         finally:
             skip.difference_update(keyed_names)
             skip.difference_update(prefix)
+        if keyed_names and len(table.values) > _EAGER_KEYED_VALUES:
+            return self._walk_keyed_lazily(
+                state, pod, nodes, table, keyed_names, start, num_to_find, errors, record
+            )
         passing: list[bool] = ok
         verdicts: list[Status | None] = []
         keyed_errors: dict[int, Status] = {}
@@ -416,6 +424,78 @@ class SchedulerPluginRunner:
             errors.append(i)
             table.objs[i], table.gens[i], table.nodes[i] = None, -1, None
             table.journal = None  # the journal will not name it again
+
+    def _walk_keyed_lazily(
+        self,
+        state: CycleState,
+        pod: Pod,
+        nodes: Sequence[NodeInfo],
+        table: FilterTable,
+        keyed_names: set[str],
+        start: int,
+        num_to_find: int,
+        errors: list[int],
+        record: bool,
+    ) -> FilterWalk:
+        """The end of `walk_rotating` when the keyed plugins' label values are many (a
+        hostname key: one per node): the keyed plugins run (alone, in profile order) on the
+        positions the table passes, in rotation order, once per value id, until
+        ``num_to_find`` pass or one gives an Error, as the sequential walk meets them;
+        evaluating every value id would cost a call per node.
+
+        Time: O(positions walked) look-ups + a keyed call per distinct value among them."""
+        n = len(nodes)
+        ok, vids, statuses, names = table.ok, table.value_ids, table.statuses, table.names
+        skip = state.skip_filter_plugins
+        others = set(self.framework.filter_plugin_names) - keyed_names - skip
+        run = self.framework.run_filter_plugins
+        success, error = Code.Success, Code.Error
+        verdicts: dict[int, Status] = {}
+        found: list[int] = []
+        keyed_error: int | None = None
+        rotation = chain(
+            compress(range(start, n), islice(ok, start, None)), compress(range(start), ok)
+        )
+        skip.update(others)
+        try:
+            for i in rotation:
+                v = vids[i]
+                st = verdicts.get(v)
+                if st is None:
+                    st = verdicts[v] = run(state, pod, nodes[i])
+                if st.code is success:
+                    found.append(i)
+                    if len(found) >= num_to_find:
+                        break
+                elif st.code is error:
+                    keyed_error = i
+                    break
+        finally:
+            skip.difference_update(others)
+        processed = n if len(found) < num_to_find else (found[-1] - start) % n + 1
+        stops = [(i - start) % n for i in errors]
+        if keyed_error is not None:
+            stops.append((keyed_error - start) % n)
+        if stops and min(stops) < processed:  # the sequential walk stops at that Error
+            at = (min(stops) + start) % n
+            st_at = verdicts[vids[at]] if at == keyed_error else statuses[at]
+            return FilterWalk([], [], {}, 0, st_at)
+        feasible = list(map(nodes.__getitem__, found))
+        rejected = processed - len(found)
+        node_to_status: dict[str, Status] = {}
+        if record or not found:
+            passed = set(found)
+            for p in range(processed):
+                i = (p + start) % n
+                if i in passed:
+                    continue
+                st_i = verdicts[vids[i]] if ok[i] else statuses[i]
+                if st_i is not None:
+                    node_to_status[names[i]] = st_i
+            rejected = len(node_to_status)
+        elif table.nodeless:  # positions without a Node: neither feasible nor rejected
+            rejected -= sum(1 for p in range(processed) if statuses[(p + start) % n] is None)
+        return FilterWalk(feasible, found, node_to_status, 0, None, rejected)
 
     def _keyed_verdicts(
         self,
