@@ -9,7 +9,8 @@ node orderings and the per-class Filter tables are in `schedsim.snapshot.filter_
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Set as AbstractSet
 from itertools import chain, compress, islice
 from operator import and_, attrgetter
 from typing import Protocol
@@ -387,22 +388,7 @@ class SchedulerPluginRunner:
             if first < processed:  # the sequential walk stops there
                 at = (first + start) % n
                 return FilterWalk([], [], {}, 0, keyed_errors.get(at) or statuses[at])
-        feasible = list(map(nodes.__getitem__, found))
-        rejected = processed - len(found)
-        node_to_status: dict[str, Status] = {}
-        if record or not found:
-            vids = table.value_ids
-            for p in range(processed):
-                i = (p + start) % n
-                if passing[i]:
-                    continue
-                st_i = verdicts[vids[i]] if ok[i] else statuses[i]
-                if st_i is not None:
-                    node_to_status[names[i]] = st_i
-            rejected = len(node_to_status)
-        elif table.nodeless:  # positions without a Node: neither feasible nor rejected
-            rejected -= sum(1 for p in range(processed) if statuses[(p + start) % n] is None)
-        return FilterWalk(feasible, found, node_to_status, 0, None, rejected)
+        return _window(nodes, table, start, found, processed, record, passing, verdicts)
 
     def _refilter(
         self,
@@ -445,7 +431,7 @@ class SchedulerPluginRunner:
 
         Time: O(positions walked) look-ups + a keyed call per distinct value among them."""
         n = len(nodes)
-        ok, vids, statuses, names = table.ok, table.value_ids, table.statuses, table.names
+        ok, vids, statuses = table.ok, table.value_ids, table.statuses
         skip = state.skip_filter_plugins
         others = set(self.framework.filter_plugin_names) - keyed_names - skip
         run = self.framework.run_filter_plugins
@@ -480,22 +466,8 @@ class SchedulerPluginRunner:
             at = (min(stops) + start) % n
             st_at = verdicts[vids[at]] if at == keyed_error else statuses[at]
             return FilterWalk([], [], {}, 0, st_at)
-        feasible = list(map(nodes.__getitem__, found))
-        rejected = processed - len(found)
-        node_to_status: dict[str, Status] = {}
-        if record or not found:
-            passed = set(found)
-            for p in range(processed):
-                i = (p + start) % n
-                if i in passed:
-                    continue
-                st_i = verdicts[vids[i]] if ok[i] else statuses[i]
-                if st_i is not None:
-                    node_to_status[names[i]] = st_i
-            rejected = len(node_to_status)
-        elif table.nodeless:  # positions without a Node: neither feasible nor rejected
-            rejected -= sum(1 for p in range(processed) if statuses[(p + start) % n] is None)
-        return FilterWalk(feasible, found, node_to_status, 0, None, rejected)
+        passed = set(found)
+        return _window(nodes, table, start, found, processed, record, passed, verdicts)
 
     def _keyed_verdicts(
         self,
@@ -685,3 +657,38 @@ class SchedulerPluginRunner:
             stop_on_error=False,
         )
         return walk.fit_error(len(nodes), plugins if allowed is not None else None)
+
+
+def _window(
+    nodes: Sequence[NodeInfo],
+    table: FilterTable,
+    start: int,
+    found: list[int],
+    processed: int,
+    record: bool,
+    passing: Sequence[bool] | AbstractSet[int],
+    verdicts: Sequence[Status | None] | Mapping[int, Status],
+) -> FilterWalk:
+    """The `walk_rotating` result: the feasible positions ``found``, and the rejected ones
+    among the first ``processed`` positions from ``start`` (their statuses when ``record`` or
+    nothing passed: the table's, or the keyed plugins' verdict by value id where the table
+    passed). ``passing``: per position (a list) or the passing positions (a set)."""
+    n = len(nodes)
+    ok, statuses, names = table.ok, table.statuses, table.names
+    feasible = list(map(nodes.__getitem__, found))
+    rejected = processed - len(found)
+    node_to_status: dict[str, Status] = {}
+    if record or not found:
+        vids = table.value_ids
+        by_set = isinstance(passing, AbstractSet)
+        for p in range(processed):
+            i = (p + start) % n
+            if (i in passing) if by_set else passing[i]:  # type: ignore[index]
+                continue
+            st_i = verdicts[vids[i]] if ok[i] else statuses[i]
+            if st_i is not None:
+                node_to_status[names[i]] = st_i
+        rejected = len(node_to_status)
+    elif table.nodeless:  # positions without a Node: neither feasible nor rejected
+        rejected -= sum(1 for p in range(processed) if statuses[(p + start) % n] is None)
+    return FilterWalk(feasible, found, node_to_status, 0, None, rejected)
