@@ -207,6 +207,19 @@ class RemainingPdbTracker:
             for i in self._matching(pod)
         )
 
+    def selectors(self) -> tuple[tuple[str, object], ...]:
+        """``(namespace, selector)`` of each budget, in input order: what decides which pods
+        the budgets match (not what they still allow). Time: O(budgets)."""
+        return tuple((b.namespace, b.selector) for b in self._budgets)
+
+    def selects_any(self, pods: Iterable[Pod]) -> bool:
+        """Whether some budget matches one of ``pods`` (then what the rules say of them can
+        change as the pass uses the budgets up). Time: O(1) without budgets, else O(pods x
+        budgets of their namespaces)."""
+        if not self._budgets:
+            return False
+        return any(self._matching(pod) for pod in pods)
+
     def remaining(self, budget_key: str) -> int:
         """What the budget ``namespace/name`` still allows.
 

@@ -94,6 +94,7 @@ __all__ = [
     "BlockingPod",
     "BlockingPodReason",
     "NodeVerdict",
+    "ScaleDownCache",
     "ScaleDownResult",
     "UnremovableReason",
     "Utilization",
@@ -311,6 +312,70 @@ class ScaleDownResult:
         return tuple(out)
 
 
+@attrs.frozen
+class _PlanSettings:
+    """What every cached per-node result also depends on (`ScaleDownCache`)."""
+
+    threshold: float
+    gpu_threshold: float
+    dra_enabled: bool
+    grouped: bool
+    now: datetime | None
+    bsp_disruption_timeout: timedelta
+    budgets: tuple[tuple[str, object], ...]
+
+
+@attrs.define
+class _NodeEntry:
+    generation: int
+    group: str | None
+    util: Utilization
+    early: NodeVerdict | None
+    drain: tuple[tuple[Pod, ...], BlockingPod | None] | None = None
+
+
+class ScaleDownCache:
+    """The part of a scale-down plan that depends on one node alone, kept from one plan to
+    the next (a replay plans at every loop that follows a change, and most nodes did not
+    change): each node's utilization, the verdict it gets before any removal is simulated
+    (scale-down disabled, in no node group, control plane, not underutilized) and the pods
+    its removal would move or the pod that blocks it.
+
+    An entry is reused while the node's NodeInfo has the ``generation`` it was computed at
+    (every pod added or removed and every new Node gives it a new one; a copy-on-write copy
+    keeps it, with the same contents) and the plan's settings are the same (thresholds, the
+    DRA gate, node groups given or not, the drain time, the budgets' selectors); the node's
+    group is part of the entry. So a plan re-evaluates only the nodes that changed since the
+    previous one, and decides exactly what it decides without the cache. Never kept:
+    utilization measured on devices (claims change without the node's generation), and the
+    pods to move of a node with a pod some PodDisruptionBudget selects (they depend on what
+    the pass has used up). The removal simulations themselves always run: where a moved pod
+    lands depends on the whole cluster and on the round-robin start that every earlier
+    first-fit search moved (see docs/performance.md, "Replay: a simulated day").
+
+    Pass one to `scale_down` per sequence of plans over one cluster (e.g. one replay); it
+    holds nodes of the last plan only. Time: O(1) per unchanged node; memory O(nodes).
+    """
+
+    __slots__ = ("_entries", "_settings")
+
+    def __init__(self) -> None:
+        self._settings: _PlanSettings | None = None
+        self._entries: dict[str, _NodeEntry] = {}
+
+    def _start(self, settings: _PlanSettings) -> dict[str, _NodeEntry]:
+        """The entries of the previous plan when its settings were these (else none); the
+        plan keeps only the nodes it sees (`_keep`)."""
+        if settings != self._settings:
+            self._settings = settings
+            self._entries = {}
+        previous, self._entries = self._entries, {}
+        return previous
+
+    def _keep(self, name: str, entry: _NodeEntry) -> None:
+        self._entries[name] = entry
+
+
 def _ghost(node: Node) -> Node:
     taint = Taint(key=TO_BE_DELETED_TAINT, effect="NoSchedule", value="0")
     return attrs.evolve(node, taints=(*node.taints, taint))
@@ -399,6 +464,7 @@ def scale_down(
     progress: ProgressCallback | None = None,
     now: datetime | None = None,
     bsp_disruption_timeout: timedelta = DEFAULT_BSP_DISRUPTION_TIMEOUT,
+    cache: ScaleDownCache | None = None,
 ) -> ScaleDownResult:
     """Which nodes Cluster Autoscaler could remove (see the module docstring).
 
@@ -423,6 +489,9 @@ def scale_down(
             ``bsp_disruption_timeout`` (CA ``--blocking-system-pod-distruption-timeout``);
             None: it always blocks.
         bsp_disruption_timeout: see ``now``.
+        cache: the per-node results of the previous plan over the same cluster, reused for
+            the nodes that did not change since and updated with this plan's
+            (`ScaleDownCache`; the verdicts are the same with or without it).
 
     The PodDisruptionBudgets are the framework's (``handle.object_listers``, allowed
     disruptions resolved as DefaultPreemption reads them; a budget without a resolved count
@@ -465,18 +534,45 @@ def scale_down(
     budgets = framework.handle.object_listers.pod_disruption_budgets
     drain = DrainContext(remaining_pdb_tracker(budgets, pods), now, bsp_disruption_timeout)
     # CA computes every candidate's utilization once, before simulating any removal
-    # (planner.categorizeNodes -> eligibility.FilterOutUnremovable).
-    utilizations = {
-        n.name: utilization(snapshot.get_node_info(n.name), dra_enabled=dra_enabled) for n in nodes
-    }
+    # (planner.categorizeNodes -> eligibility.FilterOutUnremovable); with a cache, only for
+    # the nodes that changed since the previous plan.
+    settings = _PlanSettings(
+        threshold,
+        gpu_threshold,
+        dra_enabled,
+        node_groups is not None,
+        now,
+        bsp_disruption_timeout,
+        drain.tracker.selectors(),
+    )
+    previous = cache._start(settings) if cache is not None else {}
+    entries: dict[str, _NodeEntry] = {}
+    for n in nodes:
+        ni = snapshot.get_node_info(n.name)
+        group = groups_of.get(n.name)
+        group_name = group.name if group is not None else None
+        entry = previous.get(n.name)
+        if (
+            entry is None
+            or entry.generation != ni.generation
+            or entry.group != group_name
+            or (dra_enabled and ni.local_resource_slices)  # measured on devices: never kept
+        ):
+            util = utilization(ni, dra_enabled=dra_enabled)
+            early = _early_verdict(n, util, settings, group)
+            entry = _NodeEntry(ni.generation, group_name, util, early)
+        entries[n.name] = entry
+        if cache is not None and entry.util.basis != "devices":
+            cache._keep(n.name, entry)
 
     # Empty nodes first (CA's default candidate sorting, ``emptycandidates``): removing them
     # moves nothing, and the pods of other candidates must not take their place.
     def is_empty(node: Node) -> bool:
-        u = utilizations[node.name]
+        entry = entries[node.name]
+        u = entry.util
         if u.value >= (gpu_threshold if u.basis == "gpu" else threshold):
             return False  # never a candidate: its place in the order changes nothing
-        movable, blocking = pods_to_move(snapshot.get_node_info(node.name), drain)
+        movable, blocking = _pods_to_move(entry, snapshot.get_node_info(node.name), drain)
         return blocking is None and not movable
 
     order = sorted(nodes, key=lambda n: not is_empty(n))
@@ -484,11 +580,15 @@ def scale_down(
     moved_from: dict[str, str] = {}  # pod key -> the node a removal in this pass moved it from
     with aborting_plugin_errors(framework):
         for i, node in enumerate(order):
+            entry = entries[node.name]
             try:
-                verdicts[node.name] = _consider(
-                    snapshot, node, utilizations[node.name], threshold, gpu_threshold,
-                    node_groups, groups_of, sizes, hinting, drain, moved_from,
-                )  # fmt: skip
+                verdicts[node.name] = (
+                    entry.early
+                    if entry.early is not None
+                    else _consider(
+                        snapshot, node, entry, groups_of, sizes, hinting, drain, moved_from
+                    )
+                )
             except PluginStatusError as e:
                 error = PodError.from_error(e)
                 errors.append(error)
@@ -496,7 +596,7 @@ def scale_down(
                     node.name,
                     False,
                     UnremovableReason.UNEXPECTED_ERROR,
-                    utilizations[node.name],
+                    entry.util,
                     pod=e.pod,
                     detail=f"plugin error moving pod {e.pod.key}: {error.message}",
                 )
@@ -518,19 +618,11 @@ def _measured(util: Utilization) -> str:
     return f"devices ({util.resource})" if util.basis == "devices" else util.resource
 
 
-def _consider(
-    snapshot: PredicateSnapshot,
-    node: Node,
-    util: Utilization,
-    threshold: float,
-    gpu_threshold: float,
-    node_groups: Sequence[NodeGroup] | None,
-    groups_of: Mapping[str, NodeGroup],
-    sizes: dict[str, int],
-    hinting: HintingSimulator,
-    drain: DrainContext,
-    moved_from: dict[str, str],
-) -> NodeVerdict:
+def _early_verdict(
+    node: Node, util: Utilization, settings: _PlanSettings, group: NodeGroup | None
+) -> NodeVerdict | None:
+    """The verdict a node gets before anything is simulated (it depends on the node, its
+    utilization, its group and the thresholds only), or None: it is a candidate."""
     name = node.name
     if node.annotations.get(SCALE_DOWN_DISABLED_ANNOTATION) == "true":
         return NodeVerdict(
@@ -539,13 +631,12 @@ def _consider(
             UnremovableReason.SCALE_DOWN_DISABLED_ANNOTATION,
             detail=f"annotated {SCALE_DOWN_DISABLED_ANNOTATION}=true",
         )
-    group = groups_of.get(name)
-    if node_groups is not None and group is None:
+    if settings.grouped and group is None:
         return NodeVerdict(
             name, False, UnremovableReason.NOT_AUTOSCALED, detail="not in any node group"
         )
     role = next((label for label in CONTROL_PLANE_LABELS if label in node.labels), None)
-    if node_groups is None and role is not None:
+    if not settings.grouped and role is not None:
         # CA removes only nodes of the node groups its cloud provider reports
         # (NodeGroupForNode nil: NotAutoscaled); no provider puts the control plane there
         return NodeVerdict(
@@ -557,7 +648,9 @@ def _consider(
         )
     # CA eligibility.isNodeBelowUtilizationThreshold: GPU nodes use the GPU threshold.
     limit, which = (
-        (gpu_threshold, "GPU threshold") if util.basis == "gpu" else (threshold, "threshold")
+        (settings.gpu_threshold, "GPU threshold")
+        if util.basis == "gpu"
+        else (settings.threshold, "threshold")
     )
     if util.value >= limit:
         return NodeVerdict(
@@ -567,6 +660,38 @@ def _consider(
             util,
             detail=f"{_measured(util)} utilization {util.value:.2f} >= {which} {limit:g}",
         )
+    return None
+
+
+def _pods_to_move(
+    entry: _NodeEntry, node_info: NodeInfo, drain: DrainContext
+) -> tuple[list[Pod], BlockingPod | None]:
+    """`pods_to_move`, from ``entry`` while the node is as the entry saw it; kept there when
+    no budget selects one of its pods (the answer then depends on the pods alone)."""
+    same = entry.generation == node_info.generation
+    if same and entry.drain is not None:
+        movable, blocking = entry.drain
+        return list(movable), blocking
+    found, blocking = pods_to_move(node_info, drain)
+    if same and not drain.tracker.selects_any(pi.pod for pi in node_info.pods):
+        entry.drain = (tuple(found), blocking)
+    return found, blocking
+
+
+def _consider(
+    snapshot: PredicateSnapshot,
+    node: Node,
+    entry: _NodeEntry,
+    groups_of: Mapping[str, NodeGroup],
+    sizes: dict[str, int],
+    hinting: HintingSimulator,
+    drain: DrainContext,
+    moved_from: dict[str, str],
+) -> NodeVerdict:
+    """The verdict of a candidate (``entry.early`` is None)."""
+    name = node.name
+    util = entry.util
+    group = groups_of.get(name)
     if group is not None and sizes[group.name] <= group.min_size:
         return NodeVerdict(
             name,
@@ -575,7 +700,7 @@ def _consider(
             util,
             detail=f"node group {group.name} at min size {group.min_size}",
         )
-    movable, blocking = pods_to_move(snapshot.get_node_info(name), drain)
+    movable, blocking = _pods_to_move(entry, snapshot.get_node_info(name), drain)
     if blocking is not None:
         return NodeVerdict(
             name,

@@ -23,7 +23,9 @@ decide, once per ``--scan-interval``:
 Cost per loop, O(change) where it can be: the scale-up simulation runs only when pods are
 unschedulable; the scale-down plan is recomputed only when the cluster changed since the last
 plan (a pod bound or removed, a node added or removed: `mark_changed`), else the unneeded set
-and its timers carry over unchanged.
+and its timers carry over unchanged; a recomputed plan re-evaluates only the nodes that changed
+since the previous one (`schedsim.autoscaler.scaledown.ScaleDownCache`: utilization,
+eligibility, pods to move), and simulates the removal of every candidate again, as CA does.
 
 Differences from CA, deliberate: nodes are deleted at once (no drain time; their pods are
 evicted and return to the scheduling queue); the provisioning delay is one number for every
@@ -49,6 +51,7 @@ from schedsim.autoscaler.sanitize import sanitized_node_info
 from schedsim.autoscaler.scaledown import (
     DEFAULT_GPU_UTILIZATION_THRESHOLD,
     DEFAULT_UTILIZATION_THRESHOLD,
+    ScaleDownCache,
     scale_down,
 )
 from schedsim.autoscaler.scaleup import DEFAULT_MAX_NODES_PER_SCALE_UP, EXPANDERS, scale_up
@@ -267,6 +270,7 @@ class Autoscaler:
         self._noop: tuple[object, ...] | None = None  # the inputs of the last futile scale-up
         self._noop_unhelped: Mapping[str, Mapping[str, str]] = {}
         self.plans = 0
+        self._plan_cache = ScaleDownCache()  # per-node results of the last plan
         self.scale_up_runs = 0
         self.taken: set[str] = set(taken) | set(members)
 
@@ -454,6 +458,7 @@ class Autoscaler:
                 threshold=o.scale_down_utilization_threshold,
                 gpu_threshold=o.scale_down_gpu_utilization_threshold,
                 node_groups=groups,
+                cache=self._plan_cache,
             )
         self.plans += 1
         self._changed = False
