@@ -211,12 +211,20 @@ def _scale_down_inputs(nodes: int, pods_per_node: int) -> tuple[list[Node], list
     return ns, pods
 
 
-def run_scale_down(store: str, nodes: int, pods_per_node: int, commit_ratio: float) -> int:
-    """Per node: fork, move its pods, remove it, commit (every ``1/commit_ratio``-th node) or
-    revert. Returns the nodes left."""
+def scale_down_cluster(
+    store: str, nodes: int, pods_per_node: int
+) -> tuple[list[Node], PredicateSnapshot]:
+    """The scale-down benchmark's cluster: ``nodes`` 16-CPU nodes, each running
+    ``pods_per_node`` 100m pods of its own ReplicaSet, in a ready snapshot."""
     ns, pods = _scale_down_inputs(nodes, pods_per_node)
     snap = PredicateSnapshot(Framework(default_profile(), Handle()), STORES[store]())
     snap.set_cluster_state(ns, pods)
+    return ns, snap
+
+
+def remove_each(snap: PredicateSnapshot, ns: list[Node], commit_ratio: float) -> int:
+    """Per node: fork, move its pods, remove it, commit (every ``1/commit_ratio``-th node) or
+    revert. Returns the nodes left."""
     hinting = HintingSimulator()
     committed = 0.0
     for i, n in enumerate(ns):
@@ -226,6 +234,12 @@ def run_scale_down(store: str, nodes: int, pods_per_node: int, commit_ratio: flo
         assert failed is None
         committed += persist
     return len(snap.list_node_infos())
+
+
+def run_scale_down(store: str, nodes: int, pods_per_node: int, commit_ratio: float) -> int:
+    """`scale_down_cluster`, then `remove_each`. Returns the nodes left."""
+    ns, snap = scale_down_cluster(store, nodes, pods_per_node)
+    return remove_each(snap, ns, commit_ratio)
 
 
 @pytest.mark.benchmark(group="ScaleDown")
