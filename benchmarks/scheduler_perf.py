@@ -519,6 +519,106 @@ def daemonset(scale: float) -> Iterator[Obj]:
         }
 
 
+EBS_DRIVER = "ebs.csi.aws.com"
+EBS_LIMIT = 39
+"""createNodes' nodeAllocatableStrategy of the migrated and CSI PV workloads: the node's
+``attachable-volumes-csi-ebs.csi.aws.com`` allocatable and its CSINode's driver count."""
+
+
+def node_with_ebs_limit(name: str) -> Obj:
+    """node-default.yaml with ``attachable-volumes-csi-ebs.csi.aws.com: 39``."""
+    n = node(name)
+    n["status"]["capacity"][f"attachable-volumes-csi-{EBS_DRIVER}"] = str(EBS_LIMIT)
+    return n
+
+
+def csi_node(name: str, migrated: bool) -> Obj:
+    """The CSINode nodeAllocatableStrategy creates beside the node: driver
+    ``ebs.csi.aws.com`` with ``allocatable.count`` 39, and for the migrated workload the
+    ``storage.alpha.kubernetes.io/migrated-plugins: kubernetes.io/aws-ebs`` annotation."""
+    meta: Obj = {"name": name}
+    if migrated:
+        meta["annotations"] = {
+            "storage.alpha.kubernetes.io/migrated-plugins": "kubernetes.io/aws-ebs"
+        }
+    return {
+        "apiVersion": "storage.k8s.io/v1",
+        "kind": "CSINode",
+        "metadata": meta,
+        "spec": {
+            "drivers": [{"name": EBS_DRIVER, "nodeID": name, "allocatable": {"count": EBS_LIMIT}}]
+        },
+    }
+
+
+def pods_with_pvs(namespace: str, count: int, csi: bool) -> Iterator[Obj]:
+    """createPods with persistentVolumeTemplatePath / persistentVolumeClaimTemplatePath
+    (test/utils ``CreatePodWithPersistentVolume``, bindVolume true): per pod ``i`` the PVC
+    ``pvc-i`` of pvc.yaml (ReadOnlyMany, 1Gi, ``pv.kubernetes.io/bind-completed``) bound to
+    the PV ``<namespace>-vol-i`` (pv-aws.yaml: ``awsElasticBlockStore.volumeID`` ``vol-i``;
+    pv-csi.yaml: ``csi.driver`` ebs.csi.aws.com, ``volumeHandle`` the PV's name), both with
+    phase Bound and the PV's claimRef set, and the pod-default pod with one volume ``vol``
+    naming the claim."""
+    for i in range(count):
+        pv_name = f"{namespace}-vol-{i}"
+        source: Obj = (
+            {"csi": {"driver": EBS_DRIVER, "volumeHandle": pv_name}}
+            if csi
+            else {"awsElasticBlockStore": {"volumeID": f"vol-{i}"}}
+        )
+        yield {
+            "apiVersion": "v1",
+            "kind": "PersistentVolume",
+            "metadata": {"name": pv_name},
+            "spec": {
+                "accessModes": ["ReadOnlyMany"],
+                "capacity": {"storage": "1Gi"},
+                "persistentVolumeReclaimPolicy": "Retain",
+                "claimRef": {"apiVersion": "v1", "kind": "PersistentVolumeClaim",
+                             "namespace": namespace, "name": f"pvc-{i}"},
+                **source,
+            },
+            "status": {"phase": "Bound"},
+        }  # fmt: skip
+        yield {
+            "apiVersion": "v1",
+            "kind": "PersistentVolumeClaim",
+            "metadata": {
+                "name": f"pvc-{i}",
+                "namespace": namespace,
+                "annotations": {"pv.kubernetes.io/bind-completed": "true"},
+            },
+            "spec": {
+                "accessModes": ["ReadOnlyMany"],
+                "resources": {"requests": {"storage": "1Gi"}},
+                "volumeName": pv_name,
+            },
+            "status": {"phase": "Bound"},
+        }
+        p = pod_default(f"pod-{i}", namespace)
+        p["spec"]["volumes"] = [{"name": "vol", "persistentVolumeClaim": {"claimName": f"pvc-{i}"}}]
+        yield p
+
+
+def _pv_workload(limits: bool, migrated: bool, csi: bool) -> Callable[[float], Iterator[Obj]]:
+    """config/performance-config.yaml's SchedulingInTreePVs (``limits`` False: node-default
+    nodes, in-tree AWS EBS PVs), SchedulingMigratedInTreePVs (EBS limit nodes with CSINodes
+    naming the migrated plugin, in-tree PVs) and SchedulingCSIPVs (EBS limit nodes and
+    CSINodes, CSI PVs), workload 5000Nodes: 5,000 nodes, 5,000 init pods with PVs in
+    namespace-1, 1,000 measured pods with PVs in namespace-2."""
+
+    def generate(scale: float) -> Iterator[Obj]:
+        for i in range(int(5000 * scale)):
+            name = f"scheduler-perf-{i}"
+            yield node_with_ebs_limit(name) if limits else node(name)
+            if limits:
+                yield csi_node(name, migrated)
+        yield from pods_with_pvs("namespace-1", int(5000 * scale), csi)
+        yield from pods_with_pvs("namespace-2", int(1000 * scale), csi)
+
+    return generate
+
+
 _PARTITIONABLE = ("--feature-gates", "DRAPartitionableDevices=true")
 
 WORKLOADS: dict[str, tuple[Callable[[float], Iterator[Obj]], int | None, tuple[str, ...]]] = {
@@ -552,6 +652,9 @@ WORKLOADS: dict[str, tuple[Callable[[float], Iterator[Obj]], int | None, tuple[s
     "Partitionable/2000pods_100nodes": (partitionable, None, _PARTITIONABLE),
     "FirstAvailable/2500pods_500nodes": (first_available, None, ()),
     "PreemptionBasic/1000Nodes": (preemption_basic, None, ()),
+    "SchedulingInTreePVs/5000Nodes": (_pv_workload(False, False, False), None, ()),
+    "SchedulingMigratedInTreePVs/5000Nodes": (_pv_workload(True, True, False), None, ()),
+    "SchedulingCSIPVs/5000Nodes": (_pv_workload(True, False, True), None, ()),
 }
 """Name -> (generator, upstream threshold in pods/s or None, extra ``simulate`` flags: the
 feature gates upstream's test case turns on that are off by default in 1.34)."""
@@ -568,6 +671,9 @@ MEASURED_NAMESPACE = {
     "MixedSchedulingBasePod/5000Nodes_5000Pods": "namespace-6",
     "SchedulingDaemonset/15000Nodes": "namespace-2",
     "SchedulingWithResourceClaimTemplate/5000pods_500nodes": "test",
+    "SchedulingInTreePVs/5000Nodes": "namespace-2",
+    "SchedulingMigratedInTreePVs/5000Nodes": "namespace-2",
+    "SchedulingCSIPVs/5000Nodes": "namespace-2",
 }
 """The namespace of a workload's measured pods (upstream's ``collectMetrics`` createPods),
 for ``--measured``."""
