@@ -33,6 +33,15 @@ with the parameters of its ``performance`` workload:
   pods, then 5,000 pods of pod-with-topology-spreading (zone constraint, maxSkew 5,
   DoNotSchedule, selector ``color: blue``). Upstream threshold: not looked up here.
 
+- ``SchedulingInTreePVs/5000Nodes_2000Pods``, ``SchedulingMigratedInTreePVs/5000Nodes_5000Pods``,
+  ``SchedulingCSIPVs/5000Nodes_5000Pods``: 5,000 nodes, 5,000 init pods and 2,000 / 5,000
+  measured pod-default pods, each with its own PVC bound to its own PV (pv-aws.yaml, an
+  in-tree AWS EBS volume; pv-csi.yaml, ``ebs.csi.aws.com``); for the migrated and CSI ones
+  the nodes allocate 39 ``attachable-volumes-csi-ebs.csi.aws.com`` and each has a CSINode
+  with that driver's count 39 (the migrated one annotated with the in-tree plugin). Upstream
+  thresholds 90, 35 and 48 pods/s (kubernetes PR 126871, which set them; the stored diff
+  names the lines, not the workloads, so the mapping is by their order in the file).
+
 - ``PreemptionBasic/1000Nodes``: 1,000 nodes, 4,000 running pod-low-priority pods (bound),
   1,000 pending pod-high-priority pods that each preempt three (no threshold upstream: a
   ``performance, short`` workload). PreemptionAsync (preemptors created at 5/s while other
@@ -600,12 +609,14 @@ def pods_with_pvs(namespace: str, count: int, csi: bool) -> Iterator[Obj]:
         yield p
 
 
-def _pv_workload(limits: bool, migrated: bool, csi: bool) -> Callable[[float], Iterator[Obj]]:
+def _pv_workload(
+    limits: bool, migrated: bool, csi: bool, measured: int
+) -> Callable[[float], Iterator[Obj]]:
     """config/performance-config.yaml's SchedulingInTreePVs (``limits`` False: node-default
     nodes, in-tree AWS EBS PVs), SchedulingMigratedInTreePVs (EBS limit nodes with CSINodes
     naming the migrated plugin, in-tree PVs) and SchedulingCSIPVs (EBS limit nodes and
-    CSINodes, CSI PVs), workload 5000Nodes: 5,000 nodes, 5,000 init pods with PVs in
-    namespace-1, 1,000 measured pods with PVs in namespace-2."""
+    CSINodes, CSI PVs): 5,000 nodes, 5,000 init pods with PVs in namespace-1, then
+    ``measured`` pods with PVs in namespace-2."""
 
     def generate(scale: float) -> Iterator[Obj]:
         for i in range(int(5000 * scale)):
@@ -614,7 +625,7 @@ def _pv_workload(limits: bool, migrated: bool, csi: bool) -> Callable[[float], I
             if limits:
                 yield csi_node(name, migrated)
         yield from pods_with_pvs("namespace-1", int(5000 * scale), csi)
-        yield from pods_with_pvs("namespace-2", int(1000 * scale), csi)
+        yield from pods_with_pvs("namespace-2", int(measured * scale), csi)
 
     return generate
 
@@ -652,9 +663,14 @@ WORKLOADS: dict[str, tuple[Callable[[float], Iterator[Obj]], int | None, tuple[s
     "Partitionable/2000pods_100nodes": (partitionable, None, _PARTITIONABLE),
     "FirstAvailable/2500pods_500nodes": (first_available, None, ()),
     "PreemptionBasic/1000Nodes": (preemption_basic, None, ()),
-    "SchedulingInTreePVs/5000Nodes": (_pv_workload(False, False, False), None, ()),
-    "SchedulingMigratedInTreePVs/5000Nodes": (_pv_workload(True, True, False), None, ()),
-    "SchedulingCSIPVs/5000Nodes": (_pv_workload(True, False, True), None, ()),
+    # the volume workloads' bars: kubernetes PR 126871's thresholds, in its diff's order
+    "SchedulingInTreePVs/5000Nodes_2000Pods": (_pv_workload(False, False, False, 2000), 90, ()),
+    "SchedulingMigratedInTreePVs/5000Nodes_5000Pods": (
+        _pv_workload(True, True, False, 5000),
+        35,
+        (),
+    ),
+    "SchedulingCSIPVs/5000Nodes_5000Pods": (_pv_workload(True, False, True, 5000), 48, ()),
 }
 """Name -> (generator, upstream threshold in pods/s or None, extra ``simulate`` flags: the
 feature gates upstream's test case turns on that are off by default in 1.34)."""
@@ -671,9 +687,9 @@ MEASURED_NAMESPACE = {
     "MixedSchedulingBasePod/5000Nodes_5000Pods": "namespace-6",
     "SchedulingDaemonset/15000Nodes": "namespace-2",
     "SchedulingWithResourceClaimTemplate/5000pods_500nodes": "test",
-    "SchedulingInTreePVs/5000Nodes": "namespace-2",
-    "SchedulingMigratedInTreePVs/5000Nodes": "namespace-2",
-    "SchedulingCSIPVs/5000Nodes": "namespace-2",
+    "SchedulingInTreePVs/5000Nodes_2000Pods": "namespace-2",
+    "SchedulingMigratedInTreePVs/5000Nodes_5000Pods": "namespace-2",
+    "SchedulingCSIPVs/5000Nodes_5000Pods": "namespace-2",
 }
 """The namespace of a workload's measured pods (upstream's ``collectMetrics`` createPods),
 for ``--measured``."""
