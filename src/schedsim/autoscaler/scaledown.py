@@ -572,6 +572,8 @@ def scale_down(
         u = entry.util
         if u.value >= (gpu_threshold if u.basis == "gpu" else threshold):
             return False  # never a candidate: its place in the order changes nothing
+        if entry.drain is not None:  # nothing was removed yet: the node is as the entry saw it
+            return entry.drain[1] is None and not entry.drain[0]
         movable, blocking = _pods_to_move(entry, snapshot.get_node_info(node.name), drain)
         return blocking is None and not movable
 
