@@ -39,7 +39,7 @@ from schedsim.framework.events import (
     EventResource,
     QueueingHint,
     as_kind,
-    pod_uses_claim,
+    pod_claim_hint,
 )
 
 __all__ = [
@@ -238,8 +238,9 @@ class NodeVolumeLimits:
         """``EventsToRegister`` (csi.go, 1.34, SchedulerQueueingHints on): CSINode Add and
         Update and Node Add without a hint (any of them may raise a limit or bring a node
         without one), assigned-pod Delete with `is_schedulable_after_pod_deleted`,
-        PersistentVolumeClaim Add with `is_schedulable_after_pvc_added`, VolumeAttachment
-        Delete with `is_schedulable_after_volume_attachment_deleted`.
+        PersistentVolumeClaim Add with `schedsim.framework.events.pod_claim_hint`
+        (``isSchedulableAfterPVCAdded``), VolumeAttachment Delete with
+        `is_schedulable_after_volume_attachment_deleted`.
 
         Upstream registers ``Pod Delete`` and skips a deleted pod without ``spec.nodeName``;
         a pod the simulation placed keeps an empty ``spec.nodeName``, so schedsim registers
@@ -255,7 +256,7 @@ class NodeVolumeLimits:
             ),
             ClusterEventWithHint(
                 ClusterEvent(EventResource.PersistentVolumeClaim, ActionType.Add),
-                self.is_schedulable_after_pvc_added,
+                pod_claim_hint,
             ),
             ClusterEventWithHint(
                 ClusterEvent(EventResource.VolumeAttachment, ActionType.Delete),
@@ -275,20 +276,6 @@ class NodeVolumeLimits:
         for vol in deleted.volumes:
             if vol.persistent_volume_claim is not None or vol.ephemeral or vol.in_tree is not None:
                 return QueueingHint.Queue
-        return QueueingHint.QueueSkip
-
-    def is_schedulable_after_pvc_added(self, pod: Pod, old: object, new: object) -> QueueingHint:
-        """``isSchedulableAfterPVCAdded``: queue when the added claim is in the pod's
-        namespace and is one the pod names (a ``persistentVolumeClaim`` volume, or the
-        ``<pod>-<volume>`` claim of a generic ephemeral one); an object of the wrong type:
-        Queue."""
-        typed = as_kind(PersistentVolumeClaim, old, new)
-        if typed is None or typed[1] is None:
-            return QueueingHint.Queue
-        added = typed[1]
-        assert isinstance(added, PersistentVolumeClaim)
-        if pod_uses_claim(pod, added.namespace, added.name):
-            return QueueingHint.Queue
         return QueueingHint.QueueSkip
 
     def is_schedulable_after_volume_attachment_deleted(

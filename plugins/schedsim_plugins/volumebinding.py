@@ -59,7 +59,7 @@ from schedsim.framework.events import (
     EventResource,
     QueueingHint,
     as_kind,
-    pod_uses_claim,
+    pod_claim_hint,
 )
 
 __all__ = [
@@ -394,7 +394,7 @@ class VolumeBinding:
         """``EventsToRegister`` (volume_binding.go, 1.34, SchedulerQueueingHints on):
         StorageClass Add|Update with `is_schedulable_after_storage_class_change`,
         PersistentVolumeClaim Add|Update with
-        `is_schedulable_after_persistent_volume_claim_change`, PersistentVolume Add|Update
+        `schedsim.framework.events.pod_claim_hint`, PersistentVolume Add|Update
         and Node Add|UpdateNodeLabel without a hint (with hints on, upstream no longer
         registers UpdateNodeTaint), CSINode Add|Update with
         `is_schedulable_after_csi_node_change`, CSIDriver Update with
@@ -409,7 +409,7 @@ class VolumeBinding:
             ),
             ClusterEventWithHint(
                 ClusterEvent(r.PersistentVolumeClaim, add_update),
-                self.is_schedulable_after_persistent_volume_claim_change,
+                pod_claim_hint,
             ),
             ClusterEventWithHint(ClusterEvent(r.PersistentVolume, add_update)),
             ClusterEventWithHint(ClusterEvent(r.Node, ActionType.Add | ActionType.UpdateNodeLabel)),
@@ -442,20 +442,6 @@ class VolumeBinding:
         if before.annotations.get(MIGRATED_PLUGINS_ANNOTATION) != after.annotations.get(
             MIGRATED_PLUGINS_ANNOTATION
         ):
-            return QueueingHint.Queue
-        return QueueingHint.QueueSkip
-
-    def is_schedulable_after_persistent_volume_claim_change(
-        self, pod: Pod, old: object, new: object
-    ) -> QueueingHint:
-        """``isSchedulableAfterPersistentVolumeClaimChange``: queue when the claim as it is
-        now is one the pod reads (`pod_uses_claim`); an object of the wrong type: Queue."""
-        typed = as_kind(PersistentVolumeClaim, old, new)
-        if typed is None or typed[1] is None:
-            return QueueingHint.Queue
-        claim = typed[1]
-        assert isinstance(claim, PersistentVolumeClaim)
-        if pod_uses_claim(pod, claim.namespace, claim.name):
             return QueueingHint.Queue
         return QueueingHint.QueueSkip
 

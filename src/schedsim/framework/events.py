@@ -33,6 +33,7 @@ from schedsim.api.core.containers import host_ports
 from schedsim.api.core.nodeaffinity import required_node_affinity
 from schedsim.api.core.resources import pod_requests
 from schedsim.api.core.taints import Taint
+from schedsim.api.storage import PersistentVolumeClaim
 from schedsim.framework.resource import Resource
 from schedsim.framework.types import HostPortInfo
 
@@ -58,6 +59,7 @@ __all__ = [
     "node_resources_fit_unscheduled_pod_hint",
     "node_unschedulable_hint",
     "node_unschedulable_pod_hint",
+    "pod_claim_hint",
     "pod_events_by_assignment",
     "pod_uses_claim",
     "taint_toleration_hint",
@@ -249,6 +251,21 @@ def pod_uses_claim(pod: Pod, namespace: str, name: str) -> bool:
         elif vol.ephemeral and f"{pod.name}-{vol.name}" == name:
             return True
     return False
+
+
+def pod_claim_hint(pod: Pod, old: object, new: object) -> QueueingHint:
+    """The claim-change hint of NodeVolumeLimits (``isSchedulableAfterPVCAdded``) and
+    VolumeBinding (``isSchedulableAfterPersistentVolumeClaimChange``): queue when the claim as
+    it is now (added or updated) is one the pod reads (`pod_uses_claim`); an object of the
+    wrong type: Queue."""
+    typed = as_kind(PersistentVolumeClaim, old, new)
+    if typed is None or typed[1] is None:
+        return QueueingHint.Queue
+    claim = typed[1]
+    assert isinstance(claim, PersistentVolumeClaim)
+    if pod_uses_claim(pod, claim.namespace, claim.name):
+        return QueueingHint.Queue
+    return QueueingHint.QueueSkip
 
 
 def pod_events_by_assignment(
