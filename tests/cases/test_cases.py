@@ -54,6 +54,7 @@ GROUPS = {
     "queue-": ("cases_queue", "scheduling-queue scenarios"),
     "ca-estimate-": ("cases_ca_estimate", "the Cluster Autoscaler's binpacking estimator"),
     "ca-drain-": ("cases_ca_drain", "the Cluster Autoscaler's drainability rules"),
+    "ca-static-": ("cases_ca_static", "the Cluster Autoscaler's RunOnce decisions"),
 }
 
 
