@@ -88,7 +88,7 @@ from schedsim.framework.events import (
     ClusterEventWithHint,
     EventResource,
     QueueingHint,
-    as_kind,
+    as_update,
 )
 
 __all__ = [
@@ -354,17 +354,16 @@ class DynamicResources:
         a claim was deallocated (its devices are free for any pod); otherwise queue only a
         claim of the pod (same UID) that was added or whose status changed (a finalizer or
         other metadata change is skipped); an object of the wrong type: Queue."""
-        typed = as_kind(ResourceClaim, old, new)
-        if typed is None or typed[1] is None:
+        typed = as_update(ResourceClaim, old, new)
+        if typed is None:
             return QueueingHint.Queue
         original, modified = typed
-        assert isinstance(modified, ResourceClaim)
         try:
             claims = resolve_pod_claims(pod, self._manager())
         except _ResolveError:
             return QueueingHint.QueueSkip
         if (
-            isinstance(original, ResourceClaim)
+            original is not None
             and original.status.allocation is not None
             and modified.status.allocation is None
         ):
@@ -373,7 +372,6 @@ class DynamicResources:
             return QueueingHint.QueueSkip
         if original is None:
             return QueueingHint.Queue
-        assert isinstance(original, ResourceClaim)
         if original.status == modified.status:
             return QueueingHint.QueueSkip
         return QueueingHint.Queue
@@ -382,11 +380,10 @@ class DynamicResources:
         """``isSchedulableAfterPodChange``: queue when the updated pod is the pending pod
         (same UID) and all its claims now resolve (the claim controller wrote the generated
         names into its status and the claims exist); an object of the wrong type: Queue."""
-        typed = as_kind(Pod, None, new)
-        if typed is None or typed[1] is None:
+        typed = as_update(Pod, None, new)
+        if typed is None:
             return QueueingHint.Queue
         modified = typed[1]
-        assert isinstance(modified, Pod)
         if modified.uid != pod.uid:
             return QueueingHint.QueueSkip
         try:

@@ -58,7 +58,7 @@ from schedsim.framework.events import (
     ClusterEventWithHint,
     EventResource,
     QueueingHint,
-    as_kind,
+    as_update,
     pod_claim_hint,
 )
 
@@ -432,13 +432,12 @@ class VolumeBinding:
         """``isSchedulableAfterCSINodeChange``: queue an added CSINode, or an update of its
         ``storage.alpha.kubernetes.io/migrated-plugins`` annotation (what in-tree PVs
         translate to); an object of the wrong type: Queue."""
-        if old is None:
-            return QueueingHint.Queue
-        typed = as_kind(CSINode, old, new)
-        if typed is None or typed[1] is None:
+        typed = as_update(CSINode, old, new)
+        if typed is None:
             return QueueingHint.Queue
         before, after = typed
-        assert isinstance(before, CSINode) and isinstance(after, CSINode)
+        if before is None:
+            return QueueingHint.Queue
         if before.annotations.get(MIGRATED_PLUGINS_ANNOTATION) != after.annotations.get(
             MIGRATED_PLUGINS_ANNOTATION
         ):
@@ -451,13 +450,12 @@ class VolumeBinding:
         """``isSchedulableAfterStorageClassChange``: queue an added class, or an update of
         its ``allowedTopologies`` (``volumeBindingMode`` is immutable); an object of the
         wrong type: Queue."""
-        typed = as_kind(StorageClass, old, new)
-        if typed is None or typed[1] is None:
+        typed = as_update(StorageClass, old, new)
+        if typed is None:
             return QueueingHint.Queue
         before, after = typed
         if before is None:
             return QueueingHint.Queue
-        assert isinstance(before, StorageClass) and isinstance(after, StorageClass)
         if before.allowed_topologies != after.allowed_topologies:
             return QueueingHint.Queue
         return QueueingHint.QueueSkip
@@ -469,13 +467,12 @@ class VolumeBinding:
         update that raises its volume limit (``maximumVolumeSize`` if set, else
         ``capacity``) or sets one where there was none; an object of the wrong type:
         Queue."""
-        typed = as_kind(CSIStorageCapacity, old, new)
-        if typed is None or typed[1] is None:
+        typed = as_update(CSIStorageCapacity, old, new)
+        if typed is None:
             return QueueingHint.Queue
         before, after = typed
         if before is None:
             return QueueingHint.Queue
-        assert isinstance(before, CSIStorageCapacity) and isinstance(after, CSIStorageCapacity)
         was, now = _volume_limit(before), _volume_limit(after)
         if now is not None and (was is None or now > was):
             return QueueingHint.Queue
@@ -487,11 +484,12 @@ class VolumeBinding:
         """``isSchedulableAfterCSIDriverChange``: queue when the pod has an inline ``csi``
         volume of the driver and the update turned ``storageCapacity`` off; an object of the
         wrong type: Queue."""
-        typed = as_kind(CSIDriver, old, new)
-        if typed is None or typed[0] is None or typed[1] is None:
+        typed = as_update(CSIDriver, old, new)
+        if typed is None:
             return QueueingHint.Queue
         before, after = typed
-        assert isinstance(before, CSIDriver) and isinstance(after, CSIDriver)
+        if before is None:
+            return QueueingHint.Queue
         for vol in pod.volumes:
             if vol.csi is None or vol.csi.driver != after.name:
                 continue

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Callable, Sequence
-from typing import Protocol
+from typing import Protocol, TypeVar
 
 import attrs
 
@@ -52,6 +52,7 @@ __all__ = [
     "QueueingHint",
     "QueueingHintFn",
     "as_kind",
+    "as_update",
     "node_affinity_hint",
     "node_ports_hint",
     "node_resources_fit_node_hint",
@@ -234,6 +235,22 @@ def as_kind(kind: type, old: object, new: object) -> tuple[object, object] | Non
     return old, new
 
 
+_T = TypeVar("_T")
+
+
+def as_update(kind: type[_T], old: object, new: object) -> tuple[_T | None, _T] | None:
+    """The objects of an Add (``old`` None) or Update event, typed: None when the new side is
+    missing or either side is not a ``kind`` (upstream's hints then answer Queue with the
+    error of ``util.As``)."""
+    if not isinstance(new, kind):
+        return None
+    if old is None:
+        return None, new
+    if not isinstance(old, kind):
+        return None
+    return old, new
+
+
 def pod_uses_claim(pod: Pod, namespace: str, name: str) -> bool:
     """Whether ``pod`` reads the PersistentVolumeClaim ``namespace/name``: a
     ``persistentVolumeClaim`` volume naming it, or a generic ephemeral volume whose claim
@@ -258,11 +275,10 @@ def pod_claim_hint(pod: Pod, old: object, new: object) -> QueueingHint:
     VolumeBinding (``isSchedulableAfterPersistentVolumeClaimChange``): queue when the claim as
     it is now (added or updated) is one the pod reads (`pod_uses_claim`); an object of the
     wrong type: Queue."""
-    typed = as_kind(PersistentVolumeClaim, old, new)
-    if typed is None or typed[1] is None:
+    typed = as_update(PersistentVolumeClaim, old, new)
+    if typed is None:
         return QueueingHint.Queue
     claim = typed[1]
-    assert isinstance(claim, PersistentVolumeClaim)
     if pod_uses_claim(pod, claim.namespace, claim.name):
         return QueueingHint.Queue
     return QueueingHint.QueueSkip
