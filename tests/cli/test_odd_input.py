@@ -482,3 +482,25 @@ def test_a_template_without_allocatable_pods_is_a_warning(
         f'warning: {groups}: nodeGroups[0].template.status.allocatable: no "pods": '
         "kube-scheduler allows no pod on such a node (NodeResourcesFit: Too many pods)"
     ) in err
+
+
+@pytest.mark.parametrize("flag", ["--report", "--output-file"])
+def test_an_empty_output_path_is_a_usage_error(
+    flag: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``--report ''`` wrote nothing and exited 0 (attack finding): an empty path is refused
+    by the parser, with the fix."""
+    with pytest.raises(SystemExit) as e:
+        main(["simulate", flag, ""])
+    assert e.value.code == 2
+    assert f"argument {flag}: an empty path: give a file name" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("text", [" 5m", "5m ", "\t10s"])
+def test_a_duration_with_surrounding_space_is_refused_as_go_does(text: str) -> None:
+    """Go's time.ParseDuration (and CA's duration flags) refuse surrounding space; it was
+    stripped (attack finding: ``schedsim.io/duration: ' 5m'`` accepted)."""
+    from schedsim.replay import parse_duration
+
+    with pytest.raises(ValueError, match="invalid duration"):
+        parse_duration(text)

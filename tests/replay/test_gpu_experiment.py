@@ -214,7 +214,8 @@ def test_whole_experiment_on_a_small_trace(tmp_path: Path) -> None:
     ("extra", "message"),
     [
         (["--gpu-as", "extended-resource"], "--inflate needs --gpu-as dra"),
-        (["--inflate", "0"], "--inflate: must be > 0, got 0"),
+        (["--inflate", "0"], "--inflate: must be a finite number > 0, got 0"),
+        (["--inflate", "inf"], "--inflate: must be a finite number > 0, got inf"),
     ],
 )
 def test_experiment_usage_errors(tmp_path: Path, extra: list[str], message: str) -> None:
@@ -223,5 +224,32 @@ def test_experiment_usage_errors(tmp_path: Path, extra: list[str], message: str)
     pods.write_text(PODS)
     base = ["replay", "--alibaba-nodes", str(nodes), "--alibaba-pods", str(pods)]
     code, _, err = _run([*base, "--gpu-as", "dra", "--inflate", "1.3", *extra])
+    assert code == 2
+    assert message in err
+
+
+@pytest.mark.parametrize(
+    ("pods", "inflate", "message"),
+    [
+        # clones are drawn until the GPU target: with no GPU pod the draws never reach it
+        (
+            "p-cpu,4000,8192,0,0\n",
+            "1.3",
+            "no pod of the trace asks for a GPU: it cannot be tuned to 1.3 x",
+        ),
+        (None, "1e9", "pods after tuning, past schedsim's limit of 1,000,000"),
+    ],
+)
+def test_a_tuning_that_cannot_end_is_refused_before_it_starts(
+    tmp_path: Path, pods: str | None, inflate: str, message: str
+) -> None:
+    """Issue 30 (no loop without progress; sizes checked before anything is built): the
+    tuning's end and size are known from the trace, so they are checked first."""
+    nodes, trace = tmp_path / "n.csv", tmp_path / "p.csv"
+    nodes.write_text(NODES)
+    header = PODS.splitlines(keepends=True)[0]
+    trace.write_text(header + pods if pods is not None else PODS)
+    base = ["replay", "--alibaba-nodes", str(nodes), "--alibaba-pods", str(trace)]
+    code, _, err = _run([*base, "--gpu-as", "dra", "--inflate", inflate])
     assert code == 2
     assert message in err

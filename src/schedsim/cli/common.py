@@ -22,12 +22,25 @@ __all__ = [
     "add_live_args",
     "json_to_yaml",
     "live_cluster",
+    "output_path",
     "report_title",
     "warn_input",
     "write_report",
 ]
 
 _DUMPER = getattr(yaml, "CSafeDumper", yaml.SafeDumper)  # the C emitter when built with it
+
+
+def output_path(text: str) -> str:
+    """argparse ``type`` of ``--output-file`` and ``--report``: a path, not empty (an empty
+    ``--report ''`` wrote nothing and exited 0).
+
+    Raises:
+        argparse.ArgumentTypeError: the path is empty.
+    """
+    if not text:
+        raise argparse.ArgumentTypeError("an empty path: give a file name (e.g. out.html)")
+    return text
 
 
 def json_to_yaml(text: str) -> str:

@@ -13,7 +13,7 @@ from schedsim.cli import check_plugin as cli_check_plugin
 from schedsim.cli import output as cli_output
 from schedsim.cli import replay as cli_replay
 from schedsim.cli import sweep as cli_sweep
-from schedsim.cli.common import add_input_args, add_live_args
+from schedsim.cli.common import add_input_args, add_live_args, output_path
 from schedsim.engine import STORES
 from schedsim.scheduler.scheduling import PLACEMENTS
 
@@ -109,6 +109,7 @@ def build_parser() -> argparse.ArgumentParser:
         sub.choices[command].add_argument(
             "--report",
             metavar="FILE.html",
+            type=output_path,
             help="also write a self-contained HTML report (charts of per-node utilization, "
             "the pods that found no place and why); opens offline",
         )
@@ -118,6 +119,7 @@ def build_parser() -> argparse.ArgumentParser:
         each.add_argument(
             "--output-file",
             metavar="FILE",
+            type=output_path,
             help="write the output to FILE instead of standard output: whole or not at all "
             "(a temporary file in FILE's directory, renamed over FILE once complete)",
         )

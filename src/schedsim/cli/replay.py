@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import io
 import json
+import math
 import sys
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
@@ -30,7 +31,7 @@ from rich.table import Table
 
 from schedsim.autoscaler.nodegroups import NodeGroupError, load_node_groups, parse_node_groups
 from schedsim.autoscaler.scaleup import DEFAULT_MAX_NODES_PER_SCALE_UP, EXPANDERS
-from schedsim.cli.common import UsageError, report_title, write_report
+from schedsim.cli.common import UsageError, output_path, report_title, write_report
 from schedsim.cli.output import warn
 from schedsim.engine import Cluster, Engine
 from schedsim.replay import AutoscalerOptions, Replay, parse_duration
@@ -258,6 +259,7 @@ def add_parser(sub: Any, profile_args: Callable[[argparse.ArgumentParser], None]
     p.add_argument(
         "--report",
         metavar="FILE.html",
+        type=output_path,
         help="also write a self-contained HTML report (charts, unschedulable pods, nodes)",
     )
     p.add_argument(
@@ -406,8 +408,8 @@ def _experiment(args: argparse.Namespace, engine: Engine) -> tuple[str, int]:
         )
     if args.gpu_as != "dra":
         raise UsageError("--inflate needs --gpu-as dra (GPUs shared per device, in milli-GPU)")
-    if not args.inflate > 0:
-        raise UsageError(f"--inflate: must be > 0, got {args.inflate:g}")
+    if not args.inflate > 0 or not math.isfinite(args.inflate):
+        raise UsageError(f"--inflate: must be a finite number > 0, got {args.inflate:g}")
     if args.node_groups or args.report:
         raise UsageError(
             "--inflate runs without --node-groups or --report (no autoscaling); for the "

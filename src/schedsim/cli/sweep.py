@@ -20,7 +20,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
 from schedsim.api.errors import ManifestError, first_few
-from schedsim.cli.common import write_report
+from schedsim.cli.common import output_path, write_report
 from schedsim.cli.output import error_line, recorded_warnings, warn
 from schedsim.sweep import (
     Executor,
@@ -81,6 +81,7 @@ def add_parser(sub: Any) -> None:
     p.add_argument(
         "--report",
         metavar="FILE.html",
+        type=output_path,
         help="also write a self-contained HTML page comparing the scenarios (a table and "
         "bar charts of the headline metrics)",
     )

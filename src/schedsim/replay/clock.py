@@ -152,7 +152,9 @@ def parse_duration(text: str) -> float:
             than Go's time.Duration allows; negative values are returned as such (callers
             decide whether they are allowed).
     """
-    s = text.strip()
+    s = text
+    if s != s.strip():  # Go's ParseDuration takes no surrounding space
+        raise ValueError(f"invalid duration {text!r} (expected e.g. 90s, 10m, 1h30m)")
     try:
         return _in_range(float(s), text)
     except ValueError as e:

@@ -35,6 +35,7 @@ random policy the latter; ``examples/gpu-sharing-policies``).
 
 from __future__ import annotations
 
+import math
 import random
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -196,6 +197,33 @@ def tuned_workload(
     return out
 
 
+MAX_TUNED_PODS = 1_000_000
+"""Most pods a tuned workload may have (the limit of pods made from workload controllers)."""
+
+
+def _check_tuned_size(trace: Trace, capacity: int, inflate: float) -> None:
+    """Refuse, before anything is built, a tuning that cannot end or is too large: clones are
+    drawn uniformly from the trace's pods until ``inflate x capacity`` GPU milli, so with no
+    pod asking for a GPU the draws never get there, and the expected count is the missing
+    milli over the mean GPU milli per pod."""
+    pods = trace.arrivals
+    total = sum(pod_demand(tp.pod).total_gpu_milli for tp in pods)
+    target = inflate * capacity
+    if total >= target or not pods:
+        return
+    if total == 0:
+        raise ValueError(
+            f"no pod of the trace asks for a GPU: it cannot be tuned to {inflate:g} x the "
+            "cluster's GPU capacity"
+        )
+    expected = len(pods) + (target - total) / (total / len(pods))
+    if expected > MAX_TUNED_PODS:
+        raise ValueError(
+            f"inflate {inflate:g}: about {expected:,.0f} pods after tuning, past schedsim's "
+            f"limit of {MAX_TUNED_PODS:,}; use a smaller factor (the paper runs 1.3)"
+        )
+
+
 def _mean(values: list[float]) -> float | None:
     return sum(values) / len(values) if values else None
 
@@ -237,13 +265,14 @@ class GpuSharingExperiment:
         seed: the run's random seed (shuffle, clones, node priority).
 
     Raises:
-        ValueError: ``inflate`` not > 0; a trace without GPUs.
+        ValueError: ``inflate`` not a finite number > 0; a trace without GPUs; a tuning that
+            cannot end (no pod asks for a GPU) or passes `MAX_TUNED_PODS`.
         ManifestError, DraSnapshotError: as `Engine.snapshot`.
     """
 
     def __init__(self, trace: Trace, engine: Engine, *, inflate: float = 1.3, seed: int = 42):
-        if not inflate > 0:
-            raise ValueError(f"inflate: must be > 0, got {inflate}")
+        if not inflate > 0 or not math.isfinite(inflate):
+            raise ValueError(f"inflate: must be a finite number > 0, got {inflate}")
         self.trace = trace
         self.engine = engine
         self.inflate = inflate
@@ -256,6 +285,7 @@ class GpuSharingExperiment:
         )
         if self.gpus == 0:
             raise ValueError("the trace has no GPUs (read it with gpu_as='dra')")
+        _check_tuned_size(trace, GPU_MILLI * self.gpus, inflate)
 
     def _node_state(self, ni: NodeInfo) -> tuple[int, int, float]:
         """(GPU milli of the node, GPU milli left, fragment amount)."""

@@ -544,8 +544,10 @@ def _experiment(
         if axes.get(axis) is not None:
             raise ManifestError(f"{source}: axes.{axis}: not used by the experiment command")
     inflate = raw.get("inflate", 1.3)
-    if not _is_number(inflate) or not inflate > 0:
-        raise ManifestError(f"{source}: experiment.inflate: expected a number > 0, got {inflate!r}")
+    if not _is_number(inflate) or not inflate > 0 or not math.isfinite(inflate):
+        raise ManifestError(
+            f"{source}: experiment.inflate: expected a finite number > 0, got {inflate!r}"
+        )
     nodes = _path(source, "experiment.alibabaNodes", raw["alibabaNodes"])
     return ExperimentOptions(nodes, float(inflate), digest(_file_digest(nodes), inflate))
 
