@@ -173,44 +173,22 @@ def _check_pre_filter(snap: PredicateSnapshot, rng: random.Random) -> int:
     return checked
 
 
-def _check_score(snap: PredicateSnapshot, rng: random.Random) -> int:
-    plugin = snap.framework.plugins["PodTopologySpread"]
-    assert isinstance(plugin, PodTopologySpread)
-    checked = 0
-    with snap.bound():
-        nodes = list(snap.list_node_infos())
-        for k in range(3):
-            pod = _pod(
-                rng,
-                f"soft-{k}",
-                incoming=True,
-                keys_from=((ZONE,), (HOST,), (HOST, ZONE), (RACK, HOST, ZONE), (ZONE, RACK)),
-            )
-            feasible = rng.sample(nodes, max(1, len(nodes) // 2))
-            state = CycleState()
-            if plugin.schedsim_pre_score(state, pod, feasible) is not None:
-                continue
-            each = [plugin.schedsim_score(state, pod, ni) for ni in feasible]
-            assert plugin.score_nodes(state, pod, feasible) == each
-            assert plugin.score_nodes(state, pod, feasible[::-1]) == each[::-1]
-            scores = {ni.node.name: v for ni, v in zip(feasible, each, strict=True) if ni.node}
-            s = state.get(PRE_SCORE_STATE_KEY)
-            assert s is not None
-            want = _go_normalize(s.ignored_nodes, scores)
-            assert plugin.schedsim_normalize_score(state, pod, scores) is None
-            assert scores == want
-            checked += 1
-    return checked
-
-
-def _check(snap: PredicateSnapshot, rng: random.Random) -> int:
+def _check(
+    snap: PredicateSnapshot,
+    rng: random.Random,
+    keys_from: tuple[tuple[str, ...], ...] = ((ZONE,), (RACK,), (ZONE, RACK)),
+    score: bool = False,
+) -> int:
+    """PreScore's counts against `_walk` for a few random incoming pods; with ``score``,
+    also ``score_nodes`` against Score node by node (in two orders) and NormalizeScore
+    against `_go_normalize`."""
     plugin = snap.framework.plugins["PodTopologySpread"]
     assert isinstance(plugin, PodTopologySpread)
     checked = 0
     with snap.bound():
         nodes = list(snap.list_node_infos())
         for k in range(4):
-            pod = _pod(rng, f"incoming-{k}", incoming=True)
+            pod = _pod(rng, f"incoming-{k}", incoming=True, keys_from=keys_from)
             feasible = rng.sample(nodes, max(1, len(nodes) // 2))
             state = CycleState()
             if plugin.schedsim_pre_score(state, pod, feasible) is not None:
@@ -219,7 +197,22 @@ def _check(snap: PredicateSnapshot, rng: random.Random) -> int:
             assert s is not None
             assert s.tp_counts == _walk(plugin, pod, s, snap)
             checked += 1
+            if not score:
+                continue
+            each = [plugin.schedsim_score(state, pod, ni) for ni in feasible]
+            assert plugin.score_nodes(state, pod, feasible) == each
+            assert plugin.score_nodes(state, pod, feasible[::-1]) == each[::-1]
+            scores = {ni.node.name: v for ni, v in zip(feasible, each, strict=True) if ni.node}
+            want = _go_normalize(s.ignored_nodes, scores)
+            assert plugin.schedsim_normalize_score(state, pod, scores) is None
+            assert scores == want
     return checked
+
+
+def _check_score(snap: PredicateSnapshot, rng: random.Random) -> int:
+    """`_check` with hostname constraints among the keys, and the Score checks."""
+    keys = ((ZONE,), (HOST,), (HOST, ZONE), (RACK, HOST, ZONE), (ZONE, RACK))
+    return _check(snap, rng, keys, score=True)
 
 
 def _random_ops(
