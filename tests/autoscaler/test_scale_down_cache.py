@@ -93,6 +93,19 @@ def small(name: str, node_name: str) -> Pod:
     )  # fmt: skip
 
 
+def one_disruption(app: str) -> PodDisruptionBudget:
+    """The budget ``default/APP`` over the pods labelled ``app: APP``, one disruption left."""
+    return PodDisruptionBudget.from_manifest(
+        {
+            "apiVersion": "policy/v1",
+            "kind": "PodDisruptionBudget",
+            "metadata": {"name": app, "namespace": "default"},
+            "spec": {"maxUnavailable": 1, "selector": {"matchLabels": {"app": app}}},
+            "status": {"disruptionsAllowed": 1},
+        }
+    )
+
+
 @pytest.fixture
 def evaluated(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[str]]:
     """The nodes whose utilization and pods to move are computed, in call order (a name per
@@ -153,17 +166,8 @@ def test_pods_a_budget_selects_are_drained_again_every_plan(
     up, so it is computed again in every plan (here twice: for the empty-first sort and as
     a candidate), while the nodes without such pods are served from the cache."""
     c = cluster()
-    budget = PodDisruptionBudget.from_manifest(
-        {
-            "apiVersion": "policy/v1",
-            "kind": "PodDisruptionBudget",
-            "metadata": {"name": "small", "namespace": "default"},
-            "spec": {"maxUnavailable": 1, "selector": {"matchLabels": {"app": "small"}}},
-            "status": {"disruptionsAllowed": 1},
-        }
-    )
     labelled = [small(p.name, p.node_name) if p.name in ("s0", "s1") else p for p in c.pods]
-    c = Cluster(nodes=c.nodes, pods=labelled, pod_disruption_budgets=[budget])
+    c = Cluster(nodes=c.nodes, pods=labelled, pod_disruption_budgets=[one_disruption("small")])
     cached, fresh = snapshot(store, c), snapshot(store, c)
     cache = ScaleDownCache()
     for round_ in range(2):
@@ -184,15 +188,7 @@ def test_pods_a_budget_selects_are_drained_again_every_plan(
 def test_selects_any() -> None:
     """`RemainingPdbTracker.selects_any`: a budget matches a pod of its namespace its
     selector matches (policy/v1: a missing selector matches none)."""
-    budget = PodDisruptionBudget.from_manifest(
-        {
-            "apiVersion": "policy/v1",
-            "kind": "PodDisruptionBudget",
-            "metadata": {"name": "web", "namespace": "default"},
-            "spec": {"minAvailable": 1, "selector": {"matchLabels": {"app": "web"}}},
-            "status": {"disruptionsAllowed": 1},
-        }
-    )
+    budget = one_disruption("web")
     web = Pod.from_manifest({"metadata": {"name": "w", "labels": {"app": "web"}}})
     other = Pod.from_manifest(
         {"metadata": {"name": "o", "namespace": "x", "labels": {"app": "web"}}}
