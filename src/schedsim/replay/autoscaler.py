@@ -32,7 +32,8 @@ evicted and return to the scheduling queue); the provisioning delay is one numbe
 group (`AutoscalerOptions.node_provision_delay`, no cloud provider); ties between expander
 options go to the first group in the file (CA's random fallback); the unremovable-nodes
 recheck timeout and the candidate-pool limits are not emulated (every candidate is simulated
-when the plan is recomputed).
+when the plan is recomputed); each plan starts with fresh hints (CA's planner keeps its removal
+simulator, and its hints, from one loop to the next).
 """
 
 from __future__ import annotations
