@@ -318,7 +318,8 @@ def test_gpu_nodes_use_gpu_utilization_and_threshold(
     """CA ``utilization.Calculate``: a node the cloud provider reports a GPU for
     (``GetNodeGpuConfig``; ``utils/gpu`` ``NodeHasGpu``: non-zero allocatable of a GPU vendor
     resource) is measured by its GPU requests only, cpu and memory skipped, and compared with
-    ``--scale-down-gpu-utilization-threshold`` (``eligibility.isNodeBelowUtilizationThreshold``).
+    ``--scale-down-gpu-utilization-threshold``
+    (``eligibility.isNodeAtOrBelowUtilizationThreshold``).
     g-0: 1 of 4 GPUs but 90% cpu -> 0.25, a candidate; g-1: 3 of 4 GPUs -> 0.75, not at 0.5, a
     candidate at a GPU threshold of 0.8 (the regular threshold does not apply to it)."""
     nvidia = "nvidia.com/gpu"
@@ -336,6 +337,8 @@ def test_gpu_nodes_use_gpu_utilization_and_threshold(
     assert u1 is not None and u1.value == 0.75
     r = scale_down(*loaded(nodes, pods, fw(), store()), threshold=0.0, gpu_threshold=0.8)
     assert reasons(r)["g-1"] is not NOT_UNDERUTILIZED
-    assert reasons(r)["c"] is NOT_UNDERUTILIZED  # 0 >= 0
+    # 0 >= 0: schedsim's NotUnderutilized; CA 1.34 keeps a node at the threshold
+    # (isNodeAtOrBelowUtilizationThreshold, the strict xfail ca-eligibility/013)
+    assert reasons(r)["c"] is NOT_UNDERUTILIZED
     with pytest.raises(ValueError, match="GPU utilization threshold"):
         scale_down(*loaded(nodes, pods, fw()), gpu_threshold=2)

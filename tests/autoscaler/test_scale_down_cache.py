@@ -13,20 +13,27 @@ round-robin start moves with every first-fit search).
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
+import attrs
 import pytest
 from test_scale_down import node, pod
 
 import schedsim.autoscaler.drain as drain_module
 import schedsim.autoscaler.scaledown as scaledown_module
-from schedsim.api.core import Pod
+from schedsim.api.core import Node, Pod, Taint
 from schedsim.api.policy import PodDisruptionBudget
 from schedsim.autoscaler.nodegroups import NodeGroup, NodeTemplate
-from schedsim.autoscaler.scaledown import ScaleDownCache, ScaleDownResult, scale_down
+from schedsim.autoscaler.scaledown import (
+    TO_BE_DELETED_TAINT,
+    ScaleDownCache,
+    ScaleDownResult,
+    scale_down,
+)
 from schedsim.engine import Cluster
 from schedsim.framework import Framework, Handle, default_profile
-from schedsim.snapshot import ClusterSnapshotStore, PredicateSnapshot
+from schedsim.snapshot import ClusterSnapshotStore, NodeInfo, PredicateSnapshot
 
 DISABLED = {"cluster-autoscaler.kubernetes.io/scale-down-disabled": "true"}
 
@@ -68,10 +75,11 @@ def snapshot(store: Callable[[], ClusterSnapshotStore], c: Cluster) -> Predicate
     return snap
 
 
-def plan(snap: PredicateSnapshot, cache: ScaleDownCache | None) -> ScaleDownResult:
-    """A replay's plan: in a fork that is reverted (`schedsim.replay.autoscaler`)."""
+def plan(snap: PredicateSnapshot, cache: ScaleDownCache | None, **options: Any) -> ScaleDownResult:
+    """A replay's plan: in a fork that is reverted (`schedsim.replay.autoscaler`);
+    ``options``: `scale_down`'s keyword arguments."""
     with snap.forked():
-        return scale_down(snap, (), node_groups=[GROUP], cache=cache)
+        return scale_down(snap, (), node_groups=[GROUP], cache=cache, **options)
 
 
 def small(name: str, node_name: str) -> Pod:
@@ -183,6 +191,80 @@ def test_pods_a_budget_selects_are_drained_again_every_plan(
         )
         if round_:
             assert drained == ["d:small-0", "d:small-0", "d:small-1", "d:small-1"]
+
+
+DELETED_AT = datetime(2026, 1, 1, tzinfo=UTC)
+
+
+def replace_node(snap: PredicateSnapshot, new: Node) -> None:
+    """Put ``new`` in place of the (empty) node of its name, as an informer update does."""
+    snap.remove_node_info(new.name)
+    snap.add_node_info(NodeInfo(new))
+
+
+def test_eligibility_settings_and_node_changes_are_not_served_stale(
+    store: Callable[[], ClusterSnapshotStore], evaluated: list[str]
+) -> None:
+    """What `filter_out_unremovable` reads besides the node's pods -- the plan's
+    ``ignore_daemonsets_utilization``, ``scale_down_unready`` and ``now``, and the Node's
+    taints, conditions and annotations -- changes the cached plan's verdicts exactly as the
+    uncached plan's. The expected reasons are CA 1.34 eligibility_test.go
+    TestFilterOutUnremovable's rows (tests/cases/upstream/ca-eligibility): a node tainted
+    ToBeDeletedByClusterAutoscaler less than 5 minutes ago is CurrentlyBeingDeleted (002); a
+    node whose only pod is a DaemonSet's at 60% is NotUnderutilized, and a candidate with
+    --ignore-daemonsets-utilization (011, 012); a node without a Ready condition is
+    ScaleDownUnreadyDisabled with --scale-down-unready-enabled=false (008) and a candidate
+    once Ready (007); the scale-down-disabled annotation (003)."""
+    deleted = Taint(TO_BE_DELETED_TAINT, "NoSchedule", str(int(DELETED_AT.timestamp())))
+    base = cluster()
+    nodes = [
+        *base.nodes,
+        node("ds", labels={"g": "a"}),
+        attrs.evolve(node("doomed", labels={"g": "a"}), taints=(deleted,)),
+    ]
+    c = Cluster(nodes=nodes, pods=[*base.pods, pod("d", "ds", cpu="600m", kind="DaemonSet")])
+    cached, fresh = snapshot(store, c), snapshot(store, c)
+    cache = ScaleDownCache()
+
+    def reasons(**options: Any) -> dict[str, str | None]:
+        """The cached plan's reasons (``evaluated`` holds its calls only), checked against
+        the uncached plan's verdicts."""
+        evaluated.clear()
+        got = plan(cached, cache, **options)
+        calls = list(evaluated)
+        assert got.verdicts == plan(fresh, None, **options).verdicts
+        evaluated[:] = calls
+        return {v.node: v.reason.value if v.reason else None for v in got.verdicts}
+
+    first = reasons()
+    # no clock: any such taint counts (`is_node_being_deleted`)
+    assert first["doomed"] == "CurrentlyBeingDeleted"
+    assert first["ds"] == "NotUnderutilized"
+    assert first["empty"] is None
+    assert reasons(ignore_daemonsets_utilization=True)["ds"] is None
+    unready = reasons(scale_down_unready=False)
+    assert unready["empty"] == unready["small-0"] == "ScaleDownUnreadyDisabled"
+    assert reasons(now=DELETED_AT + timedelta(minutes=1))["doomed"] == "CurrentlyBeingDeleted"
+    assert reasons(now=DELETED_AT + timedelta(minutes=10))["doomed"] is None
+
+    ready = Node.from_manifest(
+        {
+            "metadata": {"name": "empty", "labels": {"kubernetes.io/hostname": "empty", "g": "a"}},
+            "status": {
+                "allocatable": {"cpu": "1000m", "memory": "1000", "pods": "110"},
+                "conditions": [{"type": "Ready", "status": "True"}],
+            },
+        }
+    )
+    assert reasons(scale_down_unready=False)["empty"] == "ScaleDownUnreadyDisabled"
+    for snap in (cached, fresh):
+        replace_node(snap, ready)
+    after = reasons(scale_down_unready=False)
+    assert sorted(n for n in evaluated if n.startswith("u:")) == ["u:empty"]
+    assert after["empty"] is None and after["small-0"] == "ScaleDownUnreadyDisabled"
+    for snap in (cached, fresh):
+        replace_node(snap, attrs.evolve(ready, annotations=DISABLED))
+    assert reasons(scale_down_unready=False)["empty"] == "ScaleDownDisabledAnnotation"
 
 
 def test_selects_any() -> None:

@@ -55,6 +55,7 @@ GROUPS = {
     "ca-estimate-": ("cases_ca_estimate", "the Cluster Autoscaler's binpacking estimator"),
     "ca-drain-": ("cases_ca_drain", "the Cluster Autoscaler's drainability rules"),
     "ca-static-": ("cases_ca_static", "the Cluster Autoscaler's RunOnce decisions"),
+    "ca-eligibility-": ("cases_ca_eligibility", "the Cluster Autoscaler's scale-down eligibility"),
 }
 
 

@@ -89,6 +89,7 @@ __all__ = [
     "default_rules",
     "drainable",
     "get_pods_to_move",
+    "is_pod_long_terminating",
     "pods_to_move",
     "remaining_pdb_tracker",
 ]
@@ -313,16 +314,22 @@ def _mirror(ctx: DrainContext, pod: Pod) -> DrainStatus:
     return _SKIP if is_mirror_pod(pod) else _UNDEFINED
 
 
-def _long_terminating(ctx: DrainContext, pod: Pod) -> DrainStatus:
-    """CA ``IsPodLongTerminating``: deleted, and its grace period plus the extra threshold
-    ended before the drain time."""
+def is_pod_long_terminating(pod: Pod, now: datetime) -> bool:
+    """CA ``drain.IsPodLongTerminating``: the pod was deleted, and its
+    ``terminationGracePeriodSeconds`` (30 when unset) plus
+    `POD_LONG_TERMINATING_EXTRA_THRESHOLD` ended before ``now``."""
     deleted = pod.deletion_timestamp
-    if deleted is None or ctx.now is None:
-        return _UNDEFINED
+    if deleted is None:
+        return False
     grace = pod.termination_grace_period_seconds
     period = _DEFAULT_TERMINATION_GRACE_PERIOD if grace is None else timedelta(seconds=grace)
-    ends = as_utc(deleted) + period + POD_LONG_TERMINATING_EXTRA_THRESHOLD
-    return _SKIP if ends < as_utc(ctx.now) else _UNDEFINED
+    return as_utc(deleted) + period + POD_LONG_TERMINATING_EXTRA_THRESHOLD < as_utc(now)
+
+
+def _long_terminating(ctx: DrainContext, pod: Pod) -> DrainStatus:
+    if ctx.now is not None and is_pod_long_terminating(pod, ctx.now):
+        return _SKIP
+    return _UNDEFINED
 
 
 def _daemonset(ctx: DrainContext, pod: Pod) -> DrainStatus:

@@ -6,7 +6,7 @@ capacity (allocatable defaults to capacity), images, unschedulable.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 import attrs
@@ -33,6 +33,8 @@ class Node:
         capacity: status.capacity (informational; kube-scheduler's Filter does not use it).
         images: status.images: each name of each image the node has -> the image's size in
             bytes (``sizeBytes``; ImageLocality scores with it).
+        conditions: status.conditions as type -> status (``Ready`` -> ``"True"``, ...); the
+            Cluster Autoscaler's readiness reads them.
     """
 
     name: str
@@ -44,6 +46,7 @@ class Node:
     allocatable: ResourceList = attrs.field(factory=dict)
     capacity: ResourceList = attrs.field(factory=dict)
     images: Mapping[str, int] = attrs.field(factory=dict)
+    conditions: Mapping[str, str] = attrs.field(factory=dict)
 
     @classmethod
     def from_manifest(cls, raw: Mapping[str, Any]) -> Node:
@@ -80,16 +83,29 @@ class Node:
             allocatable=shared_map(allocatable),
             capacity=shared_map(capacity),
             images=shared_map(_node_images(status)),
+            conditions=shared_map(_node_conditions(status)),
         )
+
+
+def _status_items(status: Mapping[str, Any], key: str) -> Iterator[tuple[str, Mapping[str, Any]]]:
+    """The items of the list ``status.<key>``, each with its field path. Raises FieldError."""
+    items = d.get_list(status, key, "status")
+    for i in range(len(items)):
+        yield f"status.{key}[{i}]", d.get_mapping_item(items, i, f"status.{key}")
+
+
+def _node_conditions(status: Mapping[str, Any]) -> dict[str, str]:
+    """status.conditions as type -> status (the first of each type)."""
+    out: dict[str, str] = {}
+    for path, item in _status_items(status, "conditions"):
+        out.setdefault(d.get_str(item, "type", path), d.get_str(item, "status", path))
+    return out
 
 
 def _node_images(status: Mapping[str, Any]) -> dict[str, int]:
     """status.images as name -> sizeBytes (every name of every image)."""
-    items = d.get_list(status, "images", "status")
     out: dict[str, int] = {}
-    for i in range(len(items)):
-        path = f"status.images[{i}]"
-        item = d.get_mapping_item(items, i, "status.images")
+    for path, item in _status_items(status, "images"):
         size = d.get_int(item, "sizeBytes", path)
         for name in d.get_str_list(item, "names", path):
             out[name] = size
