@@ -78,21 +78,18 @@ def test_pruned_search_returns_what_the_exhaustive_search_returns(
         ],
         counters={"mem": str(counter_total)},
     )
-    built = [
-        claim(
-            f"c{ci}",
-            [
-                request(
-                    f"r{ri}",
-                    count=count,
-                    selectors=[f'device.attributes["driver-a"].size >= {size}'],
-                )
-                for ri, (count, size) in enumerate(reqs)
-            ],
-            [{"matchAttribute": "driver-a/numa"}] if match else [],
-        )
-        for ci, (reqs, match) in enumerate(claims)
-    ]
+    built = _claims(
+        [
+            (
+                [
+                    {"count": count, "selectors": [f'device.attributes["driver-a"].size >= {size}']}
+                    for count, size in reqs
+                ],
+                [{"matchAttribute": "driver-a/numa"}] if match else [],
+            )
+            for reqs, match in claims
+        ]
+    )
     state = _allocated_state(slice_, allocated)
     cache = CelCache()
     fast = Allocator(FEATURES, state, CLASSES, [slice_], cache)
@@ -151,23 +148,23 @@ def test_pruned_search_with_shared_devices_returns_what_the_exhaustive_search_re
         "match": [{"matchAttribute": "driver-a/numa"}],
         "distinct": [{"distinctAttribute": "driver-a/numa"}],
     }
-    built = [
-        claim(
-            f"c{ci}",
-            [
-                request(
-                    f"r{ri}",
-                    count=count,
-                    **({"capacity": {"requests": {"bw": str(bw)}}} if bw else {}),
-                    **({"selectors": ["device.allowMultipleAllocations"]} if only_shared else {}),
-                )
-                for ri, (count, bw, only_shared) in enumerate(reqs)
-            ]
-            or [request("r0")],
-            constraint[kind],
-        )
-        for ci, (reqs, kind) in enumerate(claims)
-    ]
+    built = _claims(
+        [
+            (
+                [
+                    {
+                        "count": count,
+                        **({"capacity": {"requests": {"bw": str(bw)}}} if bw else {}),
+                        **({"selectors": ["device.allowMultipleAllocations"]} if only else {}),
+                    }
+                    for count, bw, only in reqs
+                ]
+                or [{}],
+                constraint[kind],
+            )
+            for reqs, kind in claims
+        ]
+    )
     cache = CelCache()
     fast = Allocator(SHARING, state, CLASSES, [slice_], cache)
     slow = Allocator(SHARING, state, CLASSES, [slice_], cache, prune=False)
@@ -228,6 +225,15 @@ def test_shared_look_alikes_with_different_capacity_in_use_are_both_tried() -> N
     assert [picked(a) for a in got] == [[("gpu", "gpu-1")], [("gpu", "gpu-0")]]
     slow = Allocator(SHARING, state, CLASSES, [gpus], prune=False).allocate(NODE, [half, whole])
     assert got == slow
+
+
+def _claims(specs: list[tuple[list[dict[str, Any]], list[dict[str, Any]]]]) -> list[Any]:
+    """Claims ``c0, c1, ...`` from (the ``exactly`` fields of requests ``r0, r1, ...``,
+    the constraints) per claim."""
+    return [
+        claim(f"c{ci}", [request(f"r{ri}", **fields) for ri, fields in enumerate(reqs)], cons)
+        for ci, (reqs, cons) in enumerate(specs)
+    ]
 
 
 def _allocated_state(slice_: Any, indices: set[int]) -> AllocatedState:

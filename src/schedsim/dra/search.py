@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import operator
 import sys
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from fractions import Fraction
 from typing import TYPE_CHECKING
 
@@ -499,8 +499,35 @@ class AllocationRun:
             if not (self.f.consumable_capacity and prev.device.allow_multiple_allocations):
                 start += 1
         failed: set[object] = set()  # looks of devices that failed at this position
-        if self.a.device_order is not None and not rd.admin_access:
-            return self._search_ordered(ci, ri, si, di, in_sub, rd, start, failed)
+        candidates = (
+            self._ordered_candidates(ci, ri, si, rd, start)
+            if self.a.device_order is not None and not rd.admin_access
+            else self._candidates(ci, ri, si, rd, start)
+        )
+        for ordinal, did, device, slice_ in candidates:
+            if failed and self._look_now(did, slice_, device) in failed:
+                continue
+            self._tick()
+            undo = self._take(ci, rd, did, device, slice_, must=False)
+            if undo is None:
+                continue
+            self.results[ci][-1].ordinal = ordinal
+            if self._descend(undo, ci, ri, si, di, in_sub):
+                return True
+            self._failed(failed, did, slice_, device)
+        return False
+
+    def _candidates(
+        self, ci: int, ri: int, si: int, rd: Request, start: int
+    ) -> Iterator[tuple[int, DeviceId, Device, ResourceSlice]]:
+        """``(ordinal, device id, device, slice)`` of every device of the searched pools
+        from ordinal ``start`` on that is not in use and selectable for request
+        ``(ci, ri, si)``, in search order; checked as the caller comes to it (after the
+        previous candidate's branch is undone).
+
+        Raises:
+            AllocationError: an invalid pool reached (before any of its devices).
+        """
         # Hot loop (every device of every pool the node sees, per device position): the
         # common "already allocated to another claim" case is tested inline.
         taken = self.a.allocated.devices if not rd.admin_access else ()
@@ -518,18 +545,8 @@ class AllocationRun:
                     continue
                 if not self._selectable(ci, ri, si, rd, did, device, slice_):
                     continue
-                if failed and self._look_now(did, slice_, device) in failed:
-                    continue
-                self._tick()
-                undo = self._take(ci, rd, did, device, slice_, must=False)
-                if undo is None:
-                    continue
-                self.results[ci][-1].ordinal = offset + i
-                if self._descend(undo, ci, ri, si, di, in_sub):
-                    return True
-                self._failed(failed, did, slice_, device)
+                yield offset + i, did, device, slice_
             offset += len(entries)
-        return False
 
     def _first_fit_applies(self) -> bool:
         """One claim with one request for ``count`` devices, no subrequests, constraints,
@@ -557,43 +574,24 @@ class AllocationRun:
         changes what other devices can take): the caller runs the search, which proves
         there is no solution the way upstream does (its budget and errors)."""
         rd = self.requests[0][0][0]
-        taken = self.a.allocated.devices
         undos: list[Callable[[], None]] = []
         start = 0
         ok = True
         for _ in range(rd.num_devices):
             ok = False
-            offset = 0  # ordinal of the pool's first device
-            for pool in self.search_pools:
-                if pool.invalid_reason:
-                    raise AllocationError(f"pool {pool.name} is invalid: {pool.invalid_reason}")
-                entries = pool.entries
-                if offset + len(entries) <= start:
-                    offset += len(entries)
-                    continue
-                for i in range(max(start - offset, 0), len(entries)):
-                    did, device, slice_ = entries[i]
-                    if did in taken or self._in_use(0, rd, did):
-                        continue
-                    if not self._selectable(0, 0, 0, rd, did, device, slice_):
-                        continue
-                    if device.consumes_counters:
-                        break
-                    self._tick()
-                    undo = self._take(0, rd, did, device, slice_, must=False)
-                    if undo is None:
-                        continue
-                    undos.append(undo)
-                    start = offset + i
-                    self.results[0][-1].ordinal = start
-                    if not (self.f.consumable_capacity and device.allow_multiple_allocations):
-                        start += 1
-                    ok = True
+            for ordinal, did, device, slice_ in self._candidates(0, 0, 0, rd, start):
+                if device.consumes_counters:
                     break
-                else:
-                    offset += len(entries)
+                self._tick()
+                undo = self._take(0, rd, did, device, slice_, must=False)
+                if undo is None:
                     continue
-                break  # taken, or a device with counters
+                undos.append(undo)
+                self.results[0][-1].ordinal = start = ordinal
+                if not (self.f.consumable_capacity and device.allow_multiple_allocations):
+                    start += 1
+                ok = True
+                break
             if not ok:
                 break
         if ok:
@@ -625,18 +623,10 @@ class AllocationRun:
             self.ordered[key] = got
         return got
 
-    def _search_ordered(
-        self,
-        ci: int,
-        ri: int,
-        si: int,
-        di: int,
-        in_sub: bool,
-        rd: Request,
-        start: int,
-        failed: set[object],
-    ) -> bool:
-        """`_search`'s device loop over `_ordered` (positions are ranks in that order)."""
+    def _ordered_candidates(
+        self, ci: int, ri: int, si: int, rd: Request, start: int
+    ) -> Iterator[tuple[int, DeviceId, Device, ResourceSlice]]:
+        """`_candidates` over `_ordered` (ordinals are ranks in that order)."""
         entries = self._ordered(ci, ri, si, rd)
         for i in range(max(start, 0), len(entries)):
             did, device, slice_ = entries[i]
@@ -644,17 +634,7 @@ class AllocationRun:
                 continue
             if not self._selectable(ci, ri, si, rd, did, device, slice_):
                 continue
-            if failed and self._look_now(did, slice_, device) in failed:
-                continue
-            self._tick()
-            undo = self._take(ci, rd, did, device, slice_, must=False)
-            if undo is None:
-                continue
-            self.results[ci][-1].ordinal = i
-            if self._descend(undo, ci, ri, si, di, in_sub):
-                return True
-            self._failed(failed, did, slice_, device)
-        return False
+            yield i, did, device, slice_
 
     def _look_now(self, did: DeviceId, slice_: ResourceSlice, device: Device) -> object:
         """The device's look plus the allocation state that tells look-alikes apart (None:
