@@ -499,12 +499,12 @@ class AllocationRun:
             if not (self.f.consumable_capacity and prev.device.allow_multiple_allocations):
                 start += 1
         failed: set[object] = set()  # looks of devices that failed at this position
-        candidates = (
+        walk = (
             self._ordered_candidates(ci, ri, si, rd, start)
             if self.a.device_order is not None and not rd.admin_access
             else self._candidates(ci, ri, si, rd, start)
         )
-        for ordinal, did, device, slice_ in candidates:
+        for ordinal, did, device, slice_ in walk:
             if failed and self._look_now(did, slice_, device) in failed:
                 continue
             self._tick()
