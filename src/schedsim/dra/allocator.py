@@ -30,6 +30,10 @@ most of them too):
 * pools are tried in (driver, pool) order and a pool's slices in name order (upstream: Go
   map order and informer order), so results are deterministic.
 
+For the same reason a shared allocation's ``shareID`` is derived from the claim's UID and
+the result's index (`schedsim.dra.allocation_output.share_id`); upstream draws a random UUID
+for every device it tries.
+
 Beyond upstream: with ``device_order`` (set by DynamicResources at Reserve when the profile
 has a DeviceChoice plugin, `schedsim.framework.devices`) the devices of each request are
 tried in the order it gives instead of slice order. The search is the same exhaustive one
