@@ -17,7 +17,16 @@ from plotly.subplots import make_subplots
 
 from schedsim.sweep.results import ScenarioResult
 
-__all__ = ["POINTS", "Series", "curve_figures", "curve_rows", "curve_series", "curve_table"]
+__all__ = [
+    "POINTS",
+    "Series",
+    "curve_figures",
+    "curve_rows",
+    "curve_series",
+    "curve_table",
+    "mean_range_text",
+    "values_at",
+]
 
 POINTS: Final = (50, 80, 90, 100, 110, 120, 130)
 """Arrived percentages the table shows (as docs/replay.md's table)."""
@@ -42,7 +51,10 @@ def curve_series(results: Iterable[ScenarioResult]) -> list[Series]:
     return [(t, p, runs) for (t, p), runs in groups.items()]
 
 
-def _values(runs: Sequence[ScenarioResult], arrived: int, column: int) -> list[float]:
+def values_at(runs: Sequence[ScenarioResult], arrived: int, column: int) -> list[float]:
+    """The runs' values at ``arrived`` percent of their `CurveRow` field ``column`` (1 GPU
+    allocation, 2 fragmentation ratio, 3 fragmentation amount; percent), in run order; runs
+    without a value there (no pod arrived in that bin, or a shorter curve) are left out."""
     out = []
     for r in runs:
         if arrived < len(r.curve):
@@ -52,7 +64,9 @@ def _values(runs: Sequence[ScenarioResult], arrived: int, column: int) -> list[f
     return out
 
 
-def _cell(values: list[float]) -> str:
+def mean_range_text(values: Sequence[float]) -> str:
+    """``mean (min-max)`` of ``values`` to one decimal (the mean alone for one value, "-"
+    for none): a cell of the curve table."""
     if not values:
         return "-"
     mean = sum(values) / len(values)
@@ -67,7 +81,7 @@ def curve_rows(results: Iterable[ScenarioResult]) -> list[tuple[str, ...]]:
     rows = []
     for trace, policy, runs in curve_series(results):
         for _, column, label in _METRICS:
-            cells = [_cell(_values(runs, a, column)) for a in POINTS]
+            cells = [mean_range_text(values_at(runs, a, column)) for a in POINTS]
             rows.append((trace, policy, str(len(runs)), label, *cells))
     return rows
 
@@ -101,7 +115,7 @@ def curve_figures(results: Iterable[ScenarioResult]) -> list[go.Figure]:
             for key, column, _ in _METRICS:
                 xs, mean, lo, hi = [], [], [], []
                 for a in range(length):
-                    vals = _values(runs, a, column)
+                    vals = values_at(runs, a, column)
                     if vals:
                         xs.append(a)
                         mean.append(sum(vals) / len(vals))
