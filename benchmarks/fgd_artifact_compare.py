@@ -20,7 +20,7 @@ Run:
         --schedsim RUNS_DIR_OR_SWEEP.json [...]
 
 (or ``--allocation CSV --fragmentation-ratio CSV --fragmentation-amount CSV`` for the
-three files). Prints a Markdown table: per trace, policy and metric, a ``schedsim`` row and
+three files). Prints Markdown, a table per trace: per policy and metric, a ``schedsim`` row and
 an ``artifact`` row with the mean (min-max) over seeds at 50/80/90/100/110/120/130 % arrived,
 the seeds behind each, and on the schedsim row the largest absolute difference of the two
 means over those points (``max |d|``); a schedsim cell ends in ``*`` when its seed range and
@@ -187,13 +187,18 @@ def compare_rows(
 
 
 def compare_table(rows: Sequence[tuple[str, ...]]) -> str:
-    """`compare_rows` as a Markdown table (empty string when there are no rows)."""
-    if not rows:
-        return ""
+    """`compare_rows` as Markdown: one table per trace, in row order, a blank line between
+    (empty string when there are no rows)."""
     head = ("trace", "policy", "metric", "side", "seeds", *(f"{p} %" for p in POINTS), "max |d|")
-    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
-    lines += ["| " + " | ".join(row) + " |" for row in rows]
-    return "\n".join(lines) + "\n"
+    by_trace: dict[str, list[tuple[str, ...]]] = {}
+    for row in rows:
+        by_trace.setdefault(row[0], []).append(row)
+    tables = []
+    for trace_rows in by_trace.values():
+        lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+        lines += ["| " + " | ".join(row) + " |" for row in trace_rows]
+        tables.append("\n".join(lines) + "\n")
+    return "\n".join(tables)
 
 
 def main(argv: list[str]) -> int:

@@ -122,6 +122,10 @@ def test_rows_pair_means_and_ranges_and_flag_disjoint_ranges(
         "| 120 % | 130 % | max |d| |"
     )
     assert len(table.splitlines()) == 2 + len(rows)
+    # a second trace is a second table after a blank line
+    other = [("gpushare40", *r[1:]) for r in rows[:2]]
+    tables = compare.compare_table(rows + other).split("\n\n")
+    assert len(tables) == 2 and tables[1].splitlines()[2].startswith("| gpushare40 | fgd |")
 
 
 def test_a_policy_the_artifact_lacks_gets_empty_artifact_rows(
