@@ -24,9 +24,10 @@ three files). Prints Markdown, a table per trace: per policy and metric, a ``sch
 an ``artifact`` row with the mean (min-max) over seeds at 50/80/90/100/110/120/130 % arrived,
 the seeds behind each, and on the schedsim row the largest absolute difference of the two
 means over those points (``max |d|``); a schedsim cell ends in ``*`` when its seed range and
-the artifact's do not overlap. The artifact's side takes all its seeds (42-51): the two
-simulators' random streams differ (Go ``math/rand`` against Python ``random``), so seed
-numbers do not pair runs. Bad input is one line ``FILE: problem`` on stderr, exit 2.
+the artifact's do not overlap (to the printed decimal). The artifact's side takes all its
+seeds (42-51): the two simulators' random streams differ (Go ``math/rand`` against Python
+``random``), so seed numbers do not pair runs. Bad input is one line ``FILE: problem`` on
+stderr, exit 2.
 """
 
 from __future__ import annotations
@@ -156,9 +157,10 @@ def compare_rows(
     """The comparison table's rows: per schedsim series (trace, policy) and metric, a
     schedsim row then an artifact row, each ``trace, policy, metric, side, seeds`` and one
     cell per `POINTS` (``mean (min-max)``; ``*`` appended to a schedsim cell whose range
-    and the artifact's are disjoint), then ``max |d|``: the largest absolute difference of
-    the two means over the points where both have one (schedsim row; "" on the artifact
-    row, "-" when nothing pairs). ``artifact`` maps a `METRICS` field to its curves."""
+    and the artifact's are disjoint to one decimal, as printed), then ``max |d|``: the
+    largest absolute difference of the two means over the points where both have one
+    (schedsim row; "" on the artifact row, "-" when nothing pairs). ``artifact`` maps a
+    `METRICS` field to its curves."""
     rows: list[tuple[str, ...]] = []
 
     def order(series: tuple[str, str, object]) -> tuple[str, int, str]:
@@ -176,7 +178,8 @@ def compare_rows(
                 cell = mean_range_text(mine)
                 if m and t:
                     diffs.append(abs(m[0] - t[0]))
-                    if m[1] > t[2] or m[2] < t[1]:
+                    # apart as printed: 80.04 beside 79.98-80.02 reads as equal, no mark
+                    if round(m[1], 1) > round(t[2], 1) or round(m[2], 1) < round(t[1], 1):
                         cell += " *"
                 mine_cells.append(cell)
                 their_cells.append(mean_range_text(other))
