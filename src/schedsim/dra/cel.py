@@ -337,16 +337,7 @@ def _rewrite_domain_lookups(source: str, tokens: list[_Token]) -> str:
             continue
         nxt = tokens[i + 3]
         if nxt.text == "[":
-            depth, j = 0, i + 3
-            while j < len(tokens):
-                t = tokens[j].text
-                if t in _OPEN:
-                    depth += 1
-                elif t in _OPEN.values():
-                    depth -= 1
-                    if depth == 0:
-                        break
-                j += 1
+            j = _closing(tokens, i + 3)
             if j >= len(tokens) or (i + 4 < len(tokens) and tokens[i + 4].text == "?"):
                 continue
             inserts.append((nxt.end, "?"))
