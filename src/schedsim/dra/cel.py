@@ -203,11 +203,9 @@ def _receiver_start(tokens: list[_Token], end: int) -> int:
             if before is not None and (
                 before.kind in ("id", "str", "num") or before.text in _ENDS_OPERAND
             ):
-                if tokens[pos].text == "(" and before.kind == "id":  # f(...) or x.f(...)
-                    pos -= 1
-                else:  # x[...] (or Msg{...}): the chain goes on before the bracket
-                    pos -= 1
-                    continue
+                # f(...), x[...] (or Msg{...}): the chain goes on before the bracket
+                pos -= 1
+                continue
         elif tok.kind not in ("id", "str", "num"):
             return -1
         if pos >= 2 and tokens[pos - 1].text == "?" and tokens[pos - 2].text == ".":
