@@ -333,12 +333,12 @@ def test_gpu_nodes_use_gpu_utilization_and_threshold(
     assert u0 is not None and (u0.basis, u0.resource, u0.value) == ("gpu", nvidia, 0.25)
     assert u0.cpu == pytest.approx(0.9)
     assert reasons(r)["g-1"] is NOT_UNDERUTILIZED
-    assert r.verdicts[1].detail == f"{nvidia} utilization 0.75 >= GPU threshold 0.5"
+    assert r.verdicts[1].detail == f"{nvidia} utilization 0.75 > GPU threshold 0.5"
     assert u1 is not None and u1.value == 0.75
     r = scale_down(*loaded(nodes, pods, fw(), store()), threshold=0.0, gpu_threshold=0.8)
     assert reasons(r)["g-1"] is not NOT_UNDERUTILIZED
-    # 0 >= 0: schedsim's NotUnderutilized; CA 1.34 keeps a node at the threshold
-    # (isNodeAtOrBelowUtilizationThreshold, the strict xfail ca-eligibility/013)
-    assert reasons(r)["c"] is NOT_UNDERUTILIZED
+    # c at 0, threshold 0: at the threshold is underutilized (CA 1.34
+    # isNodeAtOrBelowUtilizationThreshold, ca-eligibility/013); empty, so removable
+    assert reasons(r)["c"] is None
     with pytest.raises(ValueError, match="GPU utilization threshold"):
         scale_down(*loaded(nodes, pods, fw()), gpu_threshold=2)

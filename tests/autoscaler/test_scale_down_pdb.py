@@ -136,7 +136,7 @@ def test_shared_budget_is_used_up_across_candidates(
         "a": (True, ""),
         "b": (False, "pod kube-system/dns-1: NotEnoughPdb "
                      "(PodDisruptionBudget kube-system/dns allows 0 more disruption(s))"),
-        "c": (False, "cpu utilization 0.60 >= threshold 0.5"),
+        "c": (False, "cpu utilization 0.60 > threshold 0.5"),
     }  # fmt: skip
     assert run(pods, [budget(2)], store).removable == ("a", "b")
 

@@ -19,12 +19,7 @@ from schedsim.engine import STORES, Cluster
 from schedsim.framework import Framework, Handle, default_profile
 
 # the rows schedsim still disagrees with (tests/cases/upstream/README.md, known divergences)
-_DIVERGENT = {
-    "ca-eligibility-only-daemonsets-pods-on-this-nodes": (
-        "CA 1.34 keeps a node at the utilization threshold (isNodeAtOrBelowUtilizationThreshold);"
-        " schedsim's eligibility still requires below it"
-    ),
-}
+_DIVERGENT: dict[str, str] = {}
 
 
 def expected_failure(case: dict[str, Any]) -> str | None:

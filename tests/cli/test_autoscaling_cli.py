@@ -124,10 +124,12 @@ def test_demo_scale_down(capsys: pytest.CaptureFixture[str]) -> None:
     doc = json.loads(out)
     by_node = {n["node"]: (n["removable"], n["reason"]) for n in doc["nodes"]}
     # The demo's pending pods that fit go to existing nodes first (CA's filter-out-schedulable):
-    # worker-b fills up, and gpu-1 receives the bare pod ml/train-1, which cannot be moved.
+    # worker-b fills to exactly the threshold (cpu 0.50: a candidate, as CA 1.34's
+    # isNodeAtOrBelowUtilizationThreshold) but runs the bare pod kube-system/metrics-agent,
+    # and gpu-1 receives the bare pod ml/train-1: neither can be moved.
     assert by_node == {
         "worker-a": (False, "NotUnderutilized"),
-        "worker-b": (False, "NotUnderutilized"),
+        "worker-b": (False, "BlockedByPod"),
         "gpu-1": (False, "BlockedByPod"),
         "worker-c": (True, None),
     }
@@ -189,7 +191,7 @@ def test_scale_down_files(
     code, out, _ = run(["scale-down", str(bound_only), "--gpu-utilization-threshold", "0.4",
                         "-o", "json"], capsys)  # fmt: skip
     detail = json.loads(out)["nodes"][1]["detail"]
-    assert detail == "nvidia.com/gpu utilization 1.00 >= GPU threshold 0.4"
+    assert detail == "nvidia.com/gpu utilization 1.00 > GPU threshold 0.4"
 
 
 DATA = Path(__file__).parent / "data" / "autoscaling"
@@ -235,7 +237,7 @@ def test_scale_down_dra_node_utilization_is_devices_only(
     assert nodes["gpu-a1"]["reason"] == "NodeGroupMinSizeReached"
     h1 = nodes["gpu-h1"]
     assert (h1["reason"], h1["utilization"]["value"]) == ("NotUnderutilized", 1.0)
-    assert "devices (gpu.example.com/gpu-h1) utilization 1.00 >= threshold 0.5" in h1["detail"]
+    assert "devices (gpu.example.com/gpu-h1) utilization 1.00 > threshold 0.5" in h1["detail"]
 
 
 def _error(args: list[str], capsys: pytest.CaptureFixture[str]) -> str:

@@ -107,7 +107,7 @@ def test_shared_budget_only_first_node_removable(
         "a": (True, None, ""),
         "b": (False, "BlockedByPod", "pod kube-system/coredns-1: NotEnoughPdb "
               "(PodDisruptionBudget kube-system/coredns allows 0 more disruption(s))"),
-        "c": (False, "NotUnderutilized", "cpu utilization 0.60 >= threshold 0.5"),
+        "c": (False, "NotUnderutilized", "cpu utilization 0.60 > threshold 0.5"),
     }  # fmt: skip
 
 

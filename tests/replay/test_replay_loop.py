@@ -31,9 +31,12 @@ def test_burst_scales_up_then_down_ten_minutes_after_it_drains() -> None:
     """A burst of 6 two-CPU pods at t=60 on a 4-CPU node running 1 CPU: one pod fits there,
     the other 5 are unschedulable and the loop at t=60 asks for 3 burst nodes (binpacking: 2
     pods per 4-CPU node); they are ready 60s later (the provisioning delay) and the pods
-    bind at t=120; they complete at t=420 (5m), the burst nodes are unneeded from then and
-    are deleted at t=1020, after --scale-down-unneeded-time (10m); the base group stays at
-    its min size."""
+    bind at t=120 (2, 2 and 1 pods). burst-2, one 2-CPU pod of 4, is exactly at the
+    utilization threshold (0.5), a candidate as in CA 1.34 (isNodeAtOrBelowUtilizationThreshold);
+    its pod can move to base once the burst pod there completes at t=360, so it is unneeded
+    from then and deleted at t=960, after --scale-down-unneeded-time (10m); the other pods
+    complete at t=420 (5m), burst-0 and burst-1 are unneeded from then and deleted at t=1020;
+    the base group stays at its min size."""
     r = _replay(burst_trace())
     m = r.run()
     ups = [e for e in m.events if e.kind == "scale-up"]
@@ -43,9 +46,9 @@ def test_burst_scales_up_then_down_ten_minutes_after_it_drains() -> None:
     ]
     assert sorted(p for p in ups[0].pods) == [f"default/burst-{i}" for i in range(1, 6)]
     assert [(e.time, e.nodes) for e in downs] == [
+        (960.0, ("burst-2",)),
         (1020.0, ("burst-0",)),
         (1020.0, ("burst-1",)),
-        (1020.0, ("burst-2",)),
     ]
     assert all("unneeded for 10m0s" in e.reason and "empty" in e.reason for e in downs)
     by_time = {s.time: s for s in m.samples}
@@ -53,16 +56,16 @@ def test_burst_scales_up_then_down_ten_minutes_after_it_drains() -> None:
     assert by_time[60.0].upcoming["burst"] == 3  # sampled after the loop of that instant
     assert by_time[120.0].nodes["burst"] == 3 and by_time[120.0].running == 7
     # samples are recorded when something changed: the last one before the scale-down
-    assert max(t for t in by_time if t < 1020.0) == 420.0
+    assert max(t for t in by_time if t < 960.0) == 420.0
     assert by_time[420.0].nodes["burst"] == 3 and by_time[420.0].running == 1
     assert m.samples[-1].nodes == {"base": 1, "burst": 0}
     assert m.latencies["default/burst-1"] == 60.0  # waited for the new node
     assert m.latencies["default/burst-0"] == 0.0  # fit on the base node at once
     # the loop after the deletions finds nothing left to do: the replay ends there
     assert m.end == 1030.0 and r.done
-    # node-hours: base to the end, burst 3 nodes x 900 s; cost at 0.2 and 0.5 per hour
-    assert m.node_hours() == pytest.approx({"base": 1030 / 3600, "burst": 3 * 900 / 3600})
-    assert m.summary()["totalCost"] == pytest.approx(0.2 * 1030 / 3600 + 0.5 * 2700 / 3600)
+    # node-hours: base to the end, burst 2 nodes x 900 s + 840 s; cost at 0.2 and 0.5 per hour
+    assert m.node_hours() == pytest.approx({"base": 1030 / 3600, "burst": 2640 / 3600})
+    assert m.summary()["totalCost"] == pytest.approx(0.2 * 1030 / 3600 + 0.5 * 2640 / 3600)
     assert m.samples[-1].cost == pytest.approx(m.summary()["totalCost"])
 
 
@@ -78,11 +81,12 @@ def test_scale_down_waits_for_the_delay_after_add() -> None:
 
 
 def test_max_scale_down_parallelism_limits_deletions_per_loop() -> None:
-    """--max-scale-down-parallelism 2: two nodes go at the first loop allowed, the third
-    after --scale-down-delay-after-delete (default: the scan interval)."""
-    options = AutoscalerOptions(max_scale_down_parallelism=2)
+    """--max-scale-down-parallelism 1: burst-2 goes alone at t=960 (the burst test above);
+    of burst-0 and burst-1, both unneeded for 10m at t=1020, one goes then, the other after
+    --scale-down-delay-after-delete (default: the scan interval)."""
+    options = AutoscalerOptions(max_scale_down_parallelism=1)
     m = _replay(burst_trace(), options).run()
-    assert [e.time for e in m.events if e.kind == "scale-down"] == [1020.0, 1020.0, 1030.0]
+    assert [e.time for e in m.events if e.kind == "scale-down"] == [960.0, 1020.0, 1030.0]
 
 
 def test_node_not_ready_in_time_is_given_up_and_its_group_backs_off() -> None:

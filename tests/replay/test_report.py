@@ -80,14 +80,17 @@ def test_report_is_deterministic() -> None:
 def test_timeline_is_the_cost_at_every_sample() -> None:
     """`ReplayMetrics.timeline` (from the nodes' lifetimes) gives, summed over the groups,
     each sample's cost so far (node-hours x price, metrics module docstring); by hand for the
-    burst scenario: burst's 3 nodes ready 120-1,020 s at 0.5/h = 0.375."""
+    burst scenario: burst's 3 nodes ready from 120 s at 0.5/h, burst-2 deleted at 960 s
+    (3 x 840 s = 0.35), the other two at 1,020 s (+ 2 x 60 s = 0.01667)."""
     m = _metrics()
     tl = m.timeline()
     for s in m.samples:
         assert sum(t.cost_at(s.time) for t in tl.values()) == pytest.approx(s.cost)
-    assert tl["burst"].times == (0.0, 120.0, 1020.0, 1030.0)
-    assert tl["burst"].nodes == (0, 3, 0, 0)
-    assert tl["burst"].cost == pytest.approx((0.0, 0.0, 0.375, 0.375))
+    assert tl["burst"].times == (0.0, 120.0, 960.0, 1020.0, 1030.0)
+    assert tl["burst"].nodes == (0, 3, 2, 0, 0)
+    assert tl["burst"].cost == pytest.approx(
+        (0.0, 0.0, 0.35, 0.35 + 0.5 * 120 / 3600, 0.35 + 0.5 * 120 / 3600)
+    )
     assert tl["base"].nodes == (1, 1)  # still there at the end
 
 

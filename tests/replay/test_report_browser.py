@@ -77,10 +77,12 @@ def test_replay_report_values_in_chromium(tmp_path: Path, open_report: Callable[
     CPU) runs steady (1 CPU) and first (100m, done at 30 s); at t = 60 s six 2-CPU pods
     arrive for 5 min: one fits base-1, five are pending with NodeResourcesFit's reason
     ``Insufficient cpu`` (noderesources/fit.go); CA adds 3 burst nodes, ready at 120 s (2, 2,
-    1 pods: 100 %, 100 %, 50 % cpu); the pods complete at 360 s (base-1) and 420 s, and the
-    burst nodes are deleted after CA's scale-down-unneeded-time (10 min) at 1,020 s; the
-    replay ends at 1,030 s. Cost: base 0.2/h x 1,030 s = 0.0572; burst 0.5/h x 3 nodes x
-    900 s = 0.375, a ramp from 2 to 17 min."""
+    1 pods: 100 %, 100 %, 50 % cpu); the pods complete at 360 s (base-1) and 420 s. burst-2,
+    at the threshold (50 %, a candidate as in CA 1.34's isNodeAtOrBelowUtilizationThreshold),
+    can move its pod to base-1 from 360 s and is deleted after CA's scale-down-unneeded-time
+    (10 min) at 960 s; burst-0 and burst-1 at 1,020 s; the replay ends at 1,030 s. Cost: base
+    0.2/h x 1,030 s = 0.0572; burst 0.5/h x (840 + 2 x 900) s = 0.367, a ramp from 2 to
+    17 min."""
     page = _burst_page()
     out = tmp_path / "report.html"
     out.write_text(page.render(), encoding="utf-8")
@@ -88,11 +90,11 @@ def test_replay_report_values_in_chromium(tmp_path: Path, open_report: Callable[
     tab = opened.tab
     charts = tab.eval_on_selector_all(".js-plotly-plot", CHARTS_JS)
     tables = tab.evaluate(TABLES_JS)
-    minutes = [0, 1, 2, 6, 7, 17, 1030 / 60]  # the samples
+    minutes = [0, 1, 2, 6, 7, 16, 17, 1030 / 60]  # the samples
 
     pending = _chart(charts, "Pending pods by reason")
     assert [(t["name"], t["y"]) for t in pending["traces"]] == [
-        ("Insufficient cpu", [0, 5, 0, 0, 0, 0, 0])
+        ("Insufficient cpu", [0, 5, 0, 0, 0, 0, 0, 0])
     ]
     assert pending["traces"][0]["x"] == pytest.approx(minutes)
 
@@ -102,10 +104,10 @@ def test_replay_report_values_in_chromium(tmp_path: Path, open_report: Callable[
     assert heat["x"] == pytest.approx(minutes)
     n = None
     assert heat["z"] == [
-        [27.5, 75, 75, 25, 25, 25, 25],
-        [n, n, 100, 100, 0, n, n],
-        [n, n, 100, 100, 0, n, n],
-        [n, n, 50, 50, 0, n, n],
+        [27.5, 75, 75, 25, 25, 25, 25, 25],
+        [n, n, 100, 100, 0, 0, n, n],
+        [n, n, 100, 100, 0, 0, n, n],
+        [n, n, 50, 50, 0, n, n, n],
     ]
     memory = _chart(charts, "memory requested / allocatable per node")
     assert memory["traces"][0]["z"][1][2] == 12.5  # two 1Gi pods of 16Gi
@@ -113,16 +115,19 @@ def test_replay_report_values_in_chromium(tmp_path: Path, open_report: Callable[
     cost = _chart(charts, "Cost so far per node group")
     base, burst = cost["traces"]
     assert (base["name"], burst["name"]) == ("base", "burst")
-    assert base["x"] == pytest.approx([0, 2, 17, 1030 / 60])
-    assert base["y"] == pytest.approx([0, 0.2 * 120 / 3600, 0.2 * 1020 / 3600, 0.2 * 1030 / 3600])
-    assert burst["y"] == pytest.approx([0, 0, 0.375, 0.375])
+    assert base["x"] == pytest.approx([0, 2, 16, 17, 1030 / 60])
+    assert base["y"] == pytest.approx(
+        [0, 0.2 * 120 / 3600, 0.2 * 960 / 3600, 0.2 * 1020 / 3600, 0.2 * 1030 / 3600]
+    )
+    burst_cost = 0.5 * (3 * 840 + 2 * 60) / 3600
+    assert burst["y"] == pytest.approx([0, 0, 0.35, burst_cost, burst_cost])
 
     nodes = _chart(charts, "Ready nodes per node group")
-    assert [t["y"] for t in nodes["traces"][:2]] == [[1, 1, 1, 1], [0, 3, 0, 0]]
+    assert [t["y"] for t in nodes["traces"][:2]] == [[1, 1, 1, 1, 1], [0, 3, 2, 0, 0]]
 
     assert _table(tables, "node group")[1:] == [
         ["base", "0.200", "0.286", "1", "0.057"],
-        ["burst", "0.500", "0.750", "3", "0.375"],
+        ["burst", "0.500", "0.733", "3", "0.367"],
     ]
     assert "DRA devices" not in tab.inner_text("body")  # the trace has no DRA
     assert opened.errors == []

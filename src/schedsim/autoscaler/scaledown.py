@@ -42,9 +42,7 @@ A plugin Error status while moving a node's pods (e.g. a CEL runtime error in a 
 selector) makes the node unremovable (``UnexpectedError``, naming the pod) and is reported in
 `ScaleDownResult.errors` (see `schedsim.autoscaler.plugin_errors`).
 
-Differences from CA: a node exactly at the threshold is not a candidate (CA 1.34's check is
-at-or-below; not yet changed here, see tests/cases/upstream/README.md, known divergences).
-Deliberate: the node group's min size is checked before the removal is
+Differences from CA, deliberate: the node group's min size is checked before the removal is
 simulated (CA checks it after, when it picks nodes to delete), so a removal that would break
 it is never committed; a budget without ``status.disruptionsAllowed`` allows what the
 disruption controller would compute from the cluster's pods (CA reads the status only); the
@@ -383,9 +381,8 @@ def filter_out_unremovable(
     control-plane node without groups: ``NotAutoscaled``), utilization that cannot be computed
     (``UnexpectedError``), unready with ``scale_down_unready`` False (CA
     ``--scale-down-unready-enabled``, `node_ready`: ``ScaleDownUnreadyDisabled``),
-    utilization at or above the threshold (``NotUnderutilized``; CA 1.34 counts a node at the
-    threshold as underutilized, ``isNodeAtOrBelowUtilizationThreshold``: a known divergence,
-    tests/cases/upstream/README.md).
+    utilization above the threshold (``NotUnderutilized``; a node exactly at the threshold is
+    underutilized, as CA 1.34's ``isNodeAtOrBelowUtilizationThreshold`` keeps it).
 
     Args:
         snapshot: the cluster.
@@ -482,20 +479,19 @@ def _eligibility(
             util,
             "unready, and scale-down of unready nodes is disabled",
         )
-    # CA eligibility.isNodeAtOrBelowUtilizationThreshold: GPU nodes use the GPU threshold.
-    # CA 1.34 keeps a node at the threshold; schedsim does not yet (a known divergence: the
-    # shipped replay examples' timelines depend on it).
+    # CA eligibility.isNodeAtOrBelowUtilizationThreshold: GPU nodes use the GPU threshold;
+    # only a utilization above it is NotUnderutilized (a node at it stays a candidate).
     limit, which = (
         (rules.gpu_threshold, "GPU threshold")
         if util.basis == "gpu"
         else (rules.threshold, "threshold")
     )
-    if util.value >= limit:
+    if util.value > limit:
         return Eligibility(
             name,
             UnremovableReason.NOT_UNDERUTILIZED,
             util,
-            f"{_measured(util)} utilization {util.value:.2f} >= {which} {limit:g}",
+            f"{_measured(util)} utilization {util.value:.2f} > {which} {limit:g}",
         )
     return Eligibility(name, None, util)
 
@@ -744,7 +740,7 @@ def scale_down(
         pods: the cluster's pods, bound and pending; pending pods (as `scale_up` reads them)
             that fit on existing nodes are placed there first, as CA's filter-out-schedulable
             does.
-        threshold: a node is a candidate when its utilization is below this (0..1).
+        threshold: a node is a candidate when its utilization is at or below this (0..1).
         gpu_threshold: the same for GPU nodes (CA ``--scale-down-gpu-utilization-threshold``).
         node_groups: when given, nodes outside every group are NotAutoscaled and no group
             goes below its min size; None: every node is a candidate, without min sizes.

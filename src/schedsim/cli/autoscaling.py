@@ -101,7 +101,7 @@ def add_parsers(
     down = sub.add_parser(
         "scale-down",
         help="which nodes could be removed, and where their pods would go (Cluster Autoscaler)",
-        description="For each node whose utilization is below the threshold, simulate moving "
+        description="For each node whose utilization is at or below the threshold, simulate moving "
         "its pods elsewhere, as Cluster Autoscaler's scale-down does; report removable nodes "
         "and why the others are not. With no CLUSTER, runs the shipped demo cluster.",
     )

@@ -472,7 +472,7 @@ class Autoscaler:
             u = v.utilization
             moved = f"its {len(v.moved)} pod(s) fit elsewhere" if v.moved else "empty"
             detail[v.node] = (
-                f"{u.basis} utilization {u.value:.2f} below the threshold; {moved}"
+                f"{u.basis} utilization {u.value:.2f} at or below the threshold; {moved}"
                 if u is not None
                 else moved
             )
