@@ -14,7 +14,7 @@ import pytest
 from sim_loaded import loaded
 
 from schedsim.api.core import Node, Pod
-from schedsim.autoscaler.hinting import HintingSimulator
+from schedsim.autoscaler.hinting import HintingSimulator, hint_key
 from schedsim.autoscaler.nodegroups import NodeGroup, NodeTemplate
 from schedsim.autoscaler.scaledown import (
     TO_BE_DELETED_TAINT,
@@ -265,6 +265,33 @@ def test_removal_in_fork_uses_tainted_ghost(store: Callable[[], ClusterSnapshotS
     placed, failed = simulate_node_removal(snap, "a", movable, HintingSimulator())
     assert failed is None and [(p.pod.name, p.node_name) for p in placed] == [("p", "b")]
     assert [ni.node.name for ni in snap.list_node_infos() if ni.node] == ["b"]
+
+
+def test_removal_simulator_hints_carry_across_plans(
+    store: Callable[[], ClusterSnapshotStore],
+) -> None:
+    """CA's planner keeps one ``RemovalSimulator`` for its lifetime (planner.go ``NewPlanner``)
+    and its ``HintingSimulator`` tries a pod first on the node its hint names
+    (hinting_simulator.go ``findNodeWithHints``), dropping only the older generation after
+    each ``UpdateClusterState`` (``p.rs.DropOldHints()``): a removal simulator passed in keeps
+    its hints from one plan to the next. a's pod goes where first-fit puts it with fresh
+    hints; hinted to the other node (one generation dropped since), it goes there, and the
+    hint is refreshed."""
+    nodes = [node("a"), node("b"), node("c")]
+    pods = [pod("p", "a"), pod("x", "b", cpu="600m"), pod("y", "c", cpu="600m")]
+    fresh = scale_down(*loaded(nodes, pods, fw(), store()), threshold=0.2)
+    [first] = fresh.verdicts[0].moved
+    other = "c" if first.node_name == "b" else "b"
+    sim = HintingSimulator()
+    key = hint_key(first.pod)
+    sim.hints.set(key, other)
+    sim.hints.drop_old()  # the previous plan's hints are the old generation now
+    r = scale_down(*loaded(nodes, pods, fw(), store()), threshold=0.2, removal_simulator=sim)
+    assert [(m.pod.name, m.node_name) for m in r.verdicts[0].moved] == [("p", other)]
+    assert sim.hints.get(key) == other
+    sim.hints.drop_old()
+    sim.hints.drop_old()  # two updates later the hint is gone (CA Hints.DropOld)
+    assert sim.hints.get(key) is None
 
 
 def test_utilization_counts_every_pod() -> None:

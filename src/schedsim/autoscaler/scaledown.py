@@ -727,6 +727,7 @@ def scale_down(
     ignore_daemonsets_utilization: bool = False,
     scale_down_unready: bool = True,
     cache: ScaleDownCache | None = None,
+    removal_simulator: HintingSimulator | None = None,
 ) -> ScaleDownResult:
     """Which nodes Cluster Autoscaler could remove (see the module docstring).
 
@@ -758,6 +759,11 @@ def scale_down(
         cache: the per-node results of the previous plan over the same cluster, reused for
             the nodes that did not change since and updated with this plan's
             (`ScaleDownCache`; the verdicts are the same with or without it).
+        removal_simulator: the hinting simulator the removal simulations place pods with,
+            kept by the caller from one plan to the next as CA's planner keeps its
+            ``RemovalSimulator`` (its hints persist; CA drops the old generation after each
+            update, ``DropOldHints``, which is the caller's to do: `Hints.drop_old`). None: a
+            fresh one, with no hints, for this call.
 
     The PodDisruptionBudgets are the framework's (``handle.object_listers``, allowed
     disruptions resolved as DefaultPreemption reads them; a budget without a resolved count
@@ -791,7 +797,8 @@ def scale_down(
         # itself (TrySchedulePods, no fork); scale-down planning then runs on that snapshot.
         tried = HintingSimulator().try_schedule_pods(snapshot, pending)
     errors.extend(tried.plugin_errors)
-    hinting = HintingSimulator()  # CA's RemovalSimulator has its own
+    # CA's RemovalSimulator has its own, separate from filter-out-schedulable's
+    hinting = removal_simulator if removal_simulator is not None else HintingSimulator()
     gates = framework.handle.feature_gates
     dra_enabled = (
         gates.enabled("DynamicResourceAllocation") and "DynamicResources" in framework.plugins

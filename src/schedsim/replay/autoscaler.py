@@ -32,8 +32,10 @@ evicted and return to the scheduling queue); the provisioning delay is one numbe
 group (`AutoscalerOptions.node_provision_delay`, no cloud provider); ties between expander
 options go to the first group in the file (CA's random fallback); the unremovable-nodes
 recheck timeout and the candidate-pool limits are not emulated (every candidate is simulated
-when the plan is recomputed); each plan starts with fresh hints (CA's planner keeps its removal
-simulator, and its hints, from one loop to the next).
+when the plan is recomputed). As CA's planner, the removal simulations keep one hinting
+simulator for the replay (a pod is tried first on the node it went to in the last two plans;
+the older generation is dropped after every plan, CA ``DropOldHints``); a loop that skips the
+plan (nothing changed) drops nothing, where CA re-plans and drops.
 """
 
 from __future__ import annotations
@@ -47,6 +49,7 @@ import attrs
 from schedsim.api.apps.workloads import DaemonSet
 from schedsim.api.core import Pod
 from schedsim.autoscaler.drain import DrainContext, pods_to_move, remaining_pdb_tracker
+from schedsim.autoscaler.hinting import HintingSimulator
 from schedsim.autoscaler.nodegroups import NodeGroup
 from schedsim.autoscaler.sanitize import sanitized_node_info
 from schedsim.autoscaler.scaledown import (
@@ -272,6 +275,8 @@ class Autoscaler:
         self._noop_unhelped: Mapping[str, Mapping[str, str]] = {}
         self.plans = 0
         self._plan_cache = ScaleDownCache()  # per-node results of the last plan
+        # CA's planner keeps one RemovalSimulator (and its hints) for its lifetime
+        self._removal_simulator = HintingSimulator()
         self.scale_up_runs = 0
         self.taken: set[str] = set(taken) | set(members)
 
@@ -460,7 +465,10 @@ class Autoscaler:
                 gpu_threshold=o.scale_down_gpu_utilization_threshold,
                 node_groups=groups,
                 cache=self._plan_cache,
+                removal_simulator=self._removal_simulator,
             )
+        # CA Planner.UpdateClusterState: p.rs.DropOldHints() after every update
+        self._removal_simulator.hints.drop_old()
         self.plans += 1
         self._changed = False
         since: dict[str, float] = {}
