@@ -307,12 +307,16 @@ class BindingState:
         pod_volumes_by_node: what Filter found per node that passed.
         all_bound: set by Reserve: nothing to bind.
         has_static_bindings: some node needs a static binding (Score would run).
+        every_node: set by PreFilter when Filter's answer is the same on every node: every
+            claim bound, every PV found and none with node affinity (the PVs cannot change
+            during the Filter walk), so Filter records it without looking the PVs up per node.
         assumed: what Reserve replaced in the snapshot, oldest first: the objects as they
             were, for Unreserve to put back.
     """
 
     claims: PodVolumeClaims
     pod_volumes_by_node: dict[str, PodVolumes] = attrs.field(factory=dict)
+    every_node: PodVolumes | None = None
     all_bound: bool = False
     has_static_bindings: bool = False
     assumed: list[PersistentVolume | PersistentVolumeClaim] = attrs.field(factory=list)
@@ -323,6 +327,8 @@ class BindingState:
 
 
 _NO_CLAIMS = PodVolumeClaims()
+_ALL_BOUND = PodVolumes()
+"""What Filter finds on a node when every claim is bound: nothing to bind."""
 
 STATE_KEY: StateKey[BindingState] = StateKey(NAME)
 """Where PreFilter leaves the `BindingState` (``stateKey`` upstream)."""
@@ -570,9 +576,22 @@ class VolumeBinding:
             return _SKIP
         if claims.unbound_immediate:
             return _UNBOUND_IMMEDIATE
-        state[STATE_KEY] = BindingState(claims)
+        s = BindingState(claims)
+        if not claims.unbound_delay_binding and self._bound_without_affinity(claims.bound):
+            s.every_node = _ALL_BOUND
+        state[STATE_KEY] = s
         eligible = self._eligible_nodes(claims.bound)
         return None if eligible is None else PreFilterResult(eligible)
+
+    def _bound_without_affinity(self, bound: Sequence[PersistentVolumeClaim]) -> bool:
+        """Whether `_check_bound_claims` passes on every node: each PV exists and has no
+        node affinity (O(claims) once per pod instead of per node)."""
+        volumes = self._volumes()
+        for pvc in bound:
+            pv = volumes.get_persistent_volume(pvc.volume_name)
+            if pv is None or pv.node_affinity is not None:
+                return False
+        return True
 
     def _eligible_nodes(self, bound: Sequence[PersistentVolumeClaim]) -> frozenset[str] | None:
         """``GetEligibleNodes``: the intersection of the bound PVs' pinned node names; None
@@ -597,6 +616,9 @@ class VolumeBinding:
             return _NO_STATE
         node = node_info.node
         if node is None:
+            return None
+        if s.every_node is not None:
+            s.pod_volumes_by_node[node.name] = s.every_node
             return None
         try:
             found = self._find_pod_volumes(s.claims, node)

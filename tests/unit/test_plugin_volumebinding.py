@@ -667,3 +667,35 @@ def test_args() -> None:
         VolumeBinding({"bindTimeoutSeconds": -1}, Handle())
     with pytest.raises(ValueError, match="shape"):
         VolumeBinding({"shape": []}, Handle())
+
+
+def test_bound_claims_without_node_affinity_pass_every_node() -> None:
+    """``checkBoundClaims`` (binder.go): a bound PV without node affinity admits every node,
+    so PreFilter settles Filter's answer once; a PV pinned by node affinity still rejects the
+    other nodes with ``node(s) had volume node affinity conflict`` (``TestVolumeBinding``
+    "PVC was bound to a PV with node affinity conflict"), and a missing PV still gives
+    ``node(s) unavailable due to one or more pvc(s) bound to non-existent pv(s)``."""
+    free_pv = _pv("pv-bound", "", "1G", "waitClass", "bound-pvc")
+    plugin, pod, ni, _ = _setup(["boundPVC"], [], [free_pv])
+    other = NodeInfo(Node.from_manifest({**NODE1, "metadata": {"name": "node2"}}))
+    state = CycleState()
+    assert not isinstance(plugin.schedsim_pre_filter(state, pod, [ni, other]), Status)
+    assert plugin.schedsim_filter(state, pod, ni) is None
+    assert plugin.schedsim_filter(state, pod, other) is None
+    found = state[STATE_KEY].pod_volumes_by_node
+    assert sorted(found) == ["node1", "node2"]
+    assert all(not v.static_bindings and not v.dynamic_provisions for v in found.values())
+    assert plugin.schedsim_reserve(state, pod, "node2") is None and state[STATE_KEY].all_bound
+
+    plugin, pod, ni, _ = _setup(["boundPVC"], ["pvBound"])  # pinned to nodeKey=node1
+    state = CycleState()
+    assert not isinstance(plugin.schedsim_pre_filter(state, pod, [ni, other]), Status)
+    assert plugin.schedsim_filter(state, pod, ni) is None
+    st = plugin.schedsim_filter(state, pod, other)
+    assert st is not None and st.reasons == (ERR_REASON_NODE_CONFLICT,)
+
+    plugin, pod, ni, _ = _setup(["boundPVC"], [])
+    state = CycleState()
+    assert not isinstance(plugin.schedsim_pre_filter(state, pod, [ni]), Status)
+    st = plugin.schedsim_filter(state, pod, ni)
+    assert st is not None and st.reasons == (ERR_REASON_PV_NOT_EXIST,)
