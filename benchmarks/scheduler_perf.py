@@ -22,6 +22,12 @@ with the parameters of its ``performance`` workload:
   pre-allocated claims (resourceclaim-with-selector); here the claims are not pre-allocated
   and the pods stay, so it measures the first fill. No threshold upstream (not a
   ``performance`` workload).
+- ``SteadyStateClusterResourceClaimTemplate/{empty,half,full}_500nodes`` (`STEADY_STATE`,
+  run by `steady_state` in ``--measured`` mode only): the claim-template setup at 500 nodes
+  with 0, 2,500 or 4,990 of the 5,000 devices held by allocated claims (allocResourceClaims),
+  then pods kept ten in flight: each round schedules ten pods and deletes the bound ones with
+  their claims (``--rounds``, default 100: 1,000 measured pods; upstream runs 10 s). Upstream
+  thresholds 64, 70 and 60 pods/s.
 - ``SteadyStateClusterResourceClaimTemplateFirstAvailable`` (prioritized list): as
   SchedulingWithResourceClaimTemplate with resourceclaimtemplate-first-available (subrequest
   ``sub-0`` of a class that does not exist, ``sub-1`` of ``test-class``), 500 nodes and 2,500
@@ -630,6 +636,99 @@ def _pv_workload(
     return generate
 
 
+def allocated_claim(index: int, node_name: str, device: str) -> Obj:
+    """resourceclaim.yaml (``test-claim-<index>``, one request ``req-0`` of ``test-class``)
+    in namespace ``init``, as allocResourceClaims leaves it: allocated to ``device`` of the
+    node's driver slice (node selector on the node's name), reserved for no pod."""
+    return {
+        "apiVersion": "resource.k8s.io/v1",
+        "kind": "ResourceClaim",
+        "metadata": {"name": f"test-claim-{index}", "namespace": "init"},
+        "spec": {"devices": {"requests": [
+            {"name": "req-0", "exactly": {"deviceClassName": "test-class"}}]}},
+        "status": {"allocation": {
+            "devices": {"results": [{"request": "req-0", "driver": DRIVER,
+                                     "pool": node_name, "device": device}]},
+            "nodeSelector": {"nodeSelectorTerms": [{"matchFields": [
+                {"key": "metadata.name", "operator": "In", "values": [node_name]}]}]},
+        }},
+    }  # fmt: skip
+
+
+def steady_state_cluster(
+    init_claims: int, devices: Obj = ONE_DEVICE
+) -> Callable[[float], Iterator[Obj]]:
+    """SteadyStateClusterResourceClaimTemplate's setup at 500 nodes (``empty``, ``half``,
+    ``full``: ``init_claims`` 0, 2,500, 4,990): 500 node-with-dra-test-driver nodes, each
+    with its 10-device driver slice (maxClaimsPerNode 10), DeviceClass ``test-class``,
+    ``init_claims`` allocated claims (allocResourceClaims gives each claim the first free
+    device on the first node, in the API server's name order, that has one), the
+    ResourceClaimTemplate of ``devices`` in ``test``. The pods come from `steady_state_pods`."""
+
+    def generate(scale: float) -> Iterator[Obj]:
+        names = [f"scheduler-perf-dra-{i}" for i in range(int(500 * scale))]
+        for name in names:
+            yield node(name)
+        for name in names:
+            yield driver_slice(name, 10)
+        yield device_class()
+        for i in range(int(init_claims * scale)):
+            name = sorted(names)[i // 10]
+            yield allocated_claim(i, name, f"instance-{i % 10}")
+        yield claim_template("test", devices)
+
+    return generate
+
+
+STEADY_BATCH = 10
+"""createPods ``count: 10, steadyState: true``: ten pods in flight; each one scheduled is
+deleted and replaced."""
+
+
+def steady_state_pods(rounds: int) -> Iterator[list[Obj]]:
+    """The steady-state pods, ``STEADY_BATCH`` pod-with-claim-template pods in ``test`` per
+    round (distinct names per round)."""
+    for r in range(rounds):
+        yield [pod_with_claim_template(f"test-dra-{r}-{i}", "test") for i in range(STEADY_BATCH)]
+
+
+def _list(objects: list[Obj]) -> str:
+    return json.dumps({"apiVersion": "v1", "kind": "List", "items": objects})
+
+
+def steady_state(objects: list[Obj], rounds: int) -> tuple[float, int, int]:
+    """Run a steady-state workload through the library on one long-lived snapshot (as
+    upstream's scheduler keeps its cache): per round, schedule `STEADY_BATCH` new pods
+    (their claims created from the template, as the resource-claim controller does), then
+    delete every pod that was bound and the claims it owned, so the cluster stays at the
+    setup's utilization. Upstream creates the next pod as each one is scheduled; a batch of
+    ten per round keeps the same ten in flight. Returns the CPU seconds of the rounds (the
+    setup not counted: upstream's collectMetrics measures the steady state only), the pods
+    given and the pods bound."""
+    from schedsim.engine import Cluster, Engine, EngineConfig
+    from schedsim.scheduler.scheduling import simulate
+
+    engine = Engine(EngineConfig())
+    batches = [Cluster.from_text(_list(b), "pods.json") for b in steady_state_pods(rounds)]
+    cluster = Cluster.from_text(_list(objects), "cluster.json")
+    snapshot, _ = engine.snapshot(cluster, skip_unschedulable_nodes=False, node_tree=True)
+    templates = cluster.resource_claim_templates
+    dra = snapshot.dra_snapshot
+    given = bound = 0
+    start = time.process_time()
+    for batch in batches:
+        result = simulate(snapshot, batch.pods, resource_claim_templates=templates)
+        given += len(batch.pods)
+        for outcome in result.outcomes:
+            if outcome.node_name is None:
+                continue
+            bound += 1
+            pod = outcome.pod  # with the names of the claims made for it
+            snapshot.unschedule_pod(pod.namespace, pod.name, outcome.node_name)
+            dra.remove_pod_owned_claims(pod)
+    return time.process_time() - start, given, bound
+
+
 _PARTITIONABLE = ("--feature-gates", "DRAPartitionableDevices=true")
 
 WORKLOADS: dict[str, tuple[Callable[[float], Iterator[Obj]], int | None, tuple[str, ...]]] = {
@@ -674,6 +773,17 @@ WORKLOADS: dict[str, tuple[Callable[[float], Iterator[Obj]], int | None, tuple[s
 }
 """Name -> (generator, upstream threshold in pods/s or None, extra ``simulate`` flags: the
 feature gates upstream's test case turns on that are off by default in 1.34)."""
+
+STEADY_STATE: dict[str, tuple[Callable[[float], Iterator[Obj]], int]] = {
+    "SteadyStateClusterResourceClaimTemplate/empty_500nodes": (steady_state_cluster(0), 64),
+    "SteadyStateClusterResourceClaimTemplate/half_500nodes": (steady_state_cluster(2500), 70),
+    "SteadyStateClusterResourceClaimTemplate/full_500nodes": (steady_state_cluster(4990), 60),
+}
+"""dra/performance-config.yaml's steady-state ``performance`` workloads: name -> (setup
+generator, threshold in pods/s), run by `steady_state` (DynamicResourceAllocation is on by
+default in 1.34). The thresholds are those of the workloads with SchedulerQueueingHints off;
+the ``_QueueingHintsEnabled`` twins ask 64, 60 and 60 of the same setup (schedsim's queue
+always uses the hints; with ten pods that all fit, no pod is ever requeued)."""
 
 MEASURED_NAMESPACE = {
     "SchedulingBasic/5000Nodes_10000Pods": "namespace-2",
@@ -767,7 +877,13 @@ def growth(name: str, scales: tuple[float, float], repeat: int, placement: str) 
 def main(argv: list[str] | None = None) -> int:
     """Generate every workload (or ``--only``), run it, print pods/s beside upstream."""
     ap = argparse.ArgumentParser()
-    ap.add_argument("--only", action="append", choices=sorted(WORKLOADS))
+    ap.add_argument("--only", action="append", choices=sorted({**WORKLOADS, **STEADY_STATE}))
+    ap.add_argument(
+        "--rounds",
+        type=int,
+        default=100,
+        help="steady-state workloads: rounds of ten pods (upstream runs 10 s, ~800 pods)",
+    )
     ap.add_argument("--repeat", type=int, default=1)
     ap.add_argument("--scale", type=float, default=1.0)
     ap.add_argument(
@@ -803,6 +919,18 @@ def main(argv: list[str] | None = None) -> int:
             print(
                 f"| {name} | {count} ({placed}) | {lo:.2f} / {med:.2f} s | {rate:,.0f} "
                 f"| {bar} | {times} |",
+                flush=True,
+            )
+        for name, (generate, threshold) in STEADY_STATE.items():
+            if args.only and name not in args.only:
+                continue
+            objects = list(generate(args.scale))
+            runs = sorted(steady_state(objects, args.rounds) for _ in range(args.repeat))
+            (lo, count, placed), (med, _, _) = runs[0], runs[len(runs) // 2]
+            rate = count / lo if lo > 0 else float("inf")
+            print(
+                f"| {name} | {count} ({placed}) | {lo:.2f} / {med:.2f} s | {rate:,.0f} "
+                f"| {threshold} | {rate / threshold:.2f}x |",
                 flush=True,
             )
         return 0
