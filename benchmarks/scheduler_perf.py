@@ -672,9 +672,9 @@ def steady_state_cluster(
         for name in names:
             yield driver_slice(name, 10)
         yield device_class()
+        listed = sorted(names)  # the API server lists by name
         for i in range(int(init_claims * scale)):
-            name = sorted(names)[i // 10]
-            yield allocated_claim(i, name, f"instance-{i % 10}")
+            yield allocated_claim(i, listed[i // 10], f"instance-{i % 10}")
         yield claim_template("test", devices)
 
     return generate
