@@ -299,7 +299,7 @@ class ResultCache:
         NormalizeScore summed in one column, the others one column each. Nothing is kept
         when NodeResourcesFit would read DRA state (DRAExtendedResource)."""
         if self._dra_extended and has_extended_resource_requests(pod):
-            return ScoreColumns(frozenset(), [], {}, frozenset(), self._bulk)
+            return ScoreColumns(frozenset(), None, {}, frozenset(), self._bulk)
         n = len(table.objs)
         skip = state.skip_score_plugins
         tokens = table.tokens
@@ -322,14 +322,19 @@ class ResultCache:
                 continue
             stored = table.node_scores if node_only else table.scores
             raw[name] = _column(stored, tokens, name, token, n)
-        combined = []
-        for group, names in enumerate(summed):
-            if names:
-                stored = table.node_scores if group else table.scores
-                key, token = "+".join(names), tuple(summed_tokens[group])
-                combined.append((frozenset(names), _column(stored, tokens, key, token, n)))
+        # the whole sum in ``scores`` (one pass per pod; cleared where anything changed),
+        # the node-only plugins' part also in ``node_scores`` (kept while the Node object is)
+        every = summed[0] + summed[1]
+        combined = None
+        if every:
+            key, token = "+".join(every), (*summed_tokens[0], *summed_tokens[1])
+            combined = _column(table.scores, tokens, key, token, n)
+        node_part = None
+        if summed[1]:
+            key, token = "+".join(summed[1]), tuple(summed_tokens[1])
+            node_part = (frozenset(summed[1]), _column(table.node_scores, tokens, key, token, n))
         return ScoreColumns(
-            frozenset(summed[0] + summed[1]), combined, raw, UNIFORM_NORMALIZE, self._bulk
+            frozenset(every), combined, raw, UNIFORM_NORMALIZE, self._bulk, node_part
         )
 
     def clear(self) -> None:

@@ -41,9 +41,12 @@ class ScoreColumns:
     Attributes:
         summed: Score plugins without NormalizeScore whose weighted raw scores are kept
             summed in ``combined``.
-        combined: groups ``(plugins, column)`` partitioning ``summed``: per position, the
-            sum over the group's plugins of weight x raw score (None: not known for the
-            NodeInfo now at that position).
+        combined: per position, the sum over ``summed`` of weight x raw score (None: not
+            known for the NodeInfo now at that position); None when ``summed`` is empty.
+        node_part: ``(plugins, column)``, the plugins of ``summed`` whose raw score reads
+            the Node object alone, and their weighted sum per position (kept longer than
+            ``combined``: until the Node object changes); a miss in ``combined`` takes
+            their part from it and calls only the other plugins. None: no such plugins.
         raw: plugin with NormalizeScore -> its raw score per position (None: not known).
         uniform: plugins of ``raw`` whose NormalizeScore gives nodes with equal raw scores
             equal scores within [0, 100] (kube-scheduler's ``DefaultNormalizeScore``): when
@@ -57,18 +60,20 @@ class ScoreColumns:
     the plugin's Score returns node by node.
     """
 
-    __slots__ = ("bulk", "combined", "raw", "summed", "uniform")
+    __slots__ = ("bulk", "combined", "node_part", "raw", "summed", "uniform")
 
     def __init__(
         self,
         summed: frozenset[str],
-        combined: list[tuple[frozenset[str], list[int | None]]],
+        combined: list[int | None] | None,
         raw: dict[str, list[int | None]],
         uniform: frozenset[str],
         bulk: Mapping[str, BulkScoreFn] | None = None,
+        node_part: tuple[frozenset[str], list[int | None]] | None = None,
     ) -> None:
         self.summed = summed
         self.combined = combined
+        self.node_part = node_part
         self.raw = raw
         self.uniform = uniform
         self.bulk: Mapping[str, BulkScoreFn] = bulk or {}
@@ -116,25 +121,30 @@ def score_totals(
     node_names: Sequence[str] | None = None
     summed = columns.summed
     try:
-        for group, combined in columns.combined:
+        combined = columns.combined
+        if combined is not None:
+            # one pass over the feasible positions per pod; the node-only part is read
+            # (or computed) only where the sum is missing
             values = list(pick(combined))
             misses = values.count(None)
             if misses:
-                adding = [link for link in links if link[0] in group]
+                node_group, node_column = columns.node_part or (frozenset(), None)
+                adding = [link for link in links if link[0] in summed - node_group]
+                node_adding = [link for link in links if link[0] in node_group]
                 k = 0
                 for _ in range(misses):
                     k = values.index(None, k)
                     ni = nodes[k]
-                    total = 0
-                    for _name, score, _normalize, weight in adding:
-                        s = score(state, pod, ni)
-                        if s.__class__ is not int or not MIN_NODE_SCORE <= s <= MAX_NODE_SCORE:
-                            return None
-                        total += s * weight
-                    values[k] = combined[positions[k]] = total
+                    i = positions[k]
+                    total = _weighted(state, pod, ni, adding)
+                    if node_column is not None:
+                        part = node_column[i]
+                        if part is None:
+                            part = node_column[i] = _weighted(state, pod, ni, node_adding)
+                        total += part
+                    values[k] = combined[i] = total
                     k += 1
-            ints = cast(list[int], values)
-            totals = ints if totals is None else list(map(add, totals, ints))
+            totals = cast(list[int], values)
         for name, score, normalize, weight in links:
             if name in summed:
                 continue
@@ -180,3 +190,24 @@ def score_totals(
     except Exception:
         return None
     return totals if totals is not None else [0] * len(nodes)
+
+
+class _OutOfRange(Exception):
+    """A Score plugin returned something but an int in [MIN_NODE_SCORE, MAX_NODE_SCORE]."""
+
+
+def _weighted(
+    state: CycleState, pod: Pod, ni: NodeInfo, links: Sequence[tuple[str, Any, Any, int]]
+) -> int:
+    """The sum of weight x raw score of ``links``' plugins on ``ni``.
+
+    Raises:
+        _OutOfRange: a raw score is not an int in range (`score_totals` gives None).
+    """
+    total = 0
+    for _name, score, _normalize, weight in links:
+        s = score(state, pod, ni)
+        if s.__class__ is not int or not MIN_NODE_SCORE <= s <= MAX_NODE_SCORE:
+            raise _OutOfRange
+        total += s * weight
+    return total
