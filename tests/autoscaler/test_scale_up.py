@@ -159,7 +159,7 @@ def test_binpacking_estimate(
     placed: int,
 ) -> None:
     """CA ``estimator/binpacking_estimator_test.go`` ``TestBinpackingEstimate`` (the cases
-    without topology spreading, which is not emulated)."""
+    without topology spreading; the hostname-spread one is the next test but one)."""
     snap = _old_node_snapshot(store)
     before = [ni.node.name for ni in snap.list_node_infos() if ni.node]
     template = NodeInfo(node("template", cpu=cpu, memory=memory, pods=max_pods))
@@ -178,6 +178,50 @@ def test_binpacking_decreasing_order(store: Callable[[], ClusterSnapshotStore]) 
     est = estimate(snap, [small, high], template, 5)
     assert est.node_count == 5
     assert list(est.pods) == high
+
+
+def _hostname_spread_pod(name: str) -> Pod:
+    """CA ``BuildTestPod(name, 20, 100, WithNamespace("universe"), WithLabels(app=estimatee),
+    WithMaxSkew(1, "kubernetes.io/hostname", 3))``."""
+    return Pod.from_manifest(
+        {
+            "metadata": {"name": name, "namespace": "universe", "labels": {"app": "estimatee"}},
+            "spec": {
+                "containers": [
+                    {"name": "c", "resources": {"requests": {"cpu": "20m", "memory": "100"}}}
+                ],
+                "topologySpreadConstraints": [
+                    {
+                        "maxSkew": 1,
+                        "topologyKey": "kubernetes.io/hostname",
+                        "whenUnsatisfiable": "DoNotSchedule",
+                        "labelSelector": {"matchLabels": {"app": "estimatee"}},
+                        "minDomains": 3,
+                    }
+                ],
+            },
+        }
+    )
+
+
+def test_binpacking_hostname_spread_schedules_pods_retroactively(
+    store: Callable[[], ClusterSnapshotStore],
+) -> None:
+    """CA 1.34 ``TestBinpackingEstimate`` "hostname topology spreading with maxSkew=1 with a
+    large scaleup handles scheduling pods retroactively": 12 pods, template 1000m/5000Mi,
+    expectNodeCount 3, expectPodCount 12. When the last copy fails a pod for the hostname
+    spread, ``tryToScheduleOnNewNodes`` schedules it on any node but that copy (the cluster's
+    ``oldnode`` included, 100m: room for 5), and ``newNodesWithPods`` counts every node that
+    got a pod: 2 copies and oldnode, 4 pods each (the spread keeps them within 1)."""
+    snap = _old_node_snapshot(store)
+    pods = [_hostname_spread_pod(f"estimatee-{i}") for i in range(12)]
+    template = NodeInfo(node("template", memory="5000Mi", pods=10))
+    est = estimate(snap, [pods], template, None)
+    assert (est.node_count, len(est.pods)) == (3, 12)
+    assert dict(est.pods_per_node) == {"template-e-0": 4, "template-e-1": 4}
+    assert dict(est.existing_nodes) == {"oldnode": 4}
+    assert [ni.node.name for ni in snap.list_node_infos() if ni.node] == ["oldnode"]  # reverted
+    assert not snap.get_node_info("oldnode").pods
 
 
 @pytest.mark.parametrize(

@@ -5,8 +5,10 @@ Mirrors Cluster Autoscaler's ``estimator/binpacking_estimator.go``
 their share of a template node (CA's ``decreasingPodOrderer``), are tried first on the
 copies already added (the last added first), then on new sanitized copies
 ``<template>-e-<i>`` added one at a time in a fork, within the group's max size and
-``--max-nodes-per-scaleup``; the copies that received pods are the estimate. The caller
-forks and reverts around it (`schedsim.autoscaler.scaleup`).
+``--max-nodes-per-scaleup``. A pod with a ``kubernetes.io/hostname`` spread constraint that the
+last copy rejects for the spread goes to any other node that takes it (the cluster's own nodes
+included) before a copy is added (CA 1.34 ``tryToScheduleOnNewNodes``); the nodes that received
+pods are the estimate. The caller forks and reverts around it (`schedsim.autoscaler.scaleup`).
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ import attrs
 from schedsim.api.core import Node, Pod
 from schedsim.api.core.resources import pod_requests
 from schedsim.autoscaler.plugin_errors import PluginStatusError, PodError
-from schedsim.autoscaler.sanitize import sanitized_node_info
+from schedsim.autoscaler.sanitize import HOSTNAME_LABEL, sanitized_node_info
 from schedsim.framework.resource import Resource
 from schedsim.snapshot.errors import NodeNotFoundError, SchedulingError, SchedulingErrorType
 from schedsim.snapshot.infos import NodeInfo
@@ -26,16 +28,22 @@ from schedsim.snapshot.predicate import PredicateSnapshot
 
 __all__ = ["Estimate", "estimate", "node_exists"]
 
+# PodTopologySpread's ErrReasonConstraintsNotMatch (what CA's hasTopologyConstraintError looks for)
+_SPREAD_NOT_MATCH = "node(s) didn't match pod topology spread constraints"
+
 
 @attrs.frozen
 class Estimate:
     """What the binpacking estimator found for one template.
 
     Attributes:
-        node_count: template copies that received at least one pod (the scale-up size).
-        pods: the pods placed on copies, in the order they were placed.
+        node_count: nodes that received at least one pod (the scale-up size): the template
+            copies, and, as CA 1.34 counts them (``newNodesWithPods``), any of the cluster's
+            own nodes that the hostname-spread step placed a pod on.
+        pods: the pods placed, in the order they were placed.
         pods_per_node: copy name -> pods placed on it, for every copy added (0 for a copy
             that was added and stayed empty).
+        existing_nodes: cluster node name -> pods the hostname-spread step placed on it.
         limit_reached: the estimator wanted another copy beyond ``max_new_nodes``.
         errors: pods whose attempt a plugin Error status aborted (inside
             `aborting_plugin_errors`); the rest of their equivalence group is not tried.
@@ -46,6 +54,7 @@ class Estimate:
     pods_per_node: Mapping[str, int]
     limit_reached: bool = False
     errors: tuple[PodError, ...] = ()
+    existing_nodes: Mapping[str, int] = attrs.field(factory=dict)
 
 
 def node_exists(snapshot: PredicateSnapshot, node_name: str) -> bool:
@@ -85,6 +94,7 @@ class _Estimation:
         self.max_new_nodes = max_new_nodes
         self.pod_level_resources = pod_level_resources
         self.added: dict[str, int] = {}  # copy name -> pods placed there, in add order
+        self.existing: dict[str, int] = {}  # cluster node -> pods the spread step put there
         self.last: str | None = None
         self.index = 0
         self.scheduled: list[Pod] = []
@@ -95,7 +105,10 @@ class _Estimation:
         )
 
     def _placed(self, pod: Pod, node_name: str) -> None:
-        self.added[node_name] += 1
+        if node_name in self.added:
+            self.added[node_name] += 1
+        else:
+            self.existing[node_name] = self.existing.get(node_name, 0) + 1
         self.scheduled.append(pod)
 
     def try_existing(self, pods: Sequence[Pod]) -> Sequence[Pod]:
@@ -147,8 +160,11 @@ class _Estimation:
 
     def try_new(self, pods: Sequence[Pod]) -> None:
         """Each pod goes to the copy added last, else to a new copy (CA
-        ``tryToScheduleOnNewNodes``). Stops when the last copy is still empty (more copies
-        would not help this equivalence group) or when no more copies are allowed."""
+        ``tryToScheduleOnNewNodes``). A pod with a hostname spread constraint that the last
+        copy rejects for the spread is first tried on every other node (copies and the
+        cluster's own nodes, round robin), as CA 1.34 does: placing it there keeps the skew
+        without a new domain. Stops when the last copy is still empty (more copies would not
+        help this equivalence group) or when no more copies are allowed."""
         for pod in pods:
             if self.last is not None:
                 try:
@@ -156,8 +172,11 @@ class _Estimation:
                 except SchedulingError as e:
                     if e.type is SchedulingErrorType.INTERNAL_ERROR:
                         raise
+                    placed = self._retroactive(pod, e)
                 else:
-                    self._placed(pod, self.last)
+                    placed = self.last
+                if placed is not None:
+                    self._placed(pod, placed)
                     continue
                 if self.added[self.last] == 0:
                     return
@@ -174,6 +193,25 @@ class _Estimation:
                 return
             self._placed(pod, name)
 
+    def _retroactive(self, pod: Pod, failed: SchedulingError) -> str | None:
+        """CA 1.34: when the last copy fails a pod with a ``kubernetes.io/hostname`` spread
+        constraint because of PodTopologySpread (isPodUsingHostNameTopologyKey,
+        hasTopologyConstraintError), schedule it on any node but the last copy; the node's
+        name, or None."""
+        if _SPREAD_NOT_MATCH not in failed.failing_predicate_reasons:
+            return None
+        if not any(c.topology_key == HOSTNAME_LABEL for c in pod.topology_spread_constraints):
+            return None
+        last = self.last
+        try:
+            return self.snapshot.schedule_pod_on_any_node_matching(
+                pod, lambda ni: ni.node is not None and ni.node.name != last
+            )
+        except SchedulingError as e:
+            if e.type is SchedulingErrorType.INTERNAL_ERROR:
+                raise
+            return None
+
 
 def estimate(
     snapshot: PredicateSnapshot,
@@ -187,9 +225,11 @@ def estimate(
 
     Equivalence groups are taken largest first (CA's decreasing pod orderer: cpu plus memory
     request as fractions of the template's allocatable). For each group: its pods first-fit
-    onto the copies added so far until one fails; the rest go to the copy added last, or to a
-    new sanitized copy ``<template>-e-<i>``; a pod that does not fit an empty last copy stops
-    the group. All of it happens in a fork that is reverted: ``snapshot`` is unchanged.
+    onto the copies added so far until one fails; the rest go to the copy added last, or (a
+    pod with a hostname spread constraint the last copy fails for the spread) to any other
+    node, or to a new sanitized copy ``<template>-e-<i>``; a pod that does not fit an empty
+    last copy stops the group. All of it happens in a fork that is reverted: ``snapshot`` is
+    unchanged.
 
     Args:
         snapshot: the cluster (with pods already placed on existing nodes).
@@ -225,9 +265,10 @@ def estimate(
             except PluginStatusError as e:  # the attempt failed before changing anything
                 errors.append(PodError.from_error(e))
     return Estimate(
-        node_count=sum(1 for n in est.added.values() if n > 0),
+        node_count=sum(1 for n in est.added.values() if n > 0) + len(est.existing),
         pods=tuple(est.scheduled),
         pods_per_node=dict(est.added),
         limit_reached=est.limit_reached,
         errors=tuple(errors),
+        existing_nodes=dict(est.existing),
     )
