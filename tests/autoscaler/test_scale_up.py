@@ -224,6 +224,21 @@ def test_binpacking_hostname_spread_schedules_pods_retroactively(
     assert not snap.get_node_info("oldnode").pods
 
 
+def test_scale_up_capped_at_room_when_existing_nodes_count(
+    store: Callable[[], ClusterSnapshotStore],
+) -> None:
+    """The estimate above is 3 nodes (2 copies and oldnode); a group with room for 2 asks for
+    2, not 3: CA's BalanceScaleUpBetweenGroups caps a request that "exceeds node group set
+    capacity" at max size - current size."""
+    nodes = [node("oldnode", cpu="100m", memory="100Mi", pods=10)]
+    pods = [_hostname_spread_pod(f"estimatee-{i}") for i in range(12)]
+    tmpl = NodeTemplate(node("template", memory="5000Mi", pods=10), ())
+    ng = NodeGroup(name="g", min_size=0, max_size=2, template=tmpl, node_selector={})
+    r = scale_up(*loaded(nodes, pods, framework(), store()), [ng])
+    [opt] = r.options
+    assert opt.node_count == 2  # 3 before the cap
+
+
 @pytest.mark.parametrize(
     ("case", "groups", "per_node"),
     [

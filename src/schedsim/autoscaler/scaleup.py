@@ -543,7 +543,10 @@ def _option(
         ng.name,
         size,
         ng.max_size,
-        node_count=est.node_count,
+        # An existing node that took a hostname-spread pod counts in the estimate
+        # (CA newNodesWithPods), so it can pass the group's room; CA caps the request at the
+        # group's max size (BalanceScaleUpBetweenGroups, "exceeds node group set capacity").
+        node_count=min(est.node_count, room),
         pods=est.pods,
         pods_per_node=est.pods_per_node,
         rejected=rejected,
