@@ -119,6 +119,43 @@ def incoming_terms(
     )
 
 
+def _term_problem(t: PodAffinityTerm) -> str | None:
+    """``newAffinityTerm``'s error: its label selector's, then its namespace selector's
+    ``LabelSelectorAsSelector`` failure (a nil selector parses)."""
+    for sel in (t.label_selector, t.namespace_selector):
+        if sel is not None and sel.problem is not None:
+            return sel.problem
+    return None
+
+
+def pod_parse_error(pod: Pod) -> str | None:
+    """The error ``framework.NewPodInfo`` returns for ``pod``, or None: per term list the
+    first term that fails to parse (``GetAffinityTerms`` / ``getWeightedAffinityTerms`` stop
+    there), prefixed with the list's name, aggregated (``utilerrors.NewAggregate``). Only
+    stored selector values that are not valid label values fail (the rest is refused when the
+    pod is decoded); the messages were kept on the selectors then, so this reads no values."""
+    aff = pod.affinity
+    if aff is None:
+        return None
+    errs: list[str] = []
+    for name, terms in (
+        ("requiredAffinityTerms", aff.pod_affinity_required),
+        ("requiredAntiAffinityTerms", aff.pod_anti_affinity_required),
+        ("preferredAffinityTerms", [w.term for w in aff.pod_affinity_preferred]),
+        ("preferredAntiAffinityTerms", [w.term for w in aff.pod_anti_affinity_preferred]),
+    ):
+        for t in terms:
+            problem = _term_problem(t)
+            if problem is not None:
+                msg = f"{name}: {problem}"
+                if msg not in errs:
+                    errs.append(msg)
+                break
+    if not errs:
+        return None
+    return errs[0] if len(errs) == 1 else "[" + ", ".join(errs) + "]"
+
+
 def _matches_all(terms: Sequence[AffinityTerm], pod: Pod) -> bool:
     """``podMatchesAllAffinityTerms`` (the incoming pod's namespace selectors are resolved,
     so no namespace labels are needed)."""
@@ -612,6 +649,11 @@ class InterPodAffinity:
     ) -> Status | None:
         """PreFilter of upstream InterPodAffinity, counted through the handle's `PodIndex`
         (the same counts as `pre_filter_state_by_walk`, without walking every pod)."""
+        if pod.affinity is not None:
+            err = pod_parse_error(pod)
+            if err is not None:
+                # framework.NewPodInfo fails: "parsing pod: %+v", before any Skip
+                return Status(Code.UnschedulableAndUnresolvable, (f"parsing pod: {err}",), NAME)
         listers = self._handle.object_listers
         affinity, anti_affinity, _, _ = incoming_terms(pod, listers)
         bound = self._handle.shared_lister.delegate
@@ -740,6 +782,12 @@ class InterPodAffinity:
         )
         if self.ignore_preferred_terms_of_existing_pods and not has_constraints:
             return _SKIP
+        if aff is not None:
+            err = pod_parse_error(pod)
+            if err is not None:
+                # framework.NewPodInfo fails (AsStatus: Error). Upstream lists the nodes first
+                # and, without preferred terms, goes on with none rather than Skipping
+                return Status(Code.Error, (f"failed to parse pod: {err}",), NAME)
         node_infos = lister.node_infos()
         if not has_constraints and not node_infos.have_pods_with_affinity_list():
             # upstream then visits only HavePodsWithAffinityList: no score, Skip (no refresh)

@@ -17,6 +17,7 @@ __all__ = [
     "LabelSelectorRequirement",
     "check_label_key",
     "label_value_ok",
+    "label_value_problem",
     "qualified_name_problem",
 ]
 
@@ -77,6 +78,68 @@ def label_value_ok(value: str) -> bool:
     return not value or (len(value) <= 63 and _NAME_RE.fullmatch(value) is not None)
 
 
+_LABEL_VALUE_MSG = (
+    "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or "
+    "'.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or "
+    "'my_value',  or '12345', regex used for validation is "
+    "'(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')"
+)
+
+
+def label_value_problem(value: str) -> str | None:
+    """``validation.IsValidLabelValue``'s errors joined by ``"; "`` (as ``ValidateLabelValue``
+    puts them in its ``field.Invalid``), or None when ``value`` is a valid label value."""
+    if label_value_ok(value):
+        return None
+    errs = []
+    if len(value) > 63:
+        errs.append("must be no more than 63 characters")
+    if value and _NAME_RE.fullmatch(value) is None:
+        errs.append(_LABEL_VALUE_MSG)
+    return "; ".join(errs)
+
+
+def _go_quote(s: str) -> str:
+    """Go's ``%q`` of a string (printable characters kept, the rest escaped)."""
+    out = ['"']
+    for ch in s:
+        if ch in ('"', "\\"):
+            out.append("\\" + ch)
+        elif ch == "\n":
+            out.append("\\n")
+        elif ch == "\t":
+            out.append("\\t")
+        elif ch == "\r":
+            out.append("\\r")
+        elif ch.isprintable():
+            out.append(ch)
+        elif ord(ch) < 0x80:
+            out.append(f"\\x{ord(ch):02x}")
+        elif ord(ch) <= 0xFFFF:
+            out.append(f"\\u{ord(ch):04x}")
+        else:
+            out.append(f"\\U{ord(ch):08x}")
+    out.append('"')
+    return "".join(out)
+
+
+def _requirement_problem(key: str, values: Iterable[str]) -> str | None:
+    """The error ``labels.NewRequirement`` returns for an expression whose key, operator and
+    value count the API server has already validated: each invalid value as
+    ``values[i][key]: Invalid value: "v": <why>`` (``field.ErrorList.ToAggregate``: duplicate
+    messages once, several as ``[a, b]``), or None."""
+    msgs: list[str] = []
+    for i, v in enumerate(values):
+        why = label_value_problem(v)
+        if why is not None:
+            msg = f"values[{i}][{key}]: Invalid value: {_go_quote(v)}: {why}"
+            if msg not in msgs:
+                msgs.append(msg)
+    if not msgs:
+        return None
+    return msgs[0] if len(msgs) == 1 else "[" + ", ".join(msgs) + "]"
+
+
 def check_label_key(key: str, field: str) -> None:
     """Raise FieldError when ``key`` is not a valid label key (``ValidateLabelName``)."""
     problem = qualified_name_problem(key)
@@ -110,6 +173,12 @@ class LabelSelector:
 
     match_labels: Mapping[str, str] = attrs.field(factory=dict)
     match_expressions: tuple[LabelSelectorRequirement, ...] = ()
+    problem: str | None = attrs.field(default=None, eq=False, repr=False)
+    """Why ``metav1.LabelSelectorAsSelector`` fails for this selector as stored, or None. The
+    API server keeps serving stored selectors whose expression values are not valid label
+    values (AllowInvalidLabelValueInSelector), so such a selector decodes; this is the message
+    of its first failing expression, kept for the consumers that parse it (InterPodAffinity's
+    ``framework.NewPodInfo``). Not part of equality."""
 
     def matches(self, labels: Mapping[str, str]) -> bool:
         """Whether ``labels`` satisfy every matchLabels entry and every expression."""
@@ -125,7 +194,9 @@ class LabelSelector:
 
     def with_requirements(self, extra: Iterable[LabelSelectorRequirement]) -> LabelSelector:
         """This selector ANDed with ``extra`` (``labels.Selector.Add``)."""
-        return LabelSelector(self.match_labels, (*self.match_expressions, *extra))
+        return LabelSelector(
+            self.match_labels, (*self.match_expressions, *extra), problem=self.problem
+        )
 
     @classmethod
     def from_manifest(cls, raw: Mapping[str, Any], path: str) -> LabelSelector:
@@ -135,6 +206,7 @@ class LabelSelector:
         exprs = d.get_list(raw, "matchExpressions", path)
         ep = d.join(path, "matchExpressions")
         reqs = []
+        problem: str | None = None
         for i in range(len(exprs)):
             e = d.get_mapping_item(exprs, i, ep)
             ip = f"{ep}[{i}]"
@@ -156,6 +228,8 @@ class LabelSelector:
                     f"{ip}.values",
                     "forbidden: may not be specified when `operator` is 'Exists' or 'DoesNotExist'",
                 )
+            if problem is None and op in ("In", "NotIn"):
+                problem = _requirement_problem(key, values)
             reqs.append(LabelSelectorRequirement(key=key, operator=op, values=frozenset(values)))
         match_labels = d.get_str_map(raw, "matchLabels", path)
         lp = d.join(path, "matchLabels")
@@ -163,4 +237,4 @@ class LabelSelector:
             check_label_key(k, lp)
             if not label_value_ok(v):
                 raise FieldError(f"{lp}.{k}", f"invalid label value {v!r}")
-        return cls(match_labels=match_labels, match_expressions=tuple(reqs))
+        return cls(match_labels=match_labels, match_expressions=tuple(reqs), problem=problem)
