@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import attrs
 import pytest
 
 from schedsim.api.core import Pod
@@ -16,6 +17,7 @@ from schedsim.framework.events import (
     ClusterEventWithHint,
     EventResource,
     QueueingHint,
+    pod_scheduling_properties_change,
 )
 from schedsim.framework.queued_pod_info import QueuedPodInfo
 from schedsim.framework.runtime import default_queue_sort_less
@@ -292,3 +294,136 @@ def test_added_node_the_pod_cannot_use_does_not_move_it() -> None:
     assert q.move_all_to_active_or_backoff(NODE_ADD, None, tainted) == []
     moved = q.move_all_to_active_or_backoff(NODE_ADD, None, make_node("free"))
     assert [m.pod for m in moved] == [pod]
+
+
+# ---------------------------------------------------------------- Activate and Update
+
+_OTHER = "otherPlugin"
+_POD_UPDATE_HINTS = {
+    "default-scheduler": {
+        "queuePlugin": [
+            ClusterEventWithHint(
+                ClusterEvent(EventResource.UnscheduledPod, ActionType.Update),
+                lambda pod, old, new: QueueingHint.Queue,
+            )
+        ],
+        "skipPlugin": [
+            ClusterEventWithHint(
+                ClusterEvent(EventResource.UnscheduledPod, ActionType.Update),
+                lambda pod, old, new: QueueingHint.QueueSkip,
+            )
+        ],
+    }
+}
+
+
+def _hinted(clock: LogicalClock) -> SchedulingQueue:
+    less = Framework(default_profile(), Handle()).queue_sort_less()
+    return SchedulingQueue(less, clock=clock, queueing_hints=_POD_UPDATE_HINTS)
+
+
+def test_activate_moves_parked_and_backing_off_pods_to_active() -> None:
+    """TestPriorityQueue_Activate: a pod in unschedulablePods or backoffQ goes to activeQ;
+    a pod in activeQ stays there; an unknown pod is ignored."""
+    clock = LogicalClock()
+    q = _hinted(clock)
+    parked, backing, active = make_pod("parked"), make_pod("backing"), make_pod("active")
+    _park(q, parked, ("queuePlugin",))
+    q.add(backing)
+    qpi = q.pop()
+    assert qpi is not None
+    q.add_unschedulable_if_not_present(qpi)  # an Error: error backoff
+    q.done(backing)
+    q.add(active)
+    assert q.unschedulable_len == 1 and q.backoff_len == 1
+    moved = q.activate([parked, backing, active, make_pod("unknown")])
+    assert sorted(m.key for m in moved) == ["default/backing", "default/parked"]
+    assert q.active_len == 3 and q.backoff_len == 0 and q.unschedulable_len == 0
+
+
+def test_activate_in_flight_pod_requeues_it_on_failure() -> None:
+    """TestPriorityQueue_Activate "pod not in unschedulablePods/backoffQ but in-flight":
+    ForceActivate is recorded for it; Test_isPodWorthRequeuing's wildcard rows: the event
+    requeues that pod (queueAfterBackoff) and not another in-flight pod."""
+    clock = LogicalClock()
+    q = _hinted(clock)
+    a, b = make_pod("a"), make_pod("b")
+    q.add(a)
+    q.add(b)
+    qa, qb = q.pop(), q.pop()
+    assert qa is not None and qb is not None
+    assert q.activate([a]) == []
+    q.add_unschedulable_if_not_present(qa, ("skipPlugin",))
+    q.done(a)
+    q.add_unschedulable_if_not_present(qb, ("skipPlugin",))
+    q.done(b)
+    assert [p.key for p in q.unschedulable_pods()] == ["default/b"]
+    assert q.backoff_len == 1  # a: still backing off (1 s after its first attempt)
+
+
+def test_update_parked_pod_follows_its_hints() -> None:
+    """TestPriorityQueue_Update: an annotation change (UpdatePodOther, a Pod Update) moves a
+    pod rejected by a plugin whose hint queues to backoffQ while it backs off, to activeQ
+    after; a QueueSkip hint leaves it parked; a pod not queued is added; a pod in flight is
+    not queued."""
+    clock = LogicalClock()
+    q = _hinted(clock)
+    pod = make_pod("p")
+    _park(q, pod, ("queuePlugin",))
+    q.update(pod, attrs.evolve(pod, annotations={"foo": "test"}))
+    assert q.backoff_len == 1 and q.unschedulable_len == 0
+    assert q.pending_pods()[0].pod.annotations == {"foo": "test"}
+
+    q2 = _hinted(clock)
+    _park(q2, pod, ("queuePlugin",))
+    clock.step(10)
+    q2.update(pod, attrs.evolve(pod, annotations={"foo": "test1"}))
+    assert q2.active_len == 1
+
+    q3 = _hinted(clock)
+    _park(q3, pod, ("skipPlugin",))
+    q3.update(pod, attrs.evolve(pod, annotations={"foo": "test1"}))
+    assert q3.unschedulable_len == 1
+    assert next(q3.unschedulable_pods()).pod.annotations == {"foo": "test1"}
+
+    q4 = _hinted(clock)
+    q4.update(pod, attrs.evolve(pod, annotations={"foo": "test"}))
+    assert q4.active_len == 1
+
+    q5 = _hinted(clock)
+    q5.add(pod)
+    assert q5.pop() is not None
+    q5.update(pod, attrs.evolve(pod, annotations={"foo": "bar"}))
+    assert q5.active_len == q5.backoff_len == q5.unschedulable_len == 0
+
+
+def test_update_active_pod_resorts() -> None:
+    """An update of a pod in activeQ replaces it there (activeQ's heap Update): a raised
+    priority takes effect."""
+    clock = LogicalClock()
+    q = _hinted(clock)
+    low, mid = make_pod("low", priority=1), make_pod("mid", priority=50)
+    q.add(low)
+    q.add(mid)
+    q.update(low, attrs.evolve(low, priority=100))
+    first = q.pop()
+    assert first is not None and first.pod.name == "low" and first.pod.priority == 100
+    assert q.active_len == 1
+
+
+def test_pod_scheduling_properties_change() -> None:
+    """framework.PodSchedulingPropertiesChange: a label change is UpdatePodLabel; an
+    annotation change is UpdatePodOther; a bound pod's events are AssignedPod."""
+    pod = make_pod("p")
+    labelled = attrs.evolve(pod, labels={"a": "b"})
+    assert pod_scheduling_properties_change(labelled, pod) == [
+        ClusterEvent(EventResource.UnscheduledPod, ActionType.UpdatePodLabel)
+    ]
+    annotated = attrs.evolve(pod, annotations={"a": "b"})
+    assert pod_scheduling_properties_change(annotated, pod) == [
+        ClusterEvent(EventResource.UnscheduledPod, ActionType.UpdatePodOther)
+    ]
+    bound = attrs.evolve(pod, node_name="n1")
+    assert pod_scheduling_properties_change(attrs.evolve(bound, labels={"a": "b"}), bound) == [
+        ClusterEvent(EventResource.AssignedPod, ActionType.UpdatePodLabel)
+    ]

@@ -41,6 +41,7 @@ __all__ = [
     "ALL_EVENTS",
     "ASSIGNED_POD_ADD",
     "ASSIGNED_POD_DELETE",
+    "FORCE_ACTIVATE",
     "IN_TREE_EVENTS",
     "NODE_ADD",
     "UNSCHEDULABLE_TIMEOUT",
@@ -62,6 +63,7 @@ __all__ = [
     "node_unschedulable_pod_hint",
     "pod_claim_hint",
     "pod_events_by_assignment",
+    "pod_scheduling_properties_change",
     "pod_uses_claim",
     "taint_toleration_hint",
     "taint_toleration_pod_hint",
@@ -107,6 +109,9 @@ class ActionType(enum.Flag):
     UpdatePodToleration = 512
     UpdatePodSchedulingGatesEliminated = 1024
     UpdatePodGeneratedResourceClaim = 2048
+    UpdatePodOther = 4096
+    """A pod update none of the specific pod actions describes (upstream's unexported
+    ``updatePodOther``): only events registered as a general Pod Update match it."""
     Update = (
         UpdateNodeAllocatable
         | UpdateNodeLabel
@@ -118,6 +123,7 @@ class ActionType(enum.Flag):
         | UpdatePodToleration
         | UpdatePodSchedulingGatesEliminated
         | UpdatePodGeneratedResourceClaim
+        | UpdatePodOther
     )
     All = Add | Delete | Update
 
@@ -212,6 +218,35 @@ NODE_ADD = ClusterEvent(EventResource.Node, ActionType.Add, "NodeAdd")
 """A node joined the cluster."""
 
 UNSCHEDULABLE_TIMEOUT = ClusterEvent(EventResource.WildCard, ActionType.All, "UnschedulableTimeout")
+FORCE_ACTIVATE = ClusterEvent(EventResource.WildCard, ActionType.All, "ForceActivate")
+"""``EventForceActivate``: what `SchedulingQueue.activate` records for an in-flight pod (the
+pod itself is the event's new object: the event concerns that pod only)."""
+
+
+def pod_scheduling_properties_change(new: Pod, old: Pod) -> list[ClusterEvent]:
+    """The events a pod's update is (``framework.PodSchedulingPropertiesChange``, 1.34):
+    label change, scale-down (an effective request lowered or removed), scheduling gates
+    all removed, tolerations added, resource-claim statuses changed; none of these:
+    ``UpdatePodOther``. The resource is ``AssignedPod`` when the new pod has a node, else
+    ``UnscheduledPod``."""
+    r = EventResource.AssignedPod if new.node_name else EventResource.UnscheduledPod
+    actions = []
+    if dict(new.labels) != dict(old.labels):
+        actions.append(ActionType.UpdatePodLabel)
+    new_req, old_req = pod_requests(new), pod_requests(old)
+    if any(name not in new_req or q > new_req[name] for name, q in old_req.items()):
+        actions.append(ActionType.UpdatePodScaleDown)
+    if old.scheduling_gates and not new.scheduling_gates:
+        actions.append(ActionType.UpdatePodSchedulingGatesEliminated)
+    if len(new.tolerations) != len(old.tolerations):
+        actions.append(ActionType.UpdatePodToleration)
+    if dict(new.resource_claim_statuses) != dict(old.resource_claim_statuses):
+        actions.append(ActionType.UpdatePodGeneratedResourceClaim)
+    if not actions:
+        actions.append(ActionType.UpdatePodOther)
+    return [ClusterEvent(r, a) for a in actions]
+
+
 """A pod stayed in the unschedulable pods longer than podMaxInUnschedulablePodsDuration
 (the periodic flush)."""
 

@@ -53,14 +53,18 @@ import itertools
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
+import attrs
+
 from schedsim.api.core import Pod
 from schedsim.framework.events import (
     ASSIGNED_POD_ADD,
+    FORCE_ACTIVATE,
     UNSCHEDULABLE_TIMEOUT,
     ActionType,
     ClusterEvent,
     ClusterEventWithHint,
     EventResource,
+    pod_scheduling_properties_change,
 )
 from schedsim.framework.events import QueueingHint as Hint
 from schedsim.framework.plugin_results import PLUGIN_FAILURES
@@ -89,6 +93,13 @@ _POD_SCALE_DOWN = ClusterEvent(EventResource.Pod, ActionType.UpdatePodScaleDown)
 
 Less = Callable[[QueuedPodInfo, QueuedPodInfo], bool]
 Hints = Mapping[str, Mapping[str, Sequence[ClusterEventWithHint]]]
+
+
+def _same_pod(a: Pod, b: Pod) -> bool:
+    """Upstream compares UIDs; pods without one are compared by ``namespace/name``."""
+    if a.uid and b.uid:
+        return a.uid == b.uid
+    return a.key == b.key
 
 
 class QueueingStrategy(enum.Enum):
@@ -298,6 +309,83 @@ class SchedulingQueue:
                 self._counts[where] -= 1
         self._in_flight.pop(pod.key, None)
         self._affinity_terms.pop(pod.key, None)
+
+    def activate(self, pods: Sequence[Pod]) -> list[QueuedPodInfo]:
+        """Move the given pods to activeQ now (``Activate``; a plugin asking for an
+        immediate retry): a pod in unschedulablePods goes through PreEnqueue (a gated pod
+        stays parked), a pod in backoffQ goes to activeQ without it (SchedulerPopFromBackoffQ:
+        it passed PreEnqueue on entering backoffQ). For a pod in flight ``ForceActivate`` is
+        recorded with the pod as its object, so that when it fails
+        (`add_unschedulable_if_not_present`) it goes to backoffQ, or activeQ once its backoff
+        is over, rather than unschedulablePods. Pods in activeQ or unknown are ignored.
+
+        Returns:
+            the pods that went to activeQ.
+        """
+        moved = []
+        for pod in pods:
+            found = self._where.get(pod.key)
+            if found is None:
+                if pod.key in self._in_flight:
+                    self._events.append((FORCE_ACTIVATE, None, pod))
+                continue
+            where, qpi = found
+            if where == _ACTIVE:
+                continue
+            del self._where[pod.key]
+            if where == _UNSCHEDULABLE:
+                del self._unschedulable[pod.key]
+                self._affinity_terms.pop(pod.key, None)
+                self._activate_or_gate(qpi)
+            else:
+                self._counts[where] -= 1
+                self._push_active(qpi)
+            if self._where.get(pod.key, (None,))[0] == _ACTIVE:
+                moved.append(qpi)
+        return moved
+
+    def update(self, old: Pod | None, new: Pod) -> None:
+        """A pending pod changed (``Update``, SchedulerQueueingHints on).
+
+        The change is the events `pod_scheduling_properties_change` gives. A pod in flight:
+        the events are recorded for it (its failure then consults them) and nothing else
+        happens. A pod in activeQ or backoffQ: updated where it is. A pod in
+        unschedulablePods: updated, then the events are offered to its rejecting (or
+        gating) plugins' hints in turn; the first that is worth requeuing moves it to
+        backoffQ (activeQ when its backoff is over, or a Pending plugin queued it), else it
+        stays parked. A pod not queued: added (PreEnqueue runs).
+        """
+        key = new.key
+        events = pod_scheduling_properties_change(new, old if old is not None else new)
+        if key in self._in_flight:
+            for e in events:
+                self._events.append((e, old, new))
+            return
+        found = self._where.get(key)
+        if found is None:
+            qpi = QueuedPodInfo(new, timestamp=self._clock(), seq=self._next_seq())
+            self._activate_or_gate(qpi)
+            return
+        where, qpi = found
+        if where == _ACTIVE:
+            # re-sort: the heap order may depend on the pod (its priority)
+            self._counts[_ACTIVE] -= 1
+            fresh = attrs.evolve(qpi, pod=new)
+            self._push_active(fresh)
+            return
+        if where in (_BACKOFF, _ERROR_BACKOFF):
+            qpi.pod = new
+            return
+        qpi.pod = new
+        self._affinity_terms.pop(key, None)
+        for e in events:
+            strategy = self._worth_requeuing(qpi, e, old, new)
+            if strategy is QueueingStrategy.QueueSkip:
+                continue
+            del self._unschedulable[key]
+            del self._where[key]
+            self._requeue(qpi, strategy)
+            return
 
     # ------------------------------------------------------------------ events and time
 
@@ -631,6 +719,10 @@ class SchedulingQueue:
         if not rejectors:
             return QueueingStrategy.QueueAfterBackoff
         if event.is_wildcard:
+            # a wildcard event with a pod as its object concerns that pod only
+            # (ForceActivate)
+            if isinstance(new, Pod) and not _same_pod(new, qpi.pod):
+                return QueueingStrategy.QueueSkip
             return QueueingStrategy.QueueAfterBackoff
         hints = self._hints.get(qpi.pod.scheduler_name)
         if hints is None:
