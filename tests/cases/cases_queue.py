@@ -15,6 +15,8 @@ check:
   queueingHints:
   - {plugin: foo, event: {resource: Node, action: Add}, hint: Queue}   # Queue|QueueSkip|Error|None
   preEnqueue: {foo: [foo]}          # plugin -> labels a pod needs one of to pass (optional)
+  preEnqueueDeny: {deny: [deny]}    # plugin -> labels that make it reject a pod (optional;
+                                    # upstream's denyingPreEnqueuePlugin)
   steps:
   - add: ns1/pod1                   # Add (PreEnqueue runs)
   - pop: ns1/pod1                   # Pop must return this pod (null: nothing ready)
@@ -26,12 +28,18 @@ check:
                                     # MoveAllToActiveOrBackoffQueue
   - assignedPodAdded: <Pod manifest>                                # AssignedPodAdded
   - assignedPodUpdated: {event: {...}, oldObject: ..., newObject: ...} # AssignedPodUpdated
+  - update: {oldObject: ns1/pod1, newObject: <Pod manifest>}     # Update (old: a pod
+                                    # key of the objects, or a manifest)
+  - activate: [ns1/pod1]            # Activate
+  - delete: ns1/pod1                # Delete
   - flushBackoff: true              # flushBackoffQCompleted
   - flushUnschedulable: true        # flushUnschedulablePodsLeftover
   - expect: {activeQ: [ns1/pod1], backoffQ: [], unschedulablePods: [], inFlight: []}
                                     # activeQ in pop order, the others sorted by name;
                                     # only the lists given are compared; hintCalls:
-                                    # how many times the hints ran so far
+                                    # how many times the hints ran so far;
+                                    # annotations: {pod: {...}} of the queued pods
+                                    # (the updated pod is the one queued)
 ```
 
 Steps name pods ``namespace/name`` of the case's ``objects``. A pod ``failed`` with no
@@ -91,15 +99,21 @@ def _hints(
     return out
 
 
-def _pre_enqueue(raw: Mapping[str, Sequence[str]]) -> Callable[[Pod], Status] | None:
-    """Upstream's test ``preEnqueuePlugin``: a pod passes when it has one of the labels."""
-    if not raw:
+def _pre_enqueue(
+    raw: Mapping[str, Sequence[str]], deny: Mapping[str, Sequence[str]]
+) -> Callable[[Pod], Status] | None:
+    """Upstream's test ``preEnqueuePlugin``: a pod passes when it has one of the labels;
+    ``denyingPreEnqueuePlugin``: a pod passes when it has none of them."""
+    if not raw and not deny:
         return None
 
     def run(pod: Pod) -> Status:
         for plugin, labels in raw.items():
             if not any(label in pod.labels for label in labels):
                 return Status(Code.UnschedulableAndUnresolvable, ("not allowed",), plugin)
+        for plugin, labels in deny.items():
+            if any(label in pod.labels for label in labels):
+                return Status(Code.UnschedulableAndUnresolvable, ("denied",), plugin)
         return Status(Code.Success)
 
     return run
@@ -132,7 +146,7 @@ def run(case: dict[str, Any], source: str) -> None:
         less,
         clock=clock,
         queueing_hints={p.scheduler_name: hints for p in pods.values()},
-        pre_enqueue=_pre_enqueue(check.get("preEnqueue") or {}),
+        pre_enqueue=_pre_enqueue(check.get("preEnqueue") or {}, check.get("preEnqueueDeny") or {}),
         **{
             k: float(check[f])
             for k, f in (
@@ -186,12 +200,28 @@ def run(case: dict[str, Any], source: str) -> None:
             old, new = object_of(u.get("oldObject"), source), object_of(u["newObject"], source)
             assert isinstance(new, Pod) and (old is None or isinstance(old, Pod)), where
             queue.assigned_pod_updated(old or new, new, event_of(u["event"]))
+        elif "update" in step:
+            u = step["update"]
+            raw_old = u.get("oldObject")
+            old_pod = pods[raw_old] if isinstance(raw_old, str) else object_of(raw_old, source)
+            new_pod = object_of(u["newObject"], source)
+            if isinstance(u["newObject"], str):
+                new_pod = pods[u["newObject"]]
+            assert isinstance(new_pod, Pod) and (old_pod is None or isinstance(old_pod, Pod))
+            queue.update(old_pod, new_pod)
+        elif "activate" in step:
+            queue.activate([pods[k] for k in step["activate"]])
+        elif "delete" in step:
+            queue.delete(pods[step["delete"]])
         elif "flushBackoff" in step:
             queue.flush_backoff_completed()
         elif "flushUnschedulable" in step:
             queue.flush_unschedulable_pods_left_over()
         elif "expect" in step:
             got_where: dict[str, Any] = {**_where(queue), "hintCalls": calls[0]}
+            got_where["annotations"] = {
+                q.key: dict(q.pod.annotations) for q in queue.pending_pods()
+            }
             for q, want in step["expect"].items():
                 assert got_where[q] == want, f"{where}: {q} {got_where[q]}, want {want}"
         else:
