@@ -504,3 +504,42 @@ def test_a_duration_with_surrounding_space_is_refused_as_go_does(text: str) -> N
 
     with pytest.raises(ValueError, match="invalid duration"):
         parse_duration(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "seconds"),
+    [("9223372036854775807ns", 9223372036.854775807),
+     ("2562047h47m16.854775807s", 9223372036.854775807),
+     ("-9223372036854775808ns", -9223372036.854775808),
+     ("1.5ns", 1e-9), ("1.s", 1.0), (".5s", 0.5)],
+)  # fmt: skip
+def test_a_duration_is_whole_nanoseconds_up_to_int64(text: str, seconds: float) -> None:
+    """Go's time.ParseDuration counts whole nanoseconds in an int64: the largest duration is
+    2^63 - 1 ns (``2562047h47m16.854775807s``), a negative one may reach -2^63 ns, and a
+    fraction is truncated to the nanosecond (``1.5ns`` is 1ns); ``1.s`` and ``.5s`` parse."""
+    from schedsim.replay import parse_duration
+
+    assert parse_duration(text) == pytest.approx(seconds, rel=1e-15, abs=1e-15)
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["9223372036854775808ns", "2562047h47m16.854775808s", "-9223372036854775809ns",
+     "2562047h48m"],
+)  # fmt: skip
+def test_a_duration_past_int64_nanoseconds_is_refused(
+    text: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """One nanosecond past Go's int64 limit is ``time: invalid duration`` in ParseDuration;
+    the float sum used to round 2^63 ns down to 2^63 - 1 and take it."""
+    from schedsim.replay import parse_duration
+
+    with pytest.raises(ValueError, match="out of range"):
+        parse_duration(text)
+    trace = tmp_path / "t.yaml"
+    trace.write_text(ONE_POD.replace("duration: 10m", f"duration: {text}"))
+    assert main(["replay", str(trace), "-o", "json"]) == 2
+    assert capsys.readouterr().err == (
+        f"schedsim: error: {trace}: Pod default/p: metadata.annotations[schedsim.io/duration]: "
+        f"invalid duration '{text}': out of range (at most 2562047h)\n"
+    )

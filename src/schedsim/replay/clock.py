@@ -118,17 +118,17 @@ class VirtualClock:
         return self.now
 
 
-_UNITS: Final = {
-    "h": 3600.0,
-    "m": 60.0,
-    "s": 1.0,
-    "ms": 1e-3,
-    "us": 1e-6,
-    "\u00b5s": 1e-6,  # micro sign, as Go's unitMap
-    "\u03bcs": 1e-6,  # Greek small letter mu, as Go's unitMap
-    "ns": 1e-9,
+_UNITS_NS: Final = {
+    "h": 3_600_000_000_000,
+    "m": 60_000_000_000,
+    "s": 1_000_000_000,
+    "ms": 1_000_000,
+    "us": 1_000,
+    "\u00b5s": 1_000,
+    "\u03bcs": 1_000,
+    "ns": 1,
 }
-"""Go's time.ParseDuration units (its ``unitMap``)."""
+"""Go's time.ParseDuration units (its ``unitMap``), in nanoseconds."""
 
 
 def grid_time(at: float, now: float, interval: float) -> float:
@@ -164,7 +164,10 @@ def parse_duration(text: str) -> float:
     if s[:1] and s[0] in "+-":
         sign = -1.0 if s[0] == "-" else 1.0
         s = s[1:]
-    total, i, seen = 0.0, 0, False
+    # Whole nanoseconds, as Go's time.Duration: each component's fraction is truncated to
+    # the nanosecond and the sum is checked exactly against int64 (a float total cannot
+    # tell 2^63 ns from 2^63 - 1 ns).
+    total_ns, i, seen = 0, 0, False
     while i < len(s):
         j = i
         while j < len(s) and (s[j].isdigit() or s[j] == "."):
@@ -173,17 +176,28 @@ def parse_duration(text: str) -> float:
         while k < len(s) and s[k].isalpha():
             k += 1
         number, unit = s[i:j], s[i:k][len(s[i:j]) :]
-        if not number or unit not in _UNITS:
+        whole, _, frac = number.partition(".")
+        if (
+            not number
+            or unit not in _UNITS_NS
+            or number.count(".") > 1
+            or not (whole or frac)
+            or not (whole + frac).isdigit()
+            or not (whole + frac).isascii()
+        ):
             raise ValueError(f"invalid duration {text!r} (expected e.g. 90s, 10m, 1h30m)")
-        try:
-            total += float(number) * _UNITS[unit]
-        except ValueError:
-            raise ValueError(f"invalid duration {text!r} (expected e.g. 90s, 10m, 1h30m)") from None
+        scale = _UNITS_NS[unit]
+        total_ns += int(whole or "0") * scale
+        if frac:
+            total_ns += int(frac) * scale // 10 ** len(frac)
         seen = True
         i = k
     if not seen:
         raise ValueError(f"invalid duration {text!r} (expected e.g. 90s, 10m, 1h30m)")
-    return _in_range(sign * total, text)
+    # ParseDuration: at most 2^63 - 1 ns, or 2^63 ns negated (the int64 minimum)
+    if total_ns > (2**63 if sign < 0 else 2**63 - 1):
+        raise ValueError(f"invalid duration {text!r}: out of range (at most 2562047h)")
+    return sign * total_ns / 1e9
 
 
 _MAX_SECONDS: Final = 9223372036.854775807
