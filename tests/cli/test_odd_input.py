@@ -543,3 +543,26 @@ def test_a_duration_past_int64_nanoseconds_is_refused(
         f"schedsim: error: {trace}: Pod default/p: metadata.annotations[schedsim.io/duration]: "
         f"invalid duration '{text}': out of range (at most 2562047h)\n"
     )
+
+
+@pytest.mark.parametrize(
+    ("body", "error"),
+    [("commands: [simulate]\naxes: []\n", "axes: expected a mapping of axis -> variants"),
+     ("commands: true\n", "commands: expected a list of simulate, scale-up, scale-down, "
+      "replay, experiment, got a boolean"),
+     ("cluster: 5\ncommands: [simulate]\n",
+      "cluster: expected a list of manifest files or directories, got a number"),
+     ("cluster: {a: 1}\ncommands: [simulate]\n",
+      "cluster: expected a list of manifest files or directories, got a mapping")],
+)  # fmt: skip
+def test_a_sweep_spec_field_of_the_wrong_type_is_named(
+    body: str, error: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Wrong-typed sweep spec fields, like ``true`` where a number goes: ``axes: []`` ran a
+    sweep with no axes (an empty list read as no mapping), and ``cluster: 5`` or
+    ``commands: true`` were reported as missing."""
+    (tmp_path / "c.yaml").write_text(CLUSTER.replace("QUANTITY", "1"))
+    spec = tmp_path / "sweep.yaml"
+    spec.write_text(("" if body.startswith("cluster") else "cluster: [c.yaml]\n") + body)
+    assert main(["sweep", "--serial", str(spec)]) == 2
+    assert capsys.readouterr().err == f"schedsim: error: {spec}: {error}\n"

@@ -79,6 +79,7 @@ import attrs
 
 from schedsim.api.apps.workload_scale import check_factor
 from schedsim.api.errors import ManifestError
+from schedsim.api.loading.decode import type_name
 from schedsim.api.loading.loader import read_documents
 from schedsim.autoscaler.nodegroups import NodeGroup, load_node_groups
 from schedsim.autoscaler.scaleup import DEFAULT_MAX_NODES_PER_SCALE_UP, EXPANDERS
@@ -598,7 +599,9 @@ def load_spec(path: str) -> SweepSpec:
             )
     if doc.get("kind", "Sweep") != "Sweep":
         raise ManifestError(f"{path}: kind: expected Sweep, got {doc.get('kind')!r}")
-    axes = doc.get("axes") or {}
+    axes = doc.get("axes")
+    if axes is None:  # left out or null: no axes (an empty list is not a mapping)
+        axes = {}
     if not isinstance(axes, Mapping):
         raise ManifestError(f"{path}: axes: expected a mapping of axis -> variants")
     for key in axes:
@@ -610,7 +613,12 @@ def load_spec(path: str) -> SweepSpec:
     else:
         if isinstance(cluster, str):
             cluster = [cluster]
-        if not isinstance(cluster, list) or not cluster:
+        if cluster is not None and not isinstance(cluster, list):
+            raise ManifestError(
+                f"{path}: cluster: expected a list of manifest files or directories, got "
+                f"{type_name(cluster)}"
+            )
+        if not cluster:
             raise ManifestError(
                 f"{path}: cluster: required (a list of manifest files or directories) unless "
                 "axes.traces is given"
@@ -619,7 +627,11 @@ def load_spec(path: str) -> SweepSpec:
     commands = doc.get("commands")
     if isinstance(commands, str):
         commands = [commands]
-    if not isinstance(commands, list) or not commands:
+    if commands is not None and not isinstance(commands, list):
+        raise ManifestError(
+            f"{path}: commands: expected a list of {', '.join(COMMANDS)}, got {type_name(commands)}"
+        )
+    if not commands:
         raise ManifestError(f"{path}: commands: required (a list of {', '.join(COMMANDS)})")
     for i, c in enumerate(commands):
         if c not in COMMANDS:
