@@ -566,3 +566,31 @@ def test_a_sweep_spec_field_of_the_wrong_type_is_named(
     spec.write_text(("" if body.startswith("cluster") else "cluster: [c.yaml]\n") + body)
     assert main(["sweep", "--serial", str(spec)]) == 2
     assert capsys.readouterr().err == f"schedsim: error: {spec}: {error}\n"
+
+
+def test_output_through_a_symlink_loop_or_to_a_directory_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """open(2) on a symlink loop fails with ELOOP ("Too many levels of symbolic links"), and
+    on a directory with EISDIR; the rename used to replace the looped link with a regular
+    file (exit 0), and ``DIR/`` was reported as "Not a directory". A dangling link still
+    creates its target, as a shell redirection does."""
+    (tmp_path / "c.yaml").write_text(CLUSTER.replace("QUANTITY", "1"))
+    a, b = tmp_path / "a", tmp_path / "b"
+    a.symlink_to(b)
+    b.symlink_to(a)
+    cluster = str(tmp_path / "c.yaml")
+    assert main(["simulate", cluster, "--output-file", str(a)]) == 1
+    assert capsys.readouterr().err == (
+        f"schedsim: error: cannot write the output to {a}: Too many levels of symbolic links\n"
+    )
+    assert a.is_symlink() and b.is_symlink()
+    for where in (str(tmp_path), f"{tmp_path}/"):
+        assert main(["simulate", cluster, "--output-file", where]) == 1
+        assert capsys.readouterr().err == (
+            f"schedsim: error: cannot write the output to {where}: Is a directory\n"
+        )
+    dangling = tmp_path / "out"
+    dangling.symlink_to("made.txt")
+    assert main(["simulate", cluster, "--output-file", str(dangling)]) == 0
+    assert dangling.is_symlink() and "POD" in (tmp_path / "made.txt").read_text()

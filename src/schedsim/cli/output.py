@@ -163,11 +163,15 @@ def deliver(text: str, path: str | None = None) -> None:
     data = text.encode("utf-8")
     # a symlink stays a symlink: its target is what gets replaced
     target = os.path.realpath(path) if os.path.islink(path) else path
+    if os.path.islink(target):  # realpath leaves a symlink loop unresolved: open(2) says ELOOP
+        raise OutputError(_why(OSError(errno.ELOOP, os.strerror(errno.ELOOP)), path))
     try:
         mode: int | None = os.stat(target).st_mode
     except OSError:
         mode = None  # a new file (or an unreadable path: reported by the write below)
-    if mode is not None and not stat.S_ISREG(mode) and not stat.S_ISDIR(mode):
+    if mode is not None and stat.S_ISDIR(mode):  # "DIR/" too (its rename said ENOTDIR)
+        raise OutputError(_why(OSError(errno.EISDIR, os.strerror(errno.EISDIR)), path))
+    if mode is not None and not stat.S_ISREG(mode):
         _write_directly(data, target, path)
         return
     directory = os.path.dirname(os.path.abspath(target))
