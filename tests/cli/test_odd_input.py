@@ -168,6 +168,13 @@ spec:
         (JOB, "podReplacementPolicy: Sometimes",
          'Job default/j: spec.podReplacementPolicy: unsupported value "Sometimes": supported '
          'values: "TerminatingOrFailed", "Failed"'),
+        # validateJobSpec: per-index limits only with completionMode Indexed
+        (JOB, "backoffLimitPerIndex: 1",
+         "Job default/j: spec.backoffLimitPerIndex: invalid value 1: requires indexed "
+         "completion mode"),
+        (JOB, "maxFailedIndexes: 0",
+         "Job default/j: spec.maxFailedIndexes: invalid value 0: requires indexed "
+         "completion mode"),
         # ValidateDeploymentStrategy
         (DEPLOYMENT, "strategy: {type: BlueGreen}",
          'Deployment default/d: spec.strategy.type: unsupported value "BlueGreen": supported '
@@ -186,8 +193,10 @@ def test_controller_spec_validation(
 
 
 @pytest.mark.parametrize(
-    "field", ["backoffLimit: 0", "backoffLimit: 2147483647", "podReplacementPolicy: Failed"]
-)
+    "field",
+    ["backoffLimit: 0", "backoffLimit: 2147483647", "podReplacementPolicy: Failed",
+     "completionMode: Indexed\n  completions: 2\n  backoffLimitPerIndex: 1\n  maxFailedIndexes: 1"],
+)  # fmt: skip
 def test_valid_controller_fields_load(
     field: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -638,6 +638,14 @@ class Job(Workload):
         )
         if job.completion_mode == "Indexed" and job.completions is None:
             raise FieldError("spec.completions", "required when completion mode is `Indexed`")
+        if job.completion_mode == "NonIndexed":  # validateJobSpec: per-index limits need Indexed
+            spec = d.get_map(raw, "spec", "")
+            for key in ("backoffLimitPerIndex", "maxFailedIndexes"):
+                if spec.get(key) is not None:
+                    raise FieldError(
+                        f"spec.{key}",
+                        f"invalid value {spec[key]}: requires indexed completion mode",
+                    )
         return job
 
 
