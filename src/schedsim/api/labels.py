@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping
-from typing import Any
+from typing import Any, Final
 
 import attrs
 
@@ -13,11 +13,12 @@ from schedsim.api.errors import FieldError
 from schedsim.api.loading import decode as d
 
 __all__ = [
+    "LABEL_VALUE_MESSAGE",
     "LabelSelector",
     "LabelSelectorRequirement",
     "check_label_key",
     "label_value_ok",
-    "label_value_problem",
+    "label_value_problems",
     "qualified_name_problem",
 ]
 
@@ -78,25 +79,26 @@ def label_value_ok(value: str) -> bool:
     return not value or (len(value) <= 63 and _NAME_RE.fullmatch(value) is not None)
 
 
-_LABEL_VALUE_MSG = (
+LABEL_VALUE_MESSAGE: Final = (
     "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or "
     "'.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or "
     "'my_value',  or '12345', regex used for validation is "
     "'(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')"
 )
+"""``IsValidLabelValue``'s message for a value that does not match its regex."""
 
 
-def label_value_problem(value: str) -> str | None:
-    """``validation.IsValidLabelValue``'s errors joined by ``"; "`` (as ``ValidateLabelValue``
-    puts them in its ``field.Invalid``), or None when ``value`` is a valid label value."""
+def label_value_problems(value: str) -> list[str]:
+    """``validation.IsValidLabelValue``'s errors for ``value``, in its order (empty when
+    ``value`` is a valid label value)."""
     if label_value_ok(value):
-        return None
+        return []
     errs = []
     if len(value) > 63:
         errs.append("must be no more than 63 characters")
     if value and _NAME_RE.fullmatch(value) is None:
-        errs.append(_LABEL_VALUE_MSG)
-    return "; ".join(errs)
+        errs.append(LABEL_VALUE_MESSAGE)
+    return errs
 
 
 def _go_quote(s: str) -> str:
@@ -130,9 +132,9 @@ def _requirement_problem(key: str, values: Iterable[str]) -> str | None:
     messages once, several as ``[a, b]``), or None."""
     msgs: list[str] = []
     for i, v in enumerate(values):
-        why = label_value_problem(v)
-        if why is not None:
-            msg = f"values[{i}][{key}]: Invalid value: {_go_quote(v)}: {why}"
+        why = label_value_problems(v)
+        if why:  # ValidateLabelValue joins them with "; " in its field.Invalid
+            msg = f"values[{i}][{key}]: Invalid value: {_go_quote(v)}: {'; '.join(why)}"
             if msg not in msgs:
                 msgs.append(msg)
     if not msgs:

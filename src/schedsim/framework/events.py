@@ -218,6 +218,8 @@ NODE_ADD = ClusterEvent(EventResource.Node, ActionType.Add, "NodeAdd")
 """A node joined the cluster."""
 
 UNSCHEDULABLE_TIMEOUT = ClusterEvent(EventResource.WildCard, ActionType.All, "UnschedulableTimeout")
+"""A pod stayed in the unschedulable pods longer than podMaxInUnschedulablePodsDuration
+(the periodic flush)."""
 FORCE_ACTIVATE = ClusterEvent(EventResource.WildCard, ActionType.All, "ForceActivate")
 """``EventForceActivate``: what `SchedulingQueue.activate` records for an in-flight pod (the
 pod itself is the event's new object: the event concerns that pod only)."""
@@ -246,9 +248,6 @@ def pod_scheduling_properties_change(new: Pod, old: Pod) -> list[ClusterEvent]:
         actions.append(ActionType.UpdatePodOther)
     return [ClusterEvent(r, a) for a in actions]
 
-
-"""A pod stayed in the unschedulable pods longer than podMaxInUnschedulablePodsDuration
-(the periodic flush)."""
 
 ALL_EVENTS: tuple[ClusterEventWithHint, ...] = (
     ClusterEventWithHint(ClusterEvent(EventResource.WildCard, ActionType.All)),

@@ -31,7 +31,7 @@ import functools
 from collections.abc import Iterable, Mapping
 from typing import Any, Final
 
-from schedsim.api.labels import label_value_ok, qualified_name_problem
+from schedsim.api.labels import label_value_problems, qualified_name_problem
 from schedsim.api.loading import decode as _decode
 from schedsim.api.quantity import QuantityError, parse_quantity
 
@@ -62,12 +62,6 @@ INT32_MAX: Final = 2**31 - 1
 MAPPING: Final = (dict, Mapping)
 """For ``isinstance``: decoded objects are dicts, checked first (an ABC check is slow)."""
 
-_LABEL_VALUE_PROBLEM: Final = (
-    "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' "
-    "or '.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or "
-    "'my_value',  or '12345', regex used for validation is "
-    "'(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')"
-)
 _TOTAL_ANNOTATION_SIZE_LIMIT: Final = 256 * 1024
 
 
@@ -123,11 +117,8 @@ dns1123_subdomain_problem = functools.lru_cache(maxsize=8192)(_decode.dns1123_su
 @functools.lru_cache(maxsize=8192)
 def label_value_problem(value: str) -> str | None:
     """``IsValidLabelValue``'s first message for ``value``, or None when it is valid."""
-    if label_value_ok(value):
-        return None
-    if len(value) > 63:
-        return "must be no more than 63 characters"
-    return _LABEL_VALUE_PROBLEM
+    problems = label_value_problems(value)
+    return problems[0] if problems else None
 
 
 key_problem = functools.lru_cache(maxsize=8192)(qualified_name_problem)
