@@ -44,6 +44,29 @@ check:
 
 Steps name pods ``namespace/name`` of the case's ``objects``. A pod ``failed`` with no
 plugins failed with an Error (upstream's ``newQueuedPodInfoForLookup(pod)``).
+
+Further fields (for the rows that need them):
+
+```yaml
+check:
+  popFromBackoffQ: false            # SchedulerPopFromBackoffQ off (on by default in 1.34)
+  podMaxInUnschedulablePodsDuration: 30   # seconds (default 300)
+  queueingHintMap: none             # no hint map for the profile at all (upstream's
+                                    # NewTestQueue without WithQueueingHintMapPerProfile)
+  schedulingGates: true             # the SchedulingGates PreEnqueue plugin runs first
+  steps:
+  - setPreEnqueue: {preEnqueuePlugin: [foo]}   # the PreEnqueue allowlists change
+                                    # (upstream's updatePluginToGateAllPods)
+  - failed: {pod: ns/p, asPod: <Pod manifest>}  # put back as this (latest) version of the
+                                    # pod, as handleSchedulingFailure reads it from the lister
+  - event: {resource: '*', action: All, preCheck: {priorityAtLeast: 2, priorityBelow: 0,
+            priorityEven: true, notCalled: true}}   # upstream's PreEnqueueCheck
+  - pop: ns/p
+    attempts: 2                     # optional: the popped pod's Attempts
+    initialAttemptTimestamp: 0      # optional: its InitialAttemptTimestamp (clock seconds)
+  - expect: {summary: 'activeQ:1; backoffQ:0; unschedulablePods:2',
+             tolerations: {ns/p: [{key: foo, effect: NoSchedule}]}}   # of the queued pod
+```
 """
 
 from __future__ import annotations
@@ -100,14 +123,18 @@ def _hints(
 
 
 def _pre_enqueue(
-    raw: Mapping[str, Sequence[str]], deny: Mapping[str, Sequence[str]]
+    raw: Mapping[str, Sequence[str]], deny: Mapping[str, Sequence[str]], gates: bool = False
 ) -> Callable[[Pod], Status] | None:
     """Upstream's test ``preEnqueuePlugin``: a pod passes when it has one of the labels;
-    ``denyingPreEnqueuePlugin``: a pod passes when it has none of them."""
-    if not raw and not deny:
+    ``denyingPreEnqueuePlugin``: a pod passes when it has none of them. ``raw`` is read at
+    each call (``setPreEnqueue`` steps change it). ``gates``: the SchedulingGates plugin
+    runs first (a pod with scheduling gates is rejected)."""
+    if not raw and not deny and not gates:
         return None
 
     def run(pod: Pod) -> Status:
+        if gates and pod.scheduling_gates:
+            return Status(Code.UnschedulableAndUnresolvable, ("gated",), "SchedulingGates")
         for plugin, labels in raw.items():
             if not any(label in pod.labels for label in labels):
                 return Status(Code.UnschedulableAndUnresolvable, ("not allowed",), plugin)
@@ -133,6 +160,40 @@ def _where(queue: SchedulingQueue) -> dict[str, list[str]]:
     }
 
 
+def _pre_check(raw: Mapping[str, Any] | None) -> Callable[[Pod], bool] | None:
+    """Upstream's PreEnqueueCheck rows: priority bounds and evenness; ``notCalled``: the
+    check must not run (upstream's panicking check)."""
+    if raw is None:
+        return None
+
+    def check(pod: Pod) -> bool:
+        assert not raw.get("notCalled"), f"preCheck called for {pod.key}"
+        prio = pod.priority
+        if "priorityAtLeast" in raw and not prio >= raw["priorityAtLeast"]:
+            return False
+        if "priorityBelow" in raw and not prio < raw["priorityBelow"]:
+            return False
+        return not (raw.get("priorityEven") and prio % 2 != 0)
+
+    return check
+
+
+def _tolerations(pod: Pod) -> list[dict[str, str]]:
+    return [
+        {
+            k: v
+            for k, v in (
+                ("key", t.key),
+                ("operator", t.operator),
+                ("value", t.value),
+                ("effect", t.effect),
+            )
+            if v
+        }
+        for t in pod.tolerations
+    ]
+
+
 def run(case: dict[str, Any], source: str) -> None:
     """Replay the case's steps on a `SchedulingQueue` and check every ``expect`` step."""
     check = case["check"]
@@ -142,16 +203,25 @@ def run(case: dict[str, Any], source: str) -> None:
     less = Framework(default_profile(), Handle()).queue_sort_less()
     calls = [0]
     hints = _hints(check.get("queueingHints") or [], calls)
+    allow = dict(check.get("preEnqueue") or {})
     queue = SchedulingQueue(
         less,
         clock=clock,
-        queueing_hints={p.scheduler_name: hints for p in pods.values()},
-        pre_enqueue=_pre_enqueue(check.get("preEnqueue") or {}, check.get("preEnqueueDeny") or {}),
+        queueing_hints=(
+            {}
+            if check.get("queueingHintMap") == "none"
+            else {p.scheduler_name: hints for p in pods.values()}
+        ),
+        pre_enqueue=_pre_enqueue(
+            allow, check.get("preEnqueueDeny") or {}, bool(check.get("schedulingGates"))
+        ),
+        pop_from_backoff_q=bool(check.get("popFromBackoffQ", True)),
         **{
             k: float(check[f])
             for k, f in (
                 ("pod_initial_backoff_seconds", "podInitialBackoffSeconds"),
                 ("pod_max_backoff_seconds", "podMaxBackoffSeconds"),
+                ("pod_max_in_unschedulable_pods_duration", "podMaxInUnschedulablePodsDuration"),
             )
             if f in check
         },
@@ -167,6 +237,12 @@ def run(case: dict[str, Any], source: str) -> None:
             assert got == step["pop"], f"{where}: popped {got}"
             if qpi is not None:
                 popped[qpi.key] = qpi
+            for field, got_value in (
+                ("attempts", None if qpi is None else qpi.attempts),
+                ("initialAttemptTimestamp", None if qpi is None else qpi.initial_attempt_timestamp),
+            ):
+                if field in step:
+                    assert got_value == step[field], f"{where}: {field} {got_value}"
             want_plugins = step.get("plugins")
             if want_plugins is not None:
                 assert qpi is not None
@@ -178,6 +254,10 @@ def run(case: dict[str, Any], source: str) -> None:
         elif "failed" in step:
             f = step["failed"]
             qpi = popped.pop(f["pod"])
+            if "asPod" in f:
+                latest = object_of(f["asPod"], source)
+                assert isinstance(latest, Pod), where
+                qpi.pod = latest
             queue.add_unschedulable_if_not_present(
                 qpi, f.get("unschedulablePlugins") or (), f.get("pendingPlugins") or ()
             )
@@ -190,6 +270,7 @@ def run(case: dict[str, Any], source: str) -> None:
                 event_of(e),
                 object_of(e.get("oldObject"), source),
                 object_of(e.get("newObject"), source),
+                _pre_check(e.get("preCheck")),
             )
         elif "assignedPodAdded" in step:
             added = object_of(step["assignedPodAdded"], source)
@@ -217,10 +298,19 @@ def run(case: dict[str, Any], source: str) -> None:
             queue.flush_backoff_completed()
         elif "flushUnschedulable" in step:
             queue.flush_unschedulable_pods_left_over()
+        elif "setPreEnqueue" in step:
+            allow.clear()
+            allow.update(step["setPreEnqueue"])
         elif "expect" in step:
             got_where: dict[str, Any] = {**_where(queue), "hintCalls": calls[0]}
             got_where["annotations"] = {
                 q.key: dict(q.pod.annotations) for q in queue.pending_pods()
+            }
+            got_where["summary"] = queue.summary()
+            got_where["tolerations"] = {
+                q.key: _tolerations(q.pod)
+                for q in queue.pending_pods()
+                if q.key in (step["expect"].get("tolerations") or {})
             }
             for q, want in step["expect"].items():
                 assert got_where[q] == want, f"{where}: {q} {got_where[q]}, want {want}"

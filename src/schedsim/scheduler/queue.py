@@ -26,9 +26,13 @@ backoff_queue.go, unschedulable_pods.go):
   recorded; when the pod then fails (`add_unschedulable_if_not_present`) an event that would
   have moved it sends it to backoffQ/activeQ instead of unschedulablePods, so the change is
   not missed (a victim evicted by the pod's own preemption, for one).
-- **PreEnqueue**: `add` runs the pod's PreEnqueue plugins; a pod they reject is parked as
-  gated (``GatingPlugin``) and only an event its gating plugin registered lets PreEnqueue run
-  again.
+- **PreEnqueue**: the pod's PreEnqueue plugins run on every move to activeQ (`add` included;
+  not for a pod coming straight from backoffQ with SchedulerPopFromBackoffQ, whose plugins ran
+  when it entered backoffQ) and, with that gate, on entering backoffQ; a pod they reject is
+  parked as gated (``GatingPlugin``) and only an event its gating plugin registered lets
+  PreEnqueue run again (``moveToActiveQ`` / ``moveToBackoffQ``).
+- **events of interest**: an event no profile's plugin registered (and not the wildcard) moves
+  nothing and is not recorded for in-flight pods (``isEventOfInterest``).
 - **attempts**: each `pop` counts one attempt for the pod.
 
 Differences from upstream, all deliberate:
@@ -336,10 +340,10 @@ class SchedulingQueue:
             if where == _UNSCHEDULABLE:
                 del self._unschedulable[pod.key]
                 self._affinity_terms.pop(pod.key, None)
-                self._activate_or_gate(qpi)
+                self._move_to_active(qpi)
             else:
                 self._counts[where] -= 1
-                self._push_active(qpi)
+                self._move_to_active(qpi, from_backoff=True)
             if self._where.get(pod.key, (None,))[0] == _ACTIVE:
                 moved.append(qpi)
         return moved
@@ -474,6 +478,8 @@ class SchedulingQueue:
     ) -> list[QueuedPodInfo]:
         """``movePodsToActiveOrBackoffQueue`` over the parked pods ``accept`` admits (all
         when None); the event is recorded for the pods in flight either way."""
+        if not self._event_of_interest(event):
+            return []  # upstream: isEventOfInterest (not recorded for in-flight pods either)
         if self._in_flight:
             self._events.append((event, old_obj, new_obj))
         moved = []
@@ -500,7 +506,7 @@ class SchedulingQueue:
                 if qpi is None or qpi.backoff_expiration > t:
                     break
                 self._pop_heap_timed(heap, where)
-                self._move_to_active(qpi)
+                self._move_to_active(qpi, from_backoff=True)
 
     def flush_unschedulable_pods_left_over(self, now: float | None = None) -> list[QueuedPodInfo]:
         """Move the pods parked in unschedulablePods for longer than
@@ -659,37 +665,65 @@ class SchedulingQueue:
         self._counts[where] += 1
         heapq.heappush(heap, (qpi.backoff_expiration, self._next_seq(), qpi))
 
-    def _activate_or_gate(self, qpi: QueuedPodInfo) -> None:
-        """PreEnqueue, then activeQ; a rejected pod is parked as gated."""
+    def _passes_pre_enqueue(self, qpi: QueuedPodInfo) -> bool:
+        """``runPreEnqueuePlugins``: run the pod's PreEnqueue plugins and record the gating
+        plugin (cleared when they all pass)."""
         if self._pre_enqueue is not None:
             st = self._pre_enqueue(qpi.pod)
             if not st.is_success:
                 qpi.gating_plugin = st.plugin or "PreEnqueue"
                 qpi.gating_status = st
-                self._unschedulable[qpi.key] = qpi
-                self._where[qpi.key] = (_UNSCHEDULABLE, qpi)
-                return
+                return False
         qpi.gating_plugin = ""
         qpi.gating_status = None
-        self._push_active(qpi)
+        return True
 
-    def _move_to_active(self, qpi: QueuedPodInfo) -> None:
-        # the timestamp stays the one of the pod's last failure (PrioritySort's tie-break)
-        if qpi.gated:
-            self._activate_or_gate(qpi)
-        else:
+    def _park(self, qpi: QueuedPodInfo) -> None:
+        self._unschedulable[qpi.key] = qpi
+        self._where[qpi.key] = (_UNSCHEDULABLE, qpi)
+
+    def _activate_or_gate(self, qpi: QueuedPodInfo) -> None:
+        """PreEnqueue, then activeQ; a rejected pod is parked as gated."""
+        if self._passes_pre_enqueue(qpi):
             self._push_active(qpi)
+        else:
+            self._park(qpi)
+
+    def _move_to_active(self, qpi: QueuedPodInfo, *, from_backoff: bool = False) -> None:
+        """``moveToActiveQ``: PreEnqueue runs again (a pod it now rejects is parked as
+        gated), except for a pod coming straight from backoffQ with SchedulerPopFromBackoffQ
+        (its PreEnqueue ran when it entered backoffQ)."""
+        # the timestamp stays the one of the pod's last failure (PrioritySort's tie-break)
+        if from_backoff and self._pop_from_backoff:
+            self._push_active(qpi)
+        else:
+            self._activate_or_gate(qpi)
+
+    def _move_to_backoff(self, qpi: QueuedPodInfo) -> None:
+        """``moveToBackoffQ``: with SchedulerPopFromBackoffQ PreEnqueue runs on entering
+        backoffQ (a pod it rejects is parked as gated instead); without, later, on leaving it."""
+        if self._pop_from_backoff and not self._passes_pre_enqueue(qpi):
+            self._park(qpi)
+            return
+        self._push_backoff(qpi)
 
     def _requeue(self, qpi: QueuedPodInfo, strategy: QueueingStrategy) -> None:
         """``requeuePodWithQueueingStrategy``."""
-        if (
-            strategy is QueueingStrategy.QueueAfterBackoff
-            and not qpi.gated
-            and self.is_pod_backing_off(qpi)
-        ):
-            self._push_backoff(qpi)
+        if strategy is QueueingStrategy.QueueAfterBackoff and self.is_pod_backing_off(qpi):
+            self._move_to_backoff(qpi)
             return
         self._move_to_active(qpi)
+
+    def _event_of_interest(self, event: ClusterEvent) -> bool:
+        """``isEventOfInterest``: a wildcard event, or one some profile's plugin registered
+        (or a parked pod's profile has no registrations here: every event may move it)."""
+        if event.is_wildcard:
+            return True
+        for plugins in self._hints.values():
+            for registered in plugins.values():
+                if any(r.event.match(event) for r in registered):
+                    return True
+        return any(q.pod.scheduler_name not in self._hints for q in self._unschedulable.values())
 
     def _hint_for_in_flight(self, qpi: QueuedPodInfo) -> QueueingStrategy:
         """``determineSchedulingHintForInFlightPod``."""
