@@ -64,7 +64,8 @@ check:
   - pop: ns/p
     attempts: 2                     # optional: the popped pod's Attempts
     initialAttemptTimestamp: 0      # optional: its InitialAttemptTimestamp (clock seconds)
-  - expect: {summary: 'activeQ:1; backoffQ:0; unschedulablePods:2',
+  - expect: {backoffSeconds: {ns/p: 2},    # backoff expiry - the pod's timestamp
+             summary: 'activeQ:1; backoffQ:0; unschedulablePods:2',
              tolerations: {ns/p: [{key: foo, effect: NoSchedule}]}}   # of the queued pod
 ```
 """
@@ -307,6 +308,11 @@ def run(case: dict[str, Any], source: str) -> None:
                 q.key: dict(q.pod.annotations) for q in queue.pending_pods()
             }
             got_where["summary"] = queue.summary()
+            got_where["backoffSeconds"] = {
+                q.key: q.backoff_expiration - q.timestamp
+                for q in queue.pending_pods()
+                if q.key in (step["expect"].get("backoffSeconds") or {})
+            }
             got_where["tolerations"] = {
                 q.key: _tolerations(q.pod)
                 for q in queue.pending_pods()

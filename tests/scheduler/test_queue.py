@@ -95,8 +95,9 @@ def test_backoff_duration_doubles_up_to_the_maximum(attempts: int, seconds: floa
 
 def test_event_moves_pod_to_backoff_then_active_when_backoff_ends() -> None:
     """TestPriorityQueue_MoveAllToActiveOrBackoffQueue + TestPriorityQueue_flushBackoffQCompleted:
-    a pod rejected by NodeResourcesFit at t=0 (1 attempt: 1 s backoff) moved by a pod delete at
-    t=0.5 waits in backoffQ; at t=1 the flush moves it to activeQ."""
+    a pod rejected by NodeResourcesFit at t=0 (1 rejection: 1 s backoff) moved by a pod delete at
+    t=0.5 waits in backoffQ; without SchedulerPopFromBackoffQ it backs off while its expiry is
+    not before now (1.34 isPodBackingoff: still at t=1), so a later flush moves it."""
     clock = LogicalClock()
     q = _queue(clock, pop_from_backoff_q=False)
     pod = make_pod("p")
@@ -110,13 +111,18 @@ def test_event_moves_pod_to_backoff_then_active_when_backoff_ends() -> None:
     assert q.backoff_len == 1
     assert q.pop() is None  # without SchedulerPopFromBackoffQ, backoffQ is not popped
     clock.advance_to(1.0)
+    assert q.pop() is None  # expiry 1.0 is not before now
+    clock.advance_to(1.5)
     got = q.pop()
     assert got is not None and got.pod is pod and got.attempts == 2
 
 
 def test_pop_from_backoff_q_when_active_is_empty() -> None:
     """SchedulerPopFromBackoffQ (beta, on in 1.34; TestPriorityQueue_Pop with the gate on): an
-    empty activeQ pops the pod whose backoff ends first, before it ends."""
+    empty activeQ pops the first pod of backoffQ, before its backoff ends. Expiries truncate to
+    the 1 s ordering window (1.0 and 1.2 both to 1.0) and a window's pods are ordered as activeQ
+    orders them (lessBackoffCompletedWithPriority: same priority, the older first); the backoff
+    of the one left is over once the next window begins (2 s)."""
     clock = LogicalClock()
     q = _queue(clock)
     first, second = make_pod("first"), make_pod("second")
@@ -126,8 +132,10 @@ def test_pop_from_backoff_q_when_active_is_empty() -> None:
     q.move_all_to_active_or_backoff(ASSIGNED_POD_DELETE, make_pod("x"), None)
     assert q.backoff_len == 2
     got = q.pop()
-    assert got is not None and got.pod is first  # expiry 1.0 before 1.2
-    assert q.next_backoff_expiration() == pytest.approx(1.2)
+    assert got is not None and got.pod is first
+    assert q.next_backoff_expiration() == pytest.approx(2.0)
+    assert q.is_pod_backing_off(q.pending_pods()[0], 1.9)
+    assert not q.is_pod_backing_off(q.pending_pods()[0], 2.0)
 
 
 def test_event_not_registered_by_the_rejector_does_not_move_the_pod() -> None:
@@ -156,7 +164,29 @@ def test_pod_without_rejector_goes_to_error_backoff_and_is_not_popped_early() ->
     q.done(pod)
     assert q.backoff_len == 1 and q.pop() is None
     clock.advance_to(1.0)
+    assert q.pop() is None  # expiry 1.0 is in the current window (SchedulerPopFromBackoffQ)
+    clock.advance_to(2.0)
     assert q.pop() is qpi
+
+
+def test_backoff_grows_with_rejections_and_consecutive_errors() -> None:
+    """1.34 backoff (kubernetes#128748, backoff_queue.go getBackoffTime): the backoff grows with
+    the pod's UnschedulableCount, or with its ConsecutiveErrorsCount when it failed with Errors
+    since its last rejection; a rejection resets the errors. Attempts do not count."""
+    clock = LogicalClock()
+    q = _queue(clock, pop_from_backoff_q=False)
+    pod = make_pod("p")
+    q.add(pod)
+    backoffs = []
+    for rejectors in ((FIT,), (FIT,), (FIT,), (), (), (FIT,)):
+        qpi = q.pop()
+        assert qpi is not None
+        q.add_unschedulable_if_not_present(qpi, rejectors)
+        q.done(pod)
+        backoffs.append(qpi.backoff_expiration - qpi.timestamp)
+        q.activate([pod])  # straight back to activeQ
+    # rejections 1, 2, 3; errors 1, 2; rejection 4
+    assert backoffs == [1.0, 2.0, 4.0, 1.0, 2.0, 8.0]
 
 
 def test_in_flight_event_requeues_a_pod_that_then_fails() -> None:

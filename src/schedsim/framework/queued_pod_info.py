@@ -38,8 +38,13 @@ class QueuedPodInfo:
         gating_plugin: the PreEnqueue plugin that keeps the pod out of the active queue, or
             "" (``GatingPlugin``).
         gating_status: that plugin's status (its message says why), or None.
-        backoff_expiration: when the pod's backoff ends (seconds), computed when it enters
-            the backoff queue.
+        unschedulable_count: times the pod was put back rejected by a plugin
+            (``UnschedulableCount``; its backoff grows with it).
+        consecutive_errors_count: times in a row the pod was put back after an Error
+            (``ConsecutiveErrorsCount``; when not 0 the backoff grows with it instead; a
+            rejection resets it).
+        backoff_expiration: when the pod's backoff ends (seconds), computed when it is put
+            back (with SchedulerPopFromBackoffQ truncated to the 1 s ordering window).
         seq: insertion number: equal pods in every heap keep insertion order (deterministic
             where Go's heap is not specified).
     """
@@ -52,6 +57,8 @@ class QueuedPodInfo:
     pending_plugins: set[str] = attrs.field(factory=set)
     gating_plugin: str = ""
     gating_status: Status | None = None
+    unschedulable_count: int = 0
+    consecutive_errors_count: int = 0
     backoff_expiration: float = 0.0
     seq: int = 0
 

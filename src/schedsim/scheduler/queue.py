@@ -6,11 +6,16 @@ backoff_queue.go, unschedulable_pods.go):
 - **activeQ**: a heap ordered by the profiles' QueueSort plugin (``Less``; PrioritySort:
   priority descending, then queue timestamp); pods still equal keep insertion order.
 - **backoffQ**: pods that failed and are still backing off, ordered by backoff expiry. The
-  backoff is ``podInitialBackoffSeconds * 2^(attempts-1)``, at most ``podMaxBackoffSeconds``
-  (1 s and 10 s by default), counted from when the pod was last put back. Pods that failed
+  backoff is ``podInitialBackoffSeconds * 2^(n-1)``, at most ``podMaxBackoffSeconds`` (1 s and
+  10 s by default), counted from when the pod was last put back, where n is the pod's
+  ``UnschedulableCount`` (rejections), or its ``ConsecutiveErrorsCount`` when it failed with
+  Errors since its last rejection (1.34, backoff_queue.go getBackoffTime). Pods that failed
   with an Error (no rejecting plugin) wait in a separate error backoff queue.
-  With SchedulerPopFromBackoffQ (beta, on by default since 1.33) `pop` takes the pod whose
-  backoff ends first when activeQ is empty, error backoffs excepted.
+  With SchedulerPopFromBackoffQ (beta, on by default since 1.33) the expiry is truncated to
+  the 1 s ordering window and a pod backs off until a later window begins
+  (``isPodBackingoff``: expiry not before the current window), backoffQ orders a window's
+  pods as activeQ does, and `pop` takes the first of them when activeQ is empty, error
+  backoffs excepted. Without the gate a pod backs off while its expiry is not before now.
 - **unschedulablePods**: pods a plugin rejected. A cluster event moves one back
   (`move_all_to_active_or_backoff`) only if one of its rejecting plugins registered that event
   (``events_to_register``, `schedsim.framework.events`) and the registered hint, if any,
@@ -54,6 +59,7 @@ from __future__ import annotations
 import enum
 import heapq
 import itertools
+import math
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
@@ -92,11 +98,20 @@ DEFAULT_POD_MAX_BACKOFF_SECONDS = 10.0
 DEFAULT_POD_MAX_IN_UNSCHEDULABLE_PODS_DURATION = 300.0
 """kube-scheduler's ``DefaultPodMaxInUnschedulablePodsDuration`` (5 minutes)."""
 
+_ORDERING_WINDOW = 1.0
+"""``backoffQOrderingWindowDuration`` (SchedulerPopFromBackoffQ)."""
+
 _POD_TOPOLOGY_SPREAD = "PodTopologySpread"
 _POD_SCALE_DOWN = ClusterEvent(EventResource.Pod, ActionType.UpdatePodScaleDown)
 
 Less = Callable[[QueuedPodInfo, QueuedPodInfo], bool]
 Hints = Mapping[str, Mapping[str, Sequence[ClusterEventWithHint]]]
+
+
+def _backoff_count(qpi: QueuedPodInfo) -> int:
+    """The failures the pod's backoff grows with: its consecutive Errors if it has some, else
+    its rejections (1.34 getBackoffTime)."""
+    return qpi.consecutive_errors_count or qpi.unschedulable_count
 
 
 def _same_pod(a: Pod, b: Pod) -> bool:
@@ -204,8 +219,10 @@ class SchedulingQueue:
         # activeQ entries: (the key of a Less marked with `sorts_by`, else an _Active that
         # calls Less; the pod's seq; a push number; the pod): equal pods keep insertion order
         self._active: list[tuple[Any, int, int, QueuedPodInfo]] = []
-        self._backoff: list[tuple[float, int, QueuedPodInfo]] = []
-        self._error_backoff: list[tuple[float, int, QueuedPodInfo]] = []
+        # backoff entries: (expiry, then with SchedulerPopFromBackoffQ the activeQ order of the
+        # pod (0 in the error queue and without the gate), insertion number, the pod)
+        self._backoff: list[tuple[float, Any, int, QueuedPodInfo]] = []
+        self._error_backoff: list[tuple[float, Any, int, QueuedPodInfo]] = []
         self._unschedulable: dict[str, QueuedPodInfo] = {}
         # in-flight pods -> index of the first event recorded after their pop
         self._in_flight: dict[str, int] = {}
@@ -278,8 +295,15 @@ class SchedulingQueue:
             return QueueingStrategy.QueueSkip
         qpi.unschedulable_plugins = set(rejector_plugins)
         qpi.pending_plugins = set(pending_plugins)
+        if not rejector_plugins and not pending_plugins:
+            qpi.consecutive_errors_count += 1  # an Error (e.g. the API server failed)
+        else:
+            qpi.unschedulable_count += 1
+            qpi.consecutive_errors_count = 0
         qpi.timestamp = self._clock()
-        qpi.backoff_expiration = qpi.timestamp + self.backoff_duration(qpi.attempts)
+        qpi.backoff_expiration = self._align(
+            qpi.timestamp + self.backoff_duration(_backoff_count(qpi))
+        )
         strategy = self._hint_for_in_flight(qpi)
         if strategy is QueueingStrategy.QueueSkip:
             self._unschedulable[key] = qpi
@@ -503,7 +527,7 @@ class SchedulingQueue:
         for heap, where in ((self._backoff, _BACKOFF), (self._error_backoff, _ERROR_BACKOFF)):
             while True:
                 qpi = self._peek_timed(heap, where)
-                if qpi is None or qpi.backoff_expiration > t:
+                if qpi is None or self.is_pod_backing_off(qpi, t):
                     break
                 self._pop_heap_timed(heap, where)
                 self._move_to_active(qpi, from_backoff=True)
@@ -528,29 +552,45 @@ class SchedulingQueue:
 
     # ------------------------------------------------------------------ reading
 
-    def backoff_duration(self, attempts: int) -> float:
-        """Seconds of backoff after ``attempts`` attempts (``calculateBackoffDuration``):
-        0 before any attempt, then the initial backoff doubled per further attempt, at most
-        the maximum."""
-        if attempts <= 0:
+    def backoff_duration(self, count: int) -> float:
+        """Seconds of backoff after ``count`` failures (``calculateBackoffDuration`` of the
+        pod's UnschedulableCount or ConsecutiveErrorsCount): 0 before any, then the initial
+        backoff doubled per further failure, at most the maximum."""
+        if count <= 0:
             return 0.0
         duration = self._initial
-        for _ in range(1, attempts):
+        for _ in range(1, count):
             if duration > self._max - duration:
                 return self._max
             duration += duration
         return duration
 
     def is_pod_backing_off(self, qpi: QueuedPodInfo, now: float | None = None) -> bool:
-        """Whether the pod's backoff is not over at ``now`` (default the clock's time)."""
+        """Whether the pod's backoff is not over at ``now`` (default the clock's time):
+        ``isPodBackingoff``, its expiry is not before the current ordering window
+        (SchedulerPopFromBackoffQ; without it, not before ``now``). A pod that never failed
+        does not back off."""
+        if _backoff_count(qpi) == 0:
+            return False
         t = self._clock() if now is None else now
-        return qpi.backoff_expiration > t
+        return qpi.backoff_expiration >= self._align(t)
+
+    def _align(self, t: float) -> float:
+        """``alignToWindow``: truncated to the 1 s ordering window with
+        SchedulerPopFromBackoffQ, unchanged without."""
+        if not self._pop_from_backoff:
+            return t
+        return math.floor(t / _ORDERING_WINDOW) * _ORDERING_WINDOW
 
     def next_backoff_expiration(self) -> float | None:
         """When the next backoff ends (seconds), or None when both backoff queues are empty:
-        the time a caller driving the clock advances to when nothing is ready."""
+        the time a caller driving the clock advances to when nothing is ready. That is the
+        whole-second flush after the expiry (upstream flushes backoffQ once a second, on the
+        ordering windows' boundaries with SchedulerPopFromBackoffQ), the first time the pod is
+        no longer backing off."""
         times = [
-            q.backoff_expiration
+            math.floor(q.backoff_expiration / _ORDERING_WINDOW) * _ORDERING_WINDOW
+            + _ORDERING_WINDOW
             for heap, where in ((self._backoff, _BACKOFF), (self._error_backoff, _ERROR_BACKOFF))
             for q in (self._peek_timed(heap, where),)
             if q is not None
@@ -566,11 +606,11 @@ class SchedulingQueue:
             (
                 e
                 for e in self._backoff + self._error_backoff
-                if self._is_live(e[2], _BACKOFF) or self._is_live(e[2], _ERROR_BACKOFF)
+                if self._is_live(e[3], _BACKOFF) or self._is_live(e[3], _ERROR_BACKOFF)
             ),
-            key=lambda e: (e[0], e[1]),
+            key=lambda e: (e[0], e[2]),
         )
-        return [e[3] for e in active] + [e[2] for e in backoff] + list(self._unschedulable.values())
+        return [e[3] for e in active] + [e[3] for e in backoff] + list(self._unschedulable.values())
 
     def summary(self) -> str:
         """Upstream's ``PendingPods`` summary: ``activeQ:N; backoffQ:N; unschedulablePods:N``
@@ -630,17 +670,17 @@ class SchedulingQueue:
         return None
 
     def _peek_timed(
-        self, heap: list[tuple[float, int, QueuedPodInfo]], where: str
+        self, heap: list[tuple[float, Any, int, QueuedPodInfo]], where: str
     ) -> QueuedPodInfo | None:
         while heap:
-            qpi = heap[0][2]
+            qpi = heap[0][3]
             if self._is_live(qpi, where):
                 return qpi
             heapq.heappop(heap)
         return None
 
     def _pop_heap_timed(
-        self, heap: list[tuple[float, int, QueuedPodInfo]], where: str
+        self, heap: list[tuple[float, Any, int, QueuedPodInfo]], where: str
     ) -> QueuedPodInfo | None:
         qpi = self._peek_timed(heap, where)
         if qpi is None:
@@ -663,7 +703,12 @@ class SchedulingQueue:
         heap = self._error_backoff if error else self._backoff
         self._where[qpi.key] = (where, qpi)
         self._counts[where] += 1
-        heapq.heappush(heap, (qpi.backoff_expiration, self._next_seq(), qpi))
+        order: Any = 0
+        if self._pop_from_backoff and not error:
+            # lessBackoffCompletedWithPriority: a window's pods in activeQ's order
+            key = self._key
+            order = key(qpi) if key is not None else _Active(qpi, self._less)
+        heapq.heappush(heap, (qpi.backoff_expiration, order, self._next_seq(), qpi))
 
     def _passes_pre_enqueue(self, qpi: QueuedPodInfo) -> bool:
         """``runPreEnqueuePlugins``: run the pod's PreEnqueue plugins and record the gating
