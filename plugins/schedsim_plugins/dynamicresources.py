@@ -42,7 +42,7 @@ import uuid
 from collections.abc import Iterator, Mapping, Sequence
 from datetime import UTC, datetime, timedelta
 from fractions import Fraction
-from typing import Any, ClassVar, Protocol
+from typing import Any, ClassVar, Final, Protocol
 
 import attrs
 
@@ -242,6 +242,10 @@ class _State:
 STATE_KEY: StateKey[_State] = StateKey("PreFilter" + NAME)
 """Where PreFilter leaves the pod's claims and the allocator (``stateKey`` upstream)."""
 
+STATE_NOT_FOUND: Final = "not found"
+"""``fwk.ErrNotFound``'s text: what PostFilter returns, as an Error, for a pod whose PreFilter
+did not run."""
+
 _DURATION = re.compile(r"^(?:(\d+(?:\.\d+)?)(h|m|s|ms|us|µs|ns))+$")
 _DURATION_PART = re.compile(r"(\d+(?:\.\d+)?)(h|ms|m|s|us|µs|ns)")
 
@@ -415,6 +419,10 @@ class DynamicResources:
         del nodes
         if not self.enabled:
             return _SKIP
+        # An empty state first, as upstream (``state.Write(stateKey, &stateData{})``): a pod
+        # that is skipped or rejected here has one, so PostFilter says "no new claims to
+        # deallocate"; only a pod whose PreFilter never ran has none.
+        state[STATE_KEY] = _State([], [], None)
         manager = self._manager()
         special, mapping, requests = self._extended_claim(pod, manager)
         if not pod.resource_claims and special is None:
@@ -776,7 +784,12 @@ class DynamicResources:
         if not self.enabled:
             return Status(Code.Unschedulable, ("plugin disabled",), NAME)
         s = state.get(STATE_KEY)
-        if s is None or not s.claims:
+        if s is None:
+            # PreFilter never ran (an earlier PreFilter plugin returned
+            # UnschedulableAndUnresolvable): getStateData's CycleState.Read fails with
+            # fwk.ErrNotFound and statusError makes it an Error status (release-1.34).
+            return _error(STATE_NOT_FOUND)
+        if not s.claims:
             return Status(Code.Unschedulable, ("no new claims to deallocate",), NAME)
         manager = self._manager()
         for i in sorted(s.unavailable):

@@ -25,7 +25,8 @@ from schedsim.testing import StoreFactory
 
 EXCEEDED_3 = "0/3 nodes are available: 3 node(s) exceed max volume count." + (
     # DefaultPreemption: every pod has priority 0, so none is a victim
-    " preemption: 0/3 nodes are available: 3 No preemption victims found for incoming pod."
+    " no new claims to deallocate, preemption: 0/3 nodes are available: 3 No preemption"
+    " victims found for incoming pod."
 )
 
 
@@ -180,7 +181,8 @@ def test_shipped_ebs_example(store_name: str, capsys: pytest.CaptureFixture[str]
     }
     failed = {p["name"]: p["message"] for p in doc["pods"] if p["node"] is None}
     msg = "0/2 nodes are available: 2 node(s) exceed max volume count." + (
-        " preemption: 0/2 nodes are available: 2 No preemption victims found for incoming pod."
+        " no new claims to deallocate, preemption: 0/2 nodes are available: 2 No preemption"
+        " victims found for incoming pod."
     )
     assert failed == {"db-47": msg, "db-48": msg, "db-49": msg}
     placed = [p["node"] for p in doc["pods"] if p["node"] is not None and p["name"] != "web"]

@@ -24,9 +24,10 @@ import yaml
 from schedsim.cli import main
 
 _IMMEDIATE = (
-    "0/1 nodes are available: pod has unbound immediate PersistentVolumeClaims. no new claims "
-    "to deallocate, preemption: 0/1 nodes are available: 1 Preemption is not helpful for "
-    "scheduling."
+    # VolumeBinding's PreFilter rejects before DynamicResources' runs: DynamicResources'
+    # PostFilter finds no cycle state, an Error "not found" (release-1.34 getStateData), and
+    # DefaultPreemption does not run; the message seen on 1.34 clusters
+    "0/1 nodes are available: pod has unbound immediate PersistentVolumeClaims. not found"
 )
 
 

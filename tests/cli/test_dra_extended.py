@@ -102,8 +102,8 @@ def test_without_the_gate_the_resource_must_be_in_allocatable(
     doc = _run(tmp_path, capsys, CLUSTER + PODS)
     assert {p["node"] for p in doc["pods"]} == {None}
     assert {p["message"] for p in doc["pods"]} == {
-        "0/1 nodes are available: 1 Insufficient example.com/gpu. preemption: 0/1 nodes are "
-        "available: 1 Preemption is not helpful for scheduling."  # 0 allocatable
+        "0/1 nodes are available: 1 Insufficient example.com/gpu. no new claims to deallocate,"
+        " preemption: 0/1 nodes are available: 1 Preemption is not helpful for scheduling."
     }
 
 

@@ -44,7 +44,8 @@ def test_node_without_pods_capacity_gets_one_hint(
     assert code == 0
     doc = json.loads(out)
     assert {p["message"] for p in doc["pods"]} == {
-        "0/1 nodes are available: 1 Too many pods. preemption: 0/1 nodes are available: 1 No"
+        "0/1 nodes are available: 1 Too many pods. no new claims to deallocate, preemption:"
+        " 0/1 nodes are available: 1 No"
         " preemption victims found for incoming pod."  # DefaultPreemption: no lower priority
     }
     hint = f"{f}: Node bare: {NO_PODS_CAPACITY}"

@@ -603,3 +603,83 @@ def test_output_through_a_symlink_loop_or_to_a_directory_is_refused(
     dangling.symlink_to("made.txt")
     assert main(["simulate", cluster, "--output-file", str(dangling)]) == 0
     assert dangling.is_symlink() and "POD" in (tmp_path / "made.txt").read_text()
+
+
+BAD_AFFINITY_POD = """\
+apiVersion: v1
+kind: Node
+metadata: {name: n1, labels: {kubernetes.io/hostname: n1}}
+status: {allocatable: {cpu: "4", memory: 8Gi, pods: "10"}}
+---
+apiVersion: v1
+kind: Node
+metadata: {name: n2, labels: {kubernetes.io/hostname: n2}}
+status: {allocatable: {cpu: "4", memory: 8Gi, pods: "10"}}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: p, namespace: default}
+spec:
+  containers: [{name: c, image: x, resources: {requests: {cpu: "1"}}}]
+  affinity:
+    podAffinity:
+      requiredDuringSchedulingIgnoredDuringExecution:
+      - topologyKey: kubernetes.io/hostname
+        labelSelector:
+          matchExpressions: [{key: service, operator: In, values: ["{{.bad-value.}}"]}]
+"""
+PARSING_POD = (
+    'parsing pod: requiredAffinityTerms: values[0][service]: Invalid value: "{{.bad-value.}}": '
+    "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or "
+    "'.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or "
+    "'my_value',  or '12345', regex used for validation is "
+    "'(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')"
+)
+
+
+def test_a_pre_filter_rejection_before_dynamic_resources_ends_with_its_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """kube-scheduler 1.34: InterPodAffinity's PreFilter returns UnschedulableAndUnresolvable
+    (``parsing pod: ...``), so RunPreFilterPlugins returns before DynamicResources' PreFilter
+    (after InterPodAffinity in the default order) writes its cycle state; RunPostFilterPlugins
+    runs every PostFilter plugin (no SkipFilterPlugins there) and DynamicResources' PostFilter
+    fails in getStateData with fwk.ErrNotFound, an Error status: RunPostFilterPlugins stops
+    (DefaultPreemption does not run) and schedulingCycle puts its message on the FitError
+    (``... . not found``, as 1.34 clusters print for ``pod has unbound immediate
+    PersistentVolumeClaims. not found``). It used to say "no new claims to deallocate" and
+    run preemption."""
+    f = tmp_path / "c.yaml"
+    f.write_text(BAD_AFFINITY_POD)
+    doc = _json(["simulate", str(f), "--explain", "-o", "json"], capsys)
+    [pod] = doc["pods"]
+    assert pod["message"] == f"0/2 nodes are available: {PARSING_POD}. not found"
+    assert pod["results"]["postFilter"] == {"DynamicResources": "not found"}
+    assert pod["results"]["preFilter"]["InterPodAffinity"] == PARSING_POD
+    assert doc["summary"]["unschedulable"] == 1  # still Unschedulable, not a plugin error
+
+
+def test_a_pod_without_claims_gets_dynamic_resources_post_filter_message(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """kube-scheduler 1.34: DynamicResources' PreFilter writes an empty state and returns Skip
+    for a pod without claims, and its PostFilter (run: RunPostFilterPlugins skips nothing)
+    returns Unschedulable "no new claims to deallocate" (``state.claims.empty()``; upstream's
+    dynamicresources_test "empty" case); DefaultPreemption's reasons follow. Per plugin in
+    ``--explain``: each plugin's own status, not the joined message."""
+    f = tmp_path / "c.yaml"
+    f.write_text(CLUSTER.replace("QUANTITY", "1").replace('cpu: "1"', 'cpu: "5"'))
+    doc = _json(["simulate", str(f), "--explain", "-o", "json"], capsys)
+    [pod] = doc["pods"]
+    # 5 cpu over 4 allocatable: UnschedulableAndUnresolvable, no node for preemption to try
+    preemption = (
+        "preemption: 0/1 nodes are available: 1 Preemption is not helpful for scheduling."
+    )
+    assert pod["message"] == (
+        f"0/1 nodes are available: 1 Insufficient cpu. no new claims to deallocate, {preemption}"
+    )
+    assert pod["results"]["postFilter"] == {
+        "DynamicResources": "no new claims to deallocate",
+        "DefaultPreemption": preemption,
+    }
+

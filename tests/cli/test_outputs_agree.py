@@ -170,7 +170,8 @@ def test_one_wording_for_a_pre_filter_exclusion(
     assert code == 0
     [pod] = json.loads(out)["pods"]
     assert pod["message"] == (
-        f"0/1 nodes are available: 1 {EXCLUDED}. preemption: 0/1 nodes are available: 1"
+        f"0/1 nodes are available: 1 {EXCLUDED}. no new claims to deallocate, preemption: 0/1"
+        " nodes are available: 1"
         " Preemption is not helpful for scheduling."  # PostFilter: an excluded node is absent
     )
 

@@ -163,7 +163,8 @@ def test_simulate_pinned_pod_and_static_pv_not_taken_twice(
     assert placed["w2"]["node"] is None
     assert placed["w2"]["message"] == (
         "0/2 nodes are available: 2 node(s) didn't find available persistent volumes to bind."
-        " preemption: 0/2 nodes are available: 2 Preemption is not helpful for scheduling."
+        " no new claims to deallocate, preemption: 0/2 nodes are available: 2 Preemption is not"
+        " helpful for scheduling."
     )
 
 

@@ -52,12 +52,14 @@ WARNING = (
 # kube-scheduler 1.34's FitError text (framework.FitError.Error: reasons sorted, then the
 # PostFilter's message from DefaultPreemption)
 B_AT_5 = (
-    "0/1 nodes are available: 1 Insufficient cpu. preemption: 0/1 nodes are available: "
+    "0/1 nodes are available: 1 Insufficient cpu. no new claims to deallocate, preemption: "
+    "0/1 nodes are available: "
     "1 No preemption victims found for incoming pod."
 )
 D_AT_30 = (
     "0/2 nodes are available: 1 Insufficient cpu, 1 node(s) had untolerated taint "
-    "{dedicated: x}. preemption: 0/2 nodes are available: 1 No preemption victims found for "
+    "{dedicated: x}. no new claims to deallocate, preemption: 0/2 nodes are available: 1 No "
+    "preemption victims found for "
     "incoming pod, 1 Preemption is not helpful for scheduling."
 )
 

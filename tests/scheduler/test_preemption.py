@@ -99,7 +99,7 @@ def test_preemption_policy_never_preempts_nothing(store_name: str) -> None:
         "",
         "",
         "0/1 nodes are available: 1 Insufficient cpu. "
-        "preemption: not eligible due to preemptionPolicy=Never.",
+        "no new claims to deallocate, preemption: not eligible due to preemptionPolicy=Never.",
     )
     assert "low" not in got and result.preempted == 0
 
@@ -120,7 +120,8 @@ def test_two_pods_for_one_slot_go_in_priority_order(store_name: str) -> None:
         None,
         "",
         "",
-        "0/3 nodes are available: 3 Insufficient cpu. preemption: 0/3 nodes are available: "
+        "0/3 nodes are available: 3 Insufficient cpu. no new claims to deallocate, preemption: "
+        "0/3 nodes are available: "
         "3 No preemption victims found for incoming pod.",
     )
 

@@ -41,7 +41,8 @@ def test_two_pods_competing_for_one_slot_go_in_priority_order(
     message = "0/1 nodes are available: 1 Insufficient cpu."
     if placement == "kube-scheduler":  # then PostFilter: the higher pod is no victim
         message += (
-            " preemption: 0/1 nodes are available: 1 No preemption victims found for incoming pod."
+            " no new claims to deallocate, preemption: 0/1 nodes are available: 1 No preemption"
+            " victims found for incoming pod."
         )
     assert low.message == message
 

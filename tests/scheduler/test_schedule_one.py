@@ -122,7 +122,7 @@ def test_pre_filter_result_narrows_the_candidates() -> None:
     # the request exceeds n3's allocatable (UnschedulableAndUnresolvable) and the other nodes
     # were left out: DefaultPreemption has no node to try
     assert placed.fit_error.message == (
-        f"{diagnosed} preemption: 0/5 nodes are available: "
+        f"{diagnosed} no new claims to deallocate, preemption: 0/5 nodes are available: "
         "5 Preemption is not helpful for scheduling."
     )
 
@@ -149,7 +149,9 @@ def test_demo_fit_errors_match_the_diagnosis() -> None:
         if placed.fit_error is not None:
             unschedulable += 1
             diagnosed = sched.snapshot.diagnose(pod).message
-            assert placed.fit_error.message.startswith(diagnosed + " preemption: ")
+            assert placed.fit_error.message.startswith(
+                diagnosed + " no new claims to deallocate, preemption: "
+            )
     assert unschedulable == 2
 
 

@@ -808,7 +808,12 @@ class Framework:
         return status
 
     def run_post_filter_plugins(
-        self, state: CycleState, pod: Pod, node_to_status: Mapping[str, Status]
+        self,
+        state: CycleState,
+        pod: Pod,
+        node_to_status: Mapping[str, Status],
+        *,
+        statuses: dict[str, Status] | None = None,
     ) -> tuple[PostFilterResult | None, Status]:
         """Run PostFilter after no node passed (RunPostFilterPlugins).
 
@@ -819,23 +824,29 @@ class Framework:
             (None when no plugin returned one) and ``Unschedulable`` with every plugin's
             reasons, attributed to the first one.
 
-        A plugin whose PreFilter returned Skip for the pod is not run: since 1.33 a pod that
-        uses no ResourceClaim no longer gets DynamicResources' "no new claims to deallocate"
-        in its message (kubernetes#129823).
+        Every PostFilter plugin runs, a plugin whose PreFilter returned Skip for the pod too
+        (RunPostFilterPlugins reads no SkipFilterPlugins, release-1.34): a pod that uses no
+        ResourceClaim gets DynamicResources' "no new claims to deallocate" in its message
+        (kubernetes#129823's fast path was replaced in 1.34 by the claim store, which reads
+        the cycle state first). An Error status a plugin returns keeps its message
+        (``AsStatus(s.AsError()).WithPlugin``, no "running" prefix); one it raises, or a
+        value of the wrong type, is worded as the other points' failures.
+
+        Args:
+            statuses: when given, filled with plugin -> the status it returned, for the
+                plugins that ran (``--explain``).
         """
         reasons: list[str] = []
         rejector = ""
         last: PostFilterResult | None = None
-        skip = state.skip_filter_plugins
         for name, fn in self._post_filter:
-            if name in skip:  # nothing to undo for a pod its PreFilter skipped (see above)
-                continue
             try:
                 out = fn(state, pod, node_to_status)
             except PLUGIN_FAILURES as e:
-                return None, plugin_error("PostFilter", name, _describe(e))
+                return None, _noted(statuses, name, plugin_error("PostFilter", name, _describe(e)))
             result: PostFilterResult | None = None
             if out is None:
+                _noted(statuses, name, SUCCESS)
                 return None, SUCCESS
             if isinstance(out, PostFilterResult):
                 result, st = out, out.status
@@ -843,13 +854,15 @@ class Framework:
                 st = out
             else:
                 want = "a Status, a PostFilterResult or None"
-                return None, plugin_error("PostFilter", name, _returned(out, want))
+                failed = plugin_error("PostFilter", name, _returned(out, want))
+                return None, _noted(statuses, name, failed)
+            _noted(statuses, name, st)
             if st.is_success:
                 return result, SUCCESS
             if st.code is Code.UnschedulableAndUnresolvable:
                 return result, attributed(st, name)
             if not st.is_rejected:
-                return None, plugin_error("PostFilter", name, st.message)
+                return None, Status(Code.Error, (st.message,), name)
             if result is not None:
                 last = result
             reasons.extend(st.reasons)
@@ -1018,6 +1031,13 @@ class Framework:
             except PLUGIN_FAILURES as e:
                 problems.append(failure("PostBind", name, _describe(e)))
         return problems
+
+
+def _noted(statuses: dict[str, Status] | None, name: str, status: Status) -> Status:
+    """``status``, recorded under ``name`` in ``statuses`` when one is given."""
+    if statuses is not None:
+        statuses[name] = status
+    return status
 
 
 def _config_where(profile: Profile, where: str) -> str:

@@ -117,8 +117,9 @@ class Explanation:
         filter: node -> plugin -> ``"passed"`` or the rejection (``filter-result``), for the
             nodes evaluated: the feasible ones first, then the rejected ones, each in
             evaluation order.
-        post_filter: plugin -> status (``postfilter-result``) of the PostFilter plugins that
-            ran when no node fitted (``"success"`` or the message); empty when a node fitted.
+        post_filter: plugin -> the status each PostFilter plugin that ran returned when no
+            node fitted (``postfilter-result``: ``"success"`` or its message), in run order;
+            empty when a node fitted.
         pre_score: plugin -> status (``prescore-result``); empty when scoring did not run
             (one feasible node, or none).
         score: node -> plugin -> raw score (``score-result``).
@@ -371,10 +372,8 @@ class Recorder:
     ) -> None:
         """PreBind ran, and Bind when ``binding``."""
 
-    def post_filtered(
-        self, framework: Framework, skipped: frozenset[str] | set[str], status: Status
-    ) -> None:
-        """PostFilter ran."""
+    def post_filtered(self, statuses: Mapping[str, Status]) -> None:
+        """PostFilter ran: plugin -> the status each plugin that ran returned."""
 
     def nominated(self, node: str) -> None:
         """PostFilter nominated the pod to ``node`` ("" when it cleared the nomination)."""
@@ -472,13 +471,10 @@ class ExplanationRecorder(Recorder):
         order = framework.order()
         self.explanation.record_bind(order["PreBind"], skipped, order["Bind"], status, binding)
 
-    def post_filtered(
-        self, framework: Framework, skipped: frozenset[str] | set[str], status: Status
-    ) -> None:
+    def post_filtered(self, statuses: Mapping[str, Status]) -> None:
         self.explanation.post_filter = {
-            name: SUCCESS_MESSAGE if status.is_success else status.message
-            for name in framework.order().get("PostFilter", ())
-            if name not in skipped
+            name: SUCCESS_MESSAGE if st.is_success else st.message
+            for name, st in statuses.items()
         }
 
     def nominated(self, node: str) -> None:

@@ -495,8 +495,12 @@ class Scheduler:
         explanation = rec.explanation
         if fit.num_all_nodes == 0 or not framework.has_post_filter_plugins:
             return Placement(None, fit, explanation)
-        result, st = framework.run_post_filter_plugins(state, pod, self._post_filter_statuses(fit))
-        rec.post_filtered(framework, state.skip_filter_plugins, st)
+        statuses: dict[str, Status] | None = {} if rec.active else None
+        result, st = framework.run_post_filter_plugins(
+            state, pod, self._post_filter_statuses(fit), statuses=statuses
+        )
+        if statuses is not None:
+            rec.post_filtered(statuses)
         if st.message:
             diagnosis = attrs.evolve(fit.diagnosis, post_filter_msg=st.message)
             fit = attrs.evolve(fit, diagnosis=diagnosis)
