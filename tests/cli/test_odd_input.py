@@ -683,3 +683,20 @@ def test_a_pod_without_claims_gets_dynamic_resources_post_filter_message(
         "DefaultPreemption": preemption,
     }
 
+
+def test_explain_table_after_a_pre_filter_rejection_is_whole(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The ``--explain`` table of a pod PreFilter rejected has no grid (no node was
+    evaluated): the title is one line (it was folded at the empty grid's 8 columns), then the
+    PreFilter and PostFilter results, one line each, as in the JSON's ``results``."""
+    f = tmp_path / "c.yaml"
+    f.write_text(BAD_AFFINITY_POD)
+    assert main(["simulate", str(f), "--explain"]) == 0
+    out = capsys.readouterr().out
+    tail = out[out.index("default/p: not scheduled") :]
+    assert tail == (
+        "default/p: not scheduled (0 of 2 nodes evaluated, 0 feasible, 0 not evaluated)\n"
+        f"  PreFilter InterPodAffinity: {PARSING_POD}\n"
+        "  PostFilter DynamicResources: not found\n"
+    )

@@ -289,6 +289,11 @@ def _explain_table(buf: io.StringIO, o: PodOutcome) -> None:
             used = 1 + node_width + 3
         segments[-1].append(col)
         used += col[3] + 3
+    if not names:
+        # PreFilter rejected the pod (or no node was left): no grid, whose width would fold
+        # the title at the NODE column's
+        segments = []
+        buf.write(title + "\n")
     for i, segment in enumerate(segments):
         heading = title if i == 0 else f"{o.pod.key} (continued, {i + 1} of {len(segments)})"
         grid = [cli_table.GridColumn("NODE", min_width=node_width, no_wrap=True)]
@@ -300,10 +305,14 @@ def _explain_table(buf: io.StringIO, o: PodOutcome) -> None:
             [node_cell, *(col[1][r] for col in segment)] for r, node_cell in enumerate(node_cells)
         ]
         buf.write(cli_table.grid_text(heading, grid, rows, GRID_WIDTH))
-    if pre:
-        console = Console(file=buf, width=GRID_WIDTH, force_terminal=False, color_system=None)
-        for plugin, msg in pre.items():
-            console.print(f"  PreFilter {plugin}: {msg}", markup=False)
+    # one line each, as the JSON's preFilter/postFilter entries (a long message is left to
+    # the terminal to wrap)
+    lines = [f"  PreFilter {plugin}: {msg}" for plugin, msg in pre.items()]
+    lines += [f"  PostFilter {plugin}: {msg}" for plugin, msg in ex.post_filter.items()]
+    if ex.nominated_node:
+        lines.append(f"  nominated node: {ex.nominated_node}")
+    if lines:
+        buf.write("\n".join(lines) + "\n")
 
 
 def _stdin_is_redirected() -> bool:
