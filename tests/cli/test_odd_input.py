@@ -672,9 +672,7 @@ def test_a_pod_without_claims_gets_dynamic_resources_post_filter_message(
     doc = _json(["simulate", str(f), "--explain", "-o", "json"], capsys)
     [pod] = doc["pods"]
     # 5 cpu over 4 allocatable: UnschedulableAndUnresolvable, no node for preemption to try
-    preemption = (
-        "preemption: 0/1 nodes are available: 1 Preemption is not helpful for scheduling."
-    )
+    preemption = "preemption: 0/1 nodes are available: 1 Preemption is not helpful for scheduling."
     assert pod["message"] == (
         f"0/1 nodes are available: 1 Insufficient cpu. no new claims to deallocate, {preemption}"
     )
@@ -699,4 +697,80 @@ def test_explain_table_after_a_pre_filter_rejection_is_whole(
         "default/p: not scheduled (0 of 2 nodes evaluated, 0 feasible, 0 not evaluated)\n"
         f"  PreFilter InterPodAffinity: {PARSING_POD}\n"
         "  PostFilter DynamicResources: not found\n"
+    )
+
+
+def _spread_cluster(tmp_path: Path, pods: int) -> tuple[str, str]:
+    """CA 1.34 TestBinpackingEstimate's hostname-spread pods (20m, maxSkew 1, minDomains 3)
+    and its 100m ``oldnode``; a group of 1000m/5000Mi templates."""
+    docs = [
+        "apiVersion: v1\nkind: Node\nmetadata: {name: oldnode, labels: "
+        "{kubernetes.io/hostname: oldnode}}\n"
+        'status: {allocatable: {cpu: 100m, memory: 100Mi, pods: "10"}}\n'
+    ]
+    for i in range(pods):
+        docs.append(
+            f"apiVersion: v1\nkind: Pod\nmetadata: {{name: estimatee-{i}, namespace: universe, "
+            "labels: {app: estimatee}}\nspec:\n"
+            "  containers: [{name: c, image: x, resources: "
+            '{requests: {cpu: 20m, memory: "100"}}}]\n'
+            "  topologySpreadConstraints:\n  - {maxSkew: 1, topologyKey: kubernetes.io/hostname, "
+            "whenUnsatisfiable: DoNotSchedule, labelSelector: {matchLabels: {app: estimatee}}, "
+            "minDomains: 3}\n"
+        )
+    cluster, groups = tmp_path / "c.yaml", tmp_path / "g.yaml"
+    cluster.write_text("---\n".join(docs))
+    groups.write_text(
+        "nodeGroups:\n- name: g\n  maxSize: 10\n  template:\n    node:\n"
+        "      metadata: {name: template}\n"
+        '      status: {allocatable: {cpu: "1", memory: 5000Mi, pods: "10"}}\n'
+    )
+    return str(cluster), str(groups)
+
+
+def test_scale_up_says_an_existing_node_was_counted(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """CA 1.34's binpacking estimator counts an existing node the hostname-spread step put
+    pods on (``newNodesWithPods``) in the node count, and its --max-nodes-per-scaleup limiter
+    counts only the nodes it adds: with the cap at 2, 2 template copies and oldnode make 3.
+    The output used to say "NEW NODES 3 ... capped by --max-nodes-per-scaleup 2": now it says
+    what the 3 are made of, that the cap is on new nodes, and by how much the group grows; the
+    JSON says the same per group (newNodesInEstimate, existingNodesCounted)."""
+    cluster, groups = _spread_cluster(tmp_path, 20)
+    argv = ["scale-up", cluster, "--node-groups", groups, "--max-nodes-per-scaleup", "2"]
+    doc = _json([*argv, "-o", "json"], capsys)
+    assert doc["scaleUp"] == {"nodeGroup": "g", "nodes": 3}
+    [g] = doc["nodeGroups"]
+    assert (g["nodes"], g["newNodesInEstimate"], g["existingNodesCounted"]) == (
+        3, 2, {"oldnode": 4},
+    )  # fmt: skip
+    assert main(argv) == 0
+    out = " ".join(capsys.readouterr().out.split())  # the table's wrapping aside
+    assert (
+        "the estimate's 2 new node(s) + 1 existing node (oldnode: 4 pod(s)), counted alike by"
+        " Cluster Autoscaler; the group grows by 3" in out
+    )
+    assert "estimate capped at 2 new node(s) by --max-nodes-per-scaleup 2" in out
+    assert "capped by --max-nodes-per-scaleup 2" not in out
+    assert "estimate stopped at 2 new node(s), --max-nodes-per-scaleup 2" in out
+
+
+def test_replay_scale_up_event_says_an_existing_node_was_counted(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The replay's scale-up event added 3 nodes with "16 unschedulable pod(s) fit 3 new
+    node(s)", though the estimate had 2 new nodes and counted oldnode (CA 1.34
+    ``newNodesWithPods``): it now says so."""
+    cluster, groups = _spread_cluster(tmp_path, 20)
+    doc = _json(
+        ["replay", cluster, "--node-groups", groups, "--max-nodes-per-scaleup", "2", "-o", "json"],
+        capsys,
+    )
+    up = doc["events"][0]
+    assert (up["kind"], len(up["nodes"])) == ("scale-up", 3)
+    assert up["reason"] == (
+        "16 unschedulable pod(s) fit the estimate's 2 new node(s) + 1 existing node (oldnode: 4"
+        " pod(s)); adding 3 node(s), as Cluster Autoscaler counts the existing node(s) too"
+        " (expander least-waste)"
     )

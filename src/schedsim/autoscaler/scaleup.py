@@ -179,6 +179,9 @@ class GroupOption:
             cpu plus unused fraction of their memory (0 = no waste, 2 = all wasted).
         errors: pods whose attempt on the template, or its copies, failed with a plugin
             error.
+        existing_nodes: cluster node -> pods the estimate's hostname-spread step placed on
+            it (`Estimate.existing_nodes`); each such node is counted in ``node_count`` as
+            CA counts it (``newNodesWithPods``), though it is not new.
     """
 
     name: str
@@ -194,6 +197,25 @@ class GroupOption:
     limit: str = ""
     errors: tuple[PodError, ...] = ()
     limit_kind: str = ""
+    existing_nodes: Mapping[str, int] = attrs.field(factory=dict)
+
+    @property
+    def estimated_new_nodes(self) -> int:
+        """Template copies the estimate put pods on: ``node_count`` without the existing
+        nodes it counted (before the cap at the group's room)."""
+        return sum(1 for n in self.pods_per_node.values() if n)
+
+    def counted_nodes_note(self) -> str:
+        """What the estimate counted, e.g. ``the estimate's 2 new node(s) + 1 existing node
+        (oldnode: 4 pod(s))``; empty when ``node_count`` counts only new nodes."""
+        if not self.existing_nodes or not self.node_count:
+            return ""
+        names = ", ".join(f"{n}: {c} pod(s)" for n, c in sorted(self.existing_nodes.items()))
+        k = len(self.existing_nodes)
+        return (
+            f"the estimate's {self.estimated_new_nodes} new node(s) + {k} existing "
+            f"node{'s' if k > 1 else ''} ({names})"
+        )
 
     def fits_template(self, pod: Pod) -> bool:
         """Whether ``pod``'s equivalence group passed the check on this group's template
@@ -562,6 +584,7 @@ def _option(
         if capped
         else LIMIT_MAX_SIZE,
         errors=tuple(attrs.evolve(e, node_group=ng.name) for e in (*errors, *est.errors)),
+        existing_nodes=dict(est.existing_nodes),
     )
     if option.node_count > 0 and template.node is not None:
         option = attrs.evolve(option, waste=_waste(option, template.node, plr))

@@ -52,6 +52,7 @@ from schedsim.autoscaler.scaleup import (
     EXPANDERS,
     LIMIT_MAX_NODES_PER_SCALE_UP,
     LIMIT_MAX_SIZE,
+    GroupOption,
     ScaleUpResult,
     UnhelpedPod,
 )
@@ -385,6 +386,15 @@ def _up_json(r: ScaleUpResult) -> str:
                 **({"skipped": o.skipped} if o.skipped else {}),
                 **({"limitReached": o.limit} if o.limit_reached else {}),
                 **({"waste": round(o.waste, 4)} if o.waste is not None else {}),
+                # "nodes" counts them too (CA newNodesWithPods): how it is made up
+                **(
+                    {
+                        "newNodesInEstimate": o.estimated_new_nodes,
+                        "existingNodesCounted": dict(sorted(o.existing_nodes.items())),
+                    }
+                    if o.counted_nodes_note()
+                    else {}
+                ),
             }
             for o in r.options
         ],
@@ -458,6 +468,27 @@ def _pods_table(title: str, pods: Sequence[UnhelpedPod]) -> Table:
     return t
 
 
+def _counted(o: GroupOption) -> str:
+    """The make-up of ``o.node_count`` when the estimate counted existing nodes, with the cap
+    at the group's room when it applied ("" otherwise)."""
+    note = o.counted_nodes_note()
+    if not note:
+        return ""
+    if o.node_count < o.estimated_new_nodes + len(o.existing_nodes):
+        grows = f"capped at the group's room: it grows by {o.node_count}"
+    else:
+        grows = f"the group grows by {o.node_count}"
+    return f"{note}, counted alike by Cluster Autoscaler; {grows}"
+
+
+def _capped(o: GroupOption, cap: int) -> str:
+    """The table note of an estimate stopped by ``--max-nodes-per-scaleup``: the flag limits
+    the new nodes, so say so when existing ones are counted on top."""
+    if o.existing_nodes:
+        return f"estimate capped at {cap} new node(s) by --max-nodes-per-scaleup {cap}"
+    return f"capped by --max-nodes-per-scaleup {cap}"
+
+
 def _up_table(r: ScaleUpResult) -> str:
     buf = io.StringIO()
     console = _console(buf)
@@ -466,8 +497,9 @@ def _up_table(r: ScaleUpResult) -> str:
         table.add_column(col, overflow="fold")
     for o in r.options:
         notes = [o.skipped or ("chosen" if o.name == r.chosen else "")]
+        notes.append(_counted(o))
         if o.limit_kind == LIMIT_MAX_NODES_PER_SCALE_UP:
-            notes.append(f"capped by --max-nodes-per-scaleup {r.max_nodes_per_scale_up}")
+            notes.append(_capped(o, r.max_nodes_per_scale_up))
         elif o.limit_kind == LIMIT_MAX_SIZE:
             notes.append(f"limited by max size {o.max_size}")
         if o.waste is not None:
@@ -496,9 +528,14 @@ def _up_table(r: ScaleUpResult) -> str:
         if chosen
         else "no scale-up"
     )
+    if chosen is not None and _counted(chosen):
+        verdict += f" ({_counted(chosen)})"
     if chosen is not None and chosen.limit_kind == LIMIT_MAX_NODES_PER_SCALE_UP:
+        cap = r.max_nodes_per_scale_up
         verdict += (
-            f" (estimate stopped at --max-nodes-per-scaleup {r.max_nodes_per_scale_up}; "
+            f" (estimate stopped at --max-nodes-per-scaleup {cap}; more pods may need more nodes)"
+            if not chosen.existing_nodes
+            else f" (estimate stopped at {cap} new node(s), --max-nodes-per-scaleup {cap}; "
             "more pods may need more nodes)"
         )
     elif chosen is not None and chosen.limit_kind == LIMIT_MAX_SIZE:

@@ -441,9 +441,15 @@ class Autoscaler:
             add.append((chosen.name, name, self._copy(chosen.name, name)))
         self.last_scale_up = now
         keys = tuple(p.key for p in chosen.pods)
+        counted = chosen.counted_nodes_note()
         reason = (
             f"{len(keys)} unschedulable pod(s) fit {chosen.node_count} new node(s) "
             f"(expander {o.expander})"
+            if not counted
+            # CA counts an existing node the hostname-spread step used (newNodesWithPods)
+            else f"{len(keys)} unschedulable pod(s) fit {counted}; adding "
+            f"{chosen.node_count} node(s), as Cluster Autoscaler counts the existing node(s) "
+            f"too (expander {o.expander})"
         )
         event = ScaleEvent(now, SCALE_UP, chosen.name, tuple(n for _, n, _ in add), reason, keys)
         return LoopDecision(add=tuple(add), events=(event,), unhelped=unhelped)

@@ -473,8 +473,7 @@ class ExplanationRecorder(Recorder):
 
     def post_filtered(self, statuses: Mapping[str, Status]) -> None:
         self.explanation.post_filter = {
-            name: SUCCESS_MESSAGE if st.is_success else st.message
-            for name, st in statuses.items()
+            name: SUCCESS_MESSAGE if st.is_success else st.message for name, st in statuses.items()
         }
 
     def nominated(self, node: str) -> None:
