@@ -703,8 +703,8 @@ def test_console_script_reader_gone_is_one_line(cwd: Path) -> None:
         )
     finally:
         os.close(write_end)
-    assert proc.returncode == 1
+    assert proc.returncode == 2
     assert proc.stderr == (
-        "schedsim: error: cannot write the output to standard output: the reader went away "
-        "(broken pipe)\n"
+        "schedsim: error: standard output: cannot write the output: the reader went away "
+        "(broken pipe) (write it to a file with --output-file FILE instead)\n"
     )

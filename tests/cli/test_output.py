@@ -63,10 +63,19 @@ def _run(
 
 
 def _one_error_line(proc: subprocess.CompletedProcess[str], why: str) -> None:
-    assert proc.returncode == 1, proc.stderr
+    """Exit 2 and one line ``WHERE: cannot write the output: PROBLEM (how to go on)``, as
+    schedsim words bad input (``FILE: problem``); ``why`` is ``WHERE: PROBLEM``."""
+    assert proc.returncode == 2, proc.stderr
     assert "Traceback" not in proc.stderr
     lines = [ln for ln in proc.stderr.splitlines() if not ln.startswith("warning: ")]
-    assert lines == [f"schedsim: error: cannot write the output to {why}"], proc.stderr
+    where, problem = why.split(": ", 1)
+    hint = (
+        "write it to a file with --output-file FILE instead"
+        if where == "standard output"
+        else "give a path that can be written"
+    )
+    want = f"schedsim: error: {where}: cannot write the output: {problem} ({hint})"
+    assert lines == [want], proc.stderr
 
 
 @pytest.mark.parametrize("unbuffered", ["", "1"])

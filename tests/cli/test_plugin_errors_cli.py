@@ -137,6 +137,6 @@ def test_unwritable_output_is_an_error_not_a_traceback(tmp_path: Path) -> None:
             stderr=subprocess.PIPE,
             text=True,
         )
-    assert done.returncode == 1
-    assert done.stderr.startswith("schedsim: error: cannot write the output to standard output: ")
+    assert done.returncode == 2
+    assert done.stderr.startswith("schedsim: error: standard output: cannot write the output: ")
     assert "Traceback" not in done.stderr

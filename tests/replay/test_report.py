@@ -49,13 +49,16 @@ def test_report_flag_of_other_commands(
     assert capsys.readouterr().out  # the table is still printed
 
 
-def test_report_unwritable_is_exit_1(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    """A report that cannot be written is an output failure (exit 1, one line, no temporary
-    file left), as for --output-file."""
+def test_report_unwritable_is_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A report that cannot be written is an output failure (exit 2, one line ``FILE:
+    problem (how to go on)``, no temporary file left), as for --output-file."""
     bad = tmp_path / "no" / "r.html"
-    assert main(["simulate", "--report", str(bad)]) == 1
+    assert main(["simulate", "--report", str(bad)]) == 2
     err = capsys.readouterr().err
-    assert err.startswith(f"schedsim: error: cannot write the output to {bad}:")
+    assert err == (
+        f"schedsim: error: {bad}: cannot write the output: No such file or directory "
+        "(give a path that can be written)\n"
+    )
     assert list(tmp_path.iterdir()) == []
 
 

@@ -113,7 +113,7 @@ def test_report_file(sweep_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixt
     )
     bad = tmp_path / "missing-dir" / "sweep.html"
     status, _, err = _run(["sweep", spec, "--serial", "--report", str(bad)], capsys)
-    assert status == 1 and "cannot write" in err and not bad.exists()
+    assert status == 2 and f"{bad}: cannot write the output: " in err and not bad.exists()
 
 
 BARE = """

@@ -8,8 +8,9 @@ ResourceClaims. With no PATH it runs the example cluster shipped with schedsim.
 Autoscaler's what-if questions; ``schedsim plugins`` lists plugins and a profile's order.
 
 Exit status: 0 done (whether or not every pod fits), 2 bad input or usage (the message names
-the file, object and field), 1 a plugin failed or the output could not be written whole (a
-full disk, a file size limit, a reader that went away as with ``| head``), 130 Ctrl-C.
+the file, object and field) or the output could not be written whole (``FILE: cannot write
+the output: ...``: a full disk, a file size limit, a reader that went away as with
+``| head``), 1 a plugin failed, 130 Ctrl-C.
 Output is written whole or not at all (`schedsim.cli.output`).
 
 The commands live in their own modules (`schedsim.cli.parser` the flags,
@@ -53,7 +54,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         args = build_parser().parse_args(argv)
     except cli_output.OutputError as e:  # --help or --version could not be written whole
         cli_output.error_line(f"schedsim: error: {e}")
-        return 1
+        return cli_output.OUTPUT_ERROR_STATUS
     except KeyboardInterrupt:
         cli_output.error_line("schedsim: interrupted")
         return 130

@@ -165,7 +165,7 @@ def write_report(path: str, page: Page) -> None:
     """Write the HTML report of ``--report`` whole or not at all (`cli_output.deliver`).
 
     Raises:
-        OutputError: it cannot be written (exit status 1, as for the output itself).
+        OutputError: it cannot be written (exit status 2, as for the output itself).
     """
     deliver(page.render(), path)
 

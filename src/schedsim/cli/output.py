@@ -6,7 +6,8 @@ directory that is renamed over FILE only once every byte is written (the rename 
 POSIX, so FILE holds the old or the new output, never a part). Every write is checked: a
 short write (a file size limit), ``EPIPE`` (the reader went away, as with ``| head``),
 ``ENOSPC`` (``/dev/full``, a full disk) or a closed standard output raise `OutputError`,
-which the command line turns into one ``schedsim: error: ...`` line and exit status 1.
+which the command line turns into one ``schedsim: error: WHERE: cannot write the output:
+PROBLEM (HOW TO GO ON)`` line and exit status 2 (`OUTPUT_ERROR_STATUS`).
 
 `run_command` is the one wrapper around a command: it also turns Ctrl-C (``SIGINT``) into one
 ``schedsim: interrupted`` line and exit status 130 (the shell's 128 + SIGINT), after removing
@@ -31,10 +32,13 @@ from contextlib import contextmanager
 from typing import Any
 
 __all__ = [
+    "OUTPUT_ERROR_STATUS",
+    "STDOUT_NAME",
     "OutputError",
     "Parser",
     "deliver",
     "error_line",
+    "output_problem",
     "recorded_warnings",
     "run_command",
     "stdout_problem",
@@ -45,6 +49,10 @@ __all__ = [
 STDOUT = 1
 """The file descriptor of standard output."""
 
+OUTPUT_ERROR_STATUS = 2
+"""The exit status when the output cannot be written: a problem with what the command was
+given (the path, the descriptor), as bad input is."""
+
 _warnings: list[dict[str, str]] = []
 
 
@@ -52,14 +60,29 @@ class OutputError(Exception):
     """The output could not be written whole (the message says why, in a user's words)."""
 
 
+STDOUT_NAME = "standard output"
+"""How messages name standard output."""
+
+
+def output_problem(where: str, problem: str) -> str:
+    """The error line's text for output that cannot be written, as schedsim's input errors
+    are worded (``FILE: problem``) and saying how to go on: ``WHERE: cannot write the
+    output: PROBLEM (HOW TO GO ON)``."""
+    if where == STDOUT_NAME:
+        hint = "write it to a file with --output-file FILE instead"
+    else:
+        hint = "give a path that can be written"
+    return f"{where}: cannot write the output: {problem} ({hint})"
+
+
 def _why(e: OSError, where: str) -> str:
     if e.errno == errno.EPIPE:
-        return f"cannot write the output to {where}: the reader went away (broken pipe)"
+        return output_problem(where, "the reader went away (broken pipe)")
     if e.errno == errno.EBADF:
-        return f"cannot write the output to {where}: it is closed"
+        return output_problem(where, "it is closed")
     if e.errno == errno.EFBIG:
-        return f"cannot write the output to {where}: file size limit exceeded"
-    return f"cannot write the output to {where}: {e.strerror or e}"
+        return output_problem(where, "file size limit exceeded")
+    return output_problem(where, str(e.strerror or e))
 
 
 def write_all(fd: int, data: bytes, where: str) -> None:
@@ -79,7 +102,7 @@ def write_all(fd: int, data: bytes, where: str) -> None:
         except OSError as e:
             raise OutputError(_why(e, where)) from None
         if n <= 0:  # pragma: no cover - POSIX write returns an error rather than 0
-            raise OutputError(f"cannot write the output to {where}: nothing was written")
+            raise OutputError(output_problem(where, "nothing was written"))
         view = view[n:]
 
 
@@ -94,7 +117,7 @@ def _stdout_fd() -> int | None:
 
 
 def _to_stdout(text: str) -> None:
-    where = "standard output"
+    where = STDOUT_NAME
     fd = _stdout_fd()
     try:
         sys.stdout.flush()  # whatever was printed before goes first
@@ -111,13 +134,13 @@ def stdout_problem() -> str | None:
     """Why standard output cannot be written, checked before a command runs (a closed
     descriptor: a file the command opens could otherwise take its number); None if fine."""
     if sys.stdout is None:
-        return "cannot write the output to standard output: it is closed"
+        return output_problem(STDOUT_NAME, "it is closed")
     if _stdout_fd() is None:
         return None
     try:
         os.fstat(STDOUT)
     except OSError as e:
-        return _why(e, "standard output")
+        return _why(e, STDOUT_NAME)
     return None
 
 
@@ -260,9 +283,10 @@ def run_command(command: Callable[[], tuple[str | None, int]], path: str | None 
     """Run ``command`` (which returns its whole output, None when it failed before having
     any, and its exit status) and deliver its output; the exit status.
 
-    Returns ``status``; 1 when the output could not be written whole (one error line on
-    standard error); 130 on Ctrl-C (one ``schedsim: interrupted`` line; no output, no partial
-    file). Errors ``command`` raises pass through (the caller maps them to statuses).
+    Returns ``status``; 2 when the output could not be written whole (one error line on
+    standard error, `output_problem`'s); 130 on Ctrl-C (one ``schedsim: interrupted`` line;
+    no output, no partial file). Errors ``command`` raises pass through (the caller maps
+    them to statuses).
     """
     try:
         with _recording():
@@ -275,7 +299,7 @@ def run_command(command: Callable[[], tuple[str | None, int]], path: str | None 
     except OutputError as e:
         error_line(f"schedsim: error: {e}")
         _quiet_stdout()
-        return 1
+        return OUTPUT_ERROR_STATUS
     except KeyboardInterrupt:
         error_line("schedsim: interrupted")
         return 130
