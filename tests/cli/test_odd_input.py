@@ -777,3 +777,36 @@ def test_replay_scale_up_event_says_an_existing_node_was_counted(
         " (expander least-waste)"
     )
 
+
+def test_a_huge_reason_is_cut_in_tables_with_a_note(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """rich's wrapping grows faster than the text: a 6.4 MB reason took 43.5 s as a table
+    (3.9 s as JSON). A table cell (and an --explain line) now holds at most CELL_LIMIT
+    characters, then says how many more there are and that -o json has them; the JSON keeps
+    the whole message."""
+    import time
+
+    from schedsim.cli.table import CELL_LIMIT, clip, table_text
+
+    cell = "x y " * 250_000  # 1 MB
+    start = time.perf_counter()
+    text = table_text([("POD", "fold"), ("REASON", "ellipsis")], [["a", cell]])
+    assert time.perf_counter() - start < 5  # was ~5 s for this size, growing faster
+    note = f"... [{len(cell) - CELL_LIMIT:,} more characters; -o json has the whole text]"
+    words = " ".join(text.replace("│", " ").split())  # the cell's lines, unwrapped
+    assert clip(cell) == cell[:CELL_LIMIT] + note and note in words
+    value = "{" + "x y " * 50_000 + "}"
+    f = tmp_path / "c.yaml"
+    f.write_text(BAD_AFFINITY_POD.replace("{{.bad-value.}}", value))
+    doc = _json(["simulate", str(f), "-o", "json"], capsys)
+    [pod] = doc["pods"]
+    assert value in pod["message"]  # whole in JSON
+    assert main(["simulate", str(f), "--explain"]) == 0
+    out = capsys.readouterr().out
+    cut = len(pod["message"]) - CELL_LIMIT
+    words = " ".join(out.replace("│", " ").split())
+    assert f"[{cut:,} more characters; -o json has the whole text]" in words
+    [line] = [ln for ln in out.splitlines() if ln.startswith("  PreFilter InterPodAffinity: ")]
+    assert line.endswith("more characters; -o json has the whole text]")
+    assert len(line) < CELL_LIMIT + 200

@@ -65,6 +65,7 @@ from schedsim.cli.common import (
     write_report,
 )
 from schedsim.cli.output import recorded_warnings, warn
+from schedsim.cli.table import clip
 from schedsim.engine import Cluster, Engine
 from schedsim.report import scale_down_page, scale_up_page
 from schedsim.snapshot.dra import DraSnapshotError
@@ -463,7 +464,7 @@ def _pods_table(title: str, pods: Sequence[UnhelpedPod]) -> Table:
                 escape(label) if first else "",
                 str(len(same)) if first else "",
                 escape(g),
-                escape(reason),
+                escape(clip(reason)),
             )
     return t
 
@@ -519,7 +520,7 @@ def _up_table(r: ScaleUpResult) -> str:
             markup=False,
         )
         for same, label in _grouped(r.unhelped):  # as kubectl describe shows it
-            console.print(f"  {label}: NotTriggerScaleUp: {same[0].message}", markup=False)
+            console.print(f"  {label}: NotTriggerScaleUp: {clip(same[0].message)}", markup=False)
     if r.later:
         console.print(_pods_table("pods left for a later scale-up", r.later))
     chosen = r.chosen_option
@@ -611,7 +612,7 @@ def _down_table(r: ScaleDownResult) -> str:
         table.add_column(col, overflow="fold")
     for v in r.verdicts:
         util = "" if v.utilization is None else f"{v.utilization.value:.2f}"
-        reason = "" if v.reason is None else f"{v.reason.value}: {v.detail}"
+        reason = "" if v.reason is None else clip(f"{v.reason.value}: {v.detail}")
         moves = ", ".join(f"{p.pod.key} -> {p.node_name}" for p in v.moved)
         table.add_row(
             escape(v.node), "yes" if v.removable else "no", util, escape(reason), escape(moves)

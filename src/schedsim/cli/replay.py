@@ -33,6 +33,7 @@ from schedsim.autoscaler.nodegroups import NodeGroupError, load_node_groups, par
 from schedsim.autoscaler.scaleup import DEFAULT_MAX_NODES_PER_SCALE_UP, EXPANDERS
 from schedsim.cli.common import UsageError, output_path, report_title, write_report
 from schedsim.cli.output import warn
+from schedsim.cli.table import clip
 from schedsim.engine import Cluster, Engine
 from schedsim.replay import AutoscalerOptions, Replay, parse_duration
 from schedsim.replay.alibaba import GPU_DRIVER, GPU_MODES, alibaba_trace
@@ -395,7 +396,7 @@ def _table(m: ReplayMetrics, warnings: Sequence[str]) -> str:
         u.add_column("POD")
         u.add_column("WHY")
         for key, why in sorted(m.unschedulable.items()):
-            u.add_row(key, why)
+            u.add_row(key, clip(why))
         console.print(u)
     return buf.getvalue()
 

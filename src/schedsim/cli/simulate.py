@@ -307,8 +307,9 @@ def _explain_table(buf: io.StringIO, o: PodOutcome) -> None:
         buf.write(cli_table.grid_text(heading, grid, rows, GRID_WIDTH))
     # one line each, as the JSON's preFilter/postFilter entries (a long message is left to
     # the terminal to wrap)
-    lines = [f"  PreFilter {plugin}: {msg}" for plugin, msg in pre.items()]
-    lines += [f"  PostFilter {plugin}: {msg}" for plugin, msg in ex.post_filter.items()]
+    clip = cli_table.clip
+    lines = [f"  PreFilter {plugin}: {clip(msg)}" for plugin, msg in pre.items()]
+    lines += [f"  PostFilter {plugin}: {clip(msg)}" for plugin, msg in ex.post_filter.items()]
     if ex.nominated_node:
         lines.append(f"  nominated node: {ex.nominated_node}")
     if lines:

@@ -39,13 +39,33 @@ from rich.table import Table
 from rich.text import Text
 
 __all__ = [
+    "CELL_LIMIT",
+    "CLIPPED_NOTE",
     "ColumnSpec",
     "GridColumn",
+    "clip",
     "grid_text",
     "rich_grid_text",
     "rich_table_text",
     "table_text",
 ]
+
+CELL_LIMIT = 10_000
+"""The most characters of one cell a table prints: rich's wrapping of a longer text grows
+faster than its length (a 6.4 MB reason took 40 s), so the rest is cut, with a note saying how
+much (`clip`)."""
+
+CLIPPED_NOTE = "... [{n:,} more characters; -o json has the whole text]"
+"""What replaces the end of a cell past `CELL_LIMIT` (``{n}``: the characters left out)."""
+
+
+def clip(text: str, limit: int = CELL_LIMIT) -> str:
+    """``text``, or its first ``limit`` characters and `CLIPPED_NOTE` when it is longer: a
+    table stays linear in its input, and says what it left out."""
+    if len(text) <= limit:
+        return text
+    return text[:limit] + CLIPPED_NOTE.format(n=len(text) - limit)
+
 
 ColumnSpec = tuple[str, str]
 """A column: its header and rich's ``overflow`` for its cells that must be cut (``"fold"``
@@ -196,9 +216,13 @@ def table_text(
         rows: one string per column per row.
         width: the console width in columns.
 
+    A cell longer than `CELL_LIMIT` characters is cut there, with a note (`clip`).
+
     Raises:
         ValueError: a row's length differs from the number of columns.
     """
+    if any(len(c) > CELL_LIMIT for row in rows for c in row):
+        rows = [[clip(c) for c in row] for row in rows]
     cells_ascii = all(_ascii_text(h) for h, _ in columns) and all(
         _ascii_text(c) for row in rows for c in row
     )
@@ -303,6 +327,8 @@ def grid_text(
     n = len(columns)
     if any(len(row) != n for row in rows):
         raise ValueError(f"a row has cells for other than {n} columns")
+    if any(len(c) > CELL_LIMIT for row in rows for c in row):
+        rows = [[clip(c) for c in row] for row in rows]  # as in table_text
     plain = (
         rows
         and _ascii_text(title)
