@@ -810,3 +810,31 @@ def test_a_huge_reason_is_cut_in_tables_with_a_note(
     [line] = [ln for ln in out.splitlines() if ln.startswith("  PreFilter InterPodAffinity: ")]
     assert line.endswith("more characters; -o json has the whole text]")
     assert len(line) < CELL_LIMIT + 200
+
+
+@pytest.mark.parametrize(
+    ("body", "error"),
+    [("commands: [replay]\noptions: {utilizationThreshold: true}\n",
+      "options.utilizationThreshold: expected a number in [0, 1], got true"),
+     ("commands: [replay]\noptions: {scanInterval: false}\n",
+      "options.scanInterval: expected a duration (10s, 10m, 1h) or seconds, got false"),
+     ("commands: [replay]\naxes: {seeds: [1, true]}\n",
+      "axes.seeds: expected integers, got true"),
+     ("commands: [true]\n",
+      "commands[0]: unknown command true (expected simulate, scale-up, scale-down, replay, "
+      "experiment)"),
+     ("commands: [replay]\noptions: {utilizationThreshold: .inf}\n",
+      "options.utilizationThreshold: expected a number in [0, 1], got .inf"),
+     ("commands: [replay]\noptions: {gpuUtilizationThreshold: null}\n",
+      "options.gpuUtilizationThreshold: expected a number in [0, 1], got null")],
+)  # fmt: skip
+def test_a_sweep_spec_error_spells_values_as_yaml(
+    body: str, error: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A value a sweep spec error quotes is written as the spec's YAML spells it (``true``,
+    ``null``, ``.inf``), not as Python prints it (``True``, ``None``, ``inf``)."""
+    (tmp_path / "c.yaml").write_text(CLUSTER.replace("QUANTITY", "1"))
+    spec = tmp_path / "sweep.yaml"
+    spec.write_text("cluster: [c.yaml]\n" + body)
+    assert main(["sweep", "--serial", str(spec)]) == 2
+    assert capsys.readouterr().err == f"schedsim: error: {spec}: {error}\n"

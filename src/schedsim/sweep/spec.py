@@ -330,7 +330,7 @@ def _variants(source: str, axes: Mapping[str, Any], axis: str) -> list[tuple[str
 
 def _path(source: str, where: str, value: Any) -> str:
     if not isinstance(value, str) or not value:
-        raise ManifestError(f"{source}: {where}: expected a file path, got {value!r}")
+        raise ManifestError(f"{source}: {where}: expected a file path, got {_yaml(value)}")
     return os.path.join(os.path.dirname(source), value)
 
 
@@ -379,7 +379,7 @@ def _options(source: str, raw: Any) -> SweepOptions:
     ]
     for field, ok, problem in checks:
         if not ok:
-            raise ManifestError(f"{source}: options.{field}: {problem}, got {raw[field]!r}")
+            raise ManifestError(f"{source}: options.{field}: {problem}, got {_yaml(raw[field])}")
     if not opts.sample_interval > 0:
         raise ManifestError(f"{source}: options.sampleInterval: must be > 0")
     try:
@@ -389,6 +389,19 @@ def _options(source: str, raw: Any) -> SweepOptions:
         raise ManifestError(f"{source}: options.{field}: {e.problem}") from None
     return opts
 
+
+
+def _yaml(value: Any) -> str:
+    """``value`` as YAML spells it in an error (``true``, ``null``, ``.inf``, ``[1, true]``),
+    not as Python does (``True``, ``None``, ``inf``); a string keeps its quotes."""
+    if isinstance(value, str):
+        return repr(value)
+    if isinstance(value, float) and not math.isfinite(value):
+        return ".nan" if math.isnan(value) else (".inf" if value > 0 else "-.inf")
+    try:
+        return json.dumps(value, ensure_ascii=False, allow_nan=False)
+    except (TypeError, ValueError):
+        return repr(value)
 
 def _is_int(value: Any) -> bool:
     """A YAML integer (``true`` is a bool, not the number 1)."""
@@ -404,10 +417,10 @@ def _duration(source: str, key: str, value: Any) -> float:
     """A duration option: a Go duration (``10m``) or a number of seconds, >= 0."""
     try:
         if isinstance(value, bool) or not isinstance(value, (str, int, float)):
-            raise ValueError(f"expected a duration (10s, 10m, 1h) or seconds, got {value!r}")
+            raise ValueError(f"expected a duration (10s, 10m, 1h) or seconds, got {_yaml(value)}")
         seconds = parse_duration(value) if isinstance(value, str) else float(value)
         if not 0 <= seconds < float("inf"):
-            raise ValueError(f"must be a finite duration >= 0, got {value!r}")
+            raise ValueError(f"must be a finite duration >= 0, got {_yaml(value)}")
     except ValueError as e:
         raise ManifestError(f"{source}: options.{key}: {e}") from None
     return seconds
@@ -421,7 +434,7 @@ def _gates(source: str, name: str, value: Any) -> dict[str, bool]:
         raise ManifestError(f"{where}: expected a mapping of gate name -> true/false")
     for gate, on in value.items():
         if not isinstance(on, bool):
-            raise ManifestError(f"{where}.{gate}: expected true or false, got {on!r}")
+            raise ManifestError(f"{where}.{gate}: expected true or false, got {_yaml(on)}")
     return dict(value)
 
 
@@ -506,7 +519,7 @@ def _seeds(source: str, axes: Mapping[str, Any]) -> tuple[SeedVariant, ...]:
     out = []
     for name, value in pairs:
         if not _is_int(value):
-            raise ManifestError(f"{source}: axes.seeds: expected integers, got {value!r}")
+            raise ManifestError(f"{source}: axes.seeds: expected integers, got {_yaml(value)}")
         out.append(SeedVariant(name, int(value)))
     if len({v.name for v in out}) != len(out):
         raise ManifestError(f"{source}: axes.seeds: a seed is listed twice")
@@ -547,7 +560,7 @@ def _experiment(
     inflate = raw.get("inflate", 1.3)
     if not _is_number(inflate) or not inflate > 0 or not math.isfinite(inflate):
         raise ManifestError(
-            f"{source}: experiment.inflate: expected a finite number > 0, got {inflate!r}"
+            f"{source}: experiment.inflate: expected a finite number > 0, got {_yaml(inflate)}"
         )
     nodes = _path(source, "experiment.alibabaNodes", raw["alibabaNodes"])
     return ExperimentOptions(nodes, float(inflate), digest(_file_digest(nodes), inflate))
@@ -598,7 +611,7 @@ def load_spec(path: str) -> SweepSpec:
                 "experiment)"
             )
     if doc.get("kind", "Sweep") != "Sweep":
-        raise ManifestError(f"{path}: kind: expected Sweep, got {doc.get('kind')!r}")
+        raise ManifestError(f"{path}: kind: expected Sweep, got {_yaml(doc.get('kind'))}")
     axes = doc.get("axes")
     if axes is None:  # left out or null: no axes (an empty list is not a mapping)
         axes = {}
@@ -636,7 +649,8 @@ def load_spec(path: str) -> SweepSpec:
     for i, c in enumerate(commands):
         if c not in COMMANDS:
             raise ManifestError(
-                f"{path}: commands[{i}]: unknown command {c!r} (expected {', '.join(COMMANDS)})"
+                f"{path}: commands[{i}]: unknown command {_yaml(c)} "
+                f"(expected {', '.join(COMMANDS)})"
             )
     if len(set(commands)) != len(commands):
         raise ManifestError(f"{path}: commands: a command is listed twice")
