@@ -115,7 +115,7 @@ def test_experiment_row_in_json_matches_replay_inflate(grid: Path) -> None:
         (("  alibabaNodes: nodes.csv\n", ""), "experiment: required with the experiment command"),
         (("  inflate: 1.3", "  inflate: 0"), "experiment.inflate: expected a finite number > 0"),
         (("  inflate: 1.3", "  inflate: 1.3\n  gpus: 2"), "experiment.gpus: unknown field"),
-        (("seeds: [7, 8]", "seeds: [7, true]"), "axes.seeds: expected integers, got True"),
+        (("seeds: [7, 8]", "seeds: [7, true]"), "axes.seeds: expected integers, got true"),
         (("seeds: [7, 8]", "seeds: [7, 7]"), "axes.seeds: a seed is listed twice"),
         (("kind: Sweep\n", "kind: Sweep\ncluster: [x.yaml]\n"), "leave cluster out"),
     ],
