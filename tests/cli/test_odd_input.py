@@ -838,3 +838,41 @@ def test_a_sweep_spec_error_spells_values_as_yaml(
     spec.write_text("cluster: [c.yaml]\n" + body)
     assert main(["sweep", "--serial", str(spec)]) == 2
     assert capsys.readouterr().err == f"schedsim: error: {spec}: {error}\n"
+
+
+@pytest.mark.parametrize("text", ["10", "1.5", ".5", "0.0", "1h30", "-10", "+300"])
+def test_a_go_duration_needs_a_unit(
+    text: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Go's time.ParseDuration: a number without a unit is ``time: missing unit in
+    duration`` (``1h30`` too), except ``0``; ``10`` was read as 10 seconds. The trace
+    annotation and the replay's duration flags say so, with how to write it."""
+    from schedsim.replay import parse_duration
+
+    why = (
+        f"invalid duration '{text}': missing unit, as in Go's time.ParseDuration (give every "
+        "number a unit: ns, us, ms, s, m or h, e.g. 90s)"
+    )
+    with pytest.raises(ValueError) as e:
+        parse_duration(text)
+    assert str(e.value) == why
+    trace = tmp_path / "t.yaml"
+    trace.write_text(ONE_POD.replace("duration: 10m", f'duration: "{text}"'))
+    assert main(["replay", str(trace), "-o", "json"]) == 2
+    assert capsys.readouterr().err == (
+        f"schedsim: error: {trace}: Pod default/p: metadata.annotations[schedsim.io/duration]: "
+        f"{why}\n"
+    )
+    with pytest.raises(SystemExit) as exit_:
+        main(["replay", str(trace), "--scan-interval", text])
+    assert exit_.value.code == 2
+    assert why in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("text", ["0", "+0", "-0"])
+def test_a_zero_duration_needs_no_unit(text: str) -> None:
+    """ParseDuration's special case: ``0`` (after an optional sign) is zero."""
+    from schedsim.replay import parse_duration
+
+    assert parse_duration(text) == 0.0
+

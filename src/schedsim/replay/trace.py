@@ -11,9 +11,9 @@ Manifest traces
     ``metadata.creationTimestamp`` (a pod made by a controller: its template's); t = 0 is the
     earliest creationTimestamp of the pending pods; pods without one arrive at t = 0. The
     annotation ``schedsim.io/duration`` (`DURATION_ANNOTATION`: a Go duration such as ``90s``,
-    ``10m``, ``1h30m``, or seconds) is how long the pod runs once bound, after which it
-    completes and frees its node; without it the pod runs until the replay ends. Pods bound
-    in the input run from t = 0 (their duration counts from then).
+    ``10m``, ``1h30m``; a number needs its unit, as in Go) is how long the pod runs once
+    bound, after which it completes and frees its node; without it the pod runs until the
+    replay ends. Pods bound in the input run from t = 0 (their duration counts from then).
 
 KWOK recordings
     Manifests with ``ResourcePatch`` changes (``kwokctl snapshot record``): t = 0 is when
