@@ -876,3 +876,26 @@ def test_a_zero_duration_needs_no_unit(text: str) -> None:
 
     assert parse_duration(text) == 0.0
 
+
+@pytest.mark.parametrize(
+    ("times", "column"),
+    [("1e300,,", "creation_time"), ("0,1e300,", "deletion_time"), ("0,,1e19", "scheduled_time"),
+     ("9223372036.9,,", "creation_time")],
+)  # fmt: skip
+def test_an_alibaba_time_past_go_durations_is_refused(
+    times: str, column: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A trace time past Go's longest duration (2^63 - 1 ns, about 292 years) is refused with
+    its file, line and column; ``1e300`` was taken and the replay ran 1e300 virtual seconds
+    (JSON ``simulatedSeconds: 1e+300``)."""
+    pods, nodes = tmp_path / "pods.csv", tmp_path / "nodes.csv"
+    pods.write_text(PODS_HEADER + f"a,1000,1024,0,0,,BE,Running,{times}\n")
+    nodes.write_text(NODES_HEADER + "n1,8000,16384,0,\n")
+    argv = ["replay", "--alibaba-pods", str(pods), "--alibaba-nodes", str(nodes), "-o", "json"]
+    assert main(argv) == 2
+    got = next(v for v in times.split(",") if v and v != "0")
+    assert capsys.readouterr().err == (
+        f"schedsim: error: {pods}:2: {column}: out of range, got '{got}' (at most "
+        "9223372036.854775807 seconds, Go's longest duration, about 292 years: give the times "
+        "in seconds)\n"
+    )

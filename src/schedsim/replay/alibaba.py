@@ -211,6 +211,23 @@ def _number(where: str, column: str, v: str, *, required: bool = True) -> float 
     return x
 
 
+MAX_TIME: Final = 9223372036.854775807
+"""The latest time a trace row may give, in seconds: Go's longest time.Duration (2^63 - 1 ns,
+about 292 years), the most a replay's times and durations can be (``1e300`` was taken, and
+the replay ran for 1e300 virtual seconds)."""
+
+
+def _time(where: str, column: str, v: str, *, required: bool = True) -> float | None:
+    """A time column: a number of seconds in [0, `MAX_TIME`]."""
+    x = _number(where, column, v, required=required)
+    if x is not None and x > MAX_TIME:
+        raise TraceError(
+            f"{where}: {column}: out of range, got {v!r} (at most 9223372036.854775807 seconds,"
+            " Go's longest duration, about 292 years: give the times in seconds)"
+        )
+    return x
+
+
 def _int(where: str, column: str, v: str) -> int:
     x = _number(where, column, v)
     assert x is not None
@@ -375,10 +392,10 @@ def read_pods(
                 f"{where}: pod_phase: expected one of Pending, Running, Succeeded, Failed, "
                 f"got {r['pod_phase']!r}"
             )
-        created = _number(where, "creation_time", r["creation_time"]) if timed else 0.0
+        created = _time(where, "creation_time", r["creation_time"]) if timed else 0.0
         assert created is not None
-        deleted = _number(where, "deletion_time", r["deletion_time"], required=False)
-        scheduled = _number(where, "scheduled_time", r["scheduled_time"], required=False)
+        deleted = _time(where, "deletion_time", r["deletion_time"], required=False)
+        scheduled = _time(where, "scheduled_time", r["scheduled_time"], required=False)
         if scheduled is not None and scheduled < created:
             raise TraceError(
                 f"{where}: scheduled_time {r['scheduled_time']} is before creation_time "
