@@ -75,7 +75,7 @@ from schedsim.dra.extended import (
     is_dra_extended_resource_name,
     request_mappings,
 )
-from schedsim.dra.filter_cache import MISS, AllocationCache
+from schedsim.dra.filter_cache import FITS, MISS, AllocationCache
 from schedsim.dra.pools import PoolCache
 from schedsim.dra.tracker import AllocatedStateTracker
 from schedsim.dra.types import AllocationError, AllocationTimeout, DeviceId, DraFeatures
@@ -612,9 +612,12 @@ class DynamicResources:
             results = self._allocate(s, node, claims)
             if isinstance(results, Status):
                 return results
-            if results is None or len(results) != len(claims):
+            if results is FITS:
+                pass  # a look-alike node's verdict: Reserve allocates on the chosen node
+            elif not isinstance(results, list) or len(results) != len(claims):
                 return _CANNOT_ALLOCATE
-            s.node_allocations[node.name] = results
+            else:
+                s.node_allocations[node.name] = results
         if unavailable:
             # Remembered for PostFilter only when the node fails for this reason, as upstream
             # records them after the extended-resource check and the allocation.
@@ -686,29 +689,51 @@ class DynamicResources:
         return nodes
 
     def _allocate(
-        self, s: _State, node: Node, claims: list[ResourceClaim]
-    ) -> list[AllocationResult] | Status | None:
+        self, s: _State, node: Node, claims: list[ResourceClaim], need_results: bool = False
+    ) -> list[AllocationResult] | Status | object | None:
         """The allocator's answer for ``claims`` on ``node`` (an Error or timeout Status on
-        failure), from the AllocationCache when an equal pod's answer still holds there."""
-        assert s.allocator is not None
+        failure), from the AllocationCache when an equal pod's answer still holds there;
+        without ``need_results`` it may be `FITS` (the claims fit, as on a look-alike node
+        in the same DRA state: `AllocationCache.look_alike`; no allocation computed)."""
+        allocator = s.allocator
+        assert allocator is not None
         key = s.cache_key
-        pools = None
-        independent = False
-        if key is not None:
-            pools = self.pool_cache.pools(node)
-            independent = self.pool_cache.node_independent(pools)
-            kept = self.allocation_cache.get(key, node, pools, independent)
-            if kept is not MISS:
-                return kept  # type: ignore[return-value]
+        if key is None:
+            return self._run_allocator(allocator, node, claims)
+        cache = self.allocation_cache
+        pools = self.pool_cache.pools(node)
+        independent = self.pool_cache.node_independent(pools)
+        kept = cache.get(key, node, pools, independent, need_results)
+        if kept is not MISS:
+            return kept
+        name = (
+            None
+            if independent
+            else cache.look_alike(key, node, pools, allocator.allocated, allocator.shared_in_use)
+        )
+        if name is not None:
+            fits = cache.verdict(name)
+            if fits is False or (fits and not need_results):
+                kept = FITS if fits else None
+                cache.put(key, node, pools, kept, independent)
+                return kept
+        results = self._run_allocator(allocator, node, claims)
+        if not isinstance(results, Status):
+            cache.put(key, node, pools, results, independent)
+            if name is not None:
+                cache.put_verdict(name, results is not None)
+        return results
+
+    @staticmethod
+    def _run_allocator(
+        allocator: Allocator, node: Node, claims: list[ResourceClaim]
+    ) -> list[AllocationResult] | Status | None:
         try:
-            results = s.allocator.allocate(node, claims)
+            return allocator.allocate(node, claims)
         except AllocationError as e:
             return _error(str(e))
         except AllocationTimeout:
             return _TIMED_OUT
-        if key is not None and pools is not None:
-            self.allocation_cache.put(key, node, pools, results, independent)
-        return results
 
     def _allocation_for(self, s: _State, node_name: str) -> list[AllocationResult] | None:
         try:
@@ -717,7 +742,7 @@ class DynamicResources:
             return None
         if node is None:
             return None
-        out = self._allocate(s, node, [s.claims[i] for i in s.to_allocate])
+        out = self._allocate(s, node, [s.claims[i] for i in s.to_allocate], need_results=True)
         if not isinstance(out, list):
             return None
         s.node_allocations[node_name] = out

@@ -29,6 +29,20 @@ changed (their devices' capacity left), and DynamicResources' Reserve gives ever
 result of a reused answer the claim's own ``shareID``. The reused `AllocationResult`
 objects are immutable and shared between the claims they go into.
 
+**Look-alike nodes.** Filter needs only whether the claims fit on a node; the allocation
+itself is needed on the node Reserve gets. Nodes whose pools are all local to them
+(``nodeName`` slices, no per-device node selection, no device binding to the node) and hold
+the same devices in the same order (names, attributes, capacity, counters, taints, binding
+conditions: everything the allocator reads but the pool, slice and node names), with the
+same devices in use and the same capacity consumed on each, get the same answer: the
+search walks them identically (CEL sees no pool or node name; results name them, the
+verdict does not). So on a miss `look_alike` names the node's DRA state and `verdict`
+answers "fits" / "does not fit" from any node that was in that state for equal specs; a
+"fits" is kept as `FITS` (Filter passes the node without results: Reserve allocates on the
+chosen node, `get` with ``need_results``). This is what turns one allocator run per node
+and claim spec into one per distinct node state: the GPU trace's 1,213 nodes hold a few
+GPU models, most of them idle.
+
 The answers equal the allocator's on every call (checked by
 ``tests/dra/test_filter_cache.py``, which runs workloads with and without the cache).
 """
@@ -37,18 +51,25 @@ from __future__ import annotations
 
 import operator
 from collections.abc import Sequence
+from collections.abc import Set as AbstractSet
 
 from schedsim.api.core import Node
 from schedsim.api.resource import AllocationResult, DeviceClass, ResourceClaim, ResourceClaimSpec
+from schedsim.dra.allocated_state import AllocatedState
 from schedsim.dra.pools import Pool
 from schedsim.dra.tracker import AllocatedStateTracker
+from schedsim.dra.types import DeviceId
 
-__all__ = ["MISS", "AllocationCache"]
+__all__ = ["FITS", "MISS", "AllocationCache"]
 
 MISS = object()
 """`AllocationCache.get`'s answer when nothing valid is kept (None means "does not fit")."""
 
-_Outcome = list[AllocationResult] | None
+FITS = object()
+"""`AllocationCache.get`'s answer when the claims are known to fit on the node (a look-alike
+node's verdict) but no allocation is kept; ``need_results`` turns it into `MISS`."""
+
+_Outcome = list[AllocationResult] | None | object
 
 
 class _Entry:
@@ -82,9 +103,14 @@ class AllocationCache:
     __slots__ = (
         "_classes",
         "_entries",
+        "_pool_uses",
+        "_shape_ids",
+        "_shapes",
         "_spec_ids",
         "_spec_values",
         "_tracker",
+        "_uses",
+        "_verdicts",
         "_world",
         "generation",
     )
@@ -101,6 +127,15 @@ class AllocationCache:
         # Bumped whenever `begin` drops every entry (the world changed).
         self.generation = 0
         self._spec_values: dict[str, list[tuple[tuple[ResourceClaimSpec, ...], int]]] = {}
+        # look-alike nodes (module docstring): id of a node's pool list -> (the list, the id
+        # of its devices' content or None: not a look-alike candidate); content -> id
+        self._shapes: dict[int, tuple[list[Pool], int | None]] = {}
+        self._shape_ids: dict[object, int] = {}
+        # pool -> (its tracker epoch, its entries, the id of its devices' use); use -> id
+        self._pool_uses: dict[tuple[str, str], tuple[int, object, int]] = {}
+        self._uses: dict[tuple[object, ...], int] = {}
+        # (specs key, shape id, use ids) -> whether the claims fit
+        self._verdicts: dict[tuple[int, int, tuple[int, ...]], bool] = {}
 
     def begin(self, world: object, classes: Sequence[DeviceClass]) -> bool:
         """Start a pod's cycle; drop every entry if ``world`` (an equality-compared token of
@@ -121,6 +156,11 @@ class AllocationCache:
             self._world = world
             self._classes = tuple(classes)
             self._entries.clear()
+            self._shapes.clear()
+            self._shape_ids.clear()
+            self._pool_uses.clear()
+            self._uses.clear()
+            self._verdicts.clear()
             self.generation += 1
         return True
 
@@ -144,9 +184,15 @@ class AllocationCache:
         return key
 
     def get(
-        self, key: int, node: Node, pools: list[Pool], independent: bool = False
-    ) -> _Outcome | object:
-        """The outcome kept for specs ``key`` on ``node`` if it still holds, else `MISS`.
+        self,
+        key: int,
+        node: Node,
+        pools: list[Pool],
+        independent: bool = False,
+        need_results: bool = False,
+    ) -> _Outcome:
+        """The outcome kept for specs ``key`` on ``node`` if it still holds, else `MISS`
+        (`FITS`: fits, no allocation kept; with ``need_results`` that is a `MISS`).
         ``independent``: the outcome is the same on every node seeing ``pools``
         (`PoolCache.node_independent`), so one entry serves them all."""
         entry = self._entries.get((key, id(pools) if independent else node.name))
@@ -154,6 +200,7 @@ class AllocationCache:
             entry is None
             or entry.pools is not pools
             or (not independent and entry.node is not node)
+            or (need_results and entry.result is FITS)
         ):
             return MISS
         tracker = self._tracker
@@ -191,3 +238,104 @@ class AllocationCache:
             else frozenset((p.driver, p.name) for p in pools)
         )
         self._entries[(key, slot)] = _Entry(node, pools, pool_keys, epoch, result)
+
+    # ------------------------------------------------------------------ look-alike nodes
+
+    def look_alike(
+        self,
+        key: int,
+        node: Node,
+        pools: list[Pool],
+        allocated: AllocatedState,
+        shared_in_use: AbstractSet[DeviceId],
+    ) -> tuple[int, int, tuple[int, ...]] | None:
+        """The name of the node's DRA state for specs ``key`` (module docstring), or None
+        when its pools are not all local to it. ``allocated``/``shared_in_use``: what the
+        allocator reads (the tracker's live view, synced for this pod). Time: O(1) per
+        pool, plus O(pool's devices) for a pool whose use changed."""
+        hit = self._shapes.get(id(pools))
+        if hit is None or hit[0] is not pools:
+            hit = self._shapes[id(pools)] = (pools, self._shape_id(node, pools))
+        shape = hit[1]
+        if shape is None:
+            return None
+        uses = []
+        tracker = self._tracker
+        pool_uses = self._pool_uses
+        for p in pools:
+            pk = (p.driver, p.name)
+            epoch = tracker.pool_epoch(pk)
+            kept = pool_uses.get(pk)
+            if kept is None or kept[0] != epoch or kept[1] is not p.entries:
+                use = _pool_use(p, allocated, shared_in_use)
+                uid = self._uses.setdefault(use, len(self._uses))
+                kept = pool_uses[pk] = (epoch, p.entries, uid)
+            uses.append(kept[2])
+        return (key, shape, tuple(uses))
+
+    def verdict(self, name: tuple[int, int, tuple[int, ...]]) -> bool | None:
+        """Whether the claims fitted on a node in the state `look_alike` named (None:
+        not known)."""
+        return self._verdicts.get(name)
+
+    def put_verdict(self, name: tuple[int, int, tuple[int, ...]], fits: bool) -> None:
+        """Keep the allocator's complete answer for a node in the state ``name``."""
+        self._verdicts[name] = fits
+
+    def _shape_id(self, node: Node, pools: list[Pool]) -> int | None:
+        parts = []
+        for p in pools:
+            slices = []
+            for s in p.slices:
+                if s.node_name != node.name or s.per_device_node_selection:
+                    return None
+                devices = []
+                for d in s.devices:
+                    if d.binds_to_node or d.node_name or d.node_selector or d.all_nodes:
+                        return None
+                    devices.append(
+                        (
+                            d.name,
+                            d.allow_multiple_allocations,
+                            tuple(sorted(d.attributes.items())),
+                            tuple(sorted(d.capacity.items())),
+                            d.consumes_counters,
+                            d.taints,
+                            d.binding_conditions,
+                            d.binding_failure_conditions,
+                        )
+                    )
+                slices.append(
+                    (
+                        s.driver,
+                        s.pool.generation,
+                        s.pool.resource_slice_count,
+                        s.shared_counters,
+                        tuple(devices),
+                    )
+                )
+            parts.append((p.driver, p.incomplete, p.invalid_reason, len(p.entries), tuple(slices)))
+        shape = tuple(parts)
+        try:
+            return self._shape_ids.setdefault(shape, len(self._shape_ids))
+        except TypeError:  # an unhashable value: never a look-alike
+            return None
+
+
+def _pool_use(
+    pool: Pool, allocated: AllocatedState, shared_in_use: AbstractSet[DeviceId]
+) -> tuple[object, ...]:
+    """Per device of ``pool``, in order: in use exclusively, shared, the capacity consumed."""
+    devices = allocated.devices
+    consumed = allocated.consumed_capacity
+    out: list[object] = []
+    for did, _, _ in pool.entries:
+        used = consumed.get(did)
+        out.append(
+            (
+                did in devices,
+                did in shared_in_use,
+                None if used is None else tuple(sorted(used.items())),
+            )
+        )
+    return tuple(out)

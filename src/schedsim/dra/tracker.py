@@ -139,6 +139,10 @@ class AllocatedStateTracker:
             return None
         return self._journal[start:]
 
+    def pool_epoch(self, pool: PoolKey) -> int:
+        """The epoch of ``pool``'s last change (-1: none recorded). Time: O(1)."""
+        return self._pool_epoch.get(pool, -1)
+
     def pool_changed_after(self, pool: PoolKey, epoch: int) -> bool:
         """Whether ``pool``'s allocated devices changed after ``epoch``. Time: O(1)."""
         return self._pool_epoch.get(pool, -1) >= epoch
