@@ -52,6 +52,13 @@ scoring reads the columns at the feasible positions with C-level look-ups
 the feasible nodes in one call declares ``score_nodes(state, pod, nodes)`` (PodTopologySpread:
 once per distinct topology value); nothing of it is kept between pods.
 
+When a table is keyed by more than the pod class (a plugin's ``filter_reuse_key``:
+DynamicResources' claim specs), the raw scores are kept once per pod class instead
+(`ClassScores`, shared by the tables of the class: pods whose claims differ score alike
+with the pure plugins), with their own validity per position: the NodeInfo object and
+generation (and ``Node`` object for the node-only columns) each was computed for, checked
+at the feasible positions of each pod (O(feasible) C-level comparisons).
+
 Error statuses are never stored. Explained pods use the cache too: their explanation is
 derived from the same statuses, which are exact by the rule above. A revert brings back
 NodeInfos with their old generations and their old contents, so entries stay valid.
@@ -59,6 +66,9 @@ NodeInfos with their old generations and their old contents, so entries stay val
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from itertools import compress
+from operator import attrgetter, is_not, ne
 from typing import Any
 
 from schedsim.api.core import Pod
@@ -76,6 +86,7 @@ __all__ = [
     "PURE_FILTER_PLUGINS",
     "PURE_SCORE_PLUGINS",
     "UNIFORM_NORMALIZE",
+    "ClassScores",
     "FailingClasses",
     "KeyedFilter",
     "ResultCache",
@@ -127,6 +138,7 @@ ScoreReuse = dict[str, dict[NodeInfo, tuple[int, int]]]
 """Plugin -> NodeInfo -> (generation, raw score), for one class of identical pods."""
 
 _IN_TREE_MODULE = "schedsim_plugins."
+_GENERATION = attrgetter("generation")
 _KEY = "schedsim.scheduler.cache.key"
 
 
@@ -199,6 +211,7 @@ class ResultCache:
         }
         self._dra_extended = framework.handle.feature_gates.enabled("DRAExtendedResource")
         self._filters: dict[object, FilterTable] = {}
+        self._class_scores: dict[str, ClassScores] = {}
         self._pure_score = tuple(
             name
             for name in framework.score_weights
@@ -271,6 +284,12 @@ class ResultCache:
         table = self._filters.get(key)
         if table is None:
             table = self._filters[key] = FilterTable(self._node_only)
+            if declared:  # raw scores per pod class (the module docstring)
+                class_key = _class_key(pod)
+                shared = self._class_scores.get(class_key)
+                if shared is None:
+                    shared = self._class_scores[class_key] = ClassScores()
+                table.class_scores = shared
         if declared:
             names = dict(zip(table.names, range(len(table.names)), strict=True))
             for plugin in declared:
@@ -292,17 +311,32 @@ class ResultCache:
             reuse = self._scores[key] = {name: {} for name in self._pure_score}
         return reuse
 
-    def score_columns(self, pod: Pod, state: CycleState, table: FilterTable) -> ScoreColumns:
+    def score_columns(
+        self,
+        pod: Pod,
+        state: CycleState,
+        table: FilterTable,
+        feasible: Sequence[NodeInfo] | None = None,
+        positions: Sequence[int] | None = None,
+    ) -> ScoreColumns:
         """Raw score columns in ``table`` (``pod``'s class, just revalidated by the Filter
         walk over the whole node list) for the cacheable Score plugins that run for this
         attempt (after PreScore: ``state`` says which were skipped): those without
         NormalizeScore summed in one column, the others one column each. Nothing is kept
-        when NodeResourcesFit would read DRA state (DRAExtendedResource)."""
+        when NodeResourcesFit would read DRA state (DRAExtendedResource). When the table
+        keeps its scores per pod class (`ClassScores`), ``feasible`` and ``positions``
+        (the nodes to score and their positions) are revalidated there first."""
         if self._dra_extended and has_extended_resource_requests(pod):
             return ScoreColumns(frozenset(), None, {}, frozenset(), self._bulk)
         n = len(table.objs)
         skip = state.skip_score_plugins
-        tokens = table.tokens
+        scores, node_scores, tokens = table.scores, table.node_scores, table.tokens
+        shared = table.class_scores
+        if isinstance(shared, ClassScores):
+            if feasible is None or positions is None:
+                return ScoreColumns(frozenset(), None, {}, frozenset(), self._bulk)
+            shared.revalidate(feasible, positions, n)
+            scores, node_scores, tokens = shared.scores, shared.node_scores, shared.tokens
         # without NormalizeScore: summed, one sum for the plugins reading the node's pods and
         # one for those reading its Node object alone (kept until the Node object changes)
         summed: tuple[list[str], list[str]] = ([], [])
@@ -320,7 +354,7 @@ class ResultCache:
                 summed[node_only].append(name)
                 summed_tokens[node_only].append(token)
                 continue
-            stored = table.node_scores if node_only else table.scores
+            stored = node_scores if node_only else scores
             raw[name] = _column(stored, tokens, name, token, n)
         # the whole sum in ``scores`` (one pass per pod; cleared where anything changed),
         # the node-only plugins' part also in ``node_scores`` (kept while the Node object is)
@@ -328,11 +362,11 @@ class ResultCache:
         combined = None
         if every:
             key, token = "+".join(every), (*summed_tokens[0], *summed_tokens[1])
-            combined = _column(table.scores, tokens, key, token, n)
+            combined = _column(scores, tokens, key, token, n)
         node_part = None
         if summed[1]:
             key, token = "+".join(summed[1]), tuple(summed_tokens[1])
-            node_part = (frozenset(summed[1]), _column(table.node_scores, tokens, key, token, n))
+            node_part = (frozenset(summed[1]), _column(node_scores, tokens, key, token, n))
         return ScoreColumns(
             frozenset(every), combined, raw, UNIFORM_NORMALIZE, self._bulk, node_part
         )
@@ -341,6 +375,55 @@ class ResultCache:
         """Forget everything (frees the memory; results stay valid otherwise)."""
         self._filters.clear()
         self._scores.clear()
+        self._class_scores.clear()
+
+
+class ClassScores:
+    """Raw score columns of one pod class shared by its `FilterTable` objects (the module
+    docstring), position by position over the node list, with what each position's
+    values were computed for: the NodeInfo object and generation (``scores``) and the
+    ``Node`` object (``node_scores``, the node-only plugins')."""
+
+    __slots__ = ("gens", "node_scores", "nodes", "objs", "scores", "tokens")
+
+    def __init__(self) -> None:
+        self.objs: list[NodeInfo | None] = []
+        self.gens: list[int] = []
+        self.nodes: list[object] = []
+        self.scores: dict[str, list[int | None]] = {}
+        self.node_scores: dict[str, list[int | None]] = {}
+        self.tokens: dict[str, object] = {}
+
+    def revalidate(self, feasible: Sequence[NodeInfo], positions: Sequence[int], n: int) -> None:
+        """Empty the values at the ``positions`` whose node (``feasible``, in the same
+        order) is not the one they were computed for; ``n``: the node list's length.
+        Time: O(len(feasible)) C-level comparisons + O(changed positions x columns)."""
+        if len(self.objs) != n:
+            self.objs, self.gens, self.nodes = [None] * n, [-1] * n, [None] * n
+            self.scores, self.node_scores, self.tokens = {}, {}, {}
+        objs, gens = self.objs, self.gens
+        m = len(positions)
+        stale = set(compress(range(m), map(is_not, map(objs.__getitem__, positions), feasible)))
+        stale.update(
+            compress(
+                range(m), map(ne, map(gens.__getitem__, positions), map(_GENERATION, feasible))
+            )
+        )
+        if not stale:
+            return
+        columns = list(self.scores.values())
+        node_columns = list(self.node_scores.values())
+        nodes = self.nodes
+        for k in stale:
+            i = positions[k]
+            ni = feasible[k]
+            for column in columns:
+                column[i] = None
+            if nodes[i] is not ni.node:
+                for column in node_columns:
+                    column[i] = None
+                nodes[i] = ni.node
+            objs[i], gens[i] = ni, ni.generation
 
 
 def _column(

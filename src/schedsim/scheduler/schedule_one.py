@@ -388,7 +388,7 @@ class Scheduler:
             return list(map(table_names.__getitem__, positions))
 
         def columns(after_pre_score: CycleState) -> ScoreColumns:
-            return cache.score_columns(pod, after_pre_score, table)
+            return cache.score_columns(pod, after_pre_score, table, feasible, positions)
 
         totals, failed = prioritize_totals(
             self.framework, state, pod, feasible, positions, names, columns

@@ -55,6 +55,7 @@ class FilterTable:
     """
 
     __slots__ = (
+        "class_scores",
         "gens",
         "journal",
         "names",
@@ -75,6 +76,9 @@ class FilterTable:
 
     def __init__(self, node_only: frozenset[str] = frozenset()) -> None:
         self.node_only = node_only
+        # the scheduler's raw scores kept per pod class instead of in ``scores`` (when the
+        # table is keyed by more than the pod class: `schedsim.scheduler.cache.ClassScores`)
+        self.class_scores: object = None
         # the store's change-journal token this table is up to date with (None: compare
         # everything next time) and node name -> position as of that comparison
         self.journal: object = None
