@@ -216,6 +216,9 @@ class _State:
     allocator: Allocator | None
     # The claim specs' key in the plugin's AllocationCache (None: not cached for this pod).
     cache_key: int | None = None
+    # All the pod's claims, when every one is to be allocated and the AllocationCache is
+    # used for them (Filter's fast path: `AllocationCache.get_kept`); else None.
+    cached_claims: list[ResourceClaim] | None = None
     # node name -> one AllocationResult per claim in ``to_allocate``.
     node_allocations: dict[str, list[AllocationResult]] = attrs.field(factory=dict)
     # Indices of allocated claims found unavailable on some node.
@@ -486,6 +489,11 @@ class DynamicResources:
             ),
             extended_mapping=mapping,
             extended_requests=requests,
+            cached_claims=(
+                [claims[i] for i in to_allocate]
+                if cache_key is not None and extended is None and len(to_allocate) == len(claims)
+                else None
+            ),
         )
         return None
 
@@ -589,6 +597,22 @@ class DynamicResources:
             return None
         node = node_info.node
         assert node is not None
+        cached = s.cached_claims
+        if cached is not None:
+            # no claim allocated, no extended-resource claim: the answer kept for this node
+            # if it still holds (`_allocate`'s first look-up, without the pool gathering)
+            assert s.cache_key is not None
+            kept = self.allocation_cache.get_kept(s.cache_key, node)
+            if kept is FITS:
+                return None
+            if kept is None:
+                return _CANNOT_ALLOCATE
+            if kept is not MISS:
+                assert isinstance(kept, list)
+                if len(kept) != len(cached):
+                    return _CANNOT_ALLOCATE
+                s.node_allocations[node.name] = kept
+                return None
         unavailable: list[int] = []
         for i, claim in enumerate(s.claims):
             allocation = claim.status.allocation

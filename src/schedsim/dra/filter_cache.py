@@ -218,6 +218,22 @@ class AllocationCache:
             return MISS
         return entry.result
 
+    def get_kept(self, key: int, node: Node) -> _Outcome:
+        """`get` for a node whose entry is per node (not node-independent) and was made for
+        this ``node`` object, without its pool list: within one world, one Node object sees
+        one pool list (`PoolCache.pools`), so the entry's is the node's. `MISS` whenever
+        `get` would need more (no such entry, more than 4 pools: then `get` uses the
+        journal). Time: O(1)."""
+        entry = self._entries.get((key, node.name))
+        if entry is None or entry.node is not node or len(entry.pool_keys) > 4:
+            return MISS
+        since = entry.epoch
+        epoch = self._tracker.pool_epoch
+        for p in entry.pool_keys:
+            if epoch(p) >= since:
+                return MISS
+        return entry.result
+
     def put(
         self,
         key: int,
