@@ -6,11 +6,11 @@ NormalizeScore).
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, ClassVar
 
 from schedsim.api.core import Pod
-from schedsim.framework import Code, CycleState, Handle, NodeInfo, StateKey, Status
+from schedsim.framework import MAX_NODE_SCORE, Code, CycleState, Handle, NodeInfo, StateKey, Status
 from schedsim.framework.args import NodeResourcesBalancedAllocationArgs
 from schedsim_plugins.resource_allocation import (
     NodeUsage,
@@ -57,6 +57,7 @@ class NodeResourcesBalancedAllocation:
         self._resources = self.args.resources
         self._pod_level = handle.feature_gates.enabled("PodLevelResources")
         self._usage = NodeUsage(self._resources, use_requested=True)
+        self._cpu_memory = tuple(r.name for r in self._resources) == ("cpu", "memory")
 
     def _pod_requests(self, pod: Pod) -> tuple[int, ...]:
         return pod_resource_requests(
@@ -84,3 +85,34 @@ class NodeResourcesBalancedAllocation:
                 return 0
         requested, allocatable = self._usage(node_info, requests)
         return balanced_resource_scorer(requested, allocatable)
+
+    def score_node_fn(self, state: CycleState, pod: Pod) -> Callable[[NodeInfo], int]:
+        """`schedsim_score` for this attempt as a function of the node alone (the pod's
+        requests read from ``state`` once): the same value on every node. Over exactly cpu
+        and memory, the arithmetic inline (the same float operations as
+        `balanced_resource_scorer` on two fractions)."""
+        requests = state.get(PRE_SCORE_STATE_KEY)
+        if requests is None:
+            requests = self._pod_requests(pod)
+            if not any(requests):
+                return lambda node_info: 0
+        if not self._cpu_memory:
+            usage = self._usage
+            return lambda node_info: balanced_resource_scorer(*usage(node_info, requests))
+        pc, pm = requests
+
+        def balanced(node_info: NodeInfo) -> int:
+            alloc = node_info.allocatable
+            ac, am = alloc.milli_cpu, alloc.memory
+            if not (ac and am):  # one fraction or none: std 0
+                return MAX_NODE_SCORE
+            used = node_info.requested
+            f0 = (used.milli_cpu + pc) / ac
+            if f0 > 1:
+                f0 = 1.0
+            f1 = (used.memory + pm) / am
+            if f1 > 1:
+                f1 = 1.0
+            return int((1 - abs((f0 - f1) / 2)) * MAX_NODE_SCORE)
+
+        return balanced

@@ -14,7 +14,7 @@ PreScore/Score rank the nodes by the args' ``scoringStrategy`` (``least_allocate
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, ClassVar
 
 import attrs
@@ -24,6 +24,7 @@ from schedsim.api.core.resources import is_extended_resource_name, pod_requests,
 from schedsim.api.parts_memo import parts_memo
 from schedsim.dra.extended import device_class_mapping
 from schedsim.framework import (
+    MAX_NODE_SCORE,
     Code,
     CycleState,
     Handle,
@@ -164,9 +165,9 @@ def fits_request(
     for name, q in request.scalar_resources.items():
         if q == 0:
             continue
-        if is_extended_resource_name(name) and (
+        if (
             name in ignored_resources or name.split("/", 1)[0] in ignored_resource_groups
-        ):
+        ) and is_extended_resource_name(name):  # (the name check only when it matters)
             continue
         if name in delegated_to_dra and alloc.scalar_resources.get(name, 0) <= 0:
             continue
@@ -209,6 +210,13 @@ class NodeResourcesFit:
         self._score_resources = strategy.resources
         self._scorer = _scorer(strategy)
         self._usage = NodeUsage(strategy.resources, use_requested=False)
+        # LeastAllocated over exactly cpu and memory: their weights (`score_node_fn`)
+        self._least_cpu_memory: tuple[int, int] | None = None
+        if strategy.type == LEAST_ALLOCATED and tuple(r.name for r in strategy.resources) == (
+            "cpu",
+            "memory",
+        ):
+            self._least_cpu_memory = (strategy.resources[0].weight, strategy.resources[1].weight)
         gates = handle.feature_gates
         self._sidecars = gates.enabled("SidecarContainers")
         self._pod_level = gates.enabled("PodLevelResources")
@@ -261,6 +269,45 @@ class NodeResourcesFit:
             and not request.scalar_resources
         ):
             return None
+        return self._shortages(state, request, node_info)
+
+    def filter_node_fn(self, state: CycleState, pod: Pod) -> Callable[[NodeInfo], Status | None]:
+        """`schedsim_filter` for this attempt as a function of the node alone (the request
+        read from ``state`` once): the same status on every node. A node where every
+        requested amount fits in ``allocatable - requested`` (the pod count too) passes
+        without `fits_request`, which would find no shortage there."""
+        request = state.get(_STATE_KEY)
+        if request is None:
+            return lambda node_info: _NO_PRE_FILTER_STATE
+        cpu, memory, storage = request.milli_cpu, request.memory, request.ephemeral_storage
+        scalars = tuple(request.scalar_resources.items())
+        shortages = self._shortages
+
+        def fit(node_info: NodeInfo) -> Status | None:
+            alloc = node_info.allocatable
+            used = node_info.requested
+            if (
+                len(node_info.pods) < alloc.allowed_pod_number
+                and cpu <= alloc.milli_cpu - used.milli_cpu
+                and memory <= alloc.memory - used.memory
+                and storage <= alloc.ephemeral_storage - used.ephemeral_storage
+            ):
+                if not scalars:
+                    return None
+                have, taken = alloc.scalar_resources, used.scalar_resources
+                for name, q in scalars:
+                    if q > have.get(name, 0) - taken.get(name, 0):
+                        break
+                else:
+                    return None
+            return shortages(state, request, node_info)
+
+        return fit
+
+    def _shortages(
+        self, state: CycleState, request: Resource, node_info: NodeInfo
+    ) -> Status | None:
+        """Filter's status from `fits_request` (None: it fits)."""
         short = fits_request(
             request,
             node_info,
@@ -299,3 +346,35 @@ class NodeResourcesFit:
             requests = self._score_requests(pod)
         requested, allocatable = self._usage(node_info, requests)
         return self._scorer(requested, allocatable)
+
+    def score_node_fn(self, state: CycleState, pod: Pod) -> Callable[[NodeInfo], int]:
+        """`schedsim_score` for this attempt as a function of the node alone (its requests
+        read from ``state`` once): the same value on every node. With the default
+        LeastAllocated over cpu and memory, the arithmetic inline (`NodeUsage` and
+        `least_resource_scorer` give the same integers)."""
+        requests = state.get(PRE_SCORE_STATE_KEY)
+        if requests is None:
+            requests = self._score_requests(pod)
+        if self._least_cpu_memory is None:
+            usage, scorer = self._usage, self._scorer
+            return lambda node_info: scorer(*usage(node_info, requests))
+        wc, wm = self._least_cpu_memory
+        pc, pm = requests
+
+        def least_allocated(node_info: NodeInfo) -> int:
+            alloc = node_info.allocatable
+            used = node_info.non_zero_requested
+            score = weights = 0
+            a = alloc.milli_cpu
+            if a:
+                r = used.milli_cpu + pc
+                score = (0 if r > a else (a - r) * MAX_NODE_SCORE // a) * wc
+                weights = wc
+            a = alloc.memory
+            if a:
+                r = used.memory + pm
+                score += (0 if r > a else (a - r) * MAX_NODE_SCORE // a) * wm
+                weights += wm
+            return score // weights if weights else 0
+
+        return least_allocated

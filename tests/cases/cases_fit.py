@@ -77,6 +77,9 @@ def _result(
         return got
     node_info = snap.get_node_info(check["node"])
     status = framework.run_filter_plugins(state, pod, node_info)
+    # the chain bound to the attempt (NodeResourcesFit's ``filter_node_fn``, what the
+    # scheduler's cached walk runs) gives the same status on every case
+    assert framework.filter_chain(state, pod)(node_info) == status
     got.update(fits=status.is_success, extensionPoint="Filter")
     if not status.is_success:
         got.update(code=status.code.value, reasons=list(status.reasons))

@@ -91,10 +91,28 @@ def test_a_change_of_pods_only_reruns_only_the_plugins_reading_pods(monkeypatch:
 
         monkeypatch.setattr(cls, method, wrapper)
 
+    def counting_bound(cls: type, method: str, label: str) -> None:
+        # the plugin's Filter / Score bound to one attempt (``filter_node_fn``,
+        # ``score_node_fn``): what the cached walk and scoring call per node
+        original = getattr(cls, method)
+
+        def wrapper(self: Any, state: CycleState, pod: Pod) -> Any:
+            bound = original(self, state, pod)
+
+            def call(node_info: Any) -> Any:
+                calls.append((label, node_info.node.name))
+                return bound(node_info)
+
+            return call
+
+        monkeypatch.setattr(cls, method, wrapper)
+
     counting(TaintToleration, "schedsim_filter", "TaintToleration/Filter")
     counting(TaintToleration, "schedsim_score", "TaintToleration/Score")
     counting(NodeResourcesFit, "schedsim_filter", "NodeResourcesFit/Filter")
     counting(NodeResourcesFit, "schedsim_score", "NodeResourcesFit/Score")
+    counting_bound(NodeResourcesFit, "filter_node_fn", "NodeResourcesFit/Filter")
+    counting_bound(NodeResourcesFit, "score_node_fn", "NodeResourcesFit/Score")
     taint = [{"key": "dedicated", "value": "batch", "effect": "NoSchedule"}]
     nodes = [make_node("n0", taints=taint), make_node("n1"), make_node("n2", cpu="8")]
 

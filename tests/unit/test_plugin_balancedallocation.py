@@ -128,6 +128,8 @@ def test_balanced_allocation(row: tuple[Any, ...]) -> None:
     if run_pre_score:
         assert plugin.schedsim_pre_score(state, pod, list(infos.values())) is None
     assert [plugin.schedsim_score(state, pod, ni) for ni in infos.values()] == want
+    bound = plugin.score_node_fn(state, pod)  # what the scheduler's cached scoring calls
+    assert [bound(ni) for ni in infos.values()] == want
 
 
 def test_best_effort_pod_skips_in_pre_score() -> None:
@@ -139,6 +141,7 @@ def test_best_effort_pod_skips_in_pre_score() -> None:
     st = plugin.schedsim_pre_score(CycleState(), pod, nodes)
     assert st is not None and st.code is Code.Skip
     assert plugin.schedsim_score(CycleState(), pod, nodes[0]) == 0
+    assert plugin.score_node_fn(CycleState(), pod)(nodes[0]) == 0
 
 
 def test_args_are_validated() -> None:

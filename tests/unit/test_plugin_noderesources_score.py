@@ -66,9 +66,11 @@ def scores(
     if pre_score:
         assert plugin.schedsim_pre_score(state, pod, list(infos.values())) is None
     out = []
+    bound = plugin.score_node_fn(state, pod)  # what the scheduler's cached scoring calls
     for ni in infos.values():
         got = plugin.schedsim_score(state, pod, ni)
         assert isinstance(got, int)
+        assert bound(ni) == got
         out.append(got)
     return out
 

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Callable, Mapping, Sequence
+from functools import partial
 from typing import Any, Final
 
 import pluggy
@@ -403,6 +404,12 @@ class Framework:
     def has_score_plugins(self) -> bool:
         """Whether any enabled plugin implements Score."""
         return bool(self._score)
+
+    @property
+    def timed(self) -> bool:
+        """Every plugin call is timed (``timings``): callers then use no method of a plugin
+        bound for one attempt (``filter_node_fn``, ``score_node_fn``), only the chains."""
+        return self._timings is not None
 
     @property
     def filter_plugin_names(self) -> tuple[str, ...]:
@@ -798,6 +805,75 @@ class Framework:
         except PLUGIN_FAILURES as e:
             detail = _describe(e)
         return self._failed(pod, plugin_error("Filter", name, detail))
+
+    def filter_chain(self, state: CycleState, pod: Pod) -> Callable[[NodeInfo], Status]:
+        """`run_filter_plugins` for this attempt as a function of the node, for the plugins
+        ``state.skip_filter_plugins`` leaves now: the set is read once, here, not per node
+        (for a walk over many nodes during which it does not change). A plugin with a
+        ``filter_node_fn(state, pod)`` method gives its Filter bound to the attempt there
+        (a function of the node returning what its Filter returns). Same statuses, same
+        errors."""
+        skip = state.skip_filter_plugins
+        plugins = {} if self._timings is not None else self.plugins
+        links: list[tuple[str, Callable[[NodeInfo], Status | None]]] = []
+        for name, fn in self._filter:
+            if name in skip:
+                continue
+            bound = None
+            bind = getattr(plugins.get(name), "filter_node_fn", None)
+            if bind is not None:
+                try:
+                    bound = bind(state, pod)
+                except PLUGIN_FAILURES:
+                    bound = None  # its Filter, per node, reports it
+            links.append((name, bound if bound is not None else partial(fn, state, pod)))
+        failed = self._failed
+        success = Code.Success
+        if len(links) == 1:  # the same checks, without the loop
+            only, fn1 = links[0]
+
+            def run_one(node_info: NodeInfo) -> Status:
+                try:
+                    st = fn1(node_info)
+                    if st is None or (st.__class__ is Status and st.code is success):
+                        return SUCCESS
+                    if st.__class__ is not Status and not isinstance(st, Status):
+                        detail = _returned(st)
+                    elif st.code is success:
+                        return SUCCESS
+                    elif not st.is_rejected:
+                        detail = st.message
+                    else:
+                        return attributed(st, only)
+                except PLUGIN_FAILURES as e:
+                    detail = _describe(e)
+                return failed(pod, plugin_error("Filter", only, detail))
+
+            return run_one
+
+        def run(node_info: NodeInfo) -> Status:
+            name = ""
+            try:
+                for name, fn in links:
+                    st = fn(node_info)
+                    if st is None:
+                        continue
+                    if st.__class__ is not Status and not isinstance(st, Status):
+                        detail = _returned(st)
+                        break
+                    if st.code is success:
+                        continue
+                    if not st.is_rejected:
+                        detail = st.message
+                        break
+                    return attributed(st, name)
+                else:
+                    return SUCCESS
+            except PLUGIN_FAILURES as e:
+                detail = _describe(e)
+            return failed(pod, plugin_error("Filter", name, detail))
+
+        return run
 
     def _failed(self, pod: Pod, status: Status) -> Status:
         """``status`` (an Error), or `PluginStatusError` raised with its message when

@@ -77,7 +77,7 @@ from schedsim.dra.extended import has_extended_resource_requests
 from schedsim.framework.cycle_state import CycleState
 from schedsim.framework.interface import NodeInfo
 from schedsim.framework.runtime import Framework
-from schedsim.scheduler.scoring import BulkScoreFn, ScoreColumns
+from schedsim.scheduler.scoring import BulkScoreFn, NodeScoreFactory, ScoreColumns
 from schedsim.snapshot.plugin_runner import FilterTable
 
 __all__ = [
@@ -229,6 +229,13 @@ class ResultCache:
             if name in PURE_SCORE_PLUGINS or token is not None:
                 columns.append((name, token, name in normalizing, name in NODE_ONLY_SCORE_PLUGINS))
         self._columns = tuple(columns)
+        # in-tree plugins giving their Score as a function of the node for one attempt
+        # (`ScoreColumns.node_fns`)
+        self._node_fns: dict[str, NodeScoreFactory] = {
+            name: plugins[name].score_node_fn
+            for name, *_ in columns
+            if hasattr(plugins[name], "score_node_fn") and not framework.timed
+        }
         # in-tree plugins scoring every feasible node in one call (`ScoreColumns.bulk`)
         self._bulk: dict[str, BulkScoreFn] = {
             name: plugins[name].score_nodes
@@ -368,7 +375,13 @@ class ResultCache:
             key, token = "+".join(summed[1]), tuple(summed_tokens[1])
             node_part = (frozenset(summed[1]), _column(node_scores, tokens, key, token, n))
         return ScoreColumns(
-            frozenset(every), combined, raw, UNIFORM_NORMALIZE, self._bulk, node_part
+            frozenset(every),
+            combined,
+            raw,
+            UNIFORM_NORMALIZE,
+            self._bulk,
+            node_part,
+            self._node_fns,
         )
 
     def clear(self) -> None:

@@ -16,6 +16,7 @@ failing or leaving a score out of range) makes it return None: the caller then r
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
+from functools import partial
 from operator import add, itemgetter
 from typing import Any, cast
 
@@ -26,13 +27,17 @@ from schedsim.framework.runtime import Framework
 from schedsim.framework.scores import MAX_NODE_SCORE, MIN_NODE_SCORE
 from schedsim.framework.status import Status
 
-__all__ = ["BulkScoreFn", "ScoreColumns", "score_totals"]
+__all__ = ["BulkScoreFn", "NodeScoreFactory", "ScoreColumns", "score_totals"]
 
 _INT_ONLY = {int}
 
 BulkScoreFn = Callable[[CycleState, Pod, Sequence[NodeInfo]], "list[int] | None"]
 """A plugin's Score over all the given nodes at once (``score_nodes(state, pod, nodes)``:
 the list Score would give node by node, in order, or None: score them one by one)."""
+
+NodeScoreFactory = Callable[[CycleState, Pod], Callable[[NodeInfo], int]]
+"""A plugin's ``score_node_fn(state, pod)``: its Score for this attempt as a function of the
+node alone (``fn(ni) == score(state, pod, ni)`` for every node, ``state`` read once)."""
 
 
 class ScoreColumns:
@@ -54,13 +59,15 @@ class ScoreColumns:
             node and cannot change the ranking, so it is left out of the sum.
         bulk: plugin (not in ``raw`` nor ``summed``) -> its `BulkScoreFn`, which gives the
             raw scores of all the feasible nodes in one call.
+        node_fns: plugin of ``summed`` -> its `NodeScoreFactory`: called once per attempt
+            with a miss, it gives the plugin's Score as a function of the node alone.
 
     The caller vouches that every value present is the plugin's raw score for this pod
     class and the NodeInfo now at that position, and that a bulk function returns what
     the plugin's Score returns node by node.
     """
 
-    __slots__ = ("bulk", "combined", "node_part", "raw", "summed", "uniform")
+    __slots__ = ("bulk", "combined", "node_fns", "node_part", "raw", "summed", "uniform")
 
     def __init__(
         self,
@@ -70,6 +77,7 @@ class ScoreColumns:
         uniform: frozenset[str],
         bulk: Mapping[str, BulkScoreFn] | None = None,
         node_part: tuple[frozenset[str], list[int | None]] | None = None,
+        node_fns: Mapping[str, NodeScoreFactory] | None = None,
     ) -> None:
         self.summed = summed
         self.combined = combined
@@ -77,6 +85,7 @@ class ScoreColumns:
         self.raw = raw
         self.uniform = uniform
         self.bulk: Mapping[str, BulkScoreFn] = bulk or {}
+        self.node_fns: Mapping[str, NodeScoreFactory] = node_fns or {}
 
 
 def score_totals(
@@ -129,14 +138,29 @@ def score_totals(
             misses = values.count(None)
             if misses:
                 node_group, node_column = columns.node_part or (frozenset(), None)
-                adding = [link for link in links if link[0] in summed - node_group]
+                factories = columns.node_fns
+                adding = [
+                    (
+                        factories[name](state, pod)
+                        if name in factories
+                        else partial(score, state, pod),
+                        weight,
+                    )
+                    for name, score, _normalize, weight in links
+                    if name in summed and name not in node_group
+                ]
                 node_adding = [link for link in links if link[0] in node_group]
                 k = 0
                 for _ in range(misses):
                     k = values.index(None, k)
                     ni = nodes[k]
                     i = positions[k]
-                    total = _weighted(state, pod, ni, adding)
+                    total = 0
+                    for fn, weight in adding:
+                        s = fn(ni)
+                        if s.__class__ is not int or not MIN_NODE_SCORE <= s <= MAX_NODE_SCORE:
+                            return None
+                        total += s * weight
                     if node_column is not None:
                         part = node_column[i]
                         if part is None:

@@ -15,8 +15,9 @@ from __future__ import annotations
 import itertools
 from collections.abc import Mapping, Sequence
 from fractions import Fraction
+from operator import attrgetter
 from types import MappingProxyType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from schedsim.api.core import Node, Pod, PodAffinityTerm, WeightedPodAffinityTerm
 from schedsim.api.core.resources import (
@@ -290,10 +291,40 @@ class NodeInfo:
 
     # ----------------------------------------------------------------- read-only members
 
-    @property
-    def pods(self) -> Sequence[PodInfo]:
-        """The stored PodInfos (not copies)."""
-        return self._pods
+    if TYPE_CHECKING:
+
+        @property
+        def pods(self) -> Sequence[PodInfo]:
+            """The stored PodInfos (not copies)."""
+            ...
+
+        @property
+        def requested(self) -> Resource:
+            """Sum of pod requests (milli-CPU, bytes, scalar units)."""
+            ...
+
+        @property
+        def non_zero_requested(self) -> Resource:
+            """Sum of requests with 100m cpu / 200Mi memory assumed when unset."""
+            ...
+
+        @property
+        def allocatable(self) -> Resource:
+            """status.allocatable in scheduler units."""
+            ...
+
+    else:  # C-level getters: plugins read these per node, a Python property is a call
+        pods = property(attrgetter("_pods"), doc="The stored PodInfos (not copies).")
+        requested = property(
+            attrgetter("_requested"), doc="Sum of pod requests (milli-CPU, bytes, scalar units)."
+        )
+        non_zero_requested = property(
+            attrgetter("_non_zero_requested"),
+            doc="Sum of requests with 100m cpu / 200Mi memory assumed when unset.",
+        )
+        allocatable = property(
+            attrgetter("_allocatable"), doc="status.allocatable in scheduler units."
+        )
 
     @property
     def pods_with_affinity(self) -> Sequence[PodInfo]:
@@ -309,21 +340,6 @@ class NodeInfo:
     def used_ports(self) -> FrozenHostPortInfo:
         """Host ports in use (read-only: `check_conflict`, `copy`)."""
         return self._used_ports
-
-    @property
-    def requested(self) -> Resource:
-        """Sum of pod requests (milli-CPU, bytes, scalar units)."""
-        return self._requested
-
-    @property
-    def non_zero_requested(self) -> Resource:
-        """Sum of requests with 100m cpu / 200Mi memory assumed when unset."""
-        return self._non_zero_requested
-
-    @property
-    def allocatable(self) -> Resource:
-        """status.allocatable in scheduler units."""
-        return self._allocatable
 
     @property
     def image_states(self) -> Mapping[str, ImageStateSummary]:

@@ -329,6 +329,7 @@ class SchedulerPluginRunner:
                 prefix.add(name)
         tnodes = table.nodes
         pods_changed: list[int] = []
+        refilter: list[int] = []
         try:
             for i in stale:
                 for column in columns:
@@ -352,11 +353,12 @@ class SchedulerPluginRunner:
                     table.nodeless = True
                     continue
                 names[i] = node.name
-                self._refilter(state, pod, ni, i, table, errors)
+                refilter.append(i)
+            if refilter:
+                self._refilter(state, pod, nodes, refilter, table, errors)
             if pods_changed:
                 skip.update(prefix)  # they passed on this Node object
-                for i in pods_changed:
-                    self._refilter(state, pod, nodes[i], i, table, errors)
+                self._refilter(state, pod, nodes, pods_changed, table, errors)
         finally:
             skip.difference_update(keyed_names)
             skip.difference_update(prefix)
@@ -394,22 +396,30 @@ class SchedulerPluginRunner:
         self,
         state: CycleState,
         pod: Pod,
-        ni: NodeInfo,
-        i: int,
+        nodes: Sequence[NodeInfo],
+        positions: list[int],
         table: FilterTable,
         errors: list[int],
     ) -> None:
-        """Run Filter on ``ni`` at position ``i`` of ``table`` and store the result; an Error
-        status is not stored (``errors`` gets ``i``: filtered again next time)."""
-        st = self.framework.run_filter_plugins(state, pod, ni)
-        table.statuses[i] = st
-        table.ok[i] = code = st.code is Code.Success
-        if code or st.code is not Code.Error:
-            table.objs[i], table.gens[i] = ni, ni.generation
-        else:
-            errors.append(i)
-            table.objs[i], table.gens[i], table.nodes[i] = None, -1, None
-            table.journal = None  # the journal will not name it again
+        """Run Filter (`Framework.filter_chain`: the skipped plugins read once) on the nodes
+        at ``positions`` of ``table`` and store the results; an Error status is not stored
+        (``errors`` gets the position: filtered again next time)."""
+        run = self.framework.filter_chain(state, pod)
+        objs, gens, ok, statuses = table.objs, table.gens, table.ok, table.statuses
+        success, error = Code.Success, Code.Error
+        for i in positions:
+            ni = nodes[i]
+            st = statuses[i] = run(ni)
+            code = st.code
+            if code is not error:
+                ok[i] = code is success
+                objs[i] = ni
+                gens[i] = ni.generation
+            else:
+                ok[i] = False
+                errors.append(i)
+                objs[i], gens[i], table.nodes[i] = None, -1, None
+                table.journal = None  # the journal will not name it again
 
     def _walk_keyed_lazily(
         self,
