@@ -39,24 +39,21 @@ _NO_PRE_SCORE_STATE = Status(
     Code.Error, (f'reading "{PRE_SCORE_STATE_KEY.name}" from cycleState: not found',), NAME
 )
 
-# One Status per distinct (key, value), built on first use, so a rejection allocates nothing
-# after the first node carrying that taint. Bounded by the taints present in the cluster.
-_UNTOLERATED: dict[tuple[str, str], Status] = {}
+UNTOLERATED_TAINT_REASON = "node(s) had untolerated taint(s)"
+"""The Filter reason of an untolerated NoSchedule/NoExecute taint. kubernetes#134740 ("remove
+taint values from unschedulable messages in pod status", cherry-picked to release-1.34 as
+#135023, merged November 2025) replaced ``node(s) had untolerated taint {key: value}`` with
+this generic text, so a taint's key and value no longer appear in pod status or events
+(upstream logs the taint instead). Earlier 1.34 patch releases (1.34.0, 1.34.1) print the old
+form."""
+
+_UNTOLERATED = Status(Code.UnschedulableAndUnresolvable, (UNTOLERATED_TAINT_REASON,), NAME)
 
 
 def untolerated_taint_reason(taint: Taint) -> str:
-    """The Filter reason for ``taint``, as upstream formats it:
-    ``node(s) had untolerated taint {key: value}``."""
-    return f"node(s) had untolerated taint {{{taint.key}: {taint.value}}}"
-
-
-def _untolerated(taint: Taint) -> Status:
-    k = (taint.key, taint.value)
-    status = _UNTOLERATED.get(k)
-    if status is None:
-        status = Status(Code.UnschedulableAndUnresolvable, (untolerated_taint_reason(taint),), NAME)
-        _UNTOLERATED[k] = status
-    return status
+    """The Filter reason for ``taint``: the same for every taint since kubernetes#134740
+    (:data:`UNTOLERATED_TAINT_REASON`); the taint itself is not part of it."""
+    return UNTOLERATED_TAINT_REASON
 
 
 class TaintToleration:
@@ -65,7 +62,8 @@ class TaintToleration:
     Filter (``v1helper.FindMatchingUntoleratedTaint`` with ``DoNotScheduleTaintsFilterFunc``):
     the first taint of the node, in ``spec.taints`` order, whose effect is NoSchedule or
     NoExecute and that no toleration of the pod tolerates makes the node
-    UnschedulableAndUnresolvable with ``node(s) had untolerated taint {key: value}``.
+    UnschedulableAndUnresolvable with ``node(s) had untolerated taint(s)`` (kubernetes#134740,
+    in release-1.34 as #135023; before it, ``... taint {key: value}``).
     PreferNoSchedule taints are ignored by Filter.
 
     PreScore keeps the pod's tolerations whose effect is PreferNoSchedule or empty (all
@@ -95,7 +93,7 @@ class TaintToleration:
                 if toleration.tolerates(taint):
                     break
             else:
-                return _untolerated(taint)
+                return _UNTOLERATED
         return None
 
     def schedsim_pre_score(

@@ -21,7 +21,7 @@ ROOT = Path(__file__).resolve().parents[2]
 SHARED = Path(os.environ.get("SCHEDSIM_SHARED_DIR") or ROOT.parent / "shared")
 BENCHMARK = SHARED / "examples" / "k8s-sims-benchmark"
 
-TAINT = "node(s) had untolerated taint {dedicated: gpu}"
+TAINT = "node(s) had untolerated taint(s)"
 CORDONED = "node(s) were unschedulable"
 SELECTOR = "node(s) didn't match Pod's node affinity/selector"
 
@@ -50,14 +50,14 @@ EXAMPLE_PODS: list[dict[str, Any]] = [
         "node": None,
         "reasons": ["Insufficient cpu", "Insufficient memory", TAINT, CORDONED],
         "message": "0/4 nodes are available: 1 Insufficient memory, 1 node(s) had untolerated "
-        "taint {dedicated: gpu}, 1 node(s) were unschedulable, 2 Insufficient cpu.",
+        "taint(s), 1 node(s) were unschedulable, 2 Insufficient cpu.",
     },
     {
         "namespace": "ml",
         "name": "train-2",
         "node": None,
         "reasons": [SELECTOR, TAINT, CORDONED],
-        "message": "0/4 nodes are available: 1 node(s) had untolerated taint {dedicated: gpu}, "
+        "message": "0/4 nodes are available: 1 node(s) had untolerated taint(s), "
         "1 node(s) were unschedulable, 2 node(s) didn't match Pod's node affinity/selector.",
     },
     {"namespace": "shop", "name": "web-1", "node": "worker-a", "reasons": [], "message": ""},
@@ -271,7 +271,7 @@ def test_config_disabling_taint_toleration_filter(
             "node": None,
             "reasons": [SELECTOR, TAINT],
             "message": "0/2 nodes are available: 1 node(s) didn't match Pod's node "
-            "affinity/selector, 1 node(s) had untolerated taint {dedicated: gpu}.",
+            "affinity/selector, 1 node(s) had untolerated taint(s).",
             "allocations": [],
             "attempts": 1,
         }

@@ -27,7 +27,7 @@ from schedsim.cli import main
 
 EXPORT = Path(__file__).resolve().parent / "data" / "kss" / "export.json"
 HUGE = (
-    "0/3 nodes are available: 1 node(s) had untolerated taint {dedicated: gpu}, 2 Insufficient cpu."
+    "0/3 nodes are available: 1 node(s) had untolerated taint(s), 2 Insufficient cpu."
     " no new claims to deallocate, preemption: 0/3 nodes are available: 3 Preemption is not"
     " helpful for scheduling."
 )

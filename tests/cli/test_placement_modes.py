@@ -151,7 +151,7 @@ def test_explain_json_results(capsys: pytest.CaptureFixture[str]) -> None:
     )
     assert results["filter"]["worker-b"]["NodeResourcesFit"] == "Insufficient cpu"
     assert results["filter"]["gpu-1"]["TaintToleration"] == (
-        "node(s) had untolerated taint {dedicated: gpu}"
+        "node(s) had untolerated taint(s)"
     )
     assert results["filter"]["worker-c"] == {"NodeUnschedulable": "node(s) were unschedulable"}
     assert results["selectedNode"] is None

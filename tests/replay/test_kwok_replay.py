@@ -57,8 +57,8 @@ B_AT_5 = (
     "1 No preemption victims found for incoming pod."
 )
 D_AT_30 = (
-    "0/2 nodes are available: 1 Insufficient cpu, 1 node(s) had untolerated taint "
-    "{dedicated: x}. no new claims to deallocate, preemption: 0/2 nodes are available: 1 No "
+    "0/2 nodes are available: 1 Insufficient cpu, 1 node(s) had untolerated taint(s). "
+    "no new claims to deallocate, preemption: 0/2 nodes are available: 1 No "
     "preemption victims found for "
     "incoming pod, 1 Preemption is not helpful for scheduling."
 )

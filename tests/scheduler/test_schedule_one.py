@@ -259,7 +259,7 @@ def test_explanation_filter_grid() -> None:
     assert ex.filter["tainted"] == {
         "NodeUnschedulable": "passed",
         "NodeName": "passed",
-        "TaintToleration": "node(s) had untolerated taint {k: v}",
+        "TaintToleration": "node(s) had untolerated taint(s)",
     }
     assert ex.filter["small"]["NodeResourcesFit"] == "Insufficient cpu"
     assert set(ex.filter["ok"].values()) == {"passed"}

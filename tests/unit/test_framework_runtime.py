@@ -339,13 +339,13 @@ def test_load_scheduler_config_errors_name_file_and_field(tmp_path: Any) -> None
 def test_fit_error_message_counts_and_sorts_reasons_like_kube_scheduler() -> None:
     """FitError.Error(): "0/N nodes are available: " + sorted "<count> <reason>" joined by
     ", " + "." (reasons of all nodes; strings sorted, so "1 node(s)..." < "3 Insufficient")."""
-    taint = Status(Code.UnschedulableAndUnresolvable, ("node(s) had untolerated taint {k: v}",))
+    taint = Status(Code.UnschedulableAndUnresolvable, ("node(s) had untolerated taint(s)",))
     cpu = Status(Code.Unschedulable, ("Insufficient cpu",))
     both = Status(Code.Unschedulable, ("Insufficient cpu", "Insufficient memory"))
     err = FitError(4, Diagnosis({"a": cpu, "b": cpu, "c": both, "d": taint}))
     assert err.message == (
         "0/4 nodes are available: 1 Insufficient memory, "
-        "1 node(s) had untolerated taint {k: v}, 3 Insufficient cpu."
+        "1 node(s) had untolerated taint(s), 3 Insufficient cpu."
     )
     pre = Status(Code.UnschedulableAndUnresolvable, ("pre says no",), "P")
     assert FitError(2, Diagnosis(pre_filter_status=pre)).message == (

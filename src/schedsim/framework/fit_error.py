@@ -87,7 +87,7 @@ class FitError:
     @property
     def message(self) -> str:
         """kube-scheduler's message, e.g.
-        ``0/4 nodes are available: 1 node(s) had untolerated taint {k: v}, 3 Insufficient cpu.``
+        ``0/4 nodes are available: 1 node(s) had untolerated taint(s), 3 Insufficient cpu.``
 
         Mirrors ``FitError.Error()`` (and ``ErrNoNodesAvailable`` for an empty cluster): with a
         PreFilter rejection, its message; otherwise per
