@@ -38,9 +38,10 @@ def build_parser() -> argparse.ArgumentParser:
     sim = sub.add_parser(
         "simulate",
         help="schedule pending pods onto nodes read from manifests",
-        description="Place bound pods (spec.nodeName, else status.nominatedNodeName), then "
-        "schedule pending pods in queue order and print where each lands, or why not in "
-        "kube-scheduler's words. With no PATH, runs the example cluster shipped with schedsim.",
+        description="Place bound pods (spec.nodeName; with first-fit also "
+        "status.nominatedNodeName), then schedule pending pods in queue order and print where "
+        "each lands, or why not in kube-scheduler's words. With no PATH, runs the example "
+        "cluster shipped with schedsim.",
     )
     sim.add_argument(
         "paths",

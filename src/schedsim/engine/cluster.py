@@ -202,10 +202,11 @@ class Cluster:
 
     # ------------------------------------------------------------------ per-run state
 
-    def bound_pods(self) -> list[Pod]:
+    def bound_pods(self, *, place_nominated: bool = True) -> list[Pod]:
         """Live pods with ``spec.nodeName``, else ``status.nominatedNodeName`` (as CA places
-        them), in input order."""
-        return _bound(self.pods)
+        them; ``place_nominated=False``: only ``spec.nodeName``, as kube-scheduler, for which a
+        nominated pod is still pending), in input order."""
+        return _bound(self.pods, place_nominated)
 
     def dra_snapshot(self) -> DraSnapshot:
         """A new DRA snapshot of the claims, slices and device classes (runs mutate it).
@@ -270,6 +271,7 @@ class Cluster:
         storage_listers: StorageListers | None = None,
         pods: Sequence[Pod] | None = None,
         nodes: Sequence[Node] | None = None,
+        place_nominated: bool = True,
     ) -> tuple[PredicateSnapshot, list[Pod]]:
         """A ready snapshot: the nodes with their bound pods (`bound_pods`), the DRA, CSI and
         storage state, scheduling through ``framework`` (bound to it per operation, never
@@ -286,6 +288,9 @@ class Cluster:
                 without the expendable ones).
             nodes: the cluster's nodes in another order (the snapshot lists them in this
                 order, e.g. kube-scheduler's node tree, `schedsim.scheduler.node_tree_order`).
+            place_nominated: place unbound pods with ``status.nominatedNodeName`` on that
+                node, as the Cluster Autoscaler does (True); False leaves them out, for
+                kube-scheduler placement, which schedules them as pending pods.
 
         Returns:
             the snapshot, and the bound pods whose node is not among the nodes (skipped).
@@ -301,7 +306,7 @@ class Cluster:
         )
         skipped = snap.set_cluster_state(
             self.nodes if nodes is None else nodes,
-            _bound(self.pods if pods is None else pods),
+            _bound(self.pods if pods is None else pods, place_nominated),
             dra_snapshot if dra_snapshot is not None else self.dra_snapshot(),
             csi_snapshot=csi_snapshot if csi_snapshot is not None else self.csi_snapshot(),
             storage_listers=storage_listers
@@ -311,7 +316,9 @@ class Cluster:
         return snap, skipped
 
 
-def _bound(pods: Sequence[Pod]) -> list[Pod]:
+def _bound(pods: Sequence[Pod], place_nominated: bool = True) -> list[Pod]:
+    if not place_nominated:
+        return [p for p in pods if not p.is_terminal and p.node_name]
     return [p for p in pods if not p.is_terminal and (p.node_name or p.nominated_node_name)]
 
 

@@ -103,13 +103,15 @@ class Engine:
         skip_unschedulable_nodes: bool = True,
         pods: Sequence[Pod] | None = None,
         node_tree: bool = False,
+        place_nominated: bool = True,
     ) -> tuple[PredicateSnapshot, list[Pod]]:
         """A ready snapshot of ``cluster`` on this engine's framework and store kind (see
         `Cluster.snapshot`; ``pods`` replaces the cluster's pods as the source of running
         pods), for callers that drive it themselves. ``node_tree``: the snapshot lists the
         nodes in kube-scheduler's node-tree order (zone by zone, `node_tree_order`) instead of
         input order, for kube-scheduler placement; the Cluster Autoscaler's first fit keeps
-        input order.
+        input order. ``place_nominated``: see `Cluster.snapshot` (False for kube-scheduler
+        placement, where a pod with only ``status.nominatedNodeName`` is pending).
 
         Raises:
             ManifestError: a CEL selector does not compile.
@@ -122,6 +124,7 @@ class Engine:
             skip_unschedulable_nodes=skip_unschedulable_nodes,
             pods=pods,
             nodes=node_tree_order(cluster.nodes) if node_tree else None,
+            place_nominated=place_nominated,
         )
 
     def _non_expendable(self, cluster: Cluster, cutoff: int) -> tuple[list[Pod], list[str]]:
@@ -152,10 +155,12 @@ class Engine:
                 ``placement``.
             SchedulingError: a plugin failed outside PreFilter/Filter.
         """
-        # kube-scheduler leaves cordoned nodes to the NodeUnschedulable plugin and walks its
-        # node tree's order
+        # kube-scheduler leaves cordoned nodes to the NodeUnschedulable plugin, walks its
+        # node tree's order and schedules a pod that is only nominated (status.nominatedNodeName)
+        # like any pending pod; CA's first fit places nominated pods on their node
+        ks = placement == "kube-scheduler"
         snapshot, _ = self.snapshot(
-            cluster, skip_unschedulable_nodes=False, node_tree=placement == "kube-scheduler"
+            cluster, skip_unschedulable_nodes=False, node_tree=ks, place_nominated=not ks
         )
         others = {name: fw for name, fw in self.frameworks.items() if fw is not self.framework}
         sc = self.config.scheduler_config

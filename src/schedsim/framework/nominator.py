@@ -16,9 +16,10 @@ nominated pods: first with them added to a copy of the NodeInfo and of the Cycle
 pod affinity may need them absent). Nodes without nominated pods run Filter once, as usual.
 
 Differences from kube-scheduler, all deliberate: nominations live in the run (the scheduler
-that made them owns the `PodNominator`), not in the API server; pods of the input that carry
-``status.nominatedNodeName`` are placed on that node by loading, as the Cluster Autoscaler
-does, so they are never in a nominator.
+that made them owns the `PodNominator`), not in the API server. Pods of the input that carry
+only ``status.nominatedNodeName`` enter the nominator when the scheduling pass queues them
+(kube-scheduler placement); the Cluster Autoscaler's placement puts them on that node at
+load instead, as CA does.
 
 Cost: `nominated_pods_for_node` is one dict look-up; a node with k nominated pods costs one
 NodeInfo copy, one CycleState clone and k AddPod calls per Filter run.

@@ -39,8 +39,8 @@ Nominated pods: while any pod is nominated, Filter counts on each node the nomin
 equal or higher priority (``RunFilterPluginsWithNominatedPods``, see
 `schedsim.framework.nominator`), and a nominated pod tries its nominated node first
 (``evaluateNominatedNode``): if it passes, it is chosen without scoring. Pods of the input
-with ``status.nominatedNodeName`` are not in the nominator: loading places them on that node,
-as the Cluster Autoscaler does.
+with only ``status.nominatedNodeName`` are nominated when the scheduling pass queues them
+(`SchedulingPass.add`); the Cluster Autoscaler's first fit places them at load instead.
 
 The steps are methods named after upstream's functions: `Scheduler.schedule_pod`
 (``schedulePod``) = ``_find_nodes_that_fit_pod`` (PreFilter, ``evaluateNominatedNode``,

@@ -51,6 +51,7 @@ from schedsim.scheduler.scheduling_pass import (
     run_scheduling_cycle,
 )
 from schedsim.snapshot.dra import claim_available_on_node, claim_reserved_for_pod
+from schedsim.snapshot.errors import NodeNotFoundError, PodNotFoundError
 from schedsim.snapshot.predicate import PredicateSnapshot
 
 __all__ = [
@@ -136,25 +137,52 @@ _NEEDS: Mapping[str, Callable[[Pod], bool]] = {
 
 
 def partition_pods(
-    pods: Iterable[Pod], scheduler_name: str | Collection[str]
+    pods: Iterable[Pod],
+    scheduler_name: str | Collection[str],
+    *,
+    place_nominated: bool = True,
 ) -> tuple[list[Pod], list[Pod], tuple[Pod, ...]]:
     """Split pods the way every simulation reads them.
 
     Succeeded/Failed pods are dropped.
 
+    Args:
+        place_nominated: True (the Cluster Autoscaler): a pod with only
+            ``status.nominatedNodeName`` counts as bound to that node (CA's
+            ``FilterOutExpendableAndSplit`` keeps such pods, waiting for lower-priority
+            victims to go, out of the pending ones and adds them to its snapshot on that
+            node). False (kube-scheduler): only ``spec.nodeName`` binds; a nominated pod is
+            pending and goes through the scheduling cycle (its nominated node tried first).
+
     Returns:
         ``(bound, pending, others)``: pods with ``spec.nodeName`` (else
-        ``status.nominatedNodeName``, as CA does), in input order; unbound pods for
-        ``scheduler_name`` (or any of several names) in `queue_order`; unbound pods for
+        ``status.nominatedNodeName`` when ``place_nominated``), in input order; unbound pods
+        for ``scheduler_name`` (or any of several names) in `queue_order`; unbound pods for
         another scheduler.
     """
     names = {scheduler_name} if isinstance(scheduler_name, str) else set(scheduler_name)
     live = [p for p in pods if not p.is_terminal]
-    bound = [p for p in live if p.node_name or p.nominated_node_name]
-    unbound = [p for p in live if not (p.node_name or p.nominated_node_name)]
+    if place_nominated:
+        bound = [p for p in live if p.node_name or p.nominated_node_name]
+        unbound = [p for p in live if not (p.node_name or p.nominated_node_name)]
+    else:
+        bound = [p for p in live if p.node_name]
+        unbound = [p for p in live if not p.node_name]
     pending = queue_order(p for p in unbound if p.scheduler_name in names)
     others = tuple(p for p in unbound if p.scheduler_name not in names)
     return bound, pending, others
+
+
+def _unplace_nominated(snapshot: PredicateSnapshot, pending: Iterable[Pod]) -> None:
+    """Take the pending pods that carry only ``status.nominatedNodeName`` off that node when
+    the snapshot placed them there (one built with ``place_nominated=True``, as CA reads
+    them): for kube-scheduler they are pending, not running. Time: O(nominated pods)."""
+    for pod in pending:
+        if pod.nominated_node_name and not pod.node_name:
+            try:
+                snapshot.unschedule_pod(pod.namespace, pod.name, pod.nominated_node_name)
+            except (NodeNotFoundError, PodNotFoundError):
+                pass  # not placed (a snapshot built for kube-scheduler, or no such node)
 
 
 def pods_on_missing_nodes(snapshot: PredicateSnapshot, bound: Iterable[Pod]) -> list[Pod]:
@@ -272,7 +300,10 @@ def simulate(
         raise ValueError(f"placement {placement!r}: expected one of {', '.join(PLACEMENTS)}")
     framework = snapshot.framework
     profiles = {framework.profile.scheduler_name: framework, **(other_profiles or {})}
-    bound, pending, others = partition_pods(pods, profiles)
+    first_fit = placement != "kube-scheduler"
+    bound, pending, others = partition_pods(pods, profiles, place_nominated=first_fit)
+    if not first_fit:
+        _unplace_nominated(snapshot, pending)
     dra = snapshot.dra_snapshot
     warnings: list[str] = []
     if any(p.resource_claims for p in pending):
@@ -288,7 +319,6 @@ def simulate(
     if snapshot.dra_enabled:
         warnings.extend(_bound_claim_warnings(snapshot, bound, skipped))
     with gc_paused():
-        first_fit = placement != "kube-scheduler"
         scheduler = Scheduler(snapshot, seed=seed, first_fit=first_fit)
         more = {
             name: Scheduler(snapshot.with_framework(fw), seed=seed, first_fit=first_fit)

@@ -194,6 +194,14 @@ class SchedulingPass:
             error = st.code is Code.Error
             reasons = (st.message,) if error else st.reasons
             self.outcomes[pod.key] = PodOutcome(pod, None, reasons, st.message, error=error)
+        elif pod.nominated_node_name and not pod.node_name:
+            # moveToActiveQ of an added pod: nominator.addNominatedPod(pInfo, nil) takes
+            # status.nominatedNodeName, so other pods' Filter counts it there (equal or
+            # higher priority) and its own cycle tries that node first (evaluateNominatedNode)
+            sched = self.schedulers[pod.scheduler_name]
+            sched.nominator.add_nominated_pod(
+                sched.snapshot.new_pod_info(pod), pod.nominated_node_name
+            )
 
     def schedule_ready(self) -> int:
         """Schedule pods until none is ready (activeQ and backoffQ empty); the clock does not
