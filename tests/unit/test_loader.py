@@ -111,6 +111,40 @@ items: null
     assert m.warnings == [f"f.yaml: Node n1: {NO_PODS_CAPACITY}"]  # a bare Node fits no pod
 
 
+def test_typed_list_items_take_kind_and_api_version_from_the_list(cwd: Path) -> None:
+    """The API server's typed lists leave kind and apiVersion out of their items
+    (``kubectl get --raw /api/v1/nodes`` prints a ``NodeList`` whose items are bare objects:
+    apimachinery decodes ``items`` as ``[]v1.Node``); fresh-user repro nl.json used to fail
+    with ``items[0]: kind: required``. ``XList`` items are ``X`` of the list's apiVersion."""
+    nodes = {
+        "apiVersion": "v1",
+        "kind": "NodeList",
+        "metadata": {},
+        "items": [{"metadata": {"name": "n1"}, "status": {"allocatable": {"cpu": "1"}}}],
+    }
+    pods = {
+        "apiVersion": "v1",
+        "kind": "PodList",
+        "items": [
+            {
+                "metadata": {"name": "p1", "namespace": "ns"},
+                "spec": {"nodeName": "n1", "containers": [{"name": "c", "image": "x"}]},
+            }
+        ],
+    }
+    m = _load(cwd, json.dumps(nodes) + "\n" + json.dumps(pods), "raw.json")
+    assert [n.name for n in m.nodes] == ["n1"]
+    assert [(p.key, p.node_name) for p in m.pods] == [("ns/p1", "n1")]
+
+
+def test_generic_list_items_still_need_a_kind(cwd: Path) -> None:
+    """``kind: List`` names no item kind (kubectl's List holds any objects): an item
+    without ``kind`` is refused as before."""
+    doc = {"apiVersion": "v1", "kind": "List", "items": [{"metadata": {"name": "n1"}}]}
+    with pytest.raises(ManifestError, match=r"items\[0\]: kind: required"):
+        _load(cwd, json.dumps(doc), "l.json")
+
+
 def test_json_file(cwd: Path) -> None:
     doc = {
         "apiVersion": "v1",

@@ -60,6 +60,23 @@ def _is_list(obj: Mapping[str, Any]) -> bool:
     return isinstance(kind, str) and kind.endswith("List") and "items" in obj
 
 
+def _typed_item(lst: Mapping[str, Any], item: Mapping[str, Any]) -> Mapping[str, Any]:
+    """An item of a typed list (``NodeList``, ``PodList``, ...; not the generic ``List``)
+    with the kind and apiVersion it lacks taken from the list: ``XList`` holds ``X`` objects
+    of the list's apiVersion, which is why the API server leaves them out of each item
+    (``kubectl get --raw /api/v1/nodes``). A generic ``List`` names no kind: its items must
+    carry theirs."""
+    kind = lst.get("kind")
+    if kind == "List" or not isinstance(kind, str) or len(kind) <= len("List"):
+        return item
+    missing: dict[str, Any] = {}
+    if "kind" not in item:
+        missing["kind"] = kind[: -len("List")]
+    if "apiVersion" not in item and isinstance(lst.get("apiVersion"), str):
+        missing["apiVersion"] = lst["apiVersion"]
+    return {**missing, **item} if missing else item
+
+
 def _flatten(
     docs: Iterable[Any], source: str, validate: str, sink: Manifests
 ) -> Iterable[tuple[str, Mapping[str, Any]]]:
@@ -67,6 +84,9 @@ def _flatten(
     kube-scheduler-simulator exports (`schedsim.api.loading.kss`; their scheduler configuration goes
     to ``sink``) and Cluster Autoscaler debugging snapshots
     (`schedsim.api.loading.ca_snapshot`; their template node groups go to ``sink``).
+
+    Items of a typed list (``NodeList``, ``PodList``) that carry no kind or apiVersion get
+    them from the list (`_typed_item`).
 
     A List inside a List is expanded too, in kubectl's order (cli-runtime's
     ``FlattenListVisitor`` walks a document's lists breadth first: the items of a List come
@@ -117,6 +137,7 @@ def _flatten(
                             f"{type_name(item)}"
                         )
                     item_where = f"{list_where} items[{j}]"
+                    item = _typed_item(lst, item)
                     if _is_list(item):
                         nested.append((item_where, item))
                     else:
