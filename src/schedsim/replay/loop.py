@@ -47,6 +47,9 @@ from collections.abc import Callable, Mapping, Sequence
 
 import attrs
 
+from schedsim.api.apps.controller_names import JOB_COMPLETION_INDEX
+from schedsim.api.apps.controllers import new_job_pod
+from schedsim.api.apps.workloads import Job
 from schedsim.api.core import Node, Pod
 from schedsim.autoscaler.nodegroups import (
     NodeGroup,
@@ -85,7 +88,7 @@ from schedsim.replay.recording import (
 )
 from schedsim.replay.recording import NODE_DELETE as RECORDED_NODE_DELETE
 from schedsim.replay.state import ReplayState
-from schedsim.replay.trace import Trace, TracePod
+from schedsim.replay.trace import Trace, TracePod, pod_duration
 from schedsim.scheduler import Scheduler
 from schedsim.scheduler.clock import LogicalClock
 from schedsim.scheduler.scheduling import PodOutcome, QueueOptions, SchedulingPass, queue_order
@@ -109,6 +112,27 @@ RESOURCE_SLICE_ADD = ClusterEvent(EventResource.ResourceSlice, ActionType.Add, "
 FLUSH_PERIOD = 30.0
 """Seconds between kube-scheduler's checks for pods parked too long
 (``flushUnschedulablePodsLeftover`` runs every 30 s)."""
+
+
+@attrs.define
+class _JobRun:
+    """What the replay's Job controller knows of one Job: completions so far, its active
+    pods (keys), the completion index of each (Indexed), the indexes done, and the next
+    serial for a NonIndexed pod's generated name."""
+
+    job: Job
+    succeeded: int
+    active: set[str] = attrs.field(factory=set)
+    index_of: dict[str, int] = attrs.field(factory=dict)
+    completed: set[int] = attrs.field(factory=set)
+    serial: int = 0
+
+
+def _job_ref(pod: Pod) -> tuple[str, str] | None:
+    ref = next((r for r in pod.owner_references if r.controller), None)
+    if ref is None or ref.kind != "Job":
+        return None
+    return (pod.namespace, ref.name)
 
 
 NODE_SPEC_UNSCHEDULABLE_CHANGE = ClusterEvent(
@@ -321,6 +345,11 @@ class Replay:
             self._push(Event(tp.arrival, EventKind.POD_ARRIVAL, tp.pod.key))
         for i, change in enumerate(trace.recorded):
             self._push(Event(change.time, EventKind.RECORDED_CHANGE, change.key, i))
+        self._jobs: dict[str, _JobRun] = {}  # pod key -> its Job's run
+        self._taken = {(p.namespace, p.name) for p in cluster.pods}
+        self._taken.update((tp.pod.namespace, tp.pod.name) for tp in self._pods.values())
+        if not trace.recorded:  # a KWOK recording brings the pods its Job controller made
+            self._start_jobs(cluster.jobs, cluster.pods)
         if others:
             self.warnings.append(
                 f"{others} pod(s) name another schedulerName than {self._scheduler_name!r}; "
@@ -531,6 +560,75 @@ class Replay:
             return  # evicted since: that binding's completion is stale
         self._leave_node(key)
         self.metrics_recorder.completed += 1
+        run = self._jobs.get(key)
+        if run is not None:
+            self._job_pod_gone(run, key, succeeded=True)
+
+    # ------------------------------------------------------------------ Job controller
+
+    def _start_jobs(self, jobs: Sequence[Job], pods: Sequence[Pod]) -> None:
+        """Index the replay's pods by the Job that controls them (by namespace and name, as
+        `expand_workloads`); a Job's completions start from ``status.succeeded`` or its
+        Succeeded pods in the input, whichever is more."""
+        done: dict[tuple[str, str], int] = {}
+        for p in pods:
+            ref = _job_ref(p)
+            if ref is not None and p.phase == "Succeeded":
+                done[ref] = done.get(ref, 0) + 1
+        runs = {
+            (j.namespace, j.name): _JobRun(j, max(j.succeeded, done.get((j.namespace, j.name), 0)))
+            for j in jobs
+        }
+        if not runs:
+            return
+        for key, tp in self._pods.items():
+            ref = _job_ref(tp.pod)
+            run = runs.get(ref) if ref is not None else None
+            if run is None:
+                continue
+            self._jobs[key] = run
+            run.active.add(key)
+            run.serial += 1
+            index = tp.pod.annotations.get(JOB_COMPLETION_INDEX, "")
+            if run.job.completion_mode == "Indexed" and index.isdigit():
+                run.index_of[key] = int(index)
+
+    def _job_pod_gone(self, run: _JobRun, key: str, *, succeeded: bool) -> None:
+        """A pod of the Job completed (``succeeded``: a replay's pod that runs its duration
+        succeeds) or was deleted by preemption (failed): the Job controller counts it and
+        creates pods until ``min(parallelism, completions - succeeded)`` are active
+        (``syncJob`` / ``manageJob``); Indexed, one per index not yet completed nor running.
+        A work queue (no ``completions``) creates none once one pod succeeded. Failures are
+        not counted against ``backoffLimit``."""
+        run.active.discard(key)
+        index = run.index_of.pop(key, None)
+        if succeeded:
+            run.succeeded += 1
+            if index is not None:
+                run.completed.add(index)
+        job = attrs.evolve(run.job, succeeded=run.succeeded)
+        want = job.wanted_active - len(run.active)
+        if want <= 0:
+            return
+        if job.completion_mode == "Indexed":
+            assert job.completions is not None  # decoding requires it for Indexed
+            busy = run.completed | set(run.index_of.values())
+            numbers = [i for i in range(job.completions) if i not in busy][:want]
+        else:
+            numbers = list(range(run.serial, run.serial + want))
+            run.serial += want
+        for n in numbers:
+            pod = new_job_pod(run.job, n, self._taken)
+            where = f"Job {job.namespace}/{job.name}: Pod {pod.key}"
+            tp = TracePod(pod, self.now, pod_duration(pod, where), where)
+            new = pod.key
+            self._pods[new] = tp
+            self._jobs[new] = run
+            run.active.add(new)
+            if job.completion_mode == "Indexed":
+                run.index_of[new] = n
+            self.metrics_recorder.on_arrival(self.now, new)
+            self._enqueue(pod)
 
     def _leave_node(self, key: str) -> None:
         """A bound pod finished or was deleted: off its node (``AssignedPodDelete``); a
@@ -727,6 +825,9 @@ class Replay:
         self._binds[key] = self._binds.get(key, 0) + 1
         self.metrics_recorder.preempted += 1
         self.autoscaler.mark_changed()
+        run = self._jobs.get(key)
+        if run is not None:  # a failed pod of a Job: the controller replaces it
+            self._job_pod_gone(run, key, succeeded=False)
 
     def _bind(self, pod: Pod, node: str) -> None:
         self._changes += 1

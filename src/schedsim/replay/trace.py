@@ -36,7 +36,7 @@ from schedsim.engine import Cluster
 from schedsim.replay.clock import parse_duration
 from schedsim.replay.recording import RecordedChange, recorded_timeline
 
-__all__ = ["DURATION_ANNOTATION", "Trace", "TracePod", "manifest_trace"]
+__all__ = ["DURATION_ANNOTATION", "Trace", "TracePod", "manifest_trace", "pod_duration"]
 
 DURATION_ANNOTATION: Final = "schedsim.io/duration"
 """The pod annotation a manifest trace reads as the pod's running time once bound."""
@@ -90,7 +90,7 @@ class Trace:
         return self.arrivals[-1].arrival if self.arrivals else 0.0
 
 
-def _duration(pod: Pod, where: str) -> float | None:
+def pod_duration(pod: Pod, where: str) -> float | None:
     raw = pod.annotations.get(DURATION_ANNOTATION)
     if raw is None:
         return None
@@ -135,7 +135,7 @@ def manifest_trace(cluster: Cluster, validate: str = "strict") -> Trace:
             continue
         if pod.node_name or pod.nominated_node_name:
             bound.append(pod)
-            running.append(TracePod(pod, 0.0, _duration(pod, where(pod)), where(pod)))
+            running.append(TracePod(pod, 0.0, pod_duration(pod, where(pod)), where(pod)))
             continue
         ts = pod.creation_timestamp
         pending.append((pod, as_utc(ts) if ts is not None else None))
@@ -147,7 +147,7 @@ def manifest_trace(cluster: Cluster, validate: str = "strict") -> Trace:
         TracePod(
             pod,
             (ts - start).total_seconds() if ts is not None and start is not None else 0.0,
-            _duration(pod, where(pod)),
+            pod_duration(pod, where(pod)),
             where(pod),
         )
         for pod, ts in pending
@@ -160,7 +160,7 @@ def manifest_trace(cluster: Cluster, validate: str = "strict") -> Trace:
         told = set(origin.kwok_warnings)  # "not applied": the replay applies them
         warnings = (*(w for w in warnings if w not in told), *timeline.warnings)
         recorded = tuple(
-            attrs.evolve(c, duration=_duration(c.pod, f"{c.label}: Pod {c.key}"))
+            attrs.evolve(c, duration=pod_duration(c.pod, f"{c.label}: Pod {c.key}"))
             if c.pod is not None
             else c
             for c in timeline.changes

@@ -37,7 +37,7 @@ hashes the typed struct's ``spew`` dump, so hash values differ from a real clust
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Any, Final, cast
 
 import attrs
 
@@ -88,6 +88,7 @@ __all__ = [
     "daemon_set_should_run",
     "expand_workloads",
     "fnv32a",
+    "new_job_pod",
     "unexpanded_warning",
 ]
 
@@ -293,6 +294,22 @@ class _Expander:
             labels = {**job.template.labels, JOB_COMPLETION_INDEX: str(index)}
             annotations = {**job.template.annotations, JOB_COMPLETION_INDEX: str(index)}
             self.new_pod(job, name, source, labels=labels, annotations=annotations)
+
+
+def new_job_pod(job: Job, n: int, taken: set[tuple[str, str]]) -> Pod:
+    """One more pod of ``job``, as the Job controller creates it and `expand_workloads` makes
+    them: NonIndexed, ``n`` is a serial (name ``<job>-<suffix>``); Indexed, ``n`` is the
+    completion index (name ``<job>-<n>-<suffix>``, ``batch.kubernetes.io/job-completion-index``
+    label and annotation). ``taken``: the (namespace, name) pairs in use; the new name is
+    added to it."""
+    x = _Expander(cast("Manifests", None), _Owned(names=taken))  # new_pod never reads m
+    if job.completion_mode == "Indexed":
+        name = x.name_for(job.namespace, f"{job.name}-{n}-", f"{job.uid}/{n}")
+        labels = {**job.template.labels, JOB_COMPLETION_INDEX: str(n)}
+        annotations = {**job.template.annotations, JOB_COMPLETION_INDEX: str(n)}
+        return x.new_pod(job, name, "", labels=labels, annotations=annotations)
+    name = x.name_for(job.namespace, pods_prefix(job.name), f"{job.uid}/{n}")
+    return x.new_pod(job, name, "")
 
 
 def _revision(rs: ReplicaSet) -> int:
