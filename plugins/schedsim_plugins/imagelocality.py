@@ -103,6 +103,9 @@ class ImageLocality:
         self._with_images: list[Node] = []
         self._node_by_name: dict[str, Node] = {}
         self._journal: object = None  # the snapshot's change-journal token for _nodes
+        # (containers, init containers, node count) -> (those, the pod's _PodImages) for the
+        # current _with_images: pods of one template share one (it is read-only)
+        self._images: dict[tuple[int, int, int], tuple[object, object, _PodImages]] = {}
 
     def _pod_images(self, pod: Pod) -> _PodImages | None:
         lister = self._handle.shared_lister
@@ -122,8 +125,19 @@ class ImageLocality:
                 self._nodes = nodes
                 self._with_images = [n for n in nodes if n is not None and n.images]
                 self._node_by_name = {n.name: n for n in nodes if n is not None}
+                self._images = {}
         self._journal = token
-        return _PodImages(pod, self._with_images, len(infos))
+        # _PodImages reads the pod's containers and init containers only
+        containers, init = pod.containers, pod.init_containers
+        key = (id(containers), id(init), len(infos))
+        hit = self._images.get(key)
+        if hit is not None and hit[0] is containers and hit[1] is init:
+            return hit[2]
+        images = _PodImages(pod, self._with_images, len(infos))
+        if len(self._images) >= 1024:
+            self._images = {}
+        self._images[key] = (containers, init, images)
+        return images
 
     def schedsim_pre_score(
         self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]

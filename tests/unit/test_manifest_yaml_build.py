@@ -135,3 +135,33 @@ def test_memoized_hooks_resolve_as_pyyaml_safe_loader() -> None:
     got = parse_text(text, "in.yaml")
     want = list(yaml.load_all(text, Loader=yaml.SafeLoader))
     assert repr(got) == repr(want)  # repr: nan != nan, and 1 == True
+
+
+def test_the_bracket_depth_bound_counts_brackets_anywhere_in_the_text() -> None:
+    """`_may_nest_deeply`'s flow bound is ``max - min`` of the running bracket count over
+    every ``[ { ] }`` of the text (the regex scan it replaced, recomputed here), whatever
+    other characters surround them (non-ASCII, lone surrogates)."""
+    import re
+    from itertools import accumulate
+
+    from schedsim.api.loading.manifest_text import _DEEP, _may_nest_deeply
+
+    def bound(text: str) -> bool:
+        steps = {"[": 1, "{": 1, "]": -1, "}": -1}
+        if text.count("[") + text.count("{") <= _DEEP:
+            return False
+        running = list(accumulate(steps[c] for c in re.findall(r"[\[\]{}]", text)))
+        return max(running) - min(0, min(running)) > _DEEP
+
+    texts = [
+        "a: [" * (_DEEP + 1),
+        "é{\ud800x: [1, 2]}" * (_DEEP + 1),
+        "[]" * (_DEEP + 5),
+        "}" * 10 + "{" * (_DEEP - 5) + "x" + "]" * 20,
+        "]" * (_DEEP + 1) + "[" * (_DEEP + 1),
+        "ü" * 100 + "{" * _DEEP,
+    ]
+    for text in texts:
+        assert _may_nest_deeply(text) is bound(text), text[:20]
+    assert _may_nest_deeply("a: [" * (_DEEP + 1))
+    assert not _may_nest_deeply("[]" * (_DEEP + 5))

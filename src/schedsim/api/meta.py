@@ -6,6 +6,7 @@ Decoders raise `FieldError` naming the field.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Mapping
 from datetime import UTC, datetime
@@ -79,15 +80,25 @@ def parse_timestamp(raw: Any, field: str) -> datetime | None:
         return raw
     if not isinstance(raw, str):
         raise FieldError(field, f"expected an RFC 3339 timestamp, got {d.type_name(raw)}")
-    problem = f"invalid RFC 3339 timestamp {raw!r} (expected e.g. 2024-01-02T03:04:05Z)"
+    parsed = _parse_rfc3339(raw)
+    if parsed is None:
+        problem = f"invalid RFC 3339 timestamp {raw!r} (expected e.g. 2024-01-02T03:04:05Z)"
+        raise FieldError(field, problem)
+    return parsed
+
+
+@functools.lru_cache(maxsize=4096)
+def _parse_rfc3339(raw: str) -> datetime | None:
+    """The time ``raw`` names, or None when it is not RFC 3339 (memoized: the pods of a file
+    often share their timestamps; a datetime is immutable)."""
     # the form metav1.Time accepts (Go's time.RFC3339): fromisoformat alone also takes dates
     # without a time and times without a zone
     if _RFC3339.fullmatch(raw) is None:
-        raise FieldError(field, problem)
+        return None
     try:
         return datetime.fromisoformat(raw.replace("Z", "+00:00"))
     except ValueError:  # e.g. month 13
-        raise FieldError(field, problem) from None
+        return None
 
 
 def default_requests(requests: ResourceList, limits: ResourceList) -> ResourceList:

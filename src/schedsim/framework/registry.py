@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import importlib
 import importlib.metadata
+import os
+import sys
 from collections.abc import Iterator, Mapping
 from typing import Any
 
@@ -21,6 +23,33 @@ __all__ = [
 ]
 
 ENTRY_POINT_GROUP = "schedsim.plugins"
+
+# entry points and their sources per (group, import path and each entry's modification
+# time): importlib.metadata reads every installed distribution's entry_points.txt (and
+# plugin_sources every plugin distribution's METADATA) on each call, ~20 ms per run; a
+# distribution installed or removed changes its directory's mtime, a new path entry the key
+_found: dict[tuple[Any, ...], tuple[Any, dict[str, str] | None]] = {}
+
+
+def _path_key(group: str) -> tuple[Any, ...]:
+    stamps: list[object] = [group]
+    for entry in sys.path:
+        try:
+            stamps.append((entry, os.stat(entry or ".").st_mtime_ns))
+        except (OSError, ValueError, TypeError):
+            stamps.append((entry, None))
+    return tuple(stamps)
+
+
+def _entry_points(group: str) -> tuple[tuple[Any, ...], Any]:
+    """``importlib.metadata.entry_points(group=group)``, read once per import path state."""
+    key = _path_key(group)
+    hit = _found.get(key)
+    if hit is None:
+        if len(_found) > 16:
+            _found.clear()
+        hit = _found[key] = (importlib.metadata.entry_points(group=group), None)
+    return key, hit[0]
 
 
 class PluginError(ValueError):
@@ -44,7 +73,7 @@ class EntryPointRegistry(Mapping[str, PluginFactory]):
     def __init__(
         self, group: str = ENTRY_POINT_GROUP, extra: Mapping[str, PluginFactory] | None = None
     ) -> None:
-        self._entry_points = {ep.name: ep for ep in importlib.metadata.entry_points(group=group)}
+        self._entry_points = {ep.name: ep for ep in _entry_points(group)[1]}
         self._loaded: dict[str, PluginFactory] = dict(extra or {})
 
     def __getitem__(self, name: str) -> PluginFactory:
@@ -82,12 +111,17 @@ def plugin_sources(group: str = ENTRY_POINT_GROUP) -> dict[str, str]:
 
     Does not import the plugins.
     """
+    key, eps = _entry_points(group)
+    known = _found[key][1]
+    if known is not None:
+        return dict(known)
     out: dict[str, str] = {}
-    for ep in importlib.metadata.entry_points(group=group):
+    for ep in eps:
         dist = ep.dist
         where = f"{dist.name} {dist.version}" if dist is not None else "unknown distribution"
         out[ep.name] = f"{where} ({ep.value})"
-    return out
+    _found[key] = (eps, out)
+    return dict(out)
 
 
 def load_plugin_spec(spec: str) -> tuple[str, PluginFactory]:

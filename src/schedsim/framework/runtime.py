@@ -85,6 +85,9 @@ PreEnqueueFn = Callable[[Pod], "Status | None"]
 PreScoreFn = Callable[[CycleState, Pod, Sequence[NodeInfo]], "Status | None"]
 
 
+_NOTHING_TO_BIND: Final = Status(Code.Skip)
+"""What `Framework.run_pre_bind_pre_flights` returns when no PreBind plugin has work."""
+
 _PRE_FILTER_WANTS = "a Status, a PreFilterResult or None"
 
 FilterFn = Callable[[CycleState, Pod, NodeInfo], "Status | None"]
@@ -462,7 +465,7 @@ class Framework:
             first ``Error``. Plugins that returned Skip are recorded in
             ``state.skip_pre_bind_plugins``.
         """
-        result = Status(Code.Skip)
+        result = _NOTHING_TO_BIND  # a Status is immutable: one shared
         for name, fn in self._pre_bind_pre_flight:
             try:
                 st = fn(state, pod, node_name)
@@ -674,7 +677,14 @@ class Framework:
                 return None, self._failed(pod, st), ()
             if out is None:
                 continue
-            if isinstance(out, PreFilterResult):
+            if out.__class__ is Status:  # the common case first: Skip or Success
+                code = out.code
+                if code is Code.Skip:
+                    state.skip_filter_plugins.add(name)
+                    continue
+                if code is Code.Success:
+                    continue
+            elif isinstance(out, PreFilterResult):
                 if out.node_names is not None:
                     narrowing.append(name)
                     merged = out.merge(merged)

@@ -320,7 +320,8 @@ class SchedulingPass:
         """Record the attempt's outcome and tell the queue."""
         pod = qpi.pod
         queue = self.queue
-        self.warnings.extend(f"pod {pod.key}: {w}" for w in placed.warnings)
+        if placed.warnings:
+            self.warnings.extend(f"pod {pod.key}: {w}" for w in placed.warnings)
         nominated = self.nominated.get(pod.key, "")
         if placed.node_name is not None:
             self._record(

@@ -174,7 +174,15 @@ def score_totals(
                 continue
             column = columns.raw.get(name)
             if column is not None:
-                values = list(pick(column))
+                picked = pick(column)
+                first = picked[0]
+                if (
+                    first is not None
+                    and name in columns.uniform
+                    and picked.count(first) == len(picked)
+                ):
+                    continue  # known everywhere and the same: ranking unchanged (as below)
+                values = list(picked)
                 k = 0
                 for _ in range(values.count(None)):
                     k = values.index(None, k)

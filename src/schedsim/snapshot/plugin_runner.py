@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from collections.abc import Set as AbstractSet
 from itertools import chain, compress, islice
-from operator import and_, attrgetter
+from operator import and_, attrgetter, itemgetter
 from typing import Protocol
 
 from schedsim.api.core import Pod
@@ -685,7 +685,8 @@ def _window(
     passed). ``passing``: per position (a list) or the passing positions (a set)."""
     n = len(nodes)
     ok, statuses, names = table.ok, table.statuses, table.names
-    feasible = list(map(nodes.__getitem__, found))
+    # itemgetter: one C call for all of them (about half the cost of a map over __getitem__)
+    feasible = list(itemgetter(*found)(nodes)) if len(found) > 1 else [nodes[i] for i in found]
     rejected = processed - len(found)
     node_to_status: dict[str, Status] = {}
     if record or not found:

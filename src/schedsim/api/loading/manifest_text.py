@@ -184,8 +184,10 @@ bundle refuses more than 1,000 levels first ("exceeded maximum nesting depth"); 
 comes near either."""
 
 _DEEP = 2_000
-_BRACKETS = re.compile(r"[\[\]{}]")
-_BRACKET_STEP = {"[": 1, "{": 1, "]": -1, "}": -1}
+# every byte but the four brackets, deleted by ``bytes.translate`` (C-level, ~10x faster than a
+# regex scan of the text); UTF-8 never puts these ASCII bytes inside a multi-byte sequence
+_NOT_BRACKETS = bytes(b for b in range(256) if b not in b"[]{}")
+_BRACKET_STEP = {ord("["): 1, ord("{"): 1, ord("]"): -1, ord("}"): -1}
 _DEEP_BLOCK = (" " * _DEEP, "- " * (_DEEP // 2), "-  " * (_DEEP // 3), "\t" * _DEEP)
 _DEEP_STACK_BYTES = 1 << 30
 
@@ -196,7 +198,8 @@ def _may_nest_deeply(text: str) -> bool:
     never an underestimate) or a run of indentation or block indicators that long.
     Cheap: a few C-level passes over the text."""
     if text.count("[") + text.count("{") > _DEEP:
-        running = list(accumulate(map(_BRACKET_STEP.__getitem__, _BRACKETS.findall(text))))
+        brackets = text.encode("utf-8", "surrogatepass").translate(None, _NOT_BRACKETS)
+        running = list(accumulate(map(_BRACKET_STEP.__getitem__, brackets)))
         if max(running) - min(0, min(running)) > _DEEP:
             return True
     # block nesting needs a line whose indentation and indicators are as long as the depth

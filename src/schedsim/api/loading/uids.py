@@ -22,13 +22,15 @@ __all__ = ["default_uid", "url_uuid5"]
 _URL_NAMESPACE = uuid.NAMESPACE_URL.bytes
 
 
+# the RFC 4122 variant bits set in the first hex digit of the fourth group
+_VARIANT = {f"{d:x}": f"{(d & 0x3) | 0x8:x}" for d in range(16)}
+
+
 def url_uuid5(name: str) -> str:
-    """``str(uuid.uuid5(uuid.NAMESPACE_URL, name))``: 36 characters, lower-case hex."""
-    digest = bytearray(hashlib.sha1(_URL_NAMESPACE + name.encode("utf-8")).digest()[:16])
-    digest[6] = (digest[6] & 0x0F) | 0x50  # version 5
-    digest[8] = (digest[8] & 0x3F) | 0x80  # the RFC 4122 variant
-    h = digest.hex()
-    return f"{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:]}"
+    """``str(uuid.uuid5(uuid.NAMESPACE_URL, name))``: 36 characters, lower-case hex (the
+    first 16 bytes of the SHA-1, the version nibble 5 and the variant bits set)."""
+    h = hashlib.sha1(_URL_NAMESPACE + name.encode("utf-8")).hexdigest()
+    return f"{h[:8]}-{h[8:12]}-5{h[13:16]}-{_VARIANT[h[16]]}{h[17:20]}-{h[20:32]}"
 
 
 def default_uid(kind: str, namespace: str, name: str) -> str:
