@@ -636,9 +636,25 @@ class ScaleDownCache:
         self._entries[name] = entry
 
 
+# Node object id -> (the node, its ghost): every removal simulation of one Node object
+# (each plan of a replay re-simulates its candidates) shares one ghost; the entry holds the
+# node, so its id cannot be reused while the entry exists
+_GHOSTS: dict[int, tuple[Node, Node]] = {}
+_GHOSTS_LIMIT = 4096
+
+
 def _ghost(node: Node) -> Node:
+    """``node`` tainted ``ToBeDeletedByClusterAutoscaler=0:NoSchedule``, made once per Node
+    object (Nodes never change: an equal copy, shared)."""
+    hit = _GHOSTS.get(id(node))
+    if hit is not None and hit[0] is node:
+        return hit[1]
     taint = Taint(key=TO_BE_DELETED_TAINT, effect="NoSchedule", value="0")
-    return attrs.evolve(node, taints=(*node.taints, taint))
+    ghost = attrs.evolve(node, taints=(*node.taints, taint))
+    if len(_GHOSTS) >= _GHOSTS_LIMIT:
+        _GHOSTS.clear()
+    _GHOSTS[id(node)] = (node, ghost)
+    return ghost
 
 
 def _unbound(pod: Pod) -> Pod:

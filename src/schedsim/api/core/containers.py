@@ -41,10 +41,11 @@ def host_ports(
     """
     out: list[HostPort] = []
     for c in init_containers:
-        if c.is_restartable_init:
+        if c.is_restartable_init and c.ports:
             out.extend((p.host_ip, p.protocol, p.host_port) for p in c.ports if p.host_port > 0)
     for c in containers:
-        out.extend((p.host_ip, p.protocol, p.host_port) for p in c.ports if p.host_port > 0)
+        if c.ports:  # most containers have none: no generator then
+            out.extend((p.host_ip, p.protocol, p.host_port) for p in c.ports if p.host_port > 0)
     return tuple(out)
 
 
