@@ -177,3 +177,78 @@ def test_bad_input_is_one_line_naming_the_file_and_exit_2(
     (tmp_path / "runs" / "x.json").unlink()
     assert compare.main(argv) == 2
     assert capsys.readouterr().err == f"{tmp_path / 'runs'}: no finished experiment run\n"
+
+
+def experiment_doc(alloc: float, alloc130: float) -> dict[str, object]:
+    """An experiment's ``-o json`` (`GpuSharingExperiment.to_json`'s keys), as
+    benchmarks/fgd_curves.py writes it: the flat curve of `run`."""
+    return {
+        "experiment": {"seed": 42, "pods": 10, "scheduled": 9, "failed": 1},
+        "targetWorkload": [],
+        "curve": [
+            {
+                "arrived": a,
+                "gpuAllocation": alloc if a < 130 else alloc130,
+                "fragmentation": 20.0,
+                "fragmentationAmount": 10.0,
+            }
+            for a in range(131)
+        ],
+        "cpuSeconds": 1.0,
+    }
+
+
+def test_fgd_curves_out_directory_is_read_by_its_file_names(
+    compare: ModuleType, artifact: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "fgd-runs"
+    out.mkdir()
+    (out / "default-fgd-42.json").write_text(json.dumps(experiment_doc(50.0, 94.0)))
+    (out / "default-fgd-43.json").write_text(json.dumps(experiment_doc(50.0, 96.0)))
+    results = compare.read_schedsim([str(out)])
+    assert [(r.name, r.axes) for r in results] == [
+        (
+            f"default+fgd+{s}",
+            (("traces", "default"), ("schedulerConfig", "fgd"), ("seeds", str(s))),
+        )
+        for s in (42, 43)
+    ]
+    assert results[1].curve[130] == (130, 96.0, 20.0, 10.0)
+    argv = ["--artifact", str(artifact), "--schedsim", str(out), "-o", "deviation"]
+    assert compare.main(argv) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0] == (
+        "| trace | policy | metric | seeds | 50 % | 80 % | 90 % | 100 % | 110 % | 120 % "
+        "| 130 % | max |d| |"
+    )
+    # allocation: 50 - 49.9 at 50 % (ranges 50.0-50.0 and 49.8-50.0 overlap), 50 - 79.5 at
+    # 80 % (apart), no artifact column at 90-120 %, 95 - 95 at 130 %
+    assert lines[2] == (
+        "| default | fgd | GPU alloc % | 2/2 | +0.1 | -29.5 * | - | - | - | - | 0.0 | 29.5 |"
+    )
+    # ratio: 20 against 17.5 (17-18), 29.5 (29-30), 99.2 (99.0-99.4), all apart
+    assert lines[3] == (
+        "| default | fgd | frag % idle | 2/2 | +2.5 * | -9.5 * | - | - | - | - | -79.2 * | 79.2 |"
+    )
+    argv[-1] = "summary"
+    assert compare.main(argv) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0] == (
+        "| trace | policy | seeds | max |d| GPU alloc % | max |d| frag % idle "
+        "| max |d| frag % capacity | apart |"
+    )
+    # capacity: 10 against the one seed's 9.0, 6.0, 4.6: all apart; 1 + 3 + 3 of 9 cells
+    assert lines[2] == "| default | fgd | 2/2 | 29.5 | 79.2 | 5.4 | 7/9 |"
+
+
+def test_an_experiment_json_not_named_trace_policy_seed_is_refused(
+    compare: ModuleType, tmp_path: Path
+) -> None:
+    bad = tmp_path / "fgd-42.json"
+    bad.write_text(json.dumps(experiment_doc(50.0, 94.0)))
+    with pytest.raises(compare.InputError, match=r"not named TRACE-POLICY-SEED\.json"):
+        compare.read_schedsim([str(bad)])
+    good = tmp_path / "default-fgd-42.json"
+    good.write_text(json.dumps({**experiment_doc(50.0, 94.0), "curve": [{"arrived": 0}]}))
+    with pytest.raises(compare.InputError, match="curve: not an experiment's curve"):
+        compare.read_schedsim([str(good)])
