@@ -899,3 +899,54 @@ def test_an_alibaba_time_past_go_durations_is_refused(
         "9223372036.854775807 seconds, Go's longest duration, about 292 years: give the times "
         "in seconds)\n"
     )
+
+
+@pytest.mark.parametrize("flag", ["--output-file", "--report"])
+@pytest.mark.parametrize("through_link", [False, True])
+def test_an_output_over_an_input_file_is_refused(
+    flag: str, through_link: bool, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``simulate in.yaml --output-file in.yaml`` replaced the manifest and exited 0
+    (fresh-user attack): an output that is (or links to) an input file is refused, naming
+    both, and the input is untouched."""
+    cluster = tmp_path / "in.yaml"
+    cluster.write_text(ONE_POD)
+    out = cluster
+    if through_link:
+        out = tmp_path / "link.yaml"
+        out.symlink_to(cluster)
+    assert main(["simulate", str(cluster), flag, str(out)]) == 2
+    err = capsys.readouterr().err
+    assert f"{out}: cannot write the output ({flag}): " in err
+    assert f"input {cluster}" in err or f"input file {cluster}" in err
+    assert "never replaces an input" in err
+    assert cluster.read_text() == ONE_POD
+
+
+def test_two_outputs_naming_one_file_are_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``--output-file X --report X``: the second write replaced the first (attack finding);
+    refused before running, nothing written."""
+    cluster = tmp_path / "in.yaml"
+    cluster.write_text(ONE_POD)
+    x = tmp_path / "x"
+    assert main(["simulate", str(cluster), "--output-file", str(x), "--report", str(x)]) == 2
+    err = capsys.readouterr().err
+    assert f"--report {x} and --output-file {x} name the same file" in err
+    assert not x.exists()
+
+
+def test_a_sweep_output_over_a_file_its_spec_names_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The cluster a sweep spec names is an input too: ``--report`` over it is refused."""
+    cluster = tmp_path / "c.yaml"
+    cluster.write_text(ONE_POD)
+    spec = tmp_path / "s.yaml"
+    spec.write_text(f"cluster: [{cluster}]\ncommands: [simulate]\n")
+    assert main(["sweep", str(spec), "--serial", "--report", str(cluster)]) == 2
+    assert f"{cluster}: cannot write the output (--report): it is the input file" in (
+        capsys.readouterr().err
+    )
+    assert cluster.read_text() == ONE_POD

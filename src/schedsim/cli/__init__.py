@@ -58,7 +58,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         cli_output.error_line("schedsim: interrupted")
         return 130
-    return cli_output.run_command(lambda: _run(args), getattr(args, "output_file", None))
+    outputs = {f"--{d.replace('_', '-')}": getattr(args, d, None) for d in _OUTPUTS}
+    output_file = outputs.pop("--output-file")
+    read = [  # every path-like value of the command line: the files among them are inputs
+        v
+        for d, value in vars(args).items()
+        if d not in _OUTPUTS
+        for v in (value if isinstance(value, list) else [value])
+    ]
+    return cli_output.run_command(lambda: _run(args), output_file, outputs=outputs, read=read)
+
+
+_OUTPUTS = ("output_file", "report", "save")
+"""The options naming a file a command writes (`cli_output.check_outputs`)."""
 
 
 def _run(args: argparse.Namespace) -> tuple[str | None, int]:

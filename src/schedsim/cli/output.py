@@ -27,15 +27,19 @@ import re
 import stat
 import sys
 import tempfile
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from typing import Any
+
+from schedsim.api.loading import inputs
 
 __all__ = [
     "OUTPUT_ERROR_STATUS",
     "STDOUT_NAME",
     "OutputError",
     "Parser",
+    "check_not_input",
+    "check_outputs",
     "deliver",
     "error_line",
     "output_problem",
@@ -144,6 +148,42 @@ def stdout_problem() -> str | None:
     return None
 
 
+def check_not_input(path: str, flag: str = "") -> None:
+    """Refuse an output path that is (or links to) a file this command reads.
+
+    Raises:
+        OutputError: ``path`` is an input file (`schedsim.api.loading.inputs`).
+    """
+    read = inputs.output_conflict(path)
+    if read is None:
+        return
+    name = f" ({flag})" if flag else ""
+    same = "it is the input file" if read == path else "it is the same file as the input"
+    raise OutputError(
+        f"{path}: cannot write the output{name}: {same} {read} (write it to another path: "
+        "schedsim never replaces an input)"
+    )
+
+
+def check_outputs(outputs: dict[str, str | None]) -> None:
+    """Refuse outputs (flag -> path) that name an input file or one another's file, before
+    the command runs.
+
+    Raises:
+        OutputError: the first such output.
+    """
+    both = inputs.outputs_conflict(outputs.items())
+    if both is not None:
+        (flag1, first), (flag2, second) = both
+        raise OutputError(
+            f"{second}: cannot write the output: {flag2} {second} and {flag1} {first} name "
+            "the same file (give each output its own path)"
+        )
+    for flag, path in outputs.items():
+        if path:
+            check_not_input(path, flag)
+
+
 def _new_file_mode(path: str) -> int:
     try:
         return os.stat(path).st_mode & 0o7777  # replacing a file keeps its permissions
@@ -183,6 +223,7 @@ def deliver(text: str, path: str | None = None) -> None:
     if path is None or path == "-":
         _to_stdout(text)
         return
+    check_not_input(path)
     data = text.encode("utf-8")
     # a symlink stays a symlink: its target is what gets replaced
     target = os.path.realpath(path) if os.path.islink(path) else path
@@ -279,17 +320,27 @@ def _recording() -> Iterator[None]:
         _warnings[:] = saved
 
 
-def run_command(command: Callable[[], tuple[str | None, int]], path: str | None = None) -> int:
+def run_command(
+    command: Callable[[], tuple[str | None, int]],
+    path: str | None = None,
+    *,
+    outputs: dict[str, str | None] | None = None,
+    read: Iterable[object] = (),
+) -> int:
     """Run ``command`` (which returns its whole output, None when it failed before having
     any, and its exit status) and deliver its output; the exit status.
 
     Returns ``status``; 2 when the output could not be written whole (one error line on
     standard error, `output_problem`'s); 130 on Ctrl-C (one ``schedsim: interrupted`` line;
     no output, no partial file). Errors ``command`` raises pass through (the caller maps
-    them to statuses).
+    them to statuses). ``outputs`` (flag -> path, e.g. ``{"--report": "r.html"}``) and the
+    paths ``read`` (files among them are noted as inputs) are checked first: no output may
+    replace an input file or name another output's file (`check_outputs`).
     """
     try:
-        with _recording():
+        with _recording(), inputs.recording():
+            inputs.note_all(read)
+            check_outputs({"--output-file": path, **(outputs or {})})
             problem = stdout_problem() if path in (None, "-") else None
             if problem is not None:
                 raise OutputError(problem)

@@ -21,7 +21,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
 from schedsim.api.errors import ManifestError, first_few
 from schedsim.cli.common import output_path, write_report
-from schedsim.cli.output import error_line, recorded_warnings, warn
+from schedsim.cli.output import check_outputs, error_line, recorded_warnings, warn
 from schedsim.sweep import (
     Executor,
     PoolExecutor,
@@ -150,6 +150,8 @@ def run(args: argparse.Namespace) -> tuple[str, int]:
         ManifestError: a bad spec, cluster or flag (exit status 2).
     """
     spec = load_spec(args.spec)
+    # the files the spec names are inputs too: refuse an output over one before running
+    check_outputs({"--output-file": args.output_file, "--report": args.report})
     executor = _executor(args)
     clusters = load_clusters(spec)
     for name, cluster in clusters.items():

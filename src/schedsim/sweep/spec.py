@@ -79,6 +79,7 @@ import attrs
 
 from schedsim.api.apps.workload_scale import check_factor
 from schedsim.api.errors import ManifestError
+from schedsim.api.loading import inputs
 from schedsim.api.loading.decode import type_name
 from schedsim.api.loading.loader import read_documents
 from schedsim.autoscaler.nodegroups import NodeGroup, load_node_groups
@@ -306,6 +307,7 @@ def _file_digest(path: str) -> str:
             if f.endswith((".yaml", ".yml", ".json"))
         )
     for p in paths:
+        inputs.note(p)  # no output may replace it (schedsim.cli.output)
         try:
             with open(p, "rb") as fh:
                 h.update(p.encode() + b"\0" + fh.read())

@@ -28,7 +28,7 @@ from schedsim.api.apps.workload_scale import scale_workloads
 from schedsim.api.core import Pod
 from schedsim.api.errors import FieldError, ManifestError
 from schedsim.api.evolve import evolve
-from schedsim.api.loading import defaults
+from schedsim.api.loading import defaults, inputs
 from schedsim.api.loading.ca_snapshot import expand_ca_snapshot, looks_like_ca_snapshot
 from schedsim.api.loading.decode import type_name
 from schedsim.api.loading.defaults import generate_name
@@ -323,6 +323,7 @@ def read_text_stream(fh: BinaryIO, name: str) -> str:
 
 
 def _read(path: Path) -> str:
+    inputs.note(str(path))  # no output may replace it (schedsim.cli.output)
     try:
         with path.open("rb") as fh:
             return read_text_stream(fh, str(path))
