@@ -212,3 +212,38 @@ def test_ctrl_c_exits_130_without_partial_output(to_file: bool, tmp_path: Path) 
     assert (proc.returncode, out, err) == (130, "", "schedsim: interrupted\n")
     left = {p.name for p in tmp_path.iterdir()} - {"slow_plugin.py", "config.yaml", "started"}
     assert left <= {"__pycache__"}
+
+
+@pytest.mark.parametrize("command", ["simulate", "sweep"])
+@pytest.mark.parametrize("delay", [0.4, 0.7, 1.0, 1.5])
+def test_ctrl_c_while_starting_exits_130_without_a_traceback(
+    command: str, delay: float, tmp_path: Path
+) -> None:
+    """``SIGINT`` while the command's modules are still imported printed a
+    ``KeyboardInterrupt`` traceback (fresh-user attack, ``kill -INT`` 1.2 s after start):
+    exit 130 and the one line ``schedsim: interrupted`` from the first line of schedsim's
+    code on (before Python's own handler is in, the signal's default ends the process:
+    -SIGINT, silent; within Python's start-up, site's traceback is Python's)."""
+    argv = [schedsim_script(), command]
+    if command == "sweep":
+        (tmp_path / "s.yaml").write_text("commands: [simulate]\n")
+        argv.append("s.yaml")
+    proc = subprocess.Popen(
+        argv,
+        cwd=tmp_path,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )
+    time.sleep(delay)
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=60)
+    if "init_import_site" in err:  # pragma: no cover - a slow machine: Python's own start
+        pytest.skip("interrupted in Python's start-up (site), before schedsim's code runs")
+    assert "Traceback" not in err, err
+    if proc.returncode == 0:  # pragma: no cover - finished first (a fast machine)
+        return
+    assert (proc.returncode, out) in ((130, ""), (-signal.SIGINT, "")), (proc.returncode, err)
+    if proc.returncode == 130:
+        assert err.strip().splitlines()[-1] == "schedsim: interrupted"

@@ -21,6 +21,29 @@ The commands live in their own modules (`schedsim.cli.parser` the flags,
 
 from __future__ import annotations
 
+# ruff: noqa: E402 (the Ctrl-C handler goes in before the imports)
+import os
+import signal
+import threading
+
+
+def _interrupted_while_starting(signum: int, frame: object) -> None:  # pragma: no cover
+    """Ctrl-C while the command's modules are imported (a second or more): one line and
+    exit status 130, no traceback, no output (nothing was written yet)."""
+    try:
+        os.write(2, b"schedsim: interrupted\n")
+    finally:
+        os._exit(130)
+
+
+# the imports below take most of a second: until `main`'s handlers are in place, Ctrl-C ends
+# the process quietly (restored at the end of this module, so importing it changes nothing)
+_STARTING = threading.current_thread() is threading.main_thread() and (
+    signal.getsignal(signal.SIGINT) is signal.default_int_handler
+)
+if _STARTING:
+    signal.signal(signal.SIGINT, _interrupted_while_starting)
+
 import argparse
 from collections.abc import Sequence
 
@@ -41,6 +64,9 @@ from schedsim.scheduler.scheduling import gc_paused
 from schedsim.snapshot.errors import SchedulingError
 
 __all__ = ["EXAMPLE", "MANIFEST_COMMANDS", "main"]
+
+if _STARTING and signal.getsignal(signal.SIGINT) is _interrupted_while_starting:
+    signal.signal(signal.SIGINT, signal.default_int_handler)  # main catches it from here on
 
 
 def _autoscaling(args: argparse.Namespace) -> tuple[str | None, int]:
