@@ -950,3 +950,54 @@ def test_a_sweep_output_over_a_file_its_spec_names_is_refused(
         capsys.readouterr().err
     )
     assert cluster.read_text() == ONE_POD
+
+
+@pytest.mark.parametrize(
+    ("spec", "field", "problem"),
+    [
+        ("axes: {schedulerConfig: {bad: nofile.yaml}}", "axes.schedulerConfig.bad", "no such file"),
+        ("axes: {nodeGroups: {bad: c.yaml}}", "axes.nodeGroups.bad", "expected one YAML document"),
+        ("cluster: [nope.yaml]", "cluster[0]", "no such file"),
+    ],
+)
+def test_a_sweep_file_error_names_the_spec_field(
+    spec: str, field: str, problem: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A missing or wrong file a sweep spec names said only ``nofile.yaml: no such file or
+    directory`` (fresh-user attack); docs/cli.md promises ``SPEC: FIELD: problem``."""
+    (tmp_path / "c.yaml").write_text(ONE_POD + "---\n" + ONE_POD.replace("name: p", "name: q"))
+    text = spec if spec.startswith("cluster") else f"cluster: [c.yaml]\n{spec}"
+    command = "scale-up" if "nodeGroups" in spec else "simulate"
+    (tmp_path / "s.yaml").write_text(f"{text}\ncommands: [{command}]\n")
+    assert main(["sweep", str(tmp_path / "s.yaml"), "--serial"]) == 2
+    err = capsys.readouterr().err
+    assert f"schedsim: error: {tmp_path / 's.yaml'}: {field}: {tmp_path}/" in err
+    assert problem in err
+
+
+def test_a_sweep_option_no_command_uses_is_a_warning(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``options: {expander, until}`` on a simulate-only spec was silently ignored: each
+    option no command of the spec uses (docs/cli.md's spec: expander is scale-up's and
+    replay's, until replay's) is a warning naming it; one that is used is not."""
+    (tmp_path / "c.yaml").write_text(ONE_POD)
+    spec = tmp_path / "s.yaml"
+    spec.write_text(
+        "cluster: [c.yaml]\ncommands: [simulate]\n"
+        "options: {expander: most-pods, until: 1h, placement: kube-scheduler}\n"
+    )
+    doc = _json(["sweep", str(spec), "--serial", "-o", "json"], capsys)
+    messages = [w["message"] for w in doc["warnings"]]
+    assert messages == [
+        f"{spec}: options.expander: ignored: used only by scale-up, replay, and the spec runs "
+        "simulate (remove it, or add such a command)",
+        f"{spec}: options.until: ignored: used only by replay, and the spec runs simulate "
+        "(remove it, or add such a command)",
+    ]
+
+
+def test_every_sweep_option_says_which_commands_use_it() -> None:
+    from schedsim.sweep import spec
+
+    assert set(spec._OPTION_COMMANDS) == set(spec._OPTIONS)

@@ -150,6 +150,8 @@ def run(args: argparse.Namespace) -> tuple[str, int]:
         ManifestError: a bad spec, cluster or flag (exit status 2).
     """
     spec = load_spec(args.spec)
+    for w in spec.warnings:
+        warn(w)
     # the files the spec names are inputs too: refuse an output over one before running
     check_outputs({"--output-file": args.output_file, "--report": args.report})
     executor = _executor(args)

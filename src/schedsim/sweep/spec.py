@@ -72,7 +72,8 @@ import json
 import math
 import os
 import re
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from typing import Any, Final
 
 import attrs
@@ -82,7 +83,7 @@ from schedsim.api.errors import ManifestError
 from schedsim.api.loading import inputs
 from schedsim.api.loading.decode import type_name
 from schedsim.api.loading.loader import read_documents
-from schedsim.autoscaler.nodegroups import NodeGroup, load_node_groups
+from schedsim.autoscaler.nodegroups import NodeGroup, NodeGroupError, load_node_groups
 from schedsim.autoscaler.scaleup import DEFAULT_MAX_NODES_PER_SCALE_UP, EXPANDERS
 from schedsim.engine import EngineConfig
 from schedsim.framework.features import FeatureGateError
@@ -273,6 +274,7 @@ class SweepSpec:
         seeds: the ``seeds`` variants, in spec order (one unnamed variant of
             ``options.seed`` when the axis is absent).
         experiment: the ``experiment`` section (None unless the command is experiment).
+        warnings: what the spec sets that none of its commands uses (`_unused_options`).
         options: the commands' options.
         named_axes: the axes the spec names (scenario names list only these and the
             command).
@@ -290,6 +292,45 @@ class SweepSpec:
     named_axes: tuple[str, ...]
     seeds: tuple[SeedVariant, ...] = (SeedVariant("", None),)
     experiment: ExperimentOptions | None = None
+    warnings: tuple[str, ...] = ()
+
+
+_OPTION_COMMANDS: Final = {
+    "placement": ("simulate",),
+    "seed": ("simulate", "replay", "experiment"),
+    "expander": ("scale-up", "replay"),
+    "maxNodesPerScaleUp": ("scale-up", "replay"),
+    "utilizationThreshold": ("scale-down", "replay"),
+    "gpuUtilizationThreshold": ("scale-down", "replay"),
+    **dict.fromkeys(
+        (
+            "scanInterval",
+            "scaleDownUnneededTime",
+            "scaleDownDelayAfterAdd",
+            "nodeProvisionDelay",
+            "sampleInterval",
+            "until",
+        ),
+        ("replay",),
+    ),
+}
+"""The commands each option of ``options`` applies to (docs/cli.md's sweep spec)."""
+
+
+def _unused_options(source: str, raw: Any, commands: list[str]) -> tuple[str, ...]:
+    """A warning for each option the spec sets that none of its ``commands`` uses: nothing
+    is silently ignored."""
+    if not isinstance(raw, Mapping):
+        return ()
+    out = []
+    for key in raw:
+        used_by = _OPTION_COMMANDS.get(key, ())
+        if used_by and not set(used_by) & set(commands):
+            out.append(
+                f"{source}: options.{key}: ignored: used only by {', '.join(used_by)}, and the "
+                f"spec runs {', '.join(commands)} (remove it, or add such a command)"
+            )
+    return tuple(out)
 
 
 def digest(*parts: object) -> str:
@@ -331,9 +372,27 @@ def _variants(source: str, axes: Mapping[str, Any], axis: str) -> list[tuple[str
 
 
 def _path(source: str, where: str, value: Any) -> str:
+    """The path field ``where`` names, joined to the spec's directory; it must exist."""
     if not isinstance(value, str) or not value:
         raise ManifestError(f"{source}: {where}: expected a file path, got {_yaml(value)}")
-    return os.path.join(os.path.dirname(source), value)
+    path = os.path.join(os.path.dirname(source), value)
+    if not os.path.exists(path):
+        raise ManifestError(
+            f"{source}: {where}: {path}: no such file or directory (paths are relative to "
+            "the spec's directory)"
+        )
+    return path
+
+
+@contextmanager
+def _reading(source: str, where: str) -> Iterator[None]:
+    """Errors of the file that field ``where`` names say so: ``SPEC: FIELD: FILE: problem``
+    (one line per problem)."""
+    try:
+        yield
+    except (ManifestError, NodeGroupError) as e:
+        lines = str(e).splitlines() or [""]
+        raise ManifestError("\n".join(f"{source}: {where}: {line}" for line in lines)) from None
 
 
 def _options(source: str, raw: Any) -> SweepOptions:
@@ -392,7 +451,6 @@ def _options(source: str, raw: Any) -> SweepOptions:
     return opts
 
 
-
 def _yaml(value: Any) -> str:
     """``value`` as YAML spells it in an error (``true``, ``null``, ``.inf``, ``[1, true]``),
     not as Python does (``True``, ``None``, ``inf``); a string keeps its quotes."""
@@ -404,6 +462,7 @@ def _yaml(value: Any) -> str:
         return json.dumps(value, ensure_ascii=False, allow_nan=False)
     except (TypeError, ValueError):
         return repr(value)
+
 
 def _is_int(value: Any) -> bool:
     """A YAML integer (``true`` is a bool, not the number 1)."""
@@ -473,7 +532,8 @@ def _configs(
                 if path is None:
                     config = EngineConfig(feature_gates=overrides)
                 else:
-                    config = EngineConfig.from_config_file(path, feature_gates=overrides)
+                    with _reading(source, f"axes.schedulerConfig.{cname}"):
+                        config = EngineConfig.from_config_file(path, feature_gates=overrides)
             except FeatureGateError as e:
                 raise ManifestError(f"{source}: axes.featureGates.{gname}: {e.args[0]}") from None
             key = digest(None if path is None else _file_digest(path), sorted(overrides.items()))
@@ -488,7 +548,8 @@ def _groups(source: str, axes: Mapping[str, Any]) -> tuple[GroupsVariant, ...]:
             out.append(GroupsVariant(name, None, None, digest(None)))
             continue
         path = _path(source, f"axes.nodeGroups.{name}", value)
-        groups = tuple(load_node_groups(path))
+        with _reading(source, f"axes.nodeGroups.{name}"):
+            groups = tuple(load_node_groups(path))
         out.append(GroupsVariant(name, path, groups, _file_digest(path)))
     return tuple(out) or (GroupsVariant("", None, None, digest(None)),)
 
@@ -677,4 +738,5 @@ def load_spec(path: str) -> SweepSpec:
         named_axes=tuple(a for a in AXES if axes.get(a) is not None),
         seeds=_seeds(path, axes),
         experiment=experiment,
+        warnings=_unused_options(path, doc.get("options"), commands),
     )
