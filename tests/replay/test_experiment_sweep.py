@@ -121,6 +121,7 @@ def test_experiment_row_in_json_matches_replay_inflate(grid: Path) -> None:
     ],
 )
 def test_experiment_spec_errors(grid: Path, change: tuple[str, str], message: str) -> None:
+    (grid.parent / "x.yaml").write_text("")  # a cluster path must exist to be refused here
     grid.write_text(SPEC.replace(*change))
     with pytest.raises(ManifestError, match=message.replace("[", r"\[")):
         load_spec(str(grid))
