@@ -33,6 +33,10 @@ spec:
 """
 
 ERROR = 'Pod ml/trainer: spec.toleration: unknown field "toleration"'
+HINT = (  # how to go on, as kubectl's "turn validation off with --validate=false"
+    "schedsim: error: fix the field names, or to go on without them run again with "
+    "--validate=warn (a warning for each, then ignored) or --validate=ignore\n"
+)
 
 
 @pytest.fixture
@@ -51,9 +55,11 @@ def _run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]
 def test_misspelled_field_exits_2_naming_it(
     capsys: pytest.CaptureFixture[str], cluster: Path
 ) -> None:
+    """The error names the field and says how to go on (the --validate values, fresh-user
+    attack: it named the fields only)."""
     code, out, err = _run(capsys, "simulate", str(cluster))
     assert (code, out) == (2, "")
-    assert err == f"schedsim: error: {cluster}: {ERROR}\n"
+    assert err == f"schedsim: error: {cluster}: {ERROR}\n{HINT}"
 
 
 def test_strict_is_the_default_and_can_be_spelled(
@@ -89,7 +95,7 @@ def test_autoscaling_commands_validate_too(
     )
     argv = [command, str(cluster), "--node-groups", str(groups)]
     code, out, err = _run(capsys, *argv)
-    assert (code, out, err) == (2, "", f"schedsim: error: {cluster}: {ERROR}\n")
+    assert (code, out, err) == (2, "", f"schedsim: error: {cluster}: {ERROR}\n{HINT}")
     code, _, err = _run(capsys, *argv, "--validate=warn")
     assert code == 0 and f"warning: {cluster}: {ERROR} (ignored)" in err
 

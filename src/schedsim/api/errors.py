@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-__all__ = ["FieldError", "ManifestError", "first_few", "go_value"]
+__all__ = ["FieldError", "ManifestError", "UnknownFieldError", "first_few", "go_value"]
 
 
 def go_value(value: object) -> str:
@@ -53,3 +53,8 @@ class ManifestError(ValueError):
 
     def __str__(self) -> str:
         return self.message
+
+
+class UnknownFieldError(ManifestError):
+    """Strict validation refused an object's unknown fields (the command line adds how to go
+    on: its ``--validate`` values)."""

@@ -47,7 +47,7 @@ if _STARTING:
 import argparse
 from collections.abc import Sequence
 
-from schedsim.api.errors import ManifestError
+from schedsim.api.errors import ManifestError, UnknownFieldError
 from schedsim.cli import autoscaling as cli_autoscaling
 from schedsim.cli import check_plugin as cli_check_plugin
 from schedsim.cli import output as cli_output
@@ -95,6 +95,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     return cli_output.run_command(lambda: _run(args), output_file, outputs=outputs, read=read)
 
 
+VALIDATE_HINT = (
+    "fix the field names, or to go on without them run again with --validate=warn (a "
+    "warning for each, then ignored) or --validate=ignore"
+)
+"""How to go on after strict validation refused unknown fields (kubectl: "turn validation
+off with --validate=false"): the ``--validate`` values."""
+
 _OUTPUTS = ("output_file", "report", "save")
 """The options naming a file a command writes (`cli_output.check_outputs`)."""
 
@@ -134,7 +141,10 @@ def _run_command(args: argparse.Namespace) -> tuple[str | None, int]:
         with gc_paused():
             return simulate(args)
     except (ManifestError, UsageError, PluginError) as e:
-        for line in str(e).splitlines() or [""]:  # one line per problem
+        text = str(e)
+        if isinstance(e, UnknownFieldError) and args.command in MANIFEST_COMMANDS:
+            text += f"\n{VALIDATE_HINT}"
+        for line in text.splitlines() or [""]:  # one line per problem
             cli_output.error_line(f"schedsim: error: {line}")
         return None, 2
     except SchedulingError as e:

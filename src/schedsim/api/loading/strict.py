@@ -41,7 +41,7 @@ from typing import Any, Final
 
 import attrs
 
-from schedsim.api.errors import ManifestError
+from schedsim.api.errors import ManifestError, UnknownFieldError
 
 __all__ = [
     "MAX_FIELD_WARNINGS",
@@ -334,7 +334,7 @@ class FieldChecker:
         if self.validate == "strict":
             first, rest = unknown[0], unknown[1:]
             also = f" (also unknown: {', '.join(u.path for u in rest)})" if rest else ""
-            raise ManifestError(f"{self.source}: {label}: {first.path}: {first.problem}{also}")
+            raise UnknownFieldError(f"{self.source}: {label}: {first.path}: {first.problem}{also}")
         for u in unknown:
             if self._count < MAX_FIELD_WARNINGS:
                 self._lines.append(f"{self.source}: {label}: {u.path}: {u.problem} (ignored)")
