@@ -6,6 +6,7 @@ lists, and exact error messages for malformed objects (``FILE: KIND NS/NAME: FIE
 from __future__ import annotations
 
 import copy
+import os
 from datetime import UTC, datetime
 from fractions import Fraction
 from pathlib import Path
@@ -53,10 +54,13 @@ from schedsim.api.resource import (
 )
 
 GI = 2**30
-SHARED = Path(__file__).resolve().parents[2].parent / "shared"
+# the shared folder as the other tests find it: SCHEDSIM_SHARED_DIR, else beside the checkout
+SHARED = Path(
+    os.environ.get("SCHEDSIM_SHARED_DIR") or Path(__file__).resolve().parents[2].parent / "shared"
+)
 DRIVER_EXAMPLES = SHARED / "examples" / "dra-example-driver"
 API_TESTDATA = SHARED / "examples" / "k8s-api-testdata"
-CASES = SHARED / "cases"
+CASES = Path(os.environ.get("SCHEDSIM_CASES_DIR") or SHARED / "cases")
 
 needs_shared = pytest.mark.skipif(not SHARED.is_dir(), reason=f"{SHARED} is absent")
 

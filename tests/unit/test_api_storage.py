@@ -6,6 +6,7 @@ upstream API test data, API defaults, and exact error messages for malformed obj
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any
 
@@ -24,7 +25,10 @@ from schedsim.api.storage import (
     VolumeAttachment,
 )
 
-SHARED = Path(__file__).resolve().parents[2].parent / "shared"
+# the shared folder as the other tests find it: SCHEDSIM_SHARED_DIR, else beside the checkout
+SHARED = Path(
+    os.environ.get("SCHEDSIM_SHARED_DIR") or Path(__file__).resolve().parents[2].parent / "shared"
+)
 CSI_EXAMPLES = SHARED / "examples" / "csi"
 API_TESTDATA = SHARED / "examples" / "k8s-api-testdata"
 
