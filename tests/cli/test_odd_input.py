@@ -1001,3 +1001,18 @@ def test_every_sweep_option_says_which_commands_use_it() -> None:
     from schedsim.sweep import spec
 
     assert set(spec._OPTION_COMMANDS) == set(spec._OPTIONS)
+
+
+def test_a_map_key_with_dots_or_slashes_is_written_in_brackets(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Field paths named a map key two ways (``metadata.annotations.schedsim.io/duration``
+    here, ``metadata.annotations[schedsim.io/duration]`` in replay): apimachinery's
+    ``field.Path.Key`` form, brackets, is used."""
+    cluster = tmp_path / "c.yaml"
+    cluster.write_text(ONE_POD.replace("schedsim.io/duration: 10m", "schedsim.io/duration: 10"))
+    assert main(["simulate", str(cluster)]) == 2
+    assert (
+        "Pod default/p: metadata.annotations[schedsim.io/duration]: expected a string, got a "
+        "number" in capsys.readouterr().err
+    )

@@ -1225,7 +1225,7 @@ MALFORMED = [
     ),
     (
         _exact("capacity: {requests: {a/b/c: 1}}"),
-        C + "spec.devices.requests[0].exactly.capacity.requests.a/b/c: invalid name 'a/b/c': "
+        C + "spec.devices.requests[0].exactly.capacity.requests[a/b/c]: invalid name 'a/b/c': "
         "must not contain more than one slash",
     ),
     # constraints and config
@@ -1491,12 +1491,12 @@ MALFORMED = [
     ),
     (
         _device("attributes: {a/b/c: {int: 1}}"),
-        S + "spec.devices[0].attributes.a/b/c: invalid name 'a/b/c': must not contain more "
+        S + "spec.devices[0].attributes[a/b/c]: invalid name 'a/b/c': must not contain more "
         "than one slash",
     ),
     (
         _device("attributes: {/b: {int: 1}}"),
-        S + "spec.devices[0].attributes./b: invalid name '/b': the domain must not be empty",
+        S + "spec.devices[0].attributes[/b]: invalid name '/b': the domain must not be empty",
     ),
     (
         _device(

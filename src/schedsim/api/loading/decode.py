@@ -72,7 +72,9 @@ def get_str_map(d: Mapping[str, Any], key: str, path: str) -> dict[str, str]:
     out: dict[str, str] = {}
     for k, v in get_map(d, key, path).items():
         if not isinstance(v, str):
-            raise FieldError(f"{join(path, key)}.{k}", f"expected a string, got {type_name(v)}")
+            raise FieldError(
+                key_path(join(path, key), str(k)), f"expected a string, got {type_name(v)}"
+            )
         out[str(k)] = v
     return out
 
@@ -93,16 +95,17 @@ def get_resource_list(d: Mapping[str, Any], key: str, path: str) -> dict[str, Fr
     for name, raw in get_map(d, key, path).items():
         if isinstance(raw, bool) or not isinstance(raw, str | int | float):
             raise FieldError(
-                f"{join(path, key)}.{name}",
+                key_path(join(path, key), name),
                 f'expected a quantity (a string such as "100m" or a number), got {type_name(raw)}',
             )
         try:
             q = parse_quantity(raw)
         except QuantityError as e:
-            raise FieldError(f"{join(path, key)}.{name}", str(e)) from None
+            raise FieldError(key_path(join(path, key), name), str(e)) from None
         if q < 0:
             raise FieldError(
-                f"{join(path, key)}.{name}", f'quantity "{raw}": must be greater than or equal to 0'
+                key_path(join(path, key), name),
+                f'quantity "{raw}": must be greater than or equal to 0',
             )
         out[str(name)] = q
     return out
@@ -188,6 +191,15 @@ def check_api_version(raw: Mapping[str, Any], kind: str, allowed: tuple[str, ...
 def join(path: str, key: str) -> str:
     """Join a field path and a key with a dot."""
     return f"{path}.{key}" if path else key
+
+
+def key_path(path: str, key: str) -> str:
+    """The path of map ``key`` under ``path``: ``path.key``, or in brackets when the key has
+    a dot or a slash, as apimachinery's ``field.Path.Key`` writes map keys
+    (``metadata.annotations[schedsim.io/duration]``, not ``...annotations.schedsim.io/...``)."""
+    if path and ("." in key or "/" in key):
+        return f"{path}[{key}]"
+    return join(path, key)
 
 
 def type_name(v: object) -> str:

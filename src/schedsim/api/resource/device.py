@@ -19,6 +19,7 @@ from schedsim.api.core import (
 )
 from schedsim.api.errors import FieldError
 from schedsim.api.loading import decode as d
+from schedsim.api.loading.decode import key_path
 from schedsim.api.resource.fields import (
     DEVICE_TAINT_EFFECTS,
     MAX_ATTRIBUTE_VALUE_LENGTH,
@@ -375,8 +376,8 @@ def _attributes(raw: Mapping[str, Any], path: str) -> dict[str, DeviceAttribute]
     out: dict[str, DeviceAttribute] = {}
     for name, value in d.get_map(raw, "attributes", path).items():
         name = str(name)
-        check_qualified_name(name, f"{p}.{name}")
-        out[name] = DeviceAttribute.from_manifest(value, f"{p}.{name}")
+        check_qualified_name(name, key_path(p, name))
+        out[name] = DeviceAttribute.from_manifest(value, key_path(p, name))
     return out
 
 
@@ -385,7 +386,7 @@ def _capacity(raw: Mapping[str, Any], path: str, allow_multiple: bool) -> dict[s
     out: dict[str, DeviceCapacity] = {}
     for name, value in d.get_map(raw, "capacity", path).items():
         name = str(name)
-        cp = f"{p}.{name}"
+        cp = key_path(p, name)
         check_qualified_name(name, cp)
         if not isinstance(value, Mapping):
             raise FieldError(cp, f"expected a mapping, got {d.type_name(value)}")

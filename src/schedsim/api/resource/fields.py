@@ -22,6 +22,7 @@ from schedsim.api.core import (
 )
 from schedsim.api.errors import FieldError
 from schedsim.api.loading import decode as d
+from schedsim.api.loading.decode import key_path
 from schedsim.api.quantity import QuantityError, parse_quantity
 
 API_VERSIONS = ("resource.k8s.io/v1", "resource.k8s.io/v1beta2", "resource.k8s.io/v1beta1")
@@ -220,8 +221,8 @@ def quantity_map(
     out: dict[str, Fraction] = {}
     for name, value in d.get_map(raw, key, path).items():
         name = str(name)
-        check_key(name, f"{p}.{name}")
-        out[name] = decode_quantity(value, f"{p}.{name}")
+        check_key(name, key_path(p, name))
+        out[name] = decode_quantity(value, key_path(p, name))
     return out
 
 
@@ -234,7 +235,7 @@ def decode_counters(raw: Mapping[str, Any], key: str, path: str) -> dict[str, Fr
     out: dict[str, Fraction] = {}
     for name, counter in counters.items():
         name = str(name)
-        cp = f"{p}.{name}"
+        cp = key_path(p, name)
         if not isinstance(counter, Mapping):
             raise FieldError(cp, f"expected a mapping, got {d.type_name(counter)}")
         if counter.get("value") is None:
@@ -252,7 +253,7 @@ def json_copy(value: Any, field: str) -> Any:
                 raise FieldError(
                     field, f"expected a JSON object (string keys), got key {k!r} ({d.type_name(k)})"
                 )
-            out[k] = json_copy(v, f"{field}.{k}")
+            out[k] = json_copy(v, key_path(field, str(k)))
         return out
     if isinstance(value, list):
         return [json_copy(v, f"{field}[{i}]") for i, v in enumerate(value)]

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from schedsim.api.loading.decode import key_path
 from schedsim.api.validation.common import (
     Problems,
     invalid,
@@ -36,7 +37,9 @@ def validate_node(obj: Mapping[str, Any], out: Problems) -> None:
             resources = status.get(key)
             if isinstance(resources, Mapping):
                 for name, raw in resources.items():
-                    validate_resource_quantity(str(name), raw, f"status.{key}.{name}", out)
+                    validate_resource_quantity(
+                        str(name), raw, key_path(f"status.{key}", str(name)), out
+                    )
 
 
 def _taints(items: list[Any], out: Problems) -> None:
