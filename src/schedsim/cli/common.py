@@ -92,8 +92,8 @@ def add_live_args(p: argparse.ArgumentParser) -> None:
     g.add_argument(
         "--save",
         metavar="FILE",
-        help="also write what was read as one List (JSON for FILE.json, else YAML); "
-        "running on FILE gives the same output",
+        help="with --kubeconfig only: also write what was read from the live cluster as one "
+        "List (JSON for FILE.json, else YAML); running on FILE gives the same output",
     )
 
 
