@@ -244,6 +244,13 @@ def test_ctrl_c_while_starting_exits_130_without_a_traceback(
     assert "Traceback" not in err, err
     if proc.returncode == 0:  # pragma: no cover - finished first (a fast machine)
         return
+    if command == "simulate" and " scheduled, " in (out.rstrip().splitlines() or [""])[-1]:
+        # pragma: no cover - a quiet machine: the whole table was out before the signal
+        # (it may still land during interpreter exit: -SIGINT after complete output)
+        return
+    if command == "sweep" and proc.returncode == 2 and "cluster: required" in err:
+        # pragma: no cover - a quiet machine: the spec's error (exit 2) came before the signal
+        return
     assert (proc.returncode, out) in ((130, ""), (-signal.SIGINT, "")), (proc.returncode, err)
     if proc.returncode == 130:
         assert err.strip().splitlines()[-1] == "schedsim: interrupted"
