@@ -154,23 +154,28 @@ class Pod:
     # never scheduled has none).
     _memo: dict[Any, Any] | None = attrs.field(default=None, init=False, repr=False, eq=False)
 
+    def memo_table(self) -> dict[Any, Any]:
+        """The pod's memo (key -> derived value), made on first use; for callers that look a
+        key up without a closure per call (`schedsim.api.parts_memo`). Values are shared:
+        read-only."""
+        memo = self._memo
+        if memo is None:
+            memo = {}
+            object.__setattr__(self, "_memo", memo)  # frozen: the memo is not state
+        return memo
+
     def memo(self, key: Any, compute: Callable[[], _T]) -> _T:
         """``compute()`` the first time ``key`` is asked for, the stored value afterwards.
 
         For values that depend on the pod only (it is immutable), e.g. its request vector in
         scheduler units. Callers must treat the value as read-only: it is shared.
         """
-        memo = self._memo
-        if memo is None:
-            memo = {}
-            object.__setattr__(self, "_memo", memo)  # frozen: the memo is not state
-        else:
-            try:
-                return cast(_T, memo[key])
-            except KeyError:
-                pass
-        value = memo[key] = compute()
-        return value
+        memo = self.memo_table()
+        try:
+            return cast(_T, memo[key])
+        except KeyError:
+            value = memo[key] = compute()
+            return value
 
     @property
     def key(self) -> str:
