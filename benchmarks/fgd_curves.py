@@ -15,7 +15,7 @@ CPU seconds. Prints, per trace and policy, the mean (min-max over seeds) GPU all
 fragmentation ratio at 50/80/90/100/110/120/130 % arrived, the table of docs/replay.md;
 ``--report`` writes the curves as one HTML page (mean and range over seeds per policy, the
 shape of the paper's Fig. 7 and 9(a)). The trace is read from ../shared/examples/alibaba-openb
-(``SCHEDSIM_ALIBABA_OPENB`` overrides).
+(``SCHEDSIM_ALIBABA_OPENB``, or ``SCHEDSIM_SHARED_DIR``, overrides).
 """
 
 from __future__ import annotations
@@ -30,8 +30,12 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
+# the trace as the tests find it: SCHEDSIM_ALIBABA_OPENB, else SCHEDSIM_SHARED_DIR, else beside
+# the checkout (a git worktree's parent is not the team folder, hence the variables)
 TRACE_DIR = Path(
-    os.environ.get("SCHEDSIM_ALIBABA_OPENB", ROOT.parent / "shared/examples/alibaba-openb")
+    os.environ.get("SCHEDSIM_ALIBABA_OPENB")
+    or Path(os.environ.get("SCHEDSIM_SHARED_DIR") or ROOT.parent / "shared")
+    / "examples/alibaba-openb"
 )
 POLICIES = ("random", "dotprod", "gpuclustering", "gpupacking", "bestfit", "fgd")
 PLUGINS = (
