@@ -22,9 +22,11 @@ from schedsim.api.apps.workloads import (
     StatefulSet,
 )
 from schedsim.api.core import Node, Pod
+from schedsim.api.core.limitrange import LimitRange
 from schedsim.api.loading.loader import Manifests, load_paths, load_text
 from schedsim.api.policy import Namespace, PodDisruptionBudget, PriorityClass, Service
 from schedsim.api.resource import DeviceClass, ResourceClaim, ResourceClaimTemplate, ResourceSlice
+from schedsim.api.runtimeclass import RuntimeClass
 from schedsim.api.storage import (
     CSIDriver,
     CSINode,
@@ -68,6 +70,8 @@ class Cluster:
         csi_drivers, csi_storage_capacities: the other storage.k8s.io kinds.
         namespaces, services, priority_classes, pod_disruption_budgets: what spreading,
             affinity, preemption and drain rules read.
+        limit_ranges, runtime_classes: what loading admitted the pods with (their defaults,
+            overhead and scheduling are in ``pods`` already).
         replica_sets, replication_controllers, deployments, stateful_sets, daemon_sets,
             jobs: the workload controllers (their pods are in ``pods`` once expanded).
         warnings: what loading had to say (skipped kinds, unknown nodes), one line each.
@@ -100,6 +104,8 @@ class Cluster:
     pod_disruption_budgets: tuple[PodDisruptionBudget, ...] = attrs.field(
         default=(), converter=_tuple
     )
+    limit_ranges: tuple[LimitRange, ...] = attrs.field(default=(), converter=_tuple)
+    runtime_classes: tuple[RuntimeClass, ...] = attrs.field(default=(), converter=_tuple)
     replica_sets: tuple[ReplicaSet, ...] = attrs.field(default=(), converter=_tuple)
     replication_controllers: tuple[ReplicationController, ...] = attrs.field(
         default=(), converter=_tuple

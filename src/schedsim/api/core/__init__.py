@@ -89,7 +89,9 @@ class Pod:
             Priority admission plugin does, `schedsim.api.scheduling.priority`).
         priority_class_name: spec.priorityClassName ("" when unset).
         priority_given: spec.priority was in the input (a stored pod: admission already ran).
-        overhead: spec.overhead (RuntimeClass overhead), added to the requests.
+        overhead: spec.overhead (RuntimeClass overhead), added to the requests; loading sets
+            it from the pod's RuntimeClass as admission does (`schedsim.api.runtimeclass`).
+        runtime_class_name: spec.runtimeClassName ("" when unset).
         resources: spec.resources.requests (pod-level resources).
         phase: status.phase; Succeeded/Failed pods hold no resources.
         scheduling_gates: spec.schedulingGates names; a gated pod is not scheduled.
@@ -137,6 +139,7 @@ class Pod:
     containers: tuple[Container, ...] = ()
     init_containers: tuple[Container, ...] = ()
     overhead: ResourceList = attrs.field(factory=dict)
+    runtime_class_name: str = ""
     resources: ResourceList = attrs.field(factory=dict)
     volumes: tuple[Volume, ...] = ()
     resource_claims: tuple[PodResourceClaim, ...] = ()
@@ -302,6 +305,7 @@ def _pod_parts(
         "containers": containers("containers"),
         "init_containers": containers("initContainers"),
         "overhead": shared_map(d.get_resource_list(spec, "overhead", "spec")),
+        "runtime_class_name": sys.intern(d.get_str(spec, "runtimeClassName", "spec")),
         "resources": shared_map(
             default_requests(
                 d.get_resource_list(pod_resources, "requests", "spec.resources"),

@@ -29,6 +29,7 @@ from schedsim.api.core import Pod
 from schedsim.api.errors import FieldError, ManifestError
 from schedsim.api.evolve import evolve
 from schedsim.api.loading import defaults, inputs
+from schedsim.api.loading.admission import PodAdmission
 from schedsim.api.loading.ca_snapshot import expand_ca_snapshot, looks_like_ca_snapshot
 from schedsim.api.loading.decode import type_name
 from schedsim.api.loading.defaults import generate_name
@@ -390,7 +391,9 @@ def load_text(
 
 def _finish(m: Manifests, expand: bool, workload_scale: float = 1.0) -> None:
     """The steps after every input is read: controllers' pods (their sizes scaled by
-    ``workload_scale``), claims' default StorageClass, pod defaults, warnings."""
+    ``workload_scale``), claims' default StorageClass, pod admission (LimitRanger, Priority,
+    DefaultTolerationSeconds, RuntimeClass, in the API server's order), warnings."""
+    read = len(m.pods)  # the input's own pods; a controller's are appended after them
     if expand:
         scale_workloads(m, workload_scale)
         controllers.expand_workloads(m)
@@ -399,16 +402,31 @@ def _finish(m: Manifests, expand: bool, workload_scale: float = 1.0) -> None:
     m.persistent_volume_claims[:], pvc_warnings = storage_admission.admit_claims(
         m.persistent_volume_claims, m.storage_classes, m.persistent_volumes, m.source_of
     )
+    pod_admission = PodAdmission(m.limit_ranges, m.runtime_classes, m.source_of)
+    from_input: dict[int, bool] = {}
+    limited = []
+    for i, pod in enumerate(m.pods):
+        admitted_pod = pod_admission.limit_ranger(pod, i < read)
+        if admitted_pod is not None:
+            from_input[id(admitted_pod)] = i < read
+            limited.append(admitted_pod)
     # admission's priority and DefaultTolerationSeconds' tolerations, in one copy per pod
-    admitted, refused = priority.priority_changes(m.pods, m.priority_classes)
+    admitted, refused = priority.priority_changes(limited, m.priority_classes)
     pods = []
     for pod, changes in admitted:
         more = defaults.default_pod_changes(pod)
         if more:
             changes = {**changes, **more}
-        pods.append(evolve(pod, **changes) if changes else pod)
+        given = from_input[id(pod)]
+        new = evolve(pod, **changes) if changes else pod
+        if new.runtime_class_name:
+            kept = pod_admission.runtime_class(new, given)
+            if kept is None:
+                continue
+            new = kept
+        pods.append(new)
     m.pods[:] = pods
-    m.warnings.extend(refused + pvc_warnings)
+    m.warnings.extend(refused + pvc_warnings + pod_admission.finish())
     for node in m.nodes:
         m.warnings.extend(
             f"{m.source_of(node)}: Node {node.name}: {w}"
@@ -433,7 +451,8 @@ def load_paths(
 
     After reading every input, workload controllers are expanded into the pods they would
     create (`schedsim.api.apps.controllers.expand_workloads`) and the API server's pod defaults
-    are applied (`schedsim.api.loading.defaults.default_pod`); objects given with only
+    and admission are applied (`schedsim.api.loading.defaults.default_pod`, Priority,
+    LimitRanger and RuntimeClass: `schedsim.api.loading.admission`); objects given with only
     ``generateName`` get a deterministic name.
 
     Args:
@@ -453,7 +472,8 @@ def load_paths(
 
     Raises:
         ManifestError: a path is missing or unreadable, a file is not YAML/JSON, an object is
-            malformed, or two inputs define the same object.
+            malformed, two inputs define the same object, or admission refuses a pending pod
+            of the input (a LimitRange's limits, a RuntimeClass missing or in conflict).
     """
     check_mode(validate)
     out = Manifests()

@@ -21,10 +21,12 @@ from schedsim.api.apps.workloads import (
     StatefulSet,
 )
 from schedsim.api.core import Node, Pod
+from schedsim.api.core.limitrange import LimitRange
 from schedsim.api.errors import ManifestError, first_few
 from schedsim.api.loading.kwok import ResourcePatch
 from schedsim.api.policy import Namespace, PodDisruptionBudget, PriorityClass, Service
 from schedsim.api.resource import DeviceClass, ResourceClaim, ResourceClaimTemplate, ResourceSlice
+from schedsim.api.runtimeclass import RuntimeClass
 from schedsim.api.storage import (
     CSIDriver,
     CSINode,
@@ -55,6 +57,8 @@ ManifestObject = (
     | Service
     | PriorityClass
     | PodDisruptionBudget
+    | LimitRange
+    | RuntimeClass
     | ReplicaSet
     | ReplicationController
     | Deployment
@@ -91,6 +95,8 @@ KINDS: Mapping[str, tuple[Callable[[Mapping[str, Any]], ManifestObject], str, bo
     "Service": (Service.from_manifest, "services", True),
     "PriorityClass": (PriorityClass.from_manifest, "priority_classes", False),
     "PodDisruptionBudget": (PodDisruptionBudget.from_manifest, "pod_disruption_budgets", True),
+    "LimitRange": (LimitRange.from_manifest, "limit_ranges", True),
+    "RuntimeClass": (RuntimeClass.from_manifest, "runtime_classes", False),
     "ReplicaSet": (ReplicaSet.from_manifest, "replica_sets", True),
     "ReplicationController": (
         ReplicationController.from_manifest,
@@ -150,6 +156,10 @@ class Manifests:
         services: decoded Services.
         priority_classes: decoded PriorityClasses.
         pod_disruption_budgets: decoded PodDisruptionBudgets (policy/v1).
+        limit_ranges: decoded LimitRanges (their defaults and limits apply to the pods
+            created in their namespace: `schedsim.api.loading.admission`).
+        runtime_classes: decoded RuntimeClasses (node.k8s.io/v1; their overhead and
+            scheduling apply to the pods that name them).
         replica_sets: decoded ReplicaSets (and those created for Deployments).
         replication_controllers: decoded ReplicationControllers.
         deployments: decoded Deployments.
@@ -192,6 +202,8 @@ class Manifests:
     services: list[Service] = attrs.field(factory=list)
     priority_classes: list[PriorityClass] = attrs.field(factory=list)
     pod_disruption_budgets: list[PodDisruptionBudget] = attrs.field(factory=list)
+    limit_ranges: list[LimitRange] = attrs.field(factory=list)
+    runtime_classes: list[RuntimeClass] = attrs.field(factory=list)
     replica_sets: list[ReplicaSet] = attrs.field(factory=list)
     replication_controllers: list[ReplicationController] = attrs.field(factory=list)
     deployments: list[Deployment] = attrs.field(factory=list)

@@ -39,7 +39,12 @@ from schedsim.api.validation.apps import (
 from schedsim.api.validation.batch import validate_cron_job
 from schedsim.api.validation.common import Problems, validate_object_meta
 from schedsim.api.validation.node import validate_node
-from schedsim.api.validation.pod import validate_pod, validate_pod_spec, validate_pod_template
+from schedsim.api.validation.pod import (
+    validate_pod,
+    validate_pod_spec,
+    validate_pod_template,
+    validate_runtime_class,
+)
 from schedsim.api.validation.resource import validate_resource_slice
 from schedsim.api.validation.scheduling import validate_priority_class
 from schedsim.api.validation.storage import validate_csi_node, validate_pv
@@ -89,6 +94,8 @@ _RULES: Final[Mapping[str, _Rule]] = {
     "CSIStorageCapacity": _meta(True),
     "PriorityClass": _then(_meta(False), validate_priority_class),
     "PodDisruptionBudget": _meta(True),
+    "LimitRange": _meta(True),
+    "RuntimeClass": _then(_meta(False), validate_runtime_class),
     "DeviceClass": _meta(False),
     "ResourceClaim": _meta(True),
     "ResourceClaimTemplate": _meta(True),

@@ -40,7 +40,13 @@ from schedsim.api.validation.common import (
     validate_resource_quantity,
 )
 
-__all__ = ["VOLUME_TYPES", "validate_pod", "validate_pod_spec", "validate_pod_template"]
+__all__ = [
+    "VOLUME_TYPES",
+    "validate_pod",
+    "validate_pod_spec",
+    "validate_pod_template",
+    "validate_runtime_class",
+]
 
 VOLUME_TYPES: Final = (
     "hostPath",
@@ -478,3 +484,21 @@ def _scheduling_gates(items: object, path: str, out: Problems) -> None:
         if name in seen:
             out.error(f"{path}[{i}]", duplicate(name))
         seen.add(name)
+
+
+# --------------------------------------------------------------------------- RuntimeClass
+
+
+def validate_runtime_class(obj: Mapping[str, Any], out: Problems) -> None:
+    """``ValidateRuntimeClass`` (pkg/apis/node/validation) beyond the name and the handler
+    (the decoder's): ``overhead.podFixed`` resource names (``validateOverhead``), and
+    ``scheduling``'s node selector labels and tolerations (``validateScheduling``)."""
+    overhead = obj.get("overhead")
+    if isinstance(overhead, MAPPING) and overhead.get("podFixed"):
+        _resource_names(overhead["podFixed"], "overhead.podFixed", out)
+    scheduling = obj.get("scheduling")
+    if isinstance(scheduling, MAPPING):
+        if scheduling.get("nodeSelector"):
+            validate_labels(scheduling["nodeSelector"], "scheduling.nodeSelector", out)
+        if scheduling.get("tolerations"):
+            _tolerations(scheduling["tolerations"], "scheduling.tolerations", out)
