@@ -168,3 +168,66 @@ def test_output_kss_from_plain_manifests(capsys: pytest.CaptureFixture[str]) -> 
         "kind": "KubeSchedulerConfiguration",
         "profiles": [{"schedulerName": "default-scheduler"}],
     }
+
+
+ADMITTED = """apiVersion: node.k8s.io/v1
+kind: RuntimeClass
+metadata: {name: kata-fc}
+handler: kata-fc
+overhead: {podFixed: {memory: 120Mi, cpu: 250m}}
+---
+apiVersion: v1
+kind: LimitRange
+metadata: {name: lr}
+spec: {limits: [{type: Container, default: {cpu: 100m}}]}
+---
+apiVersion: v1
+kind: Node
+metadata: {name: n1}
+status: {allocatable: {cpu: 350m, memory: 1Gi, pods: "110"}}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: kata}
+spec: {runtimeClassName: kata-fc, containers: [{name: c}]}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: plain}
+spec: {containers: [{name: c}]}
+"""
+
+
+def test_output_kss_writes_pods_as_admission_stored_them(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """The export has no place for LimitRanges and RuntimeClasses: the pods they applied to
+    are written as the API server stores them (spec.priority, the overhead, the defaulted
+    resources), so importing the export gives the same run (Pod Overhead docs: the overhead
+    counts; kata needs 100m + 250m, so plain, 100m, no longer fits the 350m node)."""
+    cluster = tmp_path / "c.yaml"
+    cluster.write_text(ADMITTED)
+    code, out, err = _run(capsys, str(cluster), "-o", "kss")
+    assert code == 0
+    assert "no place for 1 LimitRange, 1 RuntimeClass object(s)" in err
+    pods = {p["metadata"]["name"]: p for p in json.loads(out)["pods"]}
+    kata = pods["kata"]
+    assert kata["spec"]["priority"] == 0
+    assert kata["spec"]["overhead"] == {"memory": "120Mi", "cpu": "250m"}
+    assert kata["spec"]["containers"][0]["resources"] == {
+        "requests": {"cpu": "100m"},
+        "limits": {"cpu": "100m"},
+    }
+    assert kata["metadata"]["annotations"]["kubernetes.io/limit-ranger"] == (
+        "LimitRanger plugin set: cpu request for container c; cpu limit for container c"
+    )
+    first = {
+        p["name"]: p["node"]
+        for p in json.loads(_run(capsys, str(cluster), "-o", "json")[1])["pods"]
+    }
+    assert first == {"kata": "n1", "plain": None}
+    export = tmp_path / "export.json"
+    export.write_text(out)
+    code, again, err = _run(capsys, str(export), "-o", "json")
+    assert code == 0, err
+    assert {p["name"]: p["node"] for p in json.loads(again)["pods"]} == {"plain": None}

@@ -13,11 +13,13 @@ import sys
 from collections.abc import Mapping
 from typing import Any
 
-from schedsim.api.apps.pod_manifests import controller_manifests
+from schedsim.api.apps.pod_manifests import controller_manifests, toleration_manifest
+from schedsim.api.core.limitrange import LIMIT_RANGER_ANNOTATION
 from schedsim.api.errors import FieldError, ManifestError
 from schedsim.api.loading.kss import KssPodResult, export_document, scheduler_config_document
 from schedsim.api.loading.loader import read_documents
 from schedsim.api.loading.manifests import Manifests
+from schedsim.api.quantity import format_quantity
 from schedsim.cli.options import EMBEDDED_CONFIG_HINT
 from schedsim.cli.output import warn
 from schedsim.engine import Cluster
@@ -75,7 +77,9 @@ def to_kss(config_file: str | None, cluster: Cluster, result: SimulationResult) 
     for all its attempts.
 
     The cluster must have been loaded with ``keep_raw=True``. Kinds the format has no place
-    for are left out with a warning on stderr.
+    for are left out with a warning on stderr. A pod that LimitRanger or RuntimeClass
+    admission applies to is written as an API server stores it (`_as_admitted`), since the
+    LimitRanges and RuntimeClasses themselves are left out.
     """
     # victims of preemption are deleted, as kube-scheduler deletes them
     preempted = {(o.pod.namespace, o.pod.name) for o in result.outcomes if o.preempted_by}
@@ -102,6 +106,8 @@ def to_kss(config_file: str | None, cluster: Cluster, result: SimulationResult) 
         "CSIStorageCapacity": len(cluster.csi_storage_capacities),
         "Service": len(cluster.services),
         "PodDisruptionBudget": len(cluster.pod_disruption_budgets),
+        "LimitRange": len(cluster.limit_ranges),
+        "RuntimeClass": len(cluster.runtime_classes),
     }
     dropped = ", ".join(f"{n} {kind}" for kind, n in left_out.items() if n)
     if dropped:
@@ -113,6 +119,7 @@ def to_kss(config_file: str | None, cluster: Cluster, result: SimulationResult) 
     objects = [] if manifests is None else list(manifests.raw_objects)
     if manifests is not None:
         objects += _created_objects(manifests, cluster, objects)
+    objects = _as_admitted(objects, cluster)
     if preempted:
         objects = [
             (k, o)
@@ -163,4 +170,71 @@ def _created_objects(
         ("PersistentVolumeClaim", c) for c in made.claims.values()
     ]
     out += [("Pod", p) for p in made.pods.values()]
+    return out
+
+
+def _resource_list(resources: Mapping[str, Any]) -> dict[str, str]:
+    return {name: format_quantity(q) for name, q in resources.items()}
+
+
+def _as_admitted(
+    objects: list[tuple[str, Mapping[str, Any]]], cluster: Cluster
+) -> list[tuple[str, Mapping[str, Any]]]:
+    """``objects`` with each pod that LimitRanger or RuntimeClass admission applies to (one
+    without ``spec.priority`` naming a RuntimeClass or in a namespace with a LimitRange,
+    `schedsim.api.loading.admission`) written as the API server stores it: ``spec.priority``
+    and ``preemptionPolicy`` (which mark it as stored, so an import does not admit it again),
+    and what admission set: ``spec.overhead``, ``nodeSelector``, ``tolerations``, the
+    containers' requests and limits, the ``kubernetes.io/limit-ranger`` annotation. The
+    export has no place for the LimitRanges and RuntimeClasses, so without this an import
+    would lose their effect (or refuse a pod naming a RuntimeClass it lacks)."""
+    limited = {lr.namespace for lr in cluster.limit_ranges}
+    admitted = {
+        (p.namespace, p.name): p
+        for p in cluster.pods
+        if not p.priority_given and (p.runtime_class_name or p.namespace in limited)
+    }
+    if not admitted:
+        return objects
+    out: list[tuple[str, Mapping[str, Any]]] = []
+    for kind, obj in objects:
+        pod = admitted.get(_key(obj)) if kind == "Pod" else None
+        if pod is None:
+            out.append((kind, obj))
+            continue
+        spec = dict(obj.get("spec") or {})
+        spec["priority"] = pod.priority
+        if pod.preemption_policy:
+            spec["preemptionPolicy"] = pod.preemption_policy
+        if pod.overhead:
+            spec["overhead"] = _resource_list(pod.overhead)
+        if pod.node_selector:
+            spec["nodeSelector"] = dict(pod.node_selector)
+        if pod.tolerations:
+            spec["tolerations"] = [toleration_manifest(t) for t in pod.tolerations]
+        for key, typed in (("containers", pod.containers), ("initContainers", pod.init_containers)):
+            raw = spec.get(key)
+            if not isinstance(raw, list) or len(raw) != len(typed):
+                continue
+            written = []
+            for c, container in zip(raw, typed, strict=True):
+                c = dict(c)
+                resources = dict(c.get("resources") or {})
+                for field, values in (
+                    ("requests", container.requests),
+                    ("limits", container.limits),
+                ):
+                    if values:
+                        resources[field] = _resource_list(values)
+                if resources:
+                    c["resources"] = resources
+                written.append(c)
+            spec[key] = written
+        new = {**obj, "spec": spec}
+        note = pod.annotations.get(LIMIT_RANGER_ANNOTATION)
+        if note is not None:
+            meta = dict(obj.get("metadata") or {})
+            meta["annotations"] = {**(meta.get("annotations") or {}), LIMIT_RANGER_ANNOTATION: note}
+            new["metadata"] = meta
+        out.append((kind, new))
     return out

@@ -40,7 +40,12 @@ from schedsim.api.core.nodeaffinity import OBJECT_NAME_FIELD
 if TYPE_CHECKING:
     from schedsim.api.loading.manifests import Manifests
 
-__all__ = ["ControllerManifests", "controller_manifests", "owner_reference_manifest"]
+__all__ = [
+    "ControllerManifests",
+    "controller_manifests",
+    "owner_reference_manifest",
+    "toleration_manifest",
+]
 
 Key = tuple[str, str]
 """(namespace, name)."""
@@ -61,7 +66,8 @@ def owner_reference_manifest(ref: OwnerReference) -> dict[str, Any]:
     return out
 
 
-def _toleration_manifest(t: Toleration) -> dict[str, Any]:
+def toleration_manifest(t: Toleration) -> dict[str, Any]:
+    """A toleration as a manifest writes it (unset fields left out)."""
     out: dict[str, Any] = {}
     if t.key:
         out["key"] = t.key
@@ -82,7 +88,7 @@ def _daemon_spec(spec: dict[str, Any], pod: Pod) -> None:
     have = {(t.get("key", ""), t.get("effect", "")) for t in written if isinstance(t, Mapping)}
     for t in pod.tolerations:
         if (t.key, t.effect) not in have:
-            written.append(_toleration_manifest(t))
+            written.append(toleration_manifest(t))
             have.add((t.key, t.effect))
     spec["tolerations"] = written
     node = ""
