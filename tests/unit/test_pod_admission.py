@@ -305,6 +305,7 @@ spec:
 
 def test_min_max_defaults_and_refusals_as_in_the_docs() -> None:
     m = load_text(MIN_MAX, "t.yaml")
+    assert m.warnings == []  # read, no longer a skipped kind
     (item,) = m.limit_ranges[0].limits
     assert item.default == {"cpu": Fraction(4, 5)}
     assert item.default_request == {"cpu": Fraction(4, 5)}
