@@ -134,7 +134,7 @@ SUBDOMAIN = (
          "f.yaml: nodeGroups[0].currentSize: must be between minSize (0) and maxSize (5), got 9"),
         (doc(maxsize=3), "f.yaml: nodeGroups[0].maxsize: unknown field (expected currentSize, "
          "maxSize, minSize, name, nodeSelector, nodes, price, template)"),
-        (doc(nodeSelector={"a": 1}), "f.yaml: nodeGroups[0].nodeSelector.a: expected a string, "
+        (doc(nodeSelector={"a": 1}), "f.yaml: nodeGroups[0].nodeSelector[a]: expected a string, "
          "got a number"),
         (doc(nodes="a"), "f.yaml: nodeGroups[0].nodes: expected a list, got a string"),
         (doc(template=None), "f.yaml: nodeGroups[0].template: required"),

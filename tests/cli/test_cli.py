@@ -405,13 +405,13 @@ BAD_INPUTS: list[tuple[str, str | bytes, str]] = [
     (
         "f.yaml",
         C + '{requests: {cpu: "-100m"}}\n',
-        'f.yaml: Pod default/p: spec.containers[0].resources.requests.cpu: quantity "-100m": '
+        'f.yaml: Pod default/p: spec.containers[0].resources.requests[cpu]: quantity "-100m": '
         "must be greater than or equal to 0",
     ),
     (
         "f.yaml",
         C + "{requests: {memory: 1e1001}}\n",
-        'f.yaml: Pod default/p: spec.containers[0].resources.requests.memory: quantity "1e1001": '
+        'f.yaml: Pod default/p: spec.containers[0].resources.requests[memory]: quantity "1e1001": '
         "exponent 1001 too large (at most 1000)",
     ),
     (
@@ -646,7 +646,7 @@ def test_console_script_bad_file_exits_2_without_traceback(cwd: Path) -> None:
     assert proc.stdout == ""
     assert "Traceback" not in proc.stderr
     assert proc.stderr.startswith(
-        "schedsim: error: bad.yaml: Pod default/p: spec.containers[0].resources.requests.cpu: "
+        "schedsim: error: bad.yaml: Pod default/p: spec.containers[0].resources.requests[cpu]: "
         'quantity "abc"'
     )
     assert proc.stderr.count("\n") == 1

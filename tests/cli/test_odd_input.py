@@ -471,13 +471,13 @@ spec:
     assert main(["sweep", str(spec)]) == 2
     err = capsys.readouterr().err
     assert "c.yaml: Deployment default/big: spec.replicas: 10000000 pods" in err
-    assert f"{spec}: axes.workloadScale.huge: the manifests above, with every workload " in err
+    assert f"{spec}: axes.workloadScale[huge]: the manifests above, with every workload " in err
 
 
 def test_a_template_without_allocatable_pods_is_a_warning(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """A template Node without ``status.allocatable.pods`` allows no pod (kube-scheduler's
+    """A template Node without ``status.allocatable[pods]`` allows no pod (kube-scheduler's
     AllowedPodNumber is 0, NodeResourcesFit says ``Too many pods``): the run says why."""
     groups = tmp_path / "ng.yaml"
     groups.write_text(
@@ -955,8 +955,12 @@ def test_a_sweep_output_over_a_file_its_spec_names_is_refused(
 @pytest.mark.parametrize(
     ("spec", "field", "problem"),
     [
-        ("axes: {schedulerConfig: {bad: nofile.yaml}}", "axes.schedulerConfig.bad", "no such file"),
-        ("axes: {nodeGroups: {bad: c.yaml}}", "axes.nodeGroups.bad", "expected one YAML document"),
+        (
+            "axes: {schedulerConfig: {bad: nofile.yaml}}",
+            "axes.schedulerConfig[bad]",
+            "no such file",
+        ),
+        ("axes: {nodeGroups: {bad: c.yaml}}", "axes.nodeGroups[bad]", "expected one YAML document"),
         ("cluster: [nope.yaml]", "cluster[0]", "no such file"),
     ],
 )
@@ -1006,7 +1010,7 @@ def test_every_sweep_option_says_which_commands_use_it() -> None:
 def test_a_map_key_with_dots_or_slashes_is_written_in_brackets(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """Field paths named a map key two ways (``metadata.annotations.schedsim.io/duration``
+    """Field paths named a map key two ways (``metadata.annotations[schedsim.io/duration]``
     here, ``metadata.annotations[schedsim.io/duration]`` in replay): apimachinery's
     ``field.Path.Key`` form, brackets, is used."""
     cluster = tmp_path / "c.yaml"

@@ -188,7 +188,7 @@ def test_a_created_pod_the_api_server_refuses_is_an_error(
     assert (code, out) == (2, "")
     assert err == (
         f"schedsim: error: {path}: ResourcePatch (document 15): create pods default/e at "
-        '70s: Pod default/e: spec.containers[0].resources.requests.cpu: quantity "-1": must '
+        '70s: Pod default/e: spec.containers[0].resources.requests[cpu]: quantity "-1": must '
         "be greater than or equal to 0\n"
     )
 

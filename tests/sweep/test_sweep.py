@@ -242,7 +242,7 @@ HEAD = "cluster: [cluster.yaml]\ncommands: [simulate]\n"
         ),
         (
             HEAD + "axes: {traces: {a: []}}\n",
-            "sweep.yaml: axes.traces.a: expected a file path or a list of them",
+            "sweep.yaml: axes.traces[a]: expected a file path or a list of them",
         ),
         (
             "cluster: [cluster.yaml]\ncommands: [replay-all]\n",
@@ -258,11 +258,11 @@ HEAD = "cluster: [cluster.yaml]\ncommands: [simulate]\n"
         ),
         (
             HEAD + "axes: {featureGates: {x: {NoGate: true}}}\n",
-            "sweep.yaml: axes.featureGates.x: unknown feature gate",
+            "sweep.yaml: axes.featureGates[x]: unknown feature gate",
         ),
         (
             HEAD + "axes: {featureGates: {x: {A: yes-ish}}}\n",
-            "sweep.yaml: axes.featureGates.x.A: expected true or false",
+            "sweep.yaml: axes.featureGates[x][A]: expected true or false",
         ),
         (
             HEAD + "options: {expander: cheapest}\n",
@@ -274,7 +274,7 @@ HEAD = "cluster: [cluster.yaml]\ncommands: [simulate]\n"
         ),
         (
             HEAD + "axes: {nodeGroups: {'a/b': x.yaml}}\n",
-            "sweep.yaml: axes.nodeGroups.a/b: variant names are",
+            "sweep.yaml: axes.nodeGroups[a/b]: variant names are",
         ),
     ],
 )
@@ -358,4 +358,4 @@ def test_workload_scale_must_be_a_number(tmp_path: Path, value: str, problem: st
     )
     with pytest.raises(ManifestError) as e:
         load_spec(str(tmp_path / "sweep.yaml"))
-    assert str(e.value).endswith(f"sweep.yaml: axes.workloadScale.x: {problem}")
+    assert str(e.value).endswith(f"sweep.yaml: axes.workloadScale[x]: {problem}")

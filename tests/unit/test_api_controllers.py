@@ -470,7 +470,7 @@ status: {capacity: {cpu: "4"}, allocatable: {cpu: "6"}}
     m = _load(text)
     assert m.nodes[0].allocatable == {"cpu": 4, "pods": 110}
     assert m.warnings == [
-        "f.yaml: Node b: status.allocatable.cpu: 6 exceeds status.capacity.cpu 4; scheduling "
+        "f.yaml: Node b: status.allocatable[cpu]: 6 exceeds status.capacity[cpu] 4; scheduling "
         "uses allocatable"
     ]
 

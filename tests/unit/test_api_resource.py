@@ -1219,7 +1219,7 @@ MALFORMED = [
     ),
     (
         _exact("capacity: {requests: {memory: 1GB}}"),
-        C + 'spec.devices.requests[0].exactly.capacity.requests.memory: quantity "1GB": unknown '
+        C + 'spec.devices.requests[0].exactly.capacity.requests[memory]: quantity "1GB": unknown '
         'suffix "GB"; expected one of Ki Mi Gi Ti Pi Ei, n u m k M G T P E, or an exponent such '
         "as e3",
     ),
@@ -1367,7 +1367,7 @@ MALFORMED = [
     (
         "apiVersion: resource.k8s.io/v1\nkind: ResourceClaimTemplate\nmetadata: {name: t}\n"
         "spec: {metadata: {labels: {a: 1}}}\n",
-        "f.yaml: ResourceClaimTemplate default/t: spec.metadata.labels.a: expected a string, "
+        "f.yaml: ResourceClaimTemplate default/t: spec.metadata.labels[a]: expected a string, "
         "got a number",
     ),
     # device classes
@@ -1446,48 +1446,48 @@ MALFORMED = [
     ),
     (
         _device("attributes: {model: {string: a, int: 1}}"),
-        S + "spec.devices[0].attributes.model: exactly one value must be specified (one of int, "
+        S + "spec.devices[0].attributes[model]: exactly one value must be specified (one of int, "
         "bool, string, version), got int, string",
     ),
     (
         _device("attributes: {model: {}}"),
-        S + "spec.devices[0].attributes.model: exactly one value must be specified (one of int, "
+        S + "spec.devices[0].attributes[model]: exactly one value must be specified (one of int, "
         "bool, string, version), got none",
     ),
     (
         _device("attributes: {model: {ints: [1]}}"),
-        S + "spec.devices[0].attributes.model.ints: list-typed attribute values are not "
+        S + "spec.devices[0].attributes[model].ints: list-typed attribute values are not "
         "supported (schedsim follows Kubernetes 1.34: one of int, bool, string, version)",
     ),
     (
         _device("attributes: {model: a100}"),
-        S + "spec.devices[0].attributes.model: expected a mapping, got a string",
+        S + "spec.devices[0].attributes[model]: expected a mapping, got a string",
     ),
     (
         _device("attributes: {index: {int: '1'}}"),
-        S + "spec.devices[0].attributes.index.int: expected an integer, got a string",
+        S + "spec.devices[0].attributes[index].int: expected an integer, got a string",
     ),
     (
         _device("attributes: {index: {int: 9223372036854775808}}"),
-        S + "spec.devices[0].attributes.index.int: 9223372036854775808 is out of range for a "
+        S + "spec.devices[0].attributes[index].int: 9223372036854775808 is out of range for a "
         "64-bit integer",
     ),
     (
         _device("attributes: {healthy: {bool: 1}}"),
-        S + "spec.devices[0].attributes.healthy.bool: expected true or false, got a number",
+        S + "spec.devices[0].attributes[healthy].bool: expected true or false, got a number",
     ),
     (
         _device("attributes: {v: {version: 1.2}}"),
-        S + "spec.devices[0].attributes.v.version: expected a string, got a number",
+        S + "spec.devices[0].attributes[v].version: expected a string, got a number",
     ),
     (
         _device("attributes: {v: {version: v1.2.3}}"),
-        S + "spec.devices[0].attributes.v.version: invalid version 'v1.2.3': must be a string "
+        S + "spec.devices[0].attributes[v].version: invalid version 'v1.2.3': must be a string "
         "compatible with semver.org spec 2.0.0 (e.g. 1.2.3)",
     ),
     (
         _device("attributes: {s: {string: " + "x" * 65 + "}}"),
-        S + "spec.devices[0].attributes.s.string: must have at most 64 bytes, got 65",
+        S + "spec.devices[0].attributes[s].string: must have at most 64 bytes, got 65",
     ),
     (
         _device("attributes: {a/b/c: {int: 1}}"),
@@ -1511,22 +1511,22 @@ MALFORMED = [
     ),
     (
         _device("capacity: {memory: {}}"),
-        S + "spec.devices[0].capacity.memory.value: required",
+        S + "spec.devices[0].capacity[memory].value: required",
     ),
     (
         _device("capacity: {memory: {value: lots}}"),
-        S + 'spec.devices[0].capacity.memory.value: quantity "lots": not a number',
+        S + 'spec.devices[0].capacity[memory].value: quantity "lots": not a number',
     ),
     (
         _device("capacity: {memory: {value: 1Gi, requestPolicy: {default: 1}}}"),
-        S + "spec.devices[0].capacity.memory.requestPolicy: allowMultipleAllocations must be true",
+        S + "spec.devices[0].capacity[memory].requestPolicy: allowMultipleAllocations must be true",
     ),
     (
         _device(
             "allowMultipleAllocations: true, capacity: {memory: {value: 8, requestPolicy: "
             "{default: 1, validValues: [1], validRange: {min: 1}}}}"
         ),
-        S + "spec.devices[0].capacity.memory.requestPolicy: exactly one policy can be specified, "
+        S + "spec.devices[0].capacity[memory].requestPolicy: exactly one policy can be specified, "
         'cannot specify "validValues" and "validRange" at the same time',
     ),
     (
@@ -1534,7 +1534,7 @@ MALFORMED = [
             "allowMultipleAllocations: true, capacity: {memory: {value: 8, requestPolicy: "
             "{default: 1, validValues: [2, 1]}}}"
         ),
-        S + "spec.devices[0].capacity.memory.requestPolicy.validValues[1]: values must be sorted "
+        S + "spec.devices[0].capacity[memory].requestPolicy.validValues[1]: values must be sorted "
         "in ascending order",
     ),
     (
@@ -1542,7 +1542,7 @@ MALFORMED = [
             "allowMultipleAllocations: true, capacity: {memory: {value: 8, requestPolicy: "
             "{validRange: {min: 1}}}}"
         ),
-        S + "spec.devices[0].capacity.memory.requestPolicy.default: required when validRange is "
+        S + "spec.devices[0].capacity[memory].requestPolicy.default: required when validRange is "
         "defined",
     ),
     (
@@ -1550,7 +1550,7 @@ MALFORMED = [
             "allowMultipleAllocations: true, capacity: {memory: {value: 8, requestPolicy: "
             "{default: 1, validRange: {max: 1}}}}"
         ),
-        S + "spec.devices[0].capacity.memory.requestPolicy.validRange.min: required when "
+        S + "spec.devices[0].capacity[memory].requestPolicy.validRange.min: required when "
         "validRange is defined",
     ),
     (
@@ -1558,7 +1558,7 @@ MALFORMED = [
             "allowMultipleAllocations: true, capacity: {memory: {value: 8, requestPolicy: "
             "{default: 1, validRange: {min: 1, step: 0}}}}"
         ),
-        S + "spec.devices[0].capacity.memory.requestPolicy.validRange.step: must be greater "
+        S + "spec.devices[0].capacity[memory].requestPolicy.validRange.step: must be greater "
         "than zero",
     ),
     (
@@ -1613,11 +1613,11 @@ MALFORMED = [
     ),
     (
         _slice("nodeName: n, sharedCounters: [{name: s, counters: {a: {}}}]"),
-        S + "spec.sharedCounters[0].counters.a.value: required",
+        S + "spec.sharedCounters[0].counters[a].value: required",
     ),
     (
         _slice("nodeName: n, sharedCounters: [{name: s, counters: {a: 1}}]"),
-        S + "spec.sharedCounters[0].counters.a: expected a mapping, got a number",
+        S + "spec.sharedCounters[0].counters[a]: expected a mapping, got a number",
     ),
     (
         _device("basic: {attributes: {}}"),
@@ -1631,7 +1631,7 @@ MALFORMED = [
     ),
     (
         _device("basic: {attributes: {m: {int: x}}}").replace("/v1\n", "/v1beta1\n"),
-        S + "spec.devices[0].basic.attributes.m.int: expected an integer, got a string",
+        S + "spec.devices[0].basic.attributes[m].int: expected an integer, got a string",
     ),
 ]
 

@@ -258,7 +258,7 @@ CASES: list[tuple[str, str, str, str]] = [
      "equal to cpu limit of 1", "ValidateResourceRequirements"),
     ("fractional extended resource",
      resources("{requests: {example.com/gpu: '1'}, limits: {example.com/gpu: 500m}}"),
-     f"{P}: spec.containers[0].resources.limits.example.com/gpu: invalid value '500m': must be "
+     f"{P}: spec.containers[0].resources.limits[example.com/gpu]: invalid value '500m': must be "
      "an integer", "ValidateResourceQuantityValue (IsIntegerResourceName)"),
     ("request-only extended resource", resources("{requests: {example.com/gpu: '1'}}"),
      f"{P}: spec.containers[0].resources.limits: required: Limit must be set for non "
@@ -268,10 +268,10 @@ CASES: list[tuple[str, str, str, str]] = [
      f"{P}: spec.containers[0].resources.requests: invalid value '1': must be equal to "
      "example.com/gpu limit of 2", "ValidateResourceRequirements (IsOvercommitAllowed)"),
     ("invalid resource name", resources("{requests: {'bad name': '1'}}"),
-     f"{P}: spec.containers[0].resources.requests.bad name: invalid value 'bad name': "
+     f"{P}: spec.containers[0].resources.requests[bad name]: invalid value 'bad name': "
      f"{NAME_PART}", "validateResourceName"),
     ("non-standard container resource", resources("{requests: {gpus: '1'}}"),
-     f"{P}: spec.containers[0].resources.requests.gpus: invalid value 'gpus': must be a "
+     f"{P}: spec.containers[0].resources.requests[gpus]: invalid value 'gpus': must be a "
      "standard resource for containers", "validateContainerResourceName"),
     # storage and DRA
     ("PV without a source",
@@ -282,10 +282,10 @@ CASES: list[tuple[str, str, str, str]] = [
     ("PVC storage lots",
      "apiVersion: v1\nkind: PersistentVolumeClaim\nmetadata: {name: c}\n"
      "spec: {accessModes: [ReadWriteOnce], resources: {requests: {storage: lots}}}\n",
-     'PersistentVolumeClaim default/c: spec.resources.requests.storage: quantity "lots": not a '
+     'PersistentVolumeClaim default/c: spec.resources.requests[storage]: quantity "lots": not a '
      "number", "ParseQuantity"),
     ("negative device capacity", slice_(device="{name: g, capacity: {mem: {value: '-1'}}}"),
-     "ResourceSlice s: spec.devices[0].capacity.mem.value: invalid value '-1': must be greater "
+     "ResourceSlice s: spec.devices[0].capacity[mem].value: invalid value '-1': must be greater "
      "than or equal to 0", "validateDeviceCapacity"),
     ("driver Not A Driver", slice_(driver="Not A Driver"),
      f"ResourceSlice s: spec.driver: invalid value 'Not A Driver': {SUBDOMAIN}",

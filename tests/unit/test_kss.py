@@ -143,7 +143,7 @@ def test_unknown_field_inside_an_export_item() -> None:
 def test_a_malformed_object_in_an_export_names_it() -> None:
     doc = _export()
     doc["nodes"][2]["status"]["allocatable"]["cpu"] = "lots"
-    assert _error(doc).startswith("x.json: Node node-gpu: status.allocatable.cpu: ")
+    assert _error(doc).startswith("x.json: Node node-gpu: status.allocatable[cpu]: ")
 
 
 def test_malformed_json_names_the_file_and_place() -> None:

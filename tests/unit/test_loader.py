@@ -707,7 +707,7 @@ BAD_OBJECTS = [
     ),
     (
         "kind: Pod\nmetadata: {name: p, namespace: ns, labels: {app: 1}}\n",
-        "f.yaml: Pod ns/p: metadata.labels.app: expected a string, got a number",
+        "f.yaml: Pod ns/p: metadata.labels[app]: expected a string, got a number",
     ),
     (
         "kind: Pod\nmetadata: {name: p, ownerReferences: [{kind: 5}]}\n",
@@ -765,24 +765,24 @@ BAD_OBJECTS = [
     ),
     (
         C + "{requests: {cpu: true}}\n",
-        f"f.yaml: Pod default/p: spec.containers[0].resources.requests.cpu: {QUANTITY} a boolean",
+        f"f.yaml: Pod default/p: spec.containers[0].resources.requests[cpu]: {QUANTITY} a boolean",
     ),
     (
         C + "{requests: {cpu: null}}\n",
-        f"f.yaml: Pod default/p: spec.containers[0].resources.requests.cpu: {QUANTITY} null",
+        f"f.yaml: Pod default/p: spec.containers[0].resources.requests[cpu]: {QUANTITY} null",
     ),
     (
         C + "{limits: {cpu: [1]}}\n",
-        f"f.yaml: Pod default/p: spec.containers[0].resources.limits.cpu: {QUANTITY} a list",
+        f"f.yaml: Pod default/p: spec.containers[0].resources.limits[cpu]: {QUANTITY} a list",
     ),
     (
         C + "{requests: {cpu: '-1'}}\n",
-        'f.yaml: Pod default/p: spec.containers[0].resources.requests.cpu: quantity "-1": '
+        'f.yaml: Pod default/p: spec.containers[0].resources.requests[cpu]: quantity "-1": '
         "must be greater than or equal to 0",
     ),
     (
         C + "{limits: {memory: -5}}\n",
-        'f.yaml: Pod default/p: spec.containers[0].resources.limits.memory: quantity "-5": '
+        'f.yaml: Pod default/p: spec.containers[0].resources.limits[memory]: quantity "-5": '
         "must be greater than or equal to 0",
     ),
     (
@@ -797,7 +797,7 @@ BAD_OBJECTS = [
     ),
     (
         P + "spec: {overhead: {cpu: -1}}\n",
-        'f.yaml: Pod default/p: spec.overhead.cpu: quantity "-1": must be greater than or '
+        'f.yaml: Pod default/p: spec.overhead[cpu]: quantity "-1": must be greater than or '
         "equal to 0",
     ),
     (
@@ -814,7 +814,7 @@ BAD_OBJECTS = [
     ),
     (
         P + "spec: {nodeSelector: {disk: 1}}\n",
-        "f.yaml: Pod default/p: spec.nodeSelector.disk: expected a string, got a number",
+        "f.yaml: Pod default/p: spec.nodeSelector[disk]: expected a string, got a number",
     ),
     # tolerations
     (
@@ -893,7 +893,7 @@ BAD_OBJECTS = [
     ),
     (
         N + "status: {allocatable: {pods: -1}}\n",
-        'f.yaml: Node n: status.allocatable.pods: quantity "-1": must be greater than or equal '
+        'f.yaml: Node n: status.allocatable[pods]: quantity "-1": must be greater than or equal '
         "to 0",
     ),
     (
@@ -926,7 +926,7 @@ def test_malformed_object_message(cwd: Path, text: str, expected: str) -> None:
 def test_bad_quantity_message(cwd: Path, raw: str, problem: str) -> None:
     # the wording after the quantity is quantity.py's (tested there); check the prefix
     msg = _error(cwd, C + f"{{requests: {{cpu: {raw}}}}}\n")
-    prefix = "f.yaml: Pod default/p: spec.containers[0].resources.requests.cpu: "
+    prefix = "f.yaml: Pod default/p: spec.containers[0].resources.requests[cpu]: "
     assert msg.startswith(prefix + problem), msg
     assert "\n" not in msg
 

@@ -240,7 +240,7 @@ def test_a_bad_mode_is_refused() -> None:
 def test_decoder_errors_come_first() -> None:
     """A malformed value is reported by its decoder (with its hint), before unknown fields."""
     text = _pod("  containers: [{name: c, resources: {requests: {cpu: lots}}}]\n  toleration: []")
-    assert "spec.containers[0].resources.requests.cpu" in _error(text)
+    assert "spec.containers[0].resources.requests[cpu]" in _error(text)
 
 
 def test_the_paths_loader_validates_every_file(tmp_path: Path) -> None:

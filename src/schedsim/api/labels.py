@@ -238,5 +238,5 @@ class LabelSelector:
         for k, v in match_labels.items():
             check_label_key(k, lp)
             if not label_value_ok(v):
-                raise FieldError(f"{lp}.{k}", f"invalid label value {v!r}")
+                raise FieldError(d.key_path(lp, k), f"invalid label value {v!r}")
         return cls(match_labels=match_labels, match_expressions=tuple(reqs), problem=problem)

@@ -24,6 +24,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
+from schedsim.api.loading.decode import join
+
 __all__ = ["NODE_MERGE_KEYS", "PatchError", "apply_strategic_merge_patch"]
 
 NODE_MERGE_KEYS: Final[Mapping[str, str]] = {
@@ -72,10 +74,6 @@ def apply_strategic_merge_patch(
     return merged if merged is not None else {}
 
 
-def _join(path: str, key: str) -> str:
-    return f"{path}.{key}" if path else key
-
-
 def _merge_map(
     original: Mapping[str, Any], patch: Mapping[str, Any], keys: Mapping[str, str], path: str
 ) -> dict[str, Any] | None:
@@ -85,12 +83,12 @@ def _merge_map(
     if directive == "replace":
         return {k: v for k, v in patch.items() if k != _PATCH}
     if directive is not None and directive != "merge":
-        raise PatchError(_join(path, _PATCH), f"unknown patch type: {directive!r}")
+        raise PatchError(join(path, _PATCH), f"unknown patch type: {directive!r}")
     out = dict(original)
     retain = patch.get(_RETAIN)
     if retain is not None:
         if not isinstance(retain, list):
-            raise PatchError(_join(path, _RETAIN), "must be a list of field names")
+            raise PatchError(join(path, _RETAIN), "must be a list of field names")
         out = {k: v for k, v in out.items() if k in retain}
     orders: dict[str, Any] = {}
     for key, value in patch.items():
@@ -102,12 +100,12 @@ def _merge_map(
         if key.startswith(_DELETE_PRIMITIVE):
             field = key.removeprefix(_DELETE_PRIMITIVE)
             if not isinstance(value, list):
-                raise PatchError(_join(path, key), "must be a list")
+                raise PatchError(join(path, key), "must be a list")
             current = out.get(field)
             if isinstance(current, list):
                 out[field] = [v for v in current if v not in value]
             continue
-        sub = _join(path, key)
+        sub = join(path, key)
         if value is None:
             out.pop(key, None)
         elif isinstance(value, Mapping):
@@ -125,7 +123,7 @@ def _merge_map(
     for field, order in orders.items():
         current = out.get(field)
         if isinstance(current, list) and isinstance(order, list):
-            out[field] = _ordered(current, order, keys.get(_join(path, field), ""))
+            out[field] = _ordered(current, order, keys.get(join(path, field), ""))
     return out
 
 

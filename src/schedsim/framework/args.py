@@ -33,6 +33,7 @@ from schedsim.api.core import NodeAffinity, NodeSelectorTerm, PreferredSchedulin
 from schedsim.api.core.nodeaffinity import compile_node_selector, compile_term
 from schedsim.api.errors import FieldError, go_value
 from schedsim.api.labels import qualified_name_problem
+from schedsim.api.loading.decode import join
 
 __all__ = [
     "LEAST_ALLOCATED",
@@ -82,10 +83,6 @@ class ArgsError(ValueError):
 # ------------------------------------------------------------------------------ decoding
 
 
-def _join(path: str, key: str) -> str:
-    return f"{path}.{key}" if path else key
-
-
 def _mapping(raw: Any, path: str) -> Mapping[str, Any]:
     if not isinstance(raw, Mapping):
         raise ArgsError(path, f"expected a mapping, got {type(raw).__name__}")
@@ -121,7 +118,7 @@ def _str(raw: Any, path: str) -> str:
 def _no_unknown(raw: Mapping[str, Any], allowed: frozenset[str], path: str) -> None:
     for key in raw:
         if key not in allowed:
-            raise ArgsError(_join(path, str(key)), "unknown field")
+            raise ArgsError(join(path, str(key)), "unknown field")
 
 
 def _top(raw: Mapping[str, Any] | None, allowed: frozenset[str], kind: str) -> Mapping[str, Any]:
@@ -180,8 +177,8 @@ def _resources(raw: Any, path: str) -> tuple[ResourceSpec, ...]:
         ip = f"{path}[{i}]"
         item = _mapping(item, ip)
         _no_unknown(item, frozenset({"name", "weight"}), ip)
-        weight = _int(item.get("weight"), _join(ip, "weight"))
-        out.append(ResourceSpec(_str(item.get("name"), _join(ip, "name")), weight or 1))
+        weight = _int(item.get("weight"), join(ip, "weight"))
+        out.append(ResourceSpec(_str(item.get("name"), join(ip, "name")), weight or 1))
     return tuple(out)
 
 
@@ -230,8 +227,8 @@ def _shape(raw: Any, path: str) -> tuple[UtilizationShapePoint, ...]:
         _no_unknown(item, frozenset({"utilization", "score"}), ip)
         out.append(
             UtilizationShapePoint(
-                _int(item.get("utilization"), _join(ip, "utilization")),
-                _int(item.get("score"), _join(ip, "score")),
+                _int(item.get("utilization"), join(ip, "utilization")),
+                _int(item.get("score"), join(ip, "score")),
             )
         )
     return tuple(out)
@@ -430,9 +427,9 @@ def _added_affinity(raw: Any, path: str) -> NodeAffinity:
         ip = f"{pp}[{i}]"
         item = _mapping(item, ip)
         _no_unknown(item, frozenset({"weight", "preference"}), ip)
-        weight = _int(item.get("weight"), _join(ip, "weight"))
+        weight = _int(item.get("weight"), join(ip, "weight"))
         pref = item.get("preference")
-        term = _term({} if pref is None else pref, _join(ip, "preference"))
+        term = _term({} if pref is None else pref, join(ip, "preference"))
         # NewPreferredSchedulingTerms skips weight-0 and empty terms without parsing them.
         if weight != 0:
             _raise_first(compile_term(term, ip)[1])

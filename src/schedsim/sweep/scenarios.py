@@ -17,6 +17,7 @@ from typing import Any
 import attrs
 
 from schedsim.api.errors import ManifestError
+from schedsim.api.loading.decode import key_path
 from schedsim.autoscaler.nodegroups import NodeGroup
 from schedsim.engine import Cluster, Engine, EngineConfig
 from schedsim.replay import Replay, manifest_trace
@@ -104,9 +105,9 @@ def load_clusters(spec: SweepSpec) -> dict[str, SweepInput]:
                     raise
                 # the manifest is fine as written: name the variant that scaled it
                 raise ManifestError(
-                    f"{e}\n{spec.source}: axes.workloadScale.{w.name}: the manifests above, "
-                    f"with every workload controller's size times {w.factor:g}, are refused; "
-                    "use a smaller factor"
+                    f"{e}\n{spec.source}: {key_path('axes.workloadScale', w.name)}: the manifests "
+                    f"above, with every workload controller's size times {w.factor:g}, are "
+                    "refused; use a smaller factor"
                 ) from None
     return out
 

@@ -81,7 +81,7 @@ import attrs
 from schedsim.api.apps.workload_scale import check_factor
 from schedsim.api.errors import ManifestError
 from schedsim.api.loading import inputs
-from schedsim.api.loading.decode import type_name
+from schedsim.api.loading.decode import key_path, type_name
 from schedsim.api.loading.loader import read_documents
 from schedsim.autoscaler.nodegroups import NodeGroup, NodeGroupError, load_node_groups
 from schedsim.autoscaler.scaleup import DEFAULT_MAX_NODES_PER_SCALE_UP, EXPANDERS
@@ -366,7 +366,8 @@ def _variants(source: str, axes: Mapping[str, Any], axis: str) -> list[tuple[str
     for name in raw:
         if not isinstance(name, str) or not _NAME.match(name):
             raise ManifestError(
-                f"{source}: axes.{axis}.{name}: variant names are letters, digits, '_', '.', '-'"
+                f"{source}: {key_path(f'axes.{axis}', str(name))}: variant names are letters, "
+                "digits, '_', '.', '-'"
             )
     return list(raw.items())
 
@@ -488,14 +489,16 @@ def _duration(source: str, key: str, value: Any) -> float:
 
 
 def _gates(source: str, name: str, value: Any) -> dict[str, bool]:
-    where = f"{source}: axes.featureGates.{name}"
+    where = f"{source}: {key_path('axes.featureGates', name)}"
     if value is None:
         return {}
     if not isinstance(value, Mapping):
         raise ManifestError(f"{where}: expected a mapping of gate name -> true/false")
     for gate, on in value.items():
         if not isinstance(on, bool):
-            raise ManifestError(f"{where}.{gate}: expected true or false, got {_yaml(on)}")
+            raise ManifestError(
+                f"{key_path(where, str(gate))}: expected true or false, got {_yaml(on)}"
+            )
     return dict(value)
 
 
@@ -525,17 +528,23 @@ def _configs(
     gates = _variants(source, axes, "featureGates") or [("", {})]
     out = []
     for cname, cvalue in configs:
-        path = None if cvalue is None else _path(source, f"axes.schedulerConfig.{cname}", cvalue)
+        path = (
+            None
+            if cvalue is None
+            else _path(source, key_path("axes.schedulerConfig", cname), cvalue)
+        )
         for gname, gvalue in gates:
             overrides = _gates(source, gname, gvalue) | dict(required_gates or {})
             try:
                 if path is None:
                     config = EngineConfig(feature_gates=overrides)
                 else:
-                    with _reading(source, f"axes.schedulerConfig.{cname}"):
+                    with _reading(source, key_path("axes.schedulerConfig", cname)):
                         config = EngineConfig.from_config_file(path, feature_gates=overrides)
             except FeatureGateError as e:
-                raise ManifestError(f"{source}: axes.featureGates.{gname}: {e.args[0]}") from None
+                raise ManifestError(
+                    f"{source}: {key_path('axes.featureGates', gname)}: {e.args[0]}"
+                ) from None
             key = digest(None if path is None else _file_digest(path), sorted(overrides.items()))
             out.append(ConfigVariant(cname, gname, config, key))
     return tuple(out)
@@ -547,8 +556,8 @@ def _groups(source: str, axes: Mapping[str, Any]) -> tuple[GroupsVariant, ...]:
         if value is None:
             out.append(GroupsVariant(name, None, None, digest(None)))
             continue
-        path = _path(source, f"axes.nodeGroups.{name}", value)
-        with _reading(source, f"axes.nodeGroups.{name}"):
+        path = _path(source, key_path("axes.nodeGroups", name), value)
+        with _reading(source, key_path("axes.nodeGroups", name)):
             groups = tuple(load_node_groups(path))
         out.append(GroupsVariant(name, path, groups, _file_digest(path)))
     return tuple(out) or (GroupsVariant("", None, None, digest(None)),)
@@ -566,7 +575,7 @@ def _paths(source: str, where: str, value: Any) -> tuple[str, ...]:
 def _traces(source: str, axes: Mapping[str, Any]) -> tuple[TraceVariant, ...]:
     out = []
     for name, value in _variants(source, axes, "traces"):
-        paths = _paths(source, f"axes.traces.{name}", value)
+        paths = _paths(source, key_path("axes.traces", name), value)
         out.append(TraceVariant(name, paths, digest([_file_digest(p) for p in paths])))
     return tuple(out) or (TraceVariant("", (), digest([])),)
 
@@ -635,7 +644,7 @@ def _scales(source: str, axes: Mapping[str, Any]) -> tuple[ScaleVariant, ...]:
         try:
             check_factor(value)
         except ValueError as e:
-            raise ManifestError(f"{source}: axes.workloadScale.{name}: {e}") from None
+            raise ManifestError(f"{source}: {key_path('axes.workloadScale', name)}: {e}") from None
         out.append(ScaleVariant(name, float(value)))
     return tuple(out) or (ScaleVariant("", 1.0),)
 

@@ -189,17 +189,17 @@ def check_api_version(raw: Mapping[str, Any], kind: str, allowed: tuple[str, ...
 
 
 def join(path: str, key: str) -> str:
-    """Join a field path and a key with a dot."""
+    """The path of struct field ``key`` under ``path``, joined with a dot as apimachinery's
+    ``field.Path.Child`` writes it (a map key is `key_path`'s)."""
     return f"{path}.{key}" if path else key
 
 
 def key_path(path: str, key: str) -> str:
-    """The path of map ``key`` under ``path``: ``path.key``, or in brackets when the key has
-    a dot or a slash, as apimachinery's ``field.Path.Key`` writes map keys
-    (``metadata.annotations[schedsim.io/duration]``, not ``...annotations.schedsim.io/...``)."""
-    if path and ("." in key or "/" in key):
-        return f"{path}[{key}]"
-    return join(path, key)
+    """The path of map ``key`` under ``path``, as apimachinery's ``field.Path.Key`` writes
+    it: the key in brackets (``metadata.annotations[schedsim.io/duration]``,
+    ``spec.containers[0].resources.requests[cpu]``); a list index is ``path[i]``, a struct
+    field `join`'s ``path.field``. With no ``path``, the key alone."""
+    return f"{path}[{key}]" if path else key
 
 
 def type_name(v: object) -> str:

@@ -20,6 +20,7 @@ from typing import Any, Final
 from schedsim.api.core import Node, Pod, Toleration
 from schedsim.api.evolve import evolve
 from schedsim.api.interning import shared
+from schedsim.api.loading.decode import key_path
 from schedsim.api.quantity import format_quantity
 
 __all__ = [
@@ -105,7 +106,7 @@ def default_pod_changes(pod: Pod) -> dict[str, Any]:
 
 
 NO_PODS_CAPACITY = (
-    "status.allocatable.pods: not set, so no pod fits this node (kube-scheduler's "
+    "status.allocatable[pods]: not set, so no pod fits this node (kube-scheduler's "
     '"Too many pods": a node admits allocatable.pods pods); kubelets always report it, '
     "110 by default"
 )
@@ -124,7 +125,8 @@ def node_warnings(node: Node, has_pods: bool = True) -> list[str]:
         cap = node.capacity.get(name)
         if cap is not None and alloc > cap:
             out.append(
-                f"status.allocatable.{name}: {format_quantity(alloc)} exceeds "
-                f"status.capacity.{name} {format_quantity(cap)}; scheduling uses allocatable"
+                f"{key_path('status.allocatable', name)}: {format_quantity(alloc)} exceeds "
+                f"{key_path('status.capacity', name)} {format_quantity(cap)}; scheduling uses "
+                "allocatable"
             )
     return out

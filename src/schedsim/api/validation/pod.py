@@ -19,6 +19,7 @@ import ipaddress
 from collections.abc import Mapping
 from typing import Any, Final
 
+from schedsim.api.loading.decode import key_path
 from schedsim.api.quantity import QuantityError, format_quantity, parse_quantity
 from schedsim.api.validation.common import (
     INT32_MAX,
@@ -250,13 +251,15 @@ def _requirements(resources: Mapping[str, Any], path: str, out: Problems) -> Non
     requests = requests if isinstance(requests, MAPPING) else {}
     lp, rp = f"{path}.limits", f"{path}.requests"
     for name, raw in limits.items():
-        if validate_container_resource_name(str(name), f"{lp}.{name}", out):
-            validate_resource_quantity(str(name), raw, f"{lp}.{name}", out)
+        field = key_path(lp, str(name))
+        if validate_container_resource_name(str(name), field, out):
+            validate_resource_quantity(str(name), raw, field, out)
     for name, raw in requests.items():
         name = str(name)
-        if not validate_container_resource_name(name, f"{rp}.{name}", out):
+        field = key_path(rp, name)
+        if not validate_container_resource_name(name, field, out):
             continue
-        validate_resource_quantity(name, raw, f"{rp}.{name}", out)
+        validate_resource_quantity(name, raw, field, out)
         limit = limits.get(name)
         if limit is not None:
             if limit == raw:
@@ -294,7 +297,7 @@ def _resource_names(items: object, path: str, out: Problems) -> None:
     """validateOverhead: each resource name valid."""
     if isinstance(items, MAPPING):
         for name in items:
-            validate_container_resource_name(str(name), f"{path}.{name}", out)
+            validate_container_resource_name(str(name), key_path(path, str(name)), out)
 
 
 # --------------------------------------------------------------------------- volumes

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Final
 
+from schedsim.api.loading.decode import key_path
 from schedsim.api.quantity import QuantityError, parse_quantity
 from schedsim.api.validation.common import Problems, dns1123_subdomain_problem, invalid
 
@@ -54,6 +55,6 @@ def validate_resource_slice(obj: Mapping[str, Any], out: Problems) -> None:
                 continue  # the decoder reports it
             if q < 0:
                 out.error(
-                    f"spec.devices[{i}].capacity.{name}.value",
+                    key_path(f"spec.devices[{i}].capacity", str(name)) + ".value",
                     invalid(raw, "must be greater than or equal to 0"),
                 )
