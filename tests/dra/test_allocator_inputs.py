@@ -64,6 +64,18 @@ def test_claim_cel_runtime_error_names_claim() -> None:
     )
 
 
+def test_cel_runtime_error_is_wrapped_with_cel_go_text() -> None:
+    """The structured allocator's wrapping, verbatim from Kubernetes 1.34
+    (staging/src/k8s.io/dynamic-resource-allocation/structured, selectorsMatch):
+    ``claim %s: selector #%d: CEL runtime error: %w`` with klog.KObj(claim), around cel-go's
+    own error text (common/types/err.go errDivideByZero: ``division by zero``); no request
+    name in it."""
+    c = claim("c", [request("r", selectors=["1 / (size(device.driver) - 8) == 1"])])
+    with pytest.raises(AllocationError) as info:
+        _allocate(DraFeatures(), [resource_slice([device("d")])], [c])  # driver-a: size 8
+    assert str(info.value) == "claim default/c: selector #0: CEL runtime error: division by zero"
+
+
 def test_all_mode_on_incomplete_pool_is_an_error() -> None:
     """``asks for all devices, but resource pool <driver>/<pool> is currently being
     updated``; ExactCount may still use the incomplete pool."""

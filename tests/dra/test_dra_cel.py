@@ -416,3 +416,66 @@ def test_find_refuses_what_go_regexp_refuses(pattern: str, problem: str) -> None
     with pytest.raises(CelRuntimeError) as info:
         cache.matches(f'device.attributes["dra.example.com"].s.find("{pattern}") == ""', D, dev)
     assert f"Illegal regex: error parsing regexp: {problem}" in str(info.value)
+
+
+_N = 'device.attributes["dra.example.com"].n'  # 0, unknown to the checker (dyn)
+_S = 'device.attributes["dra.example.com"].s'  # "abc"
+
+
+@pytest.mark.parametrize(
+    ("expression", "message"),
+    [
+        # common/types/err.go (cel-go v0.26.0, vendored by Kubernetes 1.34): errDivideByZero,
+        # errModulusByZero, errIntOverflow, errUintOverflow; overflow.go's checked
+        # conversions return the latter two
+        (f"1 / {_N} == 1", "division by zero"),
+        (f"1u / uint({_N}) == 1u", "division by zero"),
+        (f"1 % {_N} == 1", "modulus by zero"),
+        (f"9223372036854775807 + {_N} + 1 == 1", "integer overflow"),
+        (f"uint({_N} - 1) == 1u", "unsigned integer overflow"),  # int64ToUint64Checked
+        (f"int(18446744073709551615u + uint({_N})) == 1", "integer overflow"),  # uint64ToInt64
+        (f"int(1e100 + double({_N})) == 1", "integer overflow"),  # doubleToInt64Checked
+        (f"uint(-1.0 + double({_N})) == 1u", "unsigned integer overflow"),
+        # string.go String.ConvertToType, which the stdlib's int/uint/double/bool/duration/
+        # timestamp overloads of a string call (stdlib/standard.go convertToType)
+        (f"int({_S}) == 1", "type conversion error from 'string' to 'int'"),
+        (f"uint({_S}) == 1u", "type conversion error from 'string' to 'uint'"),
+        (f"double({_S}) == 1.0", "type conversion error from 'string' to 'double'"),
+        (f"bool({_S})", "type conversion error from 'string' to 'bool'"),
+        (
+            f'duration({_S}) == duration("1s")',
+            "type conversion error from 'string' to 'google.protobuf.Duration'",
+        ),
+        (
+            f"timestamp({_S}) == timestamp(0)",
+            "type conversion error from 'string' to 'google.protobuf.Timestamp'",
+        ),
+        # list.go baseList.Get and IndexOrError
+        (f"[1, 2][{_N} + 5] == 1", "index '5' out of range in list size '2'"),
+        (f"[1, 2][{_N} - 1] == 1", "index '-1' out of range in list size '2'"),
+        (f"dyn([1])[{_S}] == 1", "unsupported index type 'string' in list"),
+        # map.go baseMap.Get: ValOrErr(v, "no such key: %v", key)
+        (f'{{"a": 1}}[{_S}] == 1', "no such key: abc"),
+        # already alike in both: optional.go, ext/strings.go indexOf
+        (f"optional.none().value() == {_N}", "optional.none() dereference"),
+        (f'{_S}.indexOf("a", 10) == 0', "index out of range: 10"),
+    ],
+)
+def test_runtime_errors_read_as_cel_go_writes_them(expression: str, message: str) -> None:
+    """cel-cpp's runtime errors in cel-go's words, where both mean the same failure (the
+    Kubernetes allocator puts cel-go's text after ``CEL runtime error: ``)."""
+    cache = CelCache()
+    dev = _device({"n": ("int", 0), "s": ("string", "abc")}, {})
+    with pytest.raises(CelRuntimeError) as info:
+        cache.matches(expression, D, dev)
+    assert str(info.value) == message
+
+
+def test_runtime_errors_without_a_certain_cel_go_wording_are_kept() -> None:
+    """ext/strings.go's charAt writes ``index out of range: <i>``, with the index that
+    cel-cpp's message does not give: cel-cpp's text is kept."""
+    cache = CelCache()
+    dev = _device({"s": ("string", "abc")}, {})
+    with pytest.raises(CelRuntimeError) as info:
+        cache.matches('device.attributes["dra.example.com"].s.charAt(10) == "a"', D, dev)
+    assert str(info.value) == "<string>.charAt(<pos>): <pos> is greater than <string>.size()"

@@ -365,9 +365,39 @@ def _rewrite_domain_lookups(source: str, tokens: list[_Token]) -> str:
 _STATUS_PREFIX = re.compile(r"^[A-Z_]+: ")
 _STATUS_SUFFIX = re.compile(r"\s*\[[A-Z_]+\]\s*$")
 _KEY_NOT_FOUND = re.compile(r'Key not found in map\s*:\s*"?(.*?)"?$')
+_INDEX_OUT_OF_RANGE = re.compile(r"^Index error: index=(-?\d+) size=(\d+)$")
+_INDEX_TYPE = re.compile(r"^Index error: expected integer type, got (string|bool|bytes|null_type)$")
+_CANNOT_CONVERT = re.compile(r"^cannot convert string to (int|uint|double)$")
+_PRIMITIVE = "(int|uint|double|string|bool|bytes)"  # named alike by cel-cpp and cel-go
+_TYPE_CONVERSION = re.compile(f"^Type conversion error from '{_PRIMITIVE}' to '{_PRIMITIVE}'$")
+
+# cel-cpp's message -> cel-go v0.26.0's (the version Kubernetes 1.34 vendors), where the two
+# say the same thing in other words: common/types/err.go (errDivideByZero, errIntOverflow,
+# errUintOverflow), overflow.go (the checked conversions int64ToUint64Checked,
+# uint64ToInt64Checked, doubleToInt64Checked, doubleToUint64Checked return those errors),
+# string.go ConvertToType (which int(), uint(), double(), duration() and timestamp() of a
+# string call: "type conversion error from 'string' to '<type>'", Duration and Timestamp
+# named by their protobuf names).
+_CEL_GO_WORDING = {
+    "divide by zero": "division by zero",
+    "int64 out of uint64 range": "unsigned integer overflow",
+    "double out of uint64 range": "unsigned integer overflow",
+    "uint64 out of int64 range": "integer overflow",
+    "double out of int64 range": "integer overflow",
+    "String to Duration conversion failed": (
+        "type conversion error from 'string' to 'google.protobuf.Duration'"
+    ),
+    "String to Timestamp conversion failed": (
+        "type conversion error from 'string' to 'google.protobuf.Timestamp'"
+    ),
+}
 
 
 def _runtime_message(raw: str) -> str:
+    """cel-cpp's runtime error in cel-go's words where the mapping is certain (the same
+    failure, only worded differently); any other message is kept as cel-cpp wrote it (minus
+    its status code), e.g. the string extension's range errors, whose cel-go wording names
+    the index cel-cpp's message does not give."""
     msg = _STATUS_SUFFIX.sub("", _STATUS_PREFIX.sub("", raw.strip()))
     m = _KEY_NOT_FOUND.search(msg)
     if m is not None:
@@ -376,6 +406,21 @@ def _runtime_message(raw: str) -> str:
         return "no such overload"
     if "Iteration budget exceeded" in msg:
         return "operation cancelled: actual cost limit exceeded"
+    known = _CEL_GO_WORDING.get(msg)
+    if known is not None:
+        return known
+    m = _INDEX_OUT_OF_RANGE.match(msg)
+    if m is not None:  # list.go baseList.Get
+        return f"index '{m.group(1)}' out of range in list size '{m.group(2)}'"
+    m = _INDEX_TYPE.match(msg)
+    if m is not None:  # list.go IndexOrError
+        return f"unsupported index type '{m.group(1)}' in list"
+    m = _CANNOT_CONVERT.match(msg)
+    if m is not None:
+        return f"type conversion error from 'string' to '{m.group(1)}'"
+    m = _TYPE_CONVERSION.match(msg)
+    if m is not None:
+        return f"type conversion error from '{m.group(1)}' to '{m.group(2)}'"
     return msg
 
 
