@@ -320,9 +320,9 @@ def test_min_max_defaults_and_refusals_as_in_the_docs() -> None:
         "demo-3", "{limits: {cpu: 800m}, requests: {cpu: 100m}}", "constraints-cpu-example"
     )
     assert _error(MIN_MAX + over + under) == (
-        "t.yaml: Pod constraints-cpu-example/demo-2: spec.containers[0].resources.limits.cpu: "
+        "t.yaml: Pod constraints-cpu-example/demo-2: spec.containers[0].resources.limits[cpu]: "
         "maximum cpu usage per Container is 800m, but limit is 1500m\n"
-        "t.yaml: Pod constraints-cpu-example/demo-3: spec.containers[0].resources.requests.cpu: "
+        "t.yaml: Pod constraints-cpu-example/demo-3: spec.containers[0].resources.requests[cpu]: "
         "minimum cpu usage per Container is 200m, but request is 100m"
     )
 
@@ -346,7 +346,7 @@ def test_placed_pods_are_never_refused_and_stored_ones_not_defaulted() -> None:
     m = load_text(MIN_MAX + bound, "t.yaml")
     assert [p.name for p in m.pods] == ["running"]
     assert m.warnings == [
-        "t.yaml: Pod constraints-cpu-example/running: spec.containers[0].resources.limits.cpu: "
+        "t.yaml: Pod constraints-cpu-example/running: spec.containers[0].resources.limits[cpu]: "
         "maximum cpu usage per Container is 800m, but limit is 2; the API server refuses "
         "creating such a pod: kept as given, it is already placed"
     ]
@@ -372,7 +372,7 @@ spec:
     assert len(m.warnings) == 1
     assert m.warnings[0].startswith("t.yaml: 2 pods (constraints-cpu-example/big-")
     assert m.warnings[0].endswith(
-        ": spec.containers[0].resources.limits.cpu: maximum cpu usage per Container is 800m, "
+        ": spec.containers[0].resources.limits[cpu]: maximum cpu usage per Container is 800m, "
         "but limit is 2; not admitted, so not scheduled"
     )
 
@@ -380,7 +380,7 @@ spec:
 def test_limit_range_validation() -> None:
     bad = MIN_MAX.replace('min: {cpu: "200m"}', 'min: {cpu: "1"}')
     assert _error(bad) == (
-        "t.yaml: LimitRange constraints-cpu-example/cpu-min-max-demo-lr: spec.limits[0].min.cpu: "
+        "t.yaml: LimitRange constraints-cpu-example/cpu-min-max-demo-lr: spec.limits[0].min[cpu]: "
         "invalid value '1': min value 1 is greater than max value 800m"
     )
     pod_default = MIN_MAX.replace("type: Container", "type: Pod\n    default: {cpu: 1}")
