@@ -707,9 +707,7 @@ def simulate_node_removal(
     slices = list(node_info.local_resource_slices)
     csi_node = node_info.csi_node
     with snapshot.forked() as fork:  # reverted unless committed below (WithForkedSnapshot)
-        for pod in pods:
-            snapshot.unschedule_pod(pod.namespace, pod.name, node_name)
-        snapshot.remove_node_info(node_name)
+        snapshot.unschedule_pods_and_remove_node(node_name, pods)
         snapshot.add_node_info(NodeInfo(_ghost(node), slices, csi_node))
         moving = [_unbound(p) for p in pods]
         result = hinting.try_schedule_pods(
