@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 
 from schedsim.framework import Framework, Handle, default_profile
-from schedsim.framework.resource import READ_ONLY, Resource
+from schedsim.framework.resource import READ_ONLY, FrozenResource, Resource, frozen_copy, stored_add
 from schedsim.snapshot import (
     ClusterSnapshotStore,
     DeltaSnapshotStore,
@@ -146,3 +146,20 @@ def test_owner_updates_and_copies_still_work() -> None:
     assert again.requested == ni.requested and len(again.pods) == 2
     with pytest.raises(AttributeError):
         again.requested.milli_cpu = 0
+
+
+@pytest.mark.parametrize("scalars", [{}, {"example.com/gpu": 2}])
+def test_frozen_copy_is_an_independent_equal_copy(scalars: dict[str, int]) -> None:
+    """`frozen_copy` (NodeInfo.snapshot's copy of its sums) equals ``FrozenResource(source)``
+    and shares nothing that `stored_add` changes."""
+    source = FrozenResource(Resource(1500, 2048, 10, 110, dict(scalars)))
+    copy = frozen_copy(source)
+    assert copy == FrozenResource(source) and copy is not source
+    assert repr(copy) == repr(FrozenResource(source))
+    stored_add(copy, Resource(500, 1024, 0, 0, {"example.com/gpu": 1}))
+    assert source == FrozenResource(Resource(1500, 2048, 10, 110, dict(scalars)))
+    assert copy.milli_cpu == 2000 and copy.scalar_resources["example.com/gpu"] == 1 + scalars.get(
+        "example.com/gpu", 0
+    )
+    with pytest.raises(AttributeError):
+        copy.milli_cpu = 1  # type: ignore[misc]

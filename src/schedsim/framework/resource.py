@@ -179,6 +179,25 @@ _set_scalars_dict = FrozenResource.__dict__["_scalars"].__set__
 _get_scalars_dict = cast(Any, FrozenResource.__dict__["_scalars"]).__get__
 
 
+def frozen_copy(source: FrozenResource) -> FrozenResource:
+    """``FrozenResource(source)`` for a source that is one (what a NodeInfo's copy-on-write
+    takes of its sums), without going through a `Resource` and a read-only mapping: the same
+    fields, its own scalar dict. Time: O(scalar resources)."""
+    c = _new_frozen(FrozenResource)
+    _set_milli_cpu(c, source.milli_cpu)
+    _set_memory(c, source.memory)
+    _set_ephemeral(c, source.ephemeral_storage)
+    _set_pods(c, source.allowed_pod_number)
+    scalars = _get_scalars_dict(source)
+    scalars = dict(scalars) if scalars else {}
+    _set_scalars_dict(c, scalars)
+    _set_scalars(c, MappingProxyType(scalars))
+    return c
+
+
+_new_frozen = object.__new__
+
+
 @attrs.frozen
 class PodResource:
     """What a pod adds to a node (``framework.PodResource``).

@@ -100,9 +100,8 @@ class FrozenHostPortInfo(HostPortInfo):
     __slots__ = ()
 
     def __init__(self, source: HostPortInfo | None = None) -> None:
-        super().__init__()
-        if source is not None:
-            self._ports = {ip: dict(m) for ip, m in source._ports.items()}
+        ports = None if source is None else source._ports
+        self._ports = {ip: dict(m) for ip, m in ports.items()} if ports else {}
 
     def add(self, ip: str, protocol: str, port: int) -> NoReturn:
         """Refused."""

@@ -30,7 +30,13 @@ from schedsim.api.core.resources import (
 from schedsim.api.parts_memo import parts_memo
 from schedsim.api.storage import CSINode
 from schedsim.framework import interface
-from schedsim.framework.resource import FrozenResource, PodResource, Resource, stored_add
+from schedsim.framework.resource import (
+    FrozenResource,
+    PodResource,
+    Resource,
+    frozen_copy,
+    stored_add,
+)
 from schedsim.framework.types import (
     AffinityTerm,
     FrozenHostPortInfo,
@@ -420,8 +426,8 @@ class NodeInfo:
         c._pods_with_affinity = FrozenList(self._pods_with_affinity)
         c._pods_with_required_anti_affinity = FrozenList(self._pods_with_required_anti_affinity)
         c._used_ports = FrozenHostPortInfo(self._used_ports)
-        c._requested = FrozenResource(self._requested)
-        c._non_zero_requested = FrozenResource(self._non_zero_requested)
+        c._requested = frozen_copy(self._requested)
+        c._non_zero_requested = frozen_copy(self._non_zero_requested)
         c._allocatable = self._allocatable  # replaced, never changed, by set_node
         c._image_states = dict(self._image_states)
         c._pvc_ref_counts = dict(self._pvc_ref_counts)

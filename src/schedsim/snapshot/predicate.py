@@ -59,6 +59,10 @@ __all__ = ["PredicateSnapshot"]
 log = logging.getLogger(__name__)
 
 
+_SHARED_POD_INFO = "snapshot:PodInfo"
+"""The pod memo key of `PredicateSnapshot._shared_pod_info`."""
+
+
 class PredicateSnapshot:
     """A forkable cluster snapshot that schedules pods through a scheduler profile.
 
@@ -179,6 +183,19 @@ class PredicateSnapshot:
         return bool(pod.resource_claims) or (
             self._dra_extended and has_extended_resource_requests(pod)
         )
+
+    def _shared_pod_info(self, pod: Pod) -> PodInfo:
+        """`new_pod_info` of a pod that holds no claims (``_uses_dra`` false), made once per
+        pod object and setting (kept in the pod's memo): every simulation that places the
+        same pod (a removal simulation of each plan, a scale-up estimate) stores the same
+        PodInfo, which depends on the pod and the PodLevelResources gate only and is never
+        changed (PodInfos are shared by a store's layers anyway)."""
+        table = pod.memo_table()
+        key = (_SHARED_POD_INFO, self._pod_level_resources)
+        info = table.get(key)
+        if info is None:
+            info = table[key] = PodInfo(pod, (), pod_level_resources=self._pod_level_resources)
+        return info
 
     def _pod_info(self, pod: Pod, dra: DraSnapshot) -> PodInfo:
         claims = dra.pod_claims(pod) if self._uses_dra(pod) else ()
@@ -393,7 +410,7 @@ class PredicateSnapshot:
             if self.framework.has_reserve_plugins:
                 self._runner.run_reserve_on_node(pod, node_name, state)
             try:
-                self.store.store_pod_info(self.new_pod_info(pod), node_name)
+                self.store.store_pod_info(self._shared_pod_info(pod), node_name)
             except (NodeNotFoundError, ValueError) as e:
                 raise SchedulingError.internal(pod, str(e)) from None
             return
