@@ -287,3 +287,51 @@ def test_configs_enable_the_policy_alone_at_weight_1000(file: str, plugin: str) 
 _a: ScorePlugin = DotProductScore({}, Handle())
 _b: DeviceChoicePlugin = FGDScore({}, Handle())
 _c: ScoreExtensions = BestFitScore({}, Handle())
+
+
+@pytest.mark.parametrize(
+    ("file", "plugin"),
+    [("gpuclustering.yaml", "GpuClusteringScore"), ("gpupacking.yaml", "GpuPackingScore")],
+)
+@pytest.mark.parametrize(
+    ("rank", "want"),
+    [
+        ({"a": 2, "b": 0, "c": 1}, "c"),  # b ranked first but lacks the CPU
+        ({"a": 0, "b": 1, "c": 2}, "a"),
+        ({"a": 1, "b": 2, "c": 0}, "c"),
+    ],
+)
+def test_cpu_only_pod_goes_to_the_first_ranked_feasible_node(
+    tmp_path: Path, file: str, plugin: str, rank: dict[str, int], want: str
+) -> None:
+    """The artifact's tie rule for a CPU-only pod under GpuClustering and GpuPacking: both
+    scores return 0 for it on every node (``gpu_clustering_score.go``: ``NoGpuTag`` ->
+    MinNodeScore; ``gpu_packing_score.go``: gpu-milli <= 0 -> MinNodeScore), no
+    NormalizeScore, no other Score plugin (every default one disabled in the generated
+    config); the patched ``selectHost`` takes the smallest name among the tied nodes, and
+    ``syncClusterResourceList`` prefixes the name-sorted nodes with ``%04d-`` from
+    ``rand.Perm``, so the smallest name is the feasible node of the lowest permutation value:
+    the experiment's ``node_rank``. Nodes a, c: 64 CPUs; b: 8 CPUs; the pod asks 16 CPUs,
+    so NodeResourcesFit leaves a and c (the Open-Gpu-Share Filter passes pods without GPU
+    milli everywhere)."""
+    from schedsim.engine import Engine, EngineConfig
+    from schedsim.replay.alibaba import alibaba_trace
+    from schedsim.scheduler import Scheduler
+
+    nodes = tmp_path / "nodes.csv"
+    nodes.write_text(
+        "sn,cpu_milli,memory_mib,gpu,model\n"
+        "a,64000,262144,2,P100\nb,8000,262144,2,P100\nc,64000,262144,2,P100\n"
+    )
+    pods = tmp_path / "pods.csv"
+    pods.write_text("name,cpu_milli,memory_mib,num_gpu,gpu_milli\np,16000,1024,0,0\n")
+    trace = alibaba_trace(str(pods), str(nodes), gpu_as="dra", gpu_share=True)
+    config = EngineConfig.from_config_file(
+        str(HERE / file),
+        feature_gates=GATES,
+        plugins=(f"schedsim_gpu_sharing:{plugin}",),
+    )
+    engine = Engine(config)
+    snapshot, _ = engine.snapshot(trace.cluster, skip_unschedulable_nodes=False, node_tree=True)
+    scheduler = Scheduler(snapshot, node_rank=rank)
+    assert scheduler.schedule_one(trace.arrivals[0].pod).node_name == want
