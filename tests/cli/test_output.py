@@ -10,6 +10,7 @@ operating system's (``RLIMIT_FSIZE``, ``/dev/full``, a closed descriptor, ``SIGI
 
 from __future__ import annotations
 
+import json
 import os
 import resource
 import signal
@@ -254,3 +255,99 @@ def test_ctrl_c_while_starting_exits_130_without_a_traceback(
     assert (proc.returncode, out) in ((130, ""), (-signal.SIGINT, "")), (proc.returncode, err)
     if proc.returncode == 130:
         assert err.strip().splitlines()[-1] == "schedsim: interrupted"
+
+
+def _group_processes(pgid: int) -> dict[int, str]:
+    """The live processes of process group ``pgid``: pid -> command line (from /proc)."""
+    found = {}
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+            cmdline = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode()
+        except OSError:  # ended meanwhile
+            continue
+        fields = stat[stat.rindex(")") + 2 :].split()
+        if fields[0] != "Z" and int(fields[2]) == pgid:
+            found[int(entry.name)] = cmdline
+    return found
+
+
+def _slow_sweep(tmp_path: Path) -> None:
+    """A sweep of 8 scenarios of about a second or more each (300 nodes, 1,500 pods)."""
+    nodes = "".join(
+        f"---\napiVersion: v1\nkind: Node\nmetadata: {{name: n{i}}}\n"
+        f'status: {{allocatable: {{cpu: "4", memory: 16Gi, pods: "110"}}}}\n'
+        for i in range(300)
+    )
+    pods = "".join(
+        f"---\napiVersion: v1\nkind: Pod\nmetadata: {{name: p{i}, namespace: default}}\n"
+        "spec: {containers: [{name: c, image: busybox, resources: {requests: "
+        '{cpu: "100m", memory: 100Mi}}}]}\n'
+        for i in range(1500)
+    )
+    (tmp_path / "cluster.yaml").write_text(nodes + pods)
+    (tmp_path / "s.yaml").write_text(
+        "cluster: [cluster.yaml]\ncommands: [simulate]\naxes: {seeds: [1, 2, 3, 4, 5, 6, 7, 8]}\n"
+    )
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads /proc")
+@pytest.mark.parametrize(
+    ("started", "after"),
+    [(1, 0.3), (2, 0.0), (3, 1.0)],
+    ids=["server", "first-worker", "workers+1s"],
+)
+def test_ctrl_c_during_a_pool_sweep(started: int, after: float, tmp_path: Path) -> None:
+    """Ctrl-C (``SIGINT`` to the whole process group, as a terminal sends it) while a sweep
+    runs on the process pool printed a worker's traceback (``SemLock._rebuild``
+    ``FileNotFoundError``, forkserver) and waited for the running scenarios: exit 130 and the
+    one line ``schedsim: interrupted`` from the parent, no traceback from any process, no
+    process of the sweep left, and the resume directory holding whole results only (a rerun
+    resumes them). The signal comes ``after`` seconds once ``started`` processes run the
+    fork server's command line (1: the server, preloading schedsim; 2: it and the first
+    worker, the others still starting; 3: two workers, mid-scenario)."""
+    _slow_sweep(tmp_path)
+    proc = subprocess.Popen(
+        [schedsim_script(), "sweep", "s.yaml", "--workers", "3", "--resume", "state"],
+        cwd=tmp_path,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,  # its own process group: the test sends it a terminal's ^C
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )
+    try:
+        deadline = time.monotonic() + 120
+        # the fork server and the workers it forks share its command line
+        while sum("forkserver" in c for c in _group_processes(proc.pid).values()) < started:
+            if proc.poll() is not None:  # pragma: no cover - a fast machine: all done
+                break
+            assert time.monotonic() < deadline, "the pool's workers never started"
+            time.sleep(0.02)
+        time.sleep(after)
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGINT)
+        out, err = proc.communicate(timeout=60)
+        deadline = time.monotonic() + 10
+        while _group_processes(proc.pid) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        left = _group_processes(proc.pid)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        for pid in _group_processes(proc.pid):  # pragma: no cover - the failure path
+            os.kill(pid, signal.SIGKILL)
+    assert "Traceback" not in err, err
+    assert not left, left
+    if proc.returncode == 0:  # pragma: no cover - every scenario done before the signal
+        return
+    assert (proc.returncode, out, err) == (130, "", "schedsim: interrupted\n")
+    saved = sorted((tmp_path / "state").iterdir())
+    assert all(p.name.endswith("+simulate.json") for p in saved), saved
+    for p in saved:
+        assert json.loads(p.read_text())["scenario"] == p.name.removesuffix(".json")
+    rerun = _run(["sweep", "s.yaml", "--serial", "--resume", "state"], tmp_path)
+    assert rerun.returncode == 0, rerun.stderr
+    assert rerun.stdout.count("resumed") == len(saved)

@@ -10,7 +10,11 @@ scenario never stops the others.
 - `PoolExecutor`: a local process pool, one worker per core by default. The clusters are
   pickled once per worker (the pool's initializer), not once per scenario; workers are
   started by a fork server (no fork of a process running threads) that has imported
-  schedsim and built the default profile once (`schedsim.sweep.warm`).
+  schedsim and built the default profile once (`schedsim.sweep.warm`). Ctrl-C is the
+  parent's alone: the fork server is started with ``SIGINT`` ignored (so are the workers it
+  forks, and their initializer ignores it again), and on ``KeyboardInterrupt`` the parent
+  cancels what is queued, ends the workers (``SIGTERM``) and lets the interrupt go on to the
+  command line (exit 130, ``schedsim: interrupted``); results already saved stay whole.
 - `schedsim.sweep.ray.RayExecutor`: Ray tasks (``--ray``), each cluster put once in Ray's
   object store.
 """
@@ -20,9 +24,13 @@ from __future__ import annotations
 import functools
 import itertools
 import multiprocessing
+import multiprocessing.forkserver
 import os
+import signal
+import threading
 from collections.abc import Iterable, Iterator, Mapping
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from contextlib import contextmanager
 from typing import Protocol
 
 from schedsim.engine import Engine
@@ -78,8 +86,68 @@ _clusters: Mapping[str, SweepInput] = {}
 _engines: dict[str, Engine] = {}
 
 
+def _start_fork_server() -> None:
+    """Start the fork server (if it is not running) with ``SIGINT`` ignored: the server
+    and the workers it forks inherit that, so Ctrl-C, which a terminal sends to the whole
+    process group, reaches only the parent's handler (it ends the workers itself): no
+    ``KeyboardInterrupt`` traceback from the server's preload or a worker's start (a
+    ``SemLock._rebuild`` ``FileNotFoundError`` once the parent had gone)."""
+    if threading.current_thread() is not threading.main_thread():
+        multiprocessing.forkserver.ensure_running()
+        return
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        multiprocessing.forkserver.ensure_running()
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
+@contextmanager
+def _sigint_deferred() -> Iterator[None]:
+    """Hold Ctrl-C back while the block runs, then deliver it: a submit may start a worker,
+    and a parent interrupted while it sends the worker its start-up data leaves a worker it
+    does not know of, which then prints a traceback of its own (``pickle data was
+    truncated``, or ``SemLock._rebuild``'s ``FileNotFoundError`` once the parent is gone)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    held: list[int] = []
+    previous = signal.signal(signal.SIGINT, lambda signum, frame: held.append(signum))
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    if held:
+        if callable(previous):
+            previous(signal.SIGINT, None)
+        elif previous == signal.SIG_DFL:  # pragma: no cover - schedsim's main has a handler
+            signal.raise_signal(signal.SIGINT)
+
+
+def _stop_workers(pool: ProcessPoolExecutor) -> None:
+    """Cancel the queued scenarios and end the workers at once (they ignore ``SIGINT``;
+    ``SIGTERM``'s default action ends them without a word), waiting until they are gone
+    so that none outlives the parent (a worker still starting would then fail to open the
+    pool's semaphores and print a traceback)."""
+    # the pool keeps its workers in `_processes` (Python 3.14 adds terminate_workers()),
+    # which shutdown() drops: taken first
+    processes = list((getattr(pool, "_processes", None) or {}).values())
+    pool.shutdown(wait=False, cancel_futures=True)
+    for process in processes:
+        try:
+            process.terminate()
+        except (OSError, ValueError, AttributeError):  # pragma: no cover - already gone
+            pass
+    for process in processes:
+        try:
+            process.join(5)
+        except (OSError, ValueError, AttributeError, AssertionError):  # pragma: no cover
+            pass
+
+
 def _init_worker(clusters: Mapping[str, SweepInput]) -> None:
     global _clusters
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's (_stop_workers)
     _clusters = clusters
     _engines.clear()
 
@@ -118,6 +186,7 @@ class PoolExecutor:
             return
         ctx = multiprocessing.get_context("forkserver")
         ctx.set_forkserver_preload(["schedsim.sweep.executors", "schedsim.sweep.warm"])
+        _start_fork_server()
         shipped = {} if self.ship_per_scenario else dict(clusters)
         with ProcessPoolExecutor(
             max_workers=min(self.workers, len(first)),
@@ -127,24 +196,31 @@ class PoolExecutor:
 
             def submit(s: Scenario) -> Future[ScenarioResult]:
                 cluster = (clusters[s.cluster_key],) if self.ship_per_scenario else ()
-                return pool.submit(_run_in_worker, s, *cluster)
+                with _sigint_deferred():  # it may start a worker
+                    return pool.submit(_run_in_worker, s, *cluster)
 
-            pending: dict[Future[ScenarioResult], Scenario] = {submit(s): s for s in first}
-            while pending:
-                done, _ = wait(pending, return_when=FIRST_COMPLETED)
-                for f in done:
-                    s = pending.pop(f)
-                    error = f.exception()
-                    if error is None:
-                        yield f.result()
-                    else:
-                        yield ScenarioResult.failed(
-                            s.name,
-                            s.index,
-                            s.axes,
-                            s.fingerprint,
-                            f"{type(error).__name__}: {error}",
-                            0.0,
-                        )
-                for s in itertools.islice(source, len(done)):
+            pending: dict[Future[ScenarioResult], Scenario] = {}
+            try:
+                for s in first:
                     pending[submit(s)] = s
+                while pending:
+                    done, _ = wait(pending, return_when=FIRST_COMPLETED)
+                    for f in done:
+                        s = pending.pop(f)
+                        error = f.exception()
+                        if error is None:
+                            yield f.result()
+                        else:
+                            yield ScenarioResult.failed(
+                                s.name,
+                                s.index,
+                                s.axes,
+                                s.fingerprint,
+                                f"{type(error).__name__}: {error}",
+                                0.0,
+                            )
+                    for s in itertools.islice(source, len(done)):
+                        pending[submit(s)] = s
+            except BaseException:  # Ctrl-C, or the consumer stopped (GeneratorExit)
+                _stop_workers(pool)
+                raise
