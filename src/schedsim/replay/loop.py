@@ -233,14 +233,13 @@ class Replay:
         cluster = trace.cluster
         # kube-scheduler leaves cordoned nodes to NodeUnschedulable and walks its node tree
         self.snapshot: PredicateSnapshot
+        # a pod with only status.nominatedNodeName is pending (kube-scheduler placement)
         self.snapshot, skipped = self.engine.snapshot(
-            cluster, skip_unschedulable_nodes=False, node_tree=True
+            cluster, skip_unschedulable_nodes=False, node_tree=True, place_nominated=False
         )
         self.warnings: list[str] = list(trace.warnings)
         self.warnings.extend(
-            f"pod {p.key}: node {p.node_name or p.nominated_node_name!r} is not among the "
-            "nodes; ignored"
-            for p in skipped
+            f"pod {p.key}: node {p.node_name!r} is not among the nodes; ignored" for p in skipped
         )
         framework = self.engine.framework
         self._scheduler_name = framework.profile.scheduler_name
@@ -329,7 +328,7 @@ class Replay:
         for tp in trace.running:
             key = tp.pod.key
             self._pods[key] = tp
-            node = tp.pod.node_name or tp.pod.nominated_node_name
+            node = tp.pod.node_name
             if self._info(node) is None:
                 continue
             self.bound[key] = node
@@ -539,13 +538,15 @@ class Replay:
 
     def _arrive(self, tp: TracePod) -> None:
         self.metrics_recorder.on_arrival(self.now, tp.pod.key)
-        self._enqueue(tp.pod)
+        self._enqueue(tp.pod, arrival=True)
 
-    def _enqueue(self, pod: Pod) -> None:
+    def _enqueue(self, pod: Pod, *, arrival: bool = False) -> None:
         """A new pod (an arrival, or the replacement of an evicted one) enters the queue; the
         resource-claim controller first makes the claims of its templates (a new pod has
-        none yet: the claims of one that left were deleted with it)."""
-        if pod.node_name or pod.nominated_node_name:  # running at the start: a new pod
+        none yet: the claims of one that left were deleted with it). An arrival keeps its
+        ``status.nominatedNodeName`` (the queue nominates it there, `SchedulingPass.add`); a
+        replacement is a new pod, without one."""
+        if pod.node_name or (pod.nominated_node_name and not arrival):
             pod = attrs.evolve(pod, node_name="", nominated_node_name="")
         if pod.resource_claims:
             made = create_template_claims([pod], self.trace.cluster.resource_claim_templates)

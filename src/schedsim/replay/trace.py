@@ -14,6 +14,10 @@ Manifest traces
     ``10m``, ``1h30m``; a number needs its unit, as in Go) is how long the pod runs once
     bound, after which it completes and frees its node; without it the pod runs until the
     replay ends. Pods bound in the input run from t = 0 (their duration counts from then).
+    A pod with only ``status.nominatedNodeName`` is pending, as kube-scheduler reads it: it
+    arrives as the others do and goes through the scheduling cycle, nominated to that node
+    (counted there for pods of equal or higher priority, its node tried first), as in
+    ``schedsim simulate``.
 
 KWOK recordings
     Manifests with ``ResourcePatch`` changes (``kwokctl snapshot record``): t = 0 is when
@@ -133,7 +137,7 @@ def manifest_trace(cluster: Cluster, validate: str = "strict") -> Trace:
     for pod in cluster.pods:
         if pod.is_terminal:
             continue
-        if pod.node_name or pod.nominated_node_name:
+        if pod.node_name:  # status.nominatedNodeName alone: pending, as kube-scheduler has it
             bound.append(pod)
             running.append(TracePod(pod, 0.0, pod_duration(pod, where(pod)), where(pod)))
             continue
