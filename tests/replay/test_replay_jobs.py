@@ -124,3 +124,132 @@ spec:
     assert m.preempted == 1
     assert m.completed == 3 and m.end == 720.0
     assert sum(1 for k in r._pods if k.startswith("default/pi-")) == 2
+
+
+def _preempting_trace(
+    job_spec: str, job_cpu: str, highs: list[tuple[str, str]], high_cpu: str = "2"
+) -> str:
+    """A 2-CPU node, a Job of ``job_cpu``-CPU 10m pods, and high-priority 1m pods of
+    ``high_cpu`` CPUs arriving at the given offsets (``highs``: name, ``HH:MM:SS``) that
+    preempt them."""
+    text = """\
+apiVersion: v1
+kind: Node
+metadata: {name: n1}
+status: {allocatable: {cpu: "2", memory: 8Gi, pods: "110"}}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: anchor, creationTimestamp: "2025-01-01T00:00:00Z",
+  annotations: {schedsim.io/duration: 1s}}
+spec: {containers: [{name: c, image: x}]}
+---
+"""
+    requests = f'{{requests: {{cpu: "{high_cpu}"}}}}'
+    for name, at in highs:
+        text += f"""\
+apiVersion: v1
+kind: Pod
+metadata: {{name: {name}, creationTimestamp: "2025-01-01T{at}Z",
+  annotations: {{schedsim.io/duration: 1m}}}}
+spec: {{priority: 1000, containers: [{{name: c, image: x, resources: {requests}}}]}}
+---
+"""
+    return (
+        text
+        + f"""\
+apiVersion: batch/v1
+kind: Job
+metadata: {{name: pi, namespace: default}}
+spec:
+{job_spec}
+  template:
+    metadata: {{annotations: {{schedsim.io/duration: 10m}}}}
+    spec:
+      restartPolicy: Never
+      containers: [{{name: pi, image: perl, resources: {{requests: {{cpu: "{job_cpu}"}}}}}}]
+"""
+    )
+
+
+def _job_pods(r: Replay) -> list[str]:
+    return sorted(k for k in r._pods if k.startswith("default/pi-"))
+
+
+def test_backoff_limit_fails_the_job_after_one_failure_too_many() -> None:
+    """backoffLimit 1 (Kubernetes docs, "Pod backoff failure policy": the Job is marked
+    failed once its failed pods exceed it; upstream syncJob: ``jobCtx.failed >
+    *job.Spec.BackoffLimit`` -> BackoffLimitExceeded, "Job has reached the specified backoff
+    limit"). A pod deleted by preemption is a failed pod (``isPodFailed``: deleted and not
+    Succeeded). high-1 at 60 preempts pi's first pod (1 failure, tolerated: a replacement
+    binds at 120 when high-1 ends); high-2 at 180 preempts the replacement (2 failures > 1):
+    the Job is Failed and makes no third pod; high-3 at 300 finds the node free."""
+    text = _preempting_trace(
+        "  completions: 1\n  backoffLimit: 1",
+        "2",
+        [("high-1", "00:01:00"), ("high-2", "00:03:00"), ("high-3", "00:05:00")],
+    )
+    r = _replay(text)
+    m = r.run()
+    assert m.preempted == 2
+    assert len(_job_pods(r)) == 2
+    assert r.job_failures == {
+        "default/pi": "BackoffLimitExceeded: Job has reached the specified backoff limit"
+    }
+    assert any(
+        w.startswith("Job default/pi: Failed at 180s: BackoffLimitExceeded") for w in r.warnings
+    )
+    assert not m.unschedulable
+    assert m.completed == 4  # anchor and the three high pods; no Job pod ran its 10m
+
+
+def test_default_backoff_limit_six_tolerates_two_failures() -> None:
+    """Without backoffLimit (defaulted to 6 by the API server, SetDefaults_Job) the same two
+    preemptions are tolerated: a third pod binds at 240 and completes at 840."""
+    text = _preempting_trace(
+        "  completions: 1", "2", [("high-1", "00:01:00"), ("high-2", "00:03:00")]
+    )
+    r = _replay(text)
+    m = r.run()
+    assert m.preempted == 2 and not r.job_failures
+    assert len(_job_pods(r)) == 3
+    assert m.end == 840.0
+
+
+def test_status_failed_counts_and_a_failed_job_deletes_its_active_pods() -> None:
+    """status.failed 1 with backoffLimit 1: the first preemption is one failure too many.
+    Completions 2, parallelism 2, 1-CPU pods: both run from 0; high-1 (1 CPU) at 60 preempts
+    one of them; the Job fails at 60 and its controller deletes the other active pod
+    (``deleteActivePods``): from 60 only high-1 runs, and no pod of the Job is left running
+    or pending."""
+    text = _preempting_trace(
+        "  completions: 2\n  parallelism: 2\n  backoffLimit: 1",
+        "1",
+        [("high-1", "00:01:00")],
+        high_cpu="1",
+    )
+    text += "status: {failed: 1}\n"
+    r = _replay(text)
+    m = r.run()
+    assert m.preempted == 1
+    assert set(r.job_failures) == {"default/pi"}
+    assert any(
+        "(2 failed pod(s), backoffLimit 1); its 1 active pod(s) deleted" in w for w in r.warnings
+    )
+    assert len(_job_pods(r)) == 2
+    assert not any(k.startswith("default/pi-") for k in r.bound)
+    assert not m.unschedulable
+    by_time = {s.time: s for s in m.samples}
+    assert by_time[60.0].running == 1 and by_time[60.0].cpu_requested == 1000
+    assert m.completed == 2  # anchor and high-1
+
+
+def test_backoff_limit_per_index_is_named_not_silently_ignored() -> None:
+    """backoffLimitPerIndex (Indexed) is not modelled: the replay says so; backoffLimit is
+    then defaulted to math.MaxInt32, as SetDefaults_Job does, so the Job never fails on the
+    global limit."""
+    text = _job("  completions: 2\n  completionMode: Indexed\n  backoffLimitPerIndex: 1")
+    cluster = Cluster.from_text(text, "job.yaml")
+    assert [j.backoff_limit for j in cluster.jobs] == [2**31 - 1]
+    r = Replay(manifest_trace(cluster))
+    assert any("spec.backoffLimitPerIndex is not counted" in w for w in r.warnings)

@@ -109,6 +109,11 @@ NODE_DELETE = ClusterEvent(EventResource.Node, ActionType.Delete, "NodeDelete")
 RESOURCE_SLICE_ADD = ClusterEvent(EventResource.ResourceSlice, ActionType.Add, "ResourceSliceAdd")
 """A new node's ResourceSlice was published (what DynamicResources waits for)."""
 
+BACKOFF_LIMIT_EXCEEDED = "BackoffLimitExceeded"
+BACKOFF_LIMIT_MESSAGE = "Job has reached the specified backoff limit"
+"""The Failed condition of a Job with more failed pods than ``spec.backoffLimit``
+(``batch.JobReasonBackoffLimitExceeded`` and syncJob's message)."""
+
 FLUSH_PERIOD = 30.0
 """Seconds between kube-scheduler's checks for pods parked too long
 (``flushUnschedulablePodsLeftover`` runs every 30 s)."""
@@ -116,12 +121,15 @@ FLUSH_PERIOD = 30.0
 
 @attrs.define
 class _JobRun:
-    """What the replay's Job controller knows of one Job: completions so far, its active
-    pods (keys), the completion index of each (Indexed), the indexes done, and the next
-    serial for a NonIndexed pod's generated name."""
+    """What the replay's Job controller knows of one Job: completions and failed pods so
+    far, its active pods (keys), the completion index of each (Indexed), the indexes done,
+    the next serial for a NonIndexed pod's generated name, and its Failed condition's reason
+    once it failed."""
 
     job: Job
     succeeded: int
+    failed: int = 0
+    failed_reason: str | None = None
     active: set[str] = attrs.field(factory=set)
     index_of: dict[str, int] = attrs.field(factory=dict)
     completed: set[int] = attrs.field(factory=set)
@@ -345,6 +353,10 @@ class Replay:
         for i, change in enumerate(trace.recorded):
             self._push(Event(change.time, EventKind.RECORDED_CHANGE, change.key, i))
         self._jobs: dict[str, _JobRun] = {}  # pod key -> its Job's run
+        self._deleted: set[str] = set()  # pods a failed Job's controller deleted
+        self.job_failures: dict[str, str] = {}
+        """Jobs the replay's Job controller marked Failed: ``NS/NAME`` -> ``REASON: message``
+        (their Failed condition)."""
         self._taken = {(p.namespace, p.name) for p in cluster.pods}
         self._taken.update((tp.pod.namespace, tp.pod.name) for tp in self._pods.values())
         if not trace.recorded:  # a KWOK recording brings the pods its Job controller made
@@ -523,7 +535,8 @@ class Replay:
         self.counters["events"] += 1
         kind = event.kind
         if kind is EventKind.POD_ARRIVAL:
-            self._arrive(self._pods[event.key])
+            if event.key not in self._deleted:
+                self._arrive(self._pods[event.key])
         elif kind is EventKind.POD_COMPLETION:
             self._complete(event.key, event.token)
         elif kind is EventKind.NODE_READY:
@@ -577,11 +590,26 @@ class Replay:
             if ref is not None and p.phase == "Succeeded":
                 done[ref] = done.get(ref, 0) + 1
         runs = {
-            (j.namespace, j.name): _JobRun(j, max(j.succeeded, done.get((j.namespace, j.name), 0)))
+            (j.namespace, j.name): _JobRun(
+                j, max(j.succeeded, done.get((j.namespace, j.name), 0)), j.failed
+            )
             for j in jobs
         }
         if not runs:
             return
+        for j in jobs:
+            if j.backoff_limit_per_index is not None:
+                self.warnings.append(
+                    f"Job {j.namespace}/{j.name}: spec.backoffLimitPerIndex is not counted by "
+                    "the replay's Job controller (failed pods count against spec.backoffLimit "
+                    "only)"
+                )
+            if j.pod_failure_policy:
+                self.warnings.append(
+                    f"Job {j.namespace}/{j.name}: spec.podFailurePolicy is not applied by the "
+                    "replay's Job controller (every failed pod counts against "
+                    "spec.backoffLimit)"
+                )
         for key, tp in self._pods.items():
             ref = _job_ref(tp.pod)
             run = runs.get(ref) if ref is not None else None
@@ -599,14 +627,26 @@ class Replay:
         succeeds) or was deleted by preemption (failed): the Job controller counts it and
         creates pods until ``min(parallelism, completions - succeeded)`` are active
         (``syncJob`` / ``manageJob``); Indexed, one per index not yet completed nor running.
-        A work queue (no ``completions``) creates none once one pod succeeded. Failures are
-        not counted against ``backoffLimit``."""
+        A work queue (no ``completions``) creates none once one pod succeeded.
+
+        A failed pod counts against ``spec.backoffLimit`` (from ``status.failed``): once more
+        pods failed than it allows (``jobCtx.failed > *job.Spec.BackoffLimit`` in
+        ``syncJob``; a deleted pod that had not succeeded is a failed one, ``isPodFailed``)
+        the Job is Failed with reason ``BackoffLimitExceeded``, its active pods are deleted
+        (``deleteActivePods``) and it creates no more."""
         run.active.discard(key)
         index = run.index_of.pop(key, None)
+        if run.failed_reason is not None:
+            return
         if succeeded:
             run.succeeded += 1
             if index is not None:
                 run.completed.add(index)
+        else:
+            run.failed += 1
+            if run.failed > run.job.backoff_limit:
+                self._fail_job(run, BACKOFF_LIMIT_EXCEEDED, BACKOFF_LIMIT_MESSAGE)
+                return
         job = attrs.evolve(run.job, succeeded=run.succeeded)
         want = job.wanted_active - len(run.active)
         if want <= 0:
@@ -630,6 +670,40 @@ class Replay:
                 run.index_of[new] = n
             self.metrics_recorder.on_arrival(self.now, new)
             self._enqueue(pod)
+
+    def _fail_job(self, run: _JobRun, reason: str, message: str) -> None:
+        """The Job controller marks the Job Failed (``reason``, ``message``) and deletes its
+        active pods: a bound one leaves its node, a pending one the queue, one that has not
+        arrived yet never does."""
+        job = run.job
+        run.failed_reason = reason
+        self.job_failures[f"{job.namespace}/{job.name}"] = f"{reason}: {message}"
+        self.warnings.append(
+            f"Job {job.namespace}/{job.name}: Failed at {self.now:g}s: {reason}: {message} "
+            f"({run.failed} failed pod(s), backoffLimit {job.backoff_limit}); its "
+            f"{len(run.active)} active pod(s) deleted"
+        )
+        self._changes += 1
+        for key in sorted(run.active):
+            if key in self.bound:
+                if self._on_node(key, self.bound[key]):
+                    self._leave_node(key)
+                # else preempted in the pass whose outcomes are being read: its own
+                # outcome takes it off (`_preempted`)
+            elif key in self._unbound:
+                self.queue.delete(self._pods[key].pod)
+                self._unbound.discard(key)
+            self._deleted.add(key)
+        run.active.clear()
+        run.index_of.clear()
+
+    def _on_node(self, key: str, node: str) -> bool:
+        """Pod ``key`` is on ``node`` in the snapshot."""
+        try:
+            info = self.snapshot.get_node_info(node)
+        except LookupError:
+            return False
+        return any(pi.pod.key == key for pi in info.pods)
 
     def _leave_node(self, key: str) -> None:
         """A bound pod finished or was deleted: off its node (``AssignedPodDelete``); a
@@ -801,6 +875,13 @@ class Replay:
 
     def _settled(self, outcome: PodOutcome) -> None:
         key = outcome.pod.key
+        if key in self._deleted and not outcome.preempted_by:
+            # its Job failed earlier in this pass's outcomes: the controller deleted it
+            if outcome.node_name is not None and self._on_node(key, outcome.node_name):
+                self.snapshot.unschedule_pod(
+                    outcome.pod.namespace, outcome.pod.name, outcome.node_name
+                )
+            return
         if outcome.preempted_by:  # DefaultPreemption's victim, already out of the snapshot
             self._preempted(key)
         elif outcome.error:  # the pass reports an Error and does not put the pod back

@@ -594,6 +594,12 @@ class Job(Workload):
         completion_mode: ``NonIndexed`` (default) or ``Indexed``.
         suspend: ``spec.suspend``: a suspended Job runs no pods.
         succeeded: ``status.succeeded``: completions already done.
+        backoff_limit: ``spec.backoffLimit``: failed pods the Job tolerates; one more fails
+            it (``BackoffLimitExceeded``). Defaulted as the API server does: 6, or
+            2147483647 when ``backoffLimitPerIndex`` is set (``SetDefaults_Job``).
+        failed: ``status.failed``: pods that failed already.
+        backoff_limit_per_index: ``spec.backoffLimitPerIndex`` (Indexed), None when unset.
+        pod_failure_policy: ``spec.podFailurePolicy`` is set.
     """
 
     parallelism: int = 1
@@ -601,6 +607,10 @@ class Job(Workload):
     completion_mode: str = "NonIndexed"
     suspend: bool = False
     succeeded: int = 0
+    backoff_limit: int = 6
+    failed: int = 0
+    backoff_limit_per_index: int | None = None
+    pod_failure_policy: bool = False
     api_version = "batch/v1"
     kind = "Job"
 
@@ -635,6 +645,14 @@ class Job(Workload):
             succeeded=lambda _spec, _ctx: d.get_int(
                 d.get_map(raw, "status", ""), "succeeded", "status"
             ),
+            backoff_limit=_backoff_limit,
+            failed=lambda _spec, _ctx: d.get_int(d.get_map(raw, "status", ""), "failed", "status"),
+            backoff_limit_per_index=lambda spec, _: (
+                None
+                if spec.get("backoffLimitPerIndex") is None
+                else d.get_int(spec, "backoffLimitPerIndex", "spec")
+            ),
+            pod_failure_policy=lambda spec, _: spec.get("podFailurePolicy") is not None,
         )
         if job.completion_mode == "Indexed" and job.completions is None:
             raise FieldError("spec.completions", "required when completion mode is `Indexed`")
@@ -647,6 +665,14 @@ class Job(Workload):
                         f"invalid value {spec[key]}: requires indexed completion mode",
                     )
         return job
+
+
+def _backoff_limit(spec: Mapping[str, Any], _: Mapping[str, Any]) -> int:
+    """``spec.backoffLimit``, defaulted as ``SetDefaults_Job`` (pkg/apis/batch/v1): 6, or
+    math.MaxInt32 when ``backoffLimitPerIndex`` is set."""
+    if spec.get("backoffLimit") is not None:
+        return d.get_int(spec, "backoffLimit", "spec")
+    return 2**31 - 1 if spec.get("backoffLimitPerIndex") is not None else 6
 
 
 def _completion_mode(spec: Mapping[str, Any], _: Mapping[str, Any]) -> str:
