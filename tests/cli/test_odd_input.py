@@ -273,7 +273,8 @@ def test_infinite_price_is_refused_and_json_stays_json(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """``price: .inf`` made ``replay -o json`` print ``Infinity`` (not JSON); a node group's
-    price is a finite number, and the JSON writer never writes a non-finite number."""
+    price is a finite number (the error spells the value as YAML does, ``.inf``, not Python's
+    ``inf``), and the JSON writer never writes a non-finite number."""
     from schedsim.replay.export import _finite
 
     groups = tmp_path / "g.yaml"
@@ -286,7 +287,7 @@ def test_infinite_price_is_refused_and_json_stays_json(
     trace.write_text(ONE_POD)
     assert main(["replay", str(trace), "--node-groups", str(groups), "-o", "json"]) == 2
     assert capsys.readouterr().err == (
-        f"schedsim: error: {groups}: nodeGroups[0].price: must be a finite number >= 0, got inf\n"
+        f"schedsim: error: {groups}: nodeGroups[0].price: must be a finite number >= 0, got .inf\n"
     )
     assert _finite({"a": [float("inf"), float("nan"), 1.5], "b": 2}) == {
         "a": [None, None, 1.5],

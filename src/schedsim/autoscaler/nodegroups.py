@@ -123,7 +123,7 @@ def _decode(decoder: Any, raw: Any, path: str, source: str, kind: str) -> Any:
         raise ManifestError(f"{source}: {path}: expected a {kind} manifest (a mapping)")
     given = raw.get("kind")
     if given is not None and given != kind:
-        raise ManifestError(f"{source}: {path}.kind: expected {kind}, got {given!r}")
+        raise ManifestError(f"{source}: {path}.kind: expected {kind}, got {d.yaml_value(given)}")
     try:
         obj = decoder(raw)
     except FieldError as e:
@@ -215,7 +215,7 @@ def parse_node_groups(doc: Any, source: str) -> list[NodeGroup]:
         )
     kind = doc.get("kind")
     if kind is not None and kind != "NodeGroups":
-        raise ManifestError(f"{source}: kind: expected NodeGroups, got {kind!r}")
+        raise ManifestError(f"{source}: kind: expected NodeGroups, got {d.yaml_value(kind)}")
     for key in doc:
         if key not in ("apiVersion", "kind", "nodeGroups"):
             raise ManifestError(f"{source}: {key}: unknown field (expected nodeGroups)")
@@ -286,7 +286,9 @@ def parse_node_groups(doc: Any, source: str) -> list[NodeGroup]:
                 or not isinstance(price, int | float)
                 or not 0 <= price < math.inf  # .inf would make costs (and JSON) infinite
             ):
-                raise FieldError(f"{path}.price", f"must be a finite number >= 0, got {price!r}")
+                raise FieldError(
+                    f"{path}.price", f"must be a finite number >= 0, got {d.yaml_value(price)}"
+                )
             selector = d.get_str_map(g, "nodeSelector", path)
             problems = Problems()
             validate_labels(selector, f"{path}.nodeSelector", problems)

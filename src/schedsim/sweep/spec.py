@@ -82,6 +82,7 @@ from schedsim.api.apps.workload_scale import check_factor
 from schedsim.api.errors import ManifestError
 from schedsim.api.loading import inputs
 from schedsim.api.loading.decode import key_path, type_name
+from schedsim.api.loading.decode import yaml_value as _yaml
 from schedsim.api.loading.loader import read_documents
 from schedsim.autoscaler.nodegroups import NodeGroup, NodeGroupError, load_node_groups
 from schedsim.autoscaler.scaleup import DEFAULT_MAX_NODES_PER_SCALE_UP, EXPANDERS
@@ -450,19 +451,6 @@ def _options(source: str, raw: Any) -> SweepOptions:
         field = next((k for k, v in _OPTIONS.items() if v == e.option), e.option)
         raise ManifestError(f"{source}: options.{field}: {e.problem}") from None
     return opts
-
-
-def _yaml(value: Any) -> str:
-    """``value`` as YAML spells it in an error (``true``, ``null``, ``.inf``, ``[1, true]``),
-    not as Python does (``True``, ``None``, ``inf``); a string keeps its quotes."""
-    if isinstance(value, str):
-        return repr(value)
-    if isinstance(value, float) and not math.isfinite(value):
-        return ".nan" if math.isnan(value) else (".inf" if value > 0 else "-.inf")
-    try:
-        return json.dumps(value, ensure_ascii=False, allow_nan=False)
-    except (TypeError, ValueError):
-        return repr(value)
 
 
 def _is_int(value: Any) -> bool:

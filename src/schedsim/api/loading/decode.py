@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+import math
 import re
 from collections.abc import Mapping
 from fractions import Fraction
@@ -200,6 +202,20 @@ def key_path(path: str, key: str) -> str:
     ``spec.containers[0].resources.requests[cpu]``); a list index is ``path[i]``, a struct
     field `join`'s ``path.field``. With no ``path``, the key alone."""
     return f"{path}[{key}]" if path else key
+
+
+def yaml_value(value: Any) -> str:
+    """``value`` as YAML spells it in an error (``true``, ``null``, ``.inf``, ``-.inf``,
+    ``.nan``, ``[1, true]``), not as Python does (``True``, ``None``, ``inf``); a string keeps
+    its quotes."""
+    if isinstance(value, str):
+        return repr(value)
+    if isinstance(value, float) and not math.isfinite(value):
+        return ".nan" if math.isnan(value) else (".inf" if value > 0 else "-.inf")
+    try:
+        return json.dumps(value, ensure_ascii=False, allow_nan=False)
+    except (TypeError, ValueError):
+        return repr(value)
 
 
 def type_name(v: object) -> str:
