@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from schedsim.engine import Cluster
 from schedsim.replay import Replay, manifest_trace
+from schedsim.replay.loop import job_pod_failure_backoff
 
 NODE = """\
 apiVersion: v1
@@ -205,7 +206,10 @@ def test_backoff_limit_fails_the_job_after_one_failure_too_many() -> None:
 
 def test_default_backoff_limit_six_tolerates_two_failures() -> None:
     """Without backoffLimit (defaulted to 6 by the API server, SetDefaults_Job) the same two
-    preemptions are tolerated: a third pod binds at 240 and completes at 840."""
+    preemptions are tolerated: a third pod binds at 240 and completes at 840. Each
+    replacement waits for the pod failure backoff (Kubernetes docs, "Pod backoff failure
+    policy": 10s, 20s, 40s ... ; upstream DefaultJobPodFailureBackOff 10s): created at 70
+    (failure at 60) and 200 (second failure since the last success, at 180)."""
     text = _preempting_trace(
         "  completions: 1", "2", [("high-1", "00:01:00"), ("high-2", "00:03:00")]
     )
@@ -213,7 +217,15 @@ def test_default_backoff_limit_six_tolerates_two_failures() -> None:
     m = r.run()
     assert m.preempted == 2 and not r.job_failures
     assert len(_job_pods(r)) == 3
+    assert sorted(r._pods[k].arrival for k in _job_pods(r)) == [0.0, 70.0, 200.0]
     assert m.end == 840.0
+
+
+def test_job_pod_failure_backoff_doubles_up_to_ten_minutes() -> None:
+    """getRemainingTime: 10s x 2^(failures - 1), capped at MaxJobPodFailureBackOff (10m)."""
+    assert [job_pod_failure_backoff(n) for n in range(9)] == [
+        0.0, 10.0, 20.0, 40.0, 80.0, 160.0, 320.0, 600.0, 600.0,
+    ]  # fmt: skip
 
 
 def test_status_failed_counts_and_a_failed_job_deletes_its_active_pods() -> None:

@@ -39,6 +39,9 @@ class EventKind(enum.IntEnum):
     RECORDED_CHANGE = 6
     """A change of a KWOK recording (`schedsim.replay.recording`): after the replay's own
     events of the instant, in recorded order."""
+    JOB_SYNC = 7
+    """The Job controller syncs a Job whose replacement pods waited for its pod failure
+    backoff (the key is the Job's ``ns/name``)."""
 
 
 @attrs.frozen(order=False)

@@ -114,6 +114,26 @@ BACKOFF_LIMIT_MESSAGE = "Job has reached the specified backoff limit"
 """The Failed condition of a Job with more failed pods than ``spec.backoffLimit``
 (``batch.JobReasonBackoffLimitExceeded`` and syncJob's message)."""
 
+JOB_POD_FAILURE_BACKOFF = 10.0
+JOB_POD_FAILURE_BACKOFF_MAX = 600.0
+"""The Job controller's pod failure backoff: replacements wait 10 s after the first failure
+since the last success, doubling per failure, at most 10 minutes
+(``DefaultJobPodFailureBackOff``, ``MaxJobPodFailureBackOff``, ``getRemainingTime``)."""
+
+
+def job_pod_failure_backoff(failures: int) -> float:
+    """Seconds the Job controller waits after the last failure before creating pods, after
+    ``failures`` failures since the last success (0: none)."""
+    if failures <= 0:
+        return 0.0
+    delay = JOB_POD_FAILURE_BACKOFF
+    for _ in range(1, failures):
+        delay *= 2
+        if delay >= JOB_POD_FAILURE_BACKOFF_MAX:
+            return JOB_POD_FAILURE_BACKOFF_MAX
+    return delay
+
+
 FLUSH_PERIOD = 30.0
 """Seconds between kube-scheduler's checks for pods parked too long
 (``flushUnschedulablePodsLeftover`` runs every 30 s)."""
@@ -123,13 +143,17 @@ FLUSH_PERIOD = 30.0
 class _JobRun:
     """What the replay's Job controller knows of one Job: completions and failed pods so
     far, its active pods (keys), the completion index of each (Indexed), the indexes done,
-    the next serial for a NonIndexed pod's generated name, and its Failed condition's reason
-    once it failed."""
+    the next serial for a NonIndexed pod's generated name, its Failed condition's reason
+    once it failed, and its pod failure backoff record (failures since the last success, the
+    last failure's time, whether a delayed sync is due)."""
 
     job: Job
     succeeded: int
     failed: int = 0
     failed_reason: str | None = None
+    failures_after_success: int = 0
+    last_failure: float = 0.0
+    sync_pending: bool = False
     active: set[str] = attrs.field(factory=set)
     index_of: dict[str, int] = attrs.field(factory=dict)
     completed: set[int] = attrs.field(factory=set)
@@ -354,6 +378,7 @@ class Replay:
             self._push(Event(change.time, EventKind.RECORDED_CHANGE, change.key, i))
         self._jobs: dict[str, _JobRun] = {}  # pod key -> its Job's run
         self._deleted: set[str] = set()  # pods a failed Job's controller deleted
+        self._job_runs: dict[str, _JobRun] = {}  # Job ns/name -> its run
         self.job_failures: dict[str, str] = {}
         """Jobs the replay's Job controller marked Failed: ``NS/NAME`` -> ``REASON: message``
         (their Failed condition)."""
@@ -548,6 +573,11 @@ class Replay:
                 self.metrics_recorder.on_event(ev)
         elif kind is EventKind.RECORDED_CHANGE:
             self._recorded(self.trace.recorded[event.token])
+        elif kind is EventKind.JOB_SYNC:
+            run = self._job_runs[event.key]
+            run.sync_pending = False
+            if run.failed_reason is None:
+                self._manage_job(run)
 
     def _arrive(self, tp: TracePod) -> None:
         self.metrics_recorder.on_arrival(self.now, tp.pod.key)
@@ -597,6 +627,7 @@ class Replay:
         }
         if not runs:
             return
+        self._job_runs = {f"{ns}/{name}": run for (ns, name), run in runs.items()}
         for j in jobs:
             if j.backoff_limit_per_index is not None:
                 self.warnings.append(
@@ -633,23 +664,38 @@ class Replay:
         pods failed than it allows (``jobCtx.failed > *job.Spec.BackoffLimit`` in
         ``syncJob``; a deleted pod that had not succeeded is a failed one, ``isPodFailed``)
         the Job is Failed with reason ``BackoffLimitExceeded``, its active pods are deleted
-        (``deleteActivePods``) and it creates no more."""
+        (``deleteActivePods``) and it creates no more. Replacements after a failure wait for
+        the pod failure backoff (`job_pod_failure_backoff`; a success resets it)."""
         run.active.discard(key)
         index = run.index_of.pop(key, None)
         if run.failed_reason is not None:
             return
         if succeeded:
             run.succeeded += 1
+            run.failures_after_success = 0
             if index is not None:
                 run.completed.add(index)
         else:
             run.failed += 1
+            run.failures_after_success += 1
+            run.last_failure = self.now
             if run.failed > run.job.backoff_limit:
                 self._fail_job(run, BACKOFF_LIMIT_EXCEEDED, BACKOFF_LIMIT_MESSAGE)
                 return
+        self._manage_job(run)
+
+    def _manage_job(self, run: _JobRun) -> None:
+        """``manageJob``: create the pods the Job wants, once its pod failure backoff since
+        the last failure is over (else a sync is due then)."""
         job = attrs.evolve(run.job, succeeded=run.succeeded)
         want = job.wanted_active - len(run.active)
         if want <= 0:
+            return
+        ready_at = run.last_failure + job_pod_failure_backoff(run.failures_after_success)
+        if self.now < ready_at:
+            if not run.sync_pending:
+                run.sync_pending = True
+                self._push(Event(ready_at, EventKind.JOB_SYNC, f"{job.namespace}/{job.name}"))
             return
         if job.completion_mode == "Indexed":
             assert job.completions is not None  # decoding requires it for Indexed
