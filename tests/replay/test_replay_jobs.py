@@ -202,6 +202,9 @@ def test_backoff_limit_fails_the_job_after_one_failure_too_many() -> None:
     )
     assert not m.unschedulable
     assert m.completed == 4  # anchor and the three high pods; no Job pod ran its 10m
+    # the replay ends with high-3 (the stale completion of the preempted replacement, due
+    # at 720, is no instant of the replay)
+    assert m.end == 360.0
 
 
 def test_default_backoff_limit_six_tolerates_two_failures() -> None:
@@ -254,6 +257,7 @@ def test_status_failed_counts_and_a_failed_job_deletes_its_active_pods() -> None
     by_time = {s.time: s for s in m.samples}
     assert by_time[60.0].running == 1 and by_time[60.0].cpu_requested == 1000
     assert m.completed == 2  # anchor and high-1
+    assert m.end == 120.0  # not the deleted pods' would-be completions at 600
 
 
 def test_backoff_limit_per_index_is_named_not_silently_ignored() -> None:
@@ -265,3 +269,30 @@ def test_backoff_limit_per_index_is_named_not_silently_ignored() -> None:
     assert [j.backoff_limit for j in cluster.jobs] == [2**31 - 1]
     r = Replay(manifest_trace(cluster))
     assert any("spec.backoffLimitPerIndex is not counted" in w for w in r.warnings)
+
+
+def test_a_preempted_pods_stale_completion_does_not_extend_the_replay() -> None:
+    """A bare pod preempted at 60 (no controller: deleted for good) was due to complete at
+    600: the replay ends at 120 with high's completion, and the node's hours stop there."""
+    text = """\
+apiVersion: v1
+kind: Node
+metadata: {name: n1}
+status: {allocatable: {cpu: "2", memory: 8Gi, pods: "110"}}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: low, creationTimestamp: "2025-01-01T00:00:00Z",
+  annotations: {schedsim.io/duration: 10m}}
+spec: {containers: [{name: c, image: x, resources: {requests: {cpu: "2"}}}]}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: high, creationTimestamp: "2025-01-01T00:01:00Z",
+  annotations: {schedsim.io/duration: 1m}}
+spec: {priority: 1000, containers: [{name: c, image: x, resources: {requests: {cpu: "2"}}}]}
+"""
+    m = _replay(text).run()
+    assert m.preempted == 1 and m.completed == 1
+    assert m.end == 120.0
+    assert [s.time for s in m.samples][-1] == 120.0

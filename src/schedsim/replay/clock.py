@@ -88,6 +88,10 @@ class EventQueue:
         """The time of the next event, or None when empty."""
         return self._heap[0][0] if self._heap else None
 
+    def peek(self) -> Event:
+        """The next event, left in place. Raises IndexError when empty."""
+        return self._heap[0][3]
+
     def peek_kind(self) -> EventKind | None:
         """The kind of the next event, or None when empty."""
         return self._heap[0][3].kind if self._heap else None

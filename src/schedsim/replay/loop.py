@@ -525,9 +525,24 @@ class Replay:
         return True
 
     def _next_event(self) -> float:
-        """The next trace or node event, or queue deadline (seconds)."""
+        """The next trace or node event, or queue deadline (seconds). Stale events at the
+        head are dropped first (`_stale`): an instant where nothing would happen is not one
+        of the replay's instants (it ended at a preempted pod's would-be completion)."""
+        while self._stale():
+            self.events.pop()
         t = self.events.peek_time()
         return min(math.inf if t is None else t, self._next_queue_time())
+
+    def _stale(self) -> bool:
+        """The next event changes nothing: the completion of a binding that ended since
+        (preempted, evicted, deleted), or the arrival of a pod its failed Job deleted."""
+        kind = self.events.peek_kind()
+        if kind is EventKind.POD_COMPLETION:
+            event = self.events.peek()
+            return event.key not in self.bound or self._binds.get(event.key) != event.token
+        if kind is EventKind.POD_ARRIVAL:
+            return self.events.peek().key in self._deleted
+        return False
 
     def run_until(self, t: float, progress: ProgressCallback | None = None) -> None:
         """Step through every instant up to and including ``t`` (seconds)."""
