@@ -287,3 +287,41 @@ def test_listed_node_the_cluster_lacks_is_a_warning() -> None:
     doc["nodeGroups"][0]["nodes"] = ["ghost"]
     r = Replay(trace, parse_node_groups(doc, "groups.yaml"))
     assert 'nodeGroups[0].nodes: node "ghost" is not in the cluster' in r.warnings
+
+
+TAIL_JOB = """\
+---
+apiVersion: batch/v1
+kind: Job
+metadata: {{name: tail, namespace: default}}
+spec:
+  completions: 1
+{limit}  template:
+    metadata: {{creationTimestamp: "2025-01-01T00:02:10Z"}}
+    spec:
+      restartPolicy: Never
+      containers: [{{name: c, image: x, resources: {{requests: {{cpu: 500m, memory: 256Mi}}}}}}]
+"""
+
+
+@pytest.mark.parametrize("limit", [None, 0])
+def test_an_evicted_job_pod_is_a_failed_pod_of_its_job(limit: int | None) -> None:
+    """The evicted-pod case with the tail pod a Job's: CA's drain deletes it, which the Job
+    controller counts as a failed pod (isPodFailed: deleted and not Succeeded). With the
+    default backoffLimit (6) it creates a new pod after the pod failure backoff (10 s: at
+    1030), placed on the base node; with backoffLimit 0 the Job is Failed
+    (BackoffLimitExceeded) at 1020 and makes none."""
+    spec = "" if limit is None else f"  backoffLimit: {limit}\n"
+    r = _replay(burst_trace() + TAIL_JOB.format(limit=spec))
+    m = r.run()
+    assert m.evicted == 1
+    pods = sorted((tp.arrival, k) for k, tp in r._pods.items() if k.startswith("default/tail-"))
+    if limit is None:
+        assert [t for t, _ in pods] == [130.0, 1030.0]
+        assert r.bound[pods[1][1]] == "base-1" and pods[0][1] not in r.bound
+        assert not r.job_failures
+    else:
+        assert [t for t, _ in pods] == [130.0]
+        assert not any(k.startswith("default/tail-") for k in r.bound)
+        assert set(r.job_failures) == {"default/tail"}
+        assert any("Failed at 1020s: BackoffLimitExceeded" in w for w in r.warnings)

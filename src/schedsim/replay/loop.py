@@ -1021,10 +1021,15 @@ class Replay:
 
     def _delete_node(self, name: str) -> None:
         """CA drains the node (each pod's eviction an ``AssignedPodDelete``), deletes it
-        (``NodeDelete``); the evicted pods come back as new pending pods."""
+        (``NodeDelete``); the evicted pods come back as new pending pods, except a Job's:
+        an evicted pod is deleted, which the Job controller counts as a failed pod
+        (``isPodFailed``) and replaces with a new one (`_job_pod_gone`)."""
         node_info = self.snapshot.get_node_info(name)
         node = node_info.node
-        evicted = [pi.pod.key for pi in node_info.pods if self.bound.get(pi.pod.key) == name]
+        running = {
+            pi.pod.key: pi.pod for pi in node_info.pods if self.bound.get(pi.pod.key) == name
+        }
+        evicted = list(running)
         self.snapshot.remove_node_info(name)
         self.autoscaler.node_removed(name)
         self.metrics_recorder.on_node_removed(self.now, name)
@@ -1034,7 +1039,13 @@ class Replay:
             self.queue.move_all_to_active_or_backoff(ASSIGNED_POD_DELETE, self._pods[key].pod, None)
         self.queue.move_all_to_active_or_backoff(NODE_DELETE, node, None)
         for key in evicted:
-            self._enqueue(self._pods[key].pod)
+            run = self._jobs.get(key)
+            if run is None:
+                self._enqueue(self._pods[key].pod)
+                continue
+            if running[key].resource_claims and self.snapshot.dra_enabled:
+                self.snapshot.dra_snapshot.remove_pod_owned_claims(running[key])
+            self._job_pod_gone(run, key, succeeded=False)
         self.metrics_recorder.evicted += len(evicted)
 
     def _running_pod(self, key: str, node: str) -> Pod:
