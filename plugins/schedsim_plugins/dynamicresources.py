@@ -113,7 +113,7 @@ BINDING_TIMEOUT = timedelta(seconds=600)
 """How long a device may wait for its binding conditions (``BindingTimeoutDefaultSeconds``)."""
 
 _SKIP = Status(Code.Skip, (), NAME)
-_REUSE_TOKEN = "filter:" + NAME  # FilterTable.tokens key: the tracker epoch last refreshed
+_REUSE_TOKEN = NAME  # FilterTable.refreshed key: the tracker epoch last refreshed
 
 
 def _unresolvable(message: str) -> Status:
@@ -139,7 +139,7 @@ class FilterTable(Protocol):
 
     objs: list[Any]
     gens: list[int]
-    tokens: dict[str, object]
+    refreshed: dict[str, object]
 
     def resize(self, n: int) -> None: ...
 
@@ -676,7 +676,7 @@ class DynamicResources:
         del state
         epoch = self.allocated.epoch
         assert epoch is not None
-        since = table.tokens.get(_REUSE_TOKEN)
+        since = table.refreshed.get(_REUSE_TOKEN)
         if since is None:
             if table.objs:  # filled before the token was kept: nothing is known
                 table.resize(len(table.objs))
@@ -687,14 +687,14 @@ class DynamicResources:
                 # every node may differ: forget the table and let this pod walk as
                 # kube-scheduler does (only the nodes it needs, not the whole table)
                 table.resize(len(table.objs))
-                table.tokens[_REUSE_TOKEN] = epoch
+                table.refreshed[_REUSE_TOKEN] = epoch
                 return False
             gens = table.gens
             for name in nodes:
                 i = names.get(name)
                 if i is not None:
                     gens[i] = -1
-        table.tokens[_REUSE_TOKEN] = epoch
+        table.refreshed[_REUSE_TOKEN] = epoch
         return True
 
     def _nodes_changed_since(self, epoch: int) -> set[str] | None:

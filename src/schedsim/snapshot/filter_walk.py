@@ -47,7 +47,9 @@ class FilterTable:
     same for Score plugins whose raw score depends on the pod and the ``Node`` object alone
     (e.g. TaintToleration): those are set to None only where the ``Node`` object changed.
     ``tokens`` is the scheduler's (what else a column's scores were computed for, e.g. the
-    cluster's image spread).
+    cluster's image spread). ``refreshed`` is the Filter plugins' that mark positions stale
+    themselves (``filter_reuse_refresh``: e.g. the DRA state they last marked up to); `resize`
+    keeps it: after a resize every position is stale, so what a plugin marked stays true.
 
     Args:
         node_only: the Filter plugins whose status depends on the pod and the ``Node``
@@ -66,6 +68,7 @@ class FilterTable:
         "objs",
         "ok",
         "positions",
+        "refreshed",
         "scores",
         "statuses",
         "tokens",
@@ -93,6 +96,7 @@ class FilterTable:
         self.scores: dict[str, list[int | None]] = {}
         self.node_scores: dict[str, list[int | None]] = {}
         self.tokens: dict[str, object] = {}
+        self.refreshed: dict[str, object] = {}
         # for keyed Filter plugins (`walk_rotating`'s ``keyed``): the label keys, per
         # position the id of the node's values of them (-1: not computed), and id -> values
         self.value_keys: tuple[str, ...] | None = None
@@ -111,7 +115,7 @@ class FilterTable:
         return vid
 
     def resize(self, n: int) -> None:
-        """Forget everything and hold ``n`` positions, all stale."""
+        """Forget every result and hold ``n`` positions, all stale (``refreshed`` is kept)."""
         self.objs = [None] * n
         self.gens = [-1] * n
         self.ok = [False] * n
