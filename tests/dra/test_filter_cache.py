@@ -29,6 +29,7 @@ from schedsim.cli import main as cli_main
 from schedsim.dra import Allocator
 from schedsim.dra.exhausted import ExhaustedPools
 from schedsim.engine import STORES
+from schedsim.snapshot import plugin_runner
 from schedsim.snapshot.plugin_runner import SchedulerPluginRunner
 from schedsim_plugins.dynamicresources import DynamicResources
 
@@ -394,6 +395,7 @@ def test_table_kept_after_first_walk(monkeypatch: pytest.MonkeyPatch, tmp_path: 
         return refilter(self, *args)
 
     monkeypatch.setattr(SchedulerPluginRunner, "_refilter", counting)
+    monkeypatch.setattr(plugin_runner, "_seeded", lambda *args: 0)  # (tested below)
     args = ("--feature-gates", "DRAConsumableCapacity=true")
     with_cache, without = _both(monkeypatch, objects, tmp_path, *args)
     assert with_cache == without
@@ -403,3 +405,43 @@ def test_table_kept_after_first_walk(monkeypatch: pytest.MonkeyPatch, tmp_path: 
     for t in tables:  # one full walk per table, then the changed nodes only
         assert [n for u, n in walks if u == t and n == nodes] == [nodes]
     assert sum(n for _, n in walks) <= len(milli) * (nodes + 30)
+
+
+def test_seeded_tables(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """A claim spec's table seeded from another of the pod class (`FilterTable.seed`): the
+    plugins before DynamicResources (NodeUnschedulable ... NodeResourcesFit) read only what
+    the pod class names, so their verdict on an unchanged NodeInfo is the other table's.
+    `_shared_gpu_objects` with 1-cpu pods (4 fit a node's cpu; its two GPUs may not: a
+    1000-milli claim needs an unused one) and three nodes tainted NoSchedule: 40 pods of 3
+    claim specs.
+    The output equals the seeding switched off and the cache off (upstream's Filter on
+    every node for every pod), and the seed answered both ways: rejections copied
+    (TaintToleration, NodeResourcesFit) and passes after which DynamicResources alone ran."""
+    nodes, milli = 12, (300, 500, 1000)
+    objects = _shared_gpu_objects(nodes, 40, milli)
+    for o in objects:
+        if o["kind"] == "Pod":
+            o["spec"]["containers"][0]["resources"]["requests"] = {"cpu": "1"}
+        elif o["kind"] == "Node" and o["metadata"]["name"] in ("node-0", "node-5", "node-7"):
+            o["spec"] = {"taints": [{"key": "k", "effect": "NoSchedule"}]}
+    answers: list[int] = []
+    seeded = plugin_runner._seeded
+
+    def counting(*args: Any) -> int:
+        k = seeded(*args)
+        answers.append(k)
+        return k
+
+    monkeypatch.setattr(plugin_runner, "_seeded", counting)
+    args = ("--feature-gates", "DRAConsumableCapacity=true")
+    with_cache, without = _both(monkeypatch, objects, tmp_path, *args)
+    assert with_cache == without
+    assert answers.count(plugin_runner._COPIED) > 0
+    assert answers.count(plugin_runner._RUN_REST) > 0
+    with monkeypatch.context() as m:
+        m.setattr(plugin_runner, "_seeded", lambda *args: 0)
+        unseeded = _simulate(tmp_path / "cluster.json", *args)
+    assert unseeded == with_cache
+    placed = [p for p in with_cache["pods"] if p.get("node")]
+    assert 18 < len(placed) < 36  # 9 untainted nodes x 4 cpu; some GPUs ran out first
+    assert {p["node"] for p in placed}.isdisjoint({"node-0", "node-5", "node-7"})

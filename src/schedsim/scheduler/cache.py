@@ -212,6 +212,7 @@ class ResultCache:
         self._dra_extended = framework.handle.feature_gates.enabled("DRAExtendedResource")
         self._filters: dict[object, FilterTable] = {}
         self._class_scores: dict[str, ClassScores] = {}
+        self._last_table: dict[str, FilterTable] = {}
         self._pure_score = tuple(
             name
             for name in framework.score_weights
@@ -259,6 +260,7 @@ class ResultCache:
         evaluates it once per distinct label value (`SchedulerPluginRunner.walk_rotating`).
         """
         declared: list[Any] = []
+        before: list[str] = []  # the pure plugins that run before the first declared one
         if not self._all_pure:
             skip = state.skip_filter_plugins
             for n in self._filter_plugins:
@@ -267,6 +269,8 @@ class ResultCache:
                 if n in self._pure:
                     if keyed:  # a plugin the table holds runs after a keyed one
                         return None
+                    if not declared:
+                        before.append(n)
                     continue
                 keys_fn = self._keyed.get(n) if keyed is not None else None
                 if keys_fn is not None:
@@ -297,11 +301,18 @@ class ResultCache:
                 if shared is None:
                     shared = self._class_scores[class_key] = ClassScores()
                 table.class_scores = shared
+                table.seed_prefix = frozenset(before)
         if declared:
             names = dict(zip(table.names, range(len(table.names)), strict=True))
             for plugin in declared:
                 if not plugin.filter_reuse_refresh(state, table, names):
                     return None
+            # seeded by the class's table walked last (`FilterTable.seed`): the plugins
+            # before the declared ones read only what the pod class names
+            class_key = _class_key(pod)
+            last = self._last_table.get(class_key)
+            table.seed = last if last is not table else None
+            self._last_table[class_key] = table
         return table
 
     def score_reuse(self, pod: Pod) -> ScoreReuse | None:
@@ -389,6 +400,7 @@ class ResultCache:
         self._filters.clear()
         self._scores.clear()
         self._class_scores.clear()
+        self._last_table.clear()
 
 
 class ClassScores:

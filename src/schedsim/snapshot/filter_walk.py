@@ -46,6 +46,14 @@ class FilterTable:
     NodeInfo object and generation the position holds now. ``node_scores`` holds the
     same for Score plugins whose raw score depends on the pod and the ``Node`` object alone
     (e.g. TaintToleration): those are set to None only where the ``Node`` object changed.
+    ``seed`` (set by whoever hands the table out, with ``seed_prefix``) is a table of the
+    same pod class whose pods differ only in what the plugins after ``seed_prefix`` read
+    (DynamicResources' claim specs): where the walk would filter a position again and the
+    seed holds a result for the node's current NodeInfo object and generation, a rejection
+    by a ``seed_prefix`` plugin is taken from it, and after their success only the plugins
+    after them run (a new claim spec's first walk then runs DynamicResources alone on most
+    nodes).
+
     ``tokens`` is the scheduler's (what else a column's scores were computed for, e.g. the
     cluster's image spread). ``refreshed`` is the Filter plugins' that mark positions stale
     themselves (``filter_reuse_refresh``: e.g. the DRA state they last marked up to); `resize`
@@ -70,6 +78,8 @@ class FilterTable:
         "positions",
         "refreshed",
         "scores",
+        "seed",
+        "seed_prefix",
         "statuses",
         "tokens",
         "value_ids",
@@ -97,6 +107,10 @@ class FilterTable:
         self.node_scores: dict[str, list[int | None]] = {}
         self.tokens: dict[str, object] = {}
         self.refreshed: dict[str, object] = {}
+        # another table of the same pod class (keyed by more than the class: pods whose
+        # claims differ) and the Filter plugins whose status both share (see above)
+        self.seed: FilterTable | None = None
+        self.seed_prefix: frozenset[str] = frozenset()
         # for keyed Filter plugins (`walk_rotating`'s ``keyed``): the label keys, per
         # position the id of the node's values of them (-1: not computed), and id -> values
         self.value_keys: tuple[str, ...] | None = None

@@ -330,6 +330,15 @@ class SchedulerPluginRunner:
         tnodes = table.nodes
         pods_changed: list[int] = []
         refilter: list[int] = []
+        # a table of the same pod class (`FilterTable.seed`): where it holds a result for
+        # the node's NodeInfo, its ``seed_prefix`` plugins' verdict is this table's too
+        seed = table.seed
+        seed_prefix: frozenset[str] = frozenset()
+        if seed is not None and len(seed.objs) == n:
+            seed_prefix = table.seed_prefix - skip
+        if not seed_prefix:
+            seed = None
+        seeded: list[int] = []
         try:
             for i in stale:
                 for column in columns:
@@ -340,8 +349,10 @@ class SchedulerPluginRunner:
                     # only the pods changed
                     if statuses[i].plugin in prefix:  # type: ignore[union-attr]
                         objs[i], gens[i] = ni, ni.generation  # the same rejection
-                    else:
+                    elif seed is None or not (k := _seeded(seed, seed_prefix, table, i, ni)):
                         pods_changed.append(i)
+                    elif k == _RUN_REST:
+                        seeded.append(i)
                     continue
                 for column in node_columns:
                     column[i] = None
@@ -353,15 +364,22 @@ class SchedulerPluginRunner:
                     table.nodeless = True
                     continue
                 names[i] = node.name
-                refilter.append(i)
+                if seed is None or not (k := _seeded(seed, seed_prefix, table, i, ni)):
+                    refilter.append(i)
+                elif k == _RUN_REST:
+                    seeded.append(i)
             if refilter:
                 self._refilter(state, pod, nodes, refilter, table, errors)
             if pods_changed:
                 skip.update(prefix)  # they passed on this Node object
                 self._refilter(state, pod, nodes, pods_changed, table, errors)
+            if seeded:
+                skip.update(seed_prefix)  # they passed on this NodeInfo (the seed's result)
+                self._refilter(state, pod, nodes, seeded, table, errors)
         finally:
             skip.difference_update(keyed_names)
             skip.difference_update(prefix)
+            skip.difference_update(seed_prefix)
         if keyed_names and len(table.values) > _EAGER_KEYED_VALUES:
             return self._walk_keyed_lazily(
                 state, pod, nodes, table, keyed_names, start, num_to_find, errors, record
@@ -667,6 +685,28 @@ class SchedulerPluginRunner:
             stop_on_error=False,
         )
         return walk.fit_error(len(nodes), plugins if allowed is not None else None)
+
+
+_COPIED, _RUN_REST = 1, 2  # `_seeded`'s answers (0: the seed does not know)
+
+
+def _seeded(
+    seed: FilterTable, prefix: frozenset[str], table: FilterTable, i: int, ni: NodeInfo
+) -> int:
+    """Position ``i`` of ``table`` from its ``seed`` (`FilterTable.seed`): 0 when the seed
+    holds no result for ``ni`` (the NodeInfo object and generation the position has now);
+    `_COPIED` for a rejection by a ``prefix`` plugin (stored in ``table``: the same
+    status); else `_RUN_REST`: the ``prefix`` plugins passed, the caller runs the others."""
+    if seed.objs[i] is not ni or seed.gens[i] != ni.generation:
+        return 0
+    st = seed.statuses[i]
+    if st is None:
+        return 0
+    if st.plugin in prefix:
+        table.statuses[i], table.ok[i] = st, False
+        table.objs[i], table.gens[i] = ni, ni.generation
+        return _COPIED
+    return _RUN_REST
 
 
 def _window(
