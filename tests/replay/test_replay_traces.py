@@ -355,11 +355,62 @@ def test_dra_pod_evicted_by_scale_down_gets_a_new_claim(tmp_path: Path) -> None:
             "nodes.csv:3: sn: duplicate node 'node-a' (first on line 2)",
         ),
         (PODS_CSV, NODES_CSV.replace("8,V100M32", "8,"), "nodes.csv:2: model: required"),
-        # the trace writes missing values as NaN: the message shows what was read
+        # NaN and infinity are not numbers >= 0 (docs/replay.md), in every numeric column
+        # of both files, required or optional; an empty cell is what a missing value is
         (
             PODS_CSV.replace("p-late,4000,", "p-late,nan,"),
             NODES_CSV,
-            "pods.csv:2: cpu_milli: required, got 'nan'",
+            "pods.csv:2: cpu_milli: must be a number >= 0, got 'nan'",
+        ),
+        (
+            PODS_CSV.replace("p-late,4000,", "p-late,,"),
+            NODES_CSV,
+            "pods.csv:2: cpu_milli: required",
+        ),
+        *(
+            (
+                PODS_CSV.replace("p-first,1000,2048,1,460,", f"p-first,1000,2048,1,{v},"),
+                NODES_CSV,
+                f"pods.csv:3: gpu_milli: must be a number >= 0, got '{v}'",
+            )
+            for v in ("nan", "NaN", "inf", "-inf", "Infinity")
+        ),
+        (
+            PODS_CSV.replace("p-first,1000,2048,1,", "p-first,1000,2048,nan,"),
+            NODES_CSV,
+            "pods.csv:3: num_gpu: must be a number >= 0, got 'nan'",
+        ),
+        (
+            PODS_CSV.replace("p-first,1000,2048,1,", "p-first,1000,NaN,1,"),
+            NODES_CSV,
+            "pods.csv:3: memory_mib: must be a number >= 0, got 'NaN'",
+        ),
+        (
+            PODS_CSV.replace("500,900,510", "nan,900,510"),
+            NODES_CSV,
+            "pods.csv:2: creation_time: must be a number >= 0, got 'nan'",
+        ),
+        (
+            PODS_CSV.replace("500,900,510", "500,nan,510"),
+            NODES_CSV,
+            "pods.csv:2: deletion_time: must be a number >= 0, got 'nan'",
+        ),
+        (
+            PODS_CSV.replace("500,900,510", "500,900,inf"),
+            NODES_CSV,
+            "pods.csv:2: scheduled_time: must be a number >= 0, got 'inf'",
+        ),
+        *(
+            (
+                PODS_CSV,
+                NODES_CSV.replace(f"node-b,{row}", f"node-b,{bad}"),
+                f"nodes.csv:3: {column}: must be a number >= 0, got '{value}'",
+            )
+            for row, bad, column, value in (
+                ("16000,", "nan,", "cpu_milli", "nan"),
+                ("16000,65536,", "16000,inf,", "memory_mib", "inf"),
+                ("16000,65536,0,", "16000,65536,NaN,", "gpu", "NaN"),
+            )
         ),
         (
             PODS_CSV.replace(",1000,,LS,Running,500", ",abc,,LS,Running,500"),

@@ -198,9 +198,12 @@ def _empty(v: str) -> bool:
 
 
 def _number(where: str, column: str, v: str, *, required: bool = True) -> float | None:
-    if _empty(v):
-        if required:  # the trace writes a missing value as NaN: say which one was read
-            raise TraceError(f"{where}: {column}: required" + (f", got {v!r}" if v else ""))
+    """A numeric column: an empty cell is a missing value (refused when ``required``); any
+    other text must be a finite number >= 0 (``nan``, ``NaN``, ``inf`` are refused, in every
+    numeric column alike)."""
+    if v == "":
+        if required:
+            raise TraceError(f"{where}: {column}: required")
         return None
     try:
         x = float(v)
