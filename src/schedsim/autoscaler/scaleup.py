@@ -128,19 +128,31 @@ def pending_pods_with_claims(
     resource_claim_templates: Sequence[ResourceClaimTemplate],
 ) -> tuple[list[Pod], list[Pod], list[str]]:
     """Split ``pods`` into bound and pending (no nodeName/nominatedNodeName, not terminal,
-    for the snapshot's profile's scheduler, without scheduling gates) and create the claims
-    pending pods need from their templates in the snapshot's DRA snapshot, as the
-    resource-claim controller would.
+    for the snapshot's profile's scheduler, without scheduling gates, not being deleted) and
+    create the claims pending pods need from their templates in the snapshot's DRA snapshot,
+    as the resource-claim controller would.
+
+    A pending pod with ``metadata.deletionTimestamp`` is not counted: CA's
+    ``UnschedulablePods`` leaves it out (utils/kubernetes/listers.go isUnschedulable: false
+    when ``isDeleted``), so no scale-up is made for it, and kube-scheduler skips it (a bound
+    one still counts on its node, as both count it until it is gone).
 
     Returns:
         ``(bound, pending, warnings)``; the warnings name the pending pods left out because
-        they are for another scheduler.
+        they are for another scheduler or being deleted.
     """
     scheduler_name = snapshot.framework.profile.scheduler_name
     bound, pending, others = partition_pods(pods, scheduler_name)
-    pending = [p for p in pending if not p.scheduling_gates]
+    deleting = [p.key for p in pending if p.deletion_timestamp is not None]
+    pending = [p for p in pending if not p.scheduling_gates and p.deletion_timestamp is None]
     dra = snapshot.dra_snapshot
     warnings: list[str] = []
+    if deleting:
+        warnings.append(
+            f"{len(deleting)} pending pod(s) ({first_few(deleting)}) are being deleted "
+            "(metadata.deletionTimestamp): skipped, not counted as unschedulable (the Cluster "
+            "Autoscaler leaves them out and scales up for none of them)"
+        )
     by_name: dict[str, list[str]] = {}
     for p in others:
         by_name.setdefault(p.scheduler_name, []).append(p.key)
@@ -151,7 +163,8 @@ def pending_pods_with_claims(
         )
     if any(p.resource_claims for p in pending):
         made = create_template_claims(pending, resource_claim_templates, dra.list_resource_claims())
-        pending, warnings = list(made.pods), list(made.warnings)
+        pending = list(made.pods)
+        warnings.extend(made.warnings)
         dra.add_claims(made.claims)
     return bound, pending, warnings
 

@@ -92,8 +92,9 @@ def to_kss(config_file: str | None, cluster: Cluster, result: SimulationResult) 
             history=tuple(e.kss_annotations() for e in o.history),
         )
         for o in result.outcomes
-        # gated: never attempted, kube-scheduler writes no result
-        if not o.pod.scheduling_gates and not o.preempted_by
+        # gated: never attempted; being deleted: skipped (skipPodSchedule returns before any
+        # status update): kube-scheduler writes no result for either
+        if not o.pod.scheduling_gates and not o.preempted_by and not o.skipped
     }
     left_out = {
         "DeviceClass": len(cluster.device_classes),

@@ -172,6 +172,7 @@ def _to_json(result: SimulationResult) -> str:
                 ],
                 "attempts": o.attempts,
                 **({"error": True} if o.error else {}),
+                **({"skipped": True} if o.skipped else {}),
                 **({"nominatedNode": o.nominated_node} if o.nominated_node else {}),
                 **({"preemptedBy": o.preempted_by} if o.preempted_by else {}),
                 **({"results": o.explanation.to_json()} if o.explanation is not None else {}),
@@ -183,6 +184,8 @@ def _to_json(result: SimulationResult) -> str:
             "unschedulable": result.unschedulable,
             "errors": result.errors,
             "preempted": result.preempted,
+            # pods being deleted, skipped as kube-scheduler skips them (only when some are)
+            **({"skipped": result.skipped} if result.skipped else {}),
             "nodes": result.nodes,
         },
         "warnings": cli_output.recorded_warnings(),
@@ -223,6 +226,7 @@ def _to_table(result: SimulationResult) -> str:
         f"{result.scheduled} scheduled, {result.unschedulable} unschedulable, "
         + (f"{result.errors} plugin error(s), " if result.errors else "")
         + (f"{result.preempted} preempted, " if result.preempted else "")
+        + (f"{result.skipped} skipped (being deleted), " if result.skipped else "")
         + f"{result.nodes} nodes"
         + (f" ({spread})" if spread else ""),
         markup=False,

@@ -325,7 +325,14 @@ class Cluster:
 def _bound(pods: Sequence[Pod], place_nominated: bool = True) -> list[Pod]:
     if not place_nominated:
         return [p for p in pods if not p.is_terminal and p.node_name]
-    return [p for p in pods if not p.is_terminal and (p.node_name or p.nominated_node_name)]
+    # CA: a pod bound (spec.nodeName), being deleted or not, counts on its node; one only
+    # nominated is placed there unless it is being deleted (not among CA's unschedulable pods)
+    return [
+        p
+        for p in pods
+        if not p.is_terminal
+        and (p.node_name or (p.nominated_node_name and p.deletion_timestamp is None))
+    ]
 
 
 _OBJECT_FIELDS = tuple(f for f in attrs.fields(Cluster) if f.name != "origin")

@@ -331,6 +331,10 @@ class Replay:
         self.failed: dict[str, str] = {}
         """Pods whose attempt ended with an Error status (a plugin failed): key -> message.
         They leave the queue (kube-scheduler would retry them after backoff, and fail again)."""
+        self.skipped: dict[str, str] = {}
+        """Pending pods being deleted (``metadata.deletionTimestamp``), popped and skipped as
+        kube-scheduler's skipPodSchedule skips them: key -> ``skip schedule deleting pod:
+        NS/NAME``. They leave the queue, and the autoscaler never sees them."""
         self._unhelped: Mapping[str, Mapping[str, str]] = {}
         self._upcoming_info: dict[str, NodeInfo] = {}
         self.counters = {"events": 0, "loops": 0, "attempts": 0}
@@ -605,7 +609,13 @@ class Replay:
         ``status.nominatedNodeName`` (the queue nominates it there, `SchedulingPass.add`); a
         replacement is a new pod, without one."""
         if pod.node_name or (pod.nominated_node_name and not arrival):
-            pod = attrs.evolve(pod, node_name="", nominated_node_name="")
+            # running at the start: a new pod (one being deleted too: kube-scheduler counts a
+            # bound pod until it is gone, so it keeps its place; only a pending pod being
+            # deleted is skipped)
+            deletion = None if pod.node_name else pod.deletion_timestamp
+            pod = attrs.evolve(
+                pod, node_name="", nominated_node_name="", deletion_timestamp=deletion
+            )
         if pod.resource_claims:
             made = create_template_claims([pod], self.trace.cluster.resource_claim_templates)
             self.warnings.extend(made.warnings)
@@ -922,7 +932,7 @@ class Replay:
         settled, sp.settled = sp.settled, []
         before = self._changes
         for outcome in settled:
-            if outcome.node_name is None and not outcome.preempted_by:
+            if outcome.node_name is None and not outcome.preempted_by and not outcome.skipped:
                 self._failed_at[outcome.pod.key] = before
             else:
                 self._failed_at.pop(outcome.pod.key, None)
@@ -945,6 +955,13 @@ class Replay:
             return
         if outcome.preempted_by:  # DefaultPreemption's victim, already out of the snapshot
             self._preempted(key)
+        elif outcome.skipped:  # being deleted: kube-scheduler skips it, never puts it back
+            self._unbound.discard(key)
+            self.skipped[key] = outcome.message
+            self.warnings.append(
+                f"pod {key}: {outcome.message} at {self.now:g}s (metadata.deletionTimestamp is "
+                "set): not scheduled, as kube-scheduler skips a pod being deleted"
+            )
         elif outcome.error:  # the pass reports an Error and does not put the pod back
             self._unbound.discard(key)
             self._messages[key] = outcome.message

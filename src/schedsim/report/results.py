@@ -59,11 +59,19 @@ def simulate_page(
     fig.update_layout(title="Pending pods placed per node", yaxis_title="pods")
     page.chart(fig)
     page.heading("Unschedulable pods, and why")
-    failed = [(o.pod.key, o.message) for o in result.outcomes if o.node_name is None]
+    failed = [
+        (o.pod.key, o.message) for o in result.outcomes if o.node_name is None and not o.skipped
+    ]
     if failed:
         page.table(("pod", "why"), failed)
     else:
         page.text("None: every pending pod was scheduled.")
+    skipped = [o.pod.key for o in result.outcomes if o.skipped]
+    if skipped:
+        page.text(
+            f"Skipped, being deleted (kube-scheduler's skip schedule deleting pod): "
+            f"{', '.join(skipped)}."
+        )
     return page
 
 

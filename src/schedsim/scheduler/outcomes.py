@@ -13,7 +13,7 @@ import attrs
 from schedsim.api.core import Pod
 from schedsim.scheduler import Explanation
 
-__all__ = ["DeviceAllocation", "PodOutcome", "SimulationResult"]
+__all__ = ["DeviceAllocation", "PodOutcome", "SimulationResult", "skip_deleting_message"]
 
 
 @attrs.frozen
@@ -60,6 +60,11 @@ class PodOutcome:
             gated); the outcome is the last attempt's.
         history: the `Explanation` of every explained attempt, oldest first (the last is
             ``explanation``); kube-scheduler-simulator's ``result-history``.
+        skipped: the pod is being deleted (``metadata.deletionTimestamp``): popped from the
+            queue and not scheduled, as kube-scheduler's skipPodSchedule skips it ("Case 1:
+            pod is being deleted"; ``message`` is its FailedScheduling event,
+            `skip_deleting_message`); it is neither placed nor unschedulable, and not put
+            back in the queue.
     """
 
     pod: Pod
@@ -73,6 +78,13 @@ class PodOutcome:
     nominated_node: str = ""
     preempted_by: str = ""
     history: tuple[Explanation, ...] = attrs.field(default=(), eq=False)
+    skipped: bool = False
+
+
+def skip_deleting_message(pod: Pod) -> str:
+    """kube-scheduler's FailedScheduling event for a pod it skips because it is being deleted
+    (schedule_one.go skipPodSchedule: ``skip schedule deleting pod: %v/%v``)."""
+    return f"skip schedule deleting pod: {pod.namespace}/{pod.name}"
 
 
 @attrs.frozen
@@ -115,10 +127,18 @@ class SimulationResult:
     def unschedulable(self) -> int:
         """Pending pods not placed because they fit nowhere (pods a plugin failed for are
         `errors`, counted apart, as kube-scheduler reports an Error status apart from
-        Unschedulable; victims of preemption are `preempted`)."""
+        Unschedulable; victims of preemption are `preempted`; pods being deleted are
+        `skipped`)."""
         return sum(
-            1 for o in self.outcomes if o.node_name is None and not o.error and not o.preempted_by
+            1
+            for o in self.outcomes
+            if o.node_name is None and not o.error and not o.preempted_by and not o.skipped
         )
+
+    @property
+    def skipped(self) -> int:
+        """Pending pods not scheduled because they are being deleted (`PodOutcome.skipped`)."""
+        return sum(1 for o in self.outcomes if o.skipped)
 
     @property
     def errors(self) -> int:

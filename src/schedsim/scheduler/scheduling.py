@@ -151,8 +151,10 @@ def partition_pods(
             ``status.nominatedNodeName`` counts as bound to that node (CA's
             ``FilterOutExpendableAndSplit`` keeps such pods, waiting for lower-priority
             victims to go, out of the pending ones and adds them to its snapshot on that
-            node). False (kube-scheduler): only ``spec.nodeName`` binds; a nominated pod is
-            pending and goes through the scheduling cycle (its nominated node tried first).
+            node; not a pod being deleted, which CA's ``UnschedulablePods`` never lists:
+            utils/kubernetes/listers.go isUnschedulable). False (kube-scheduler): only
+            ``spec.nodeName`` binds; a nominated pod is pending and goes through the
+            scheduling cycle (its nominated node tried first).
 
     Returns:
         ``(bound, pending, others)``: pods with ``spec.nodeName`` (else
@@ -163,14 +165,21 @@ def partition_pods(
     names = {scheduler_name} if isinstance(scheduler_name, str) else set(scheduler_name)
     live = [p for p in pods if not p.is_terminal]
     if place_nominated:
-        bound = [p for p in live if p.node_name or p.nominated_node_name]
-        unbound = [p for p in live if not (p.node_name or p.nominated_node_name)]
+        bound = [p for p in live if p.node_name or _nominated_live(p)]
+        unbound = [p for p in live if not (p.node_name or _nominated_live(p))]
     else:
         bound = [p for p in live if p.node_name]
         unbound = [p for p in live if not p.node_name]
     pending = queue_order(p for p in unbound if p.scheduler_name in names)
     others = tuple(p for p in unbound if p.scheduler_name not in names)
     return bound, pending, others
+
+
+def _nominated_live(pod: Pod) -> bool:
+    """A pod CA places on its ``status.nominatedNodeName``: nominated and not being deleted
+    (a pod with a deletionTimestamp is not among CA's unschedulable pods, so
+    FilterOutExpendableAndSplit never sees it)."""
+    return bool(pod.nominated_node_name) and pod.deletion_timestamp is None
 
 
 def _unplace_nominated(snapshot: PredicateSnapshot, pending: Iterable[Pod]) -> None:

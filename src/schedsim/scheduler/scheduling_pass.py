@@ -20,7 +20,7 @@ from schedsim.framework.status import Code, Status
 from schedsim.scheduler import Scheduler
 from schedsim.scheduler.clock import LogicalClock
 from schedsim.scheduler.explain import Explanation
-from schedsim.scheduler.outcomes import PodOutcome
+from schedsim.scheduler.outcomes import PodOutcome, skip_deleting_message
 from schedsim.scheduler.queue import (
     DEFAULT_POD_INITIAL_BACKOFF_SECONDS,
     DEFAULT_POD_MAX_BACKOFF_SECONDS,
@@ -264,6 +264,13 @@ class SchedulingPass:
     def _attempt(self, qpi: QueuedPodInfo) -> None:
         pod = qpi.pod
         self.attempts[pod.key] = qpi.attempts
+        if pod.deletion_timestamp is not None:
+            # ScheduleOne: skipPodSchedule "Case 1: pod is being deleted" records a
+            # FailedScheduling event and returns; the pod is Done, never put back
+            msg = skip_deleting_message(pod)
+            self._record(PodOutcome(pod, None, (), msg, skipped=True))
+            self.queue.done(pod)
+            return
         scheduler = self.schedulers[pod.scheduler_name]
         explain = self.explain is not None and self.explain(pod)
         try:
