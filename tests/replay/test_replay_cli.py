@@ -281,3 +281,23 @@ def test_replay_ends_at_until_even_when_quiet(
     summary = json.loads(capsys.readouterr().out)["summary"]
     assert summary["simulatedSeconds"] == 90.0
     assert summary["nodeHours"] == {"": pytest.approx(90 / 3600)}
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["replay", "--scan-interval", "-5s"],
+        ["replay", "--scan-interval=-5s"],
+        ["replay", "--scale-down-unneeded-time", "-.5m"],
+    ],
+)
+def test_negative_duration_flag_is_refused_as_negative(
+    argv: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``--flag -5s`` reaches the duration check as ``--flag=-5s`` does (argparse alone would
+    take ``-5s`` for an option and say ``expected one argument``)."""
+    with pytest.raises(SystemExit) as e:
+        main(argv)
+    assert e.value.code == 2
+    err = capsys.readouterr().err
+    assert "must not be negative, got '-" in err and "expected one argument" not in err

@@ -23,7 +23,9 @@ from __future__ import annotations
 
 # ruff: noqa: E402 (the Ctrl-C handler goes in before the imports)
 import os
+import re
 import signal
+import sys
 import threading
 
 
@@ -74,10 +76,50 @@ def _autoscaling(args: argparse.Namespace) -> tuple[str | None, int]:
     return cli_autoscaling.run(args, engine)
 
 
+_NEGATIVE_LOOKING = re.compile(r"-[0-9.]")
+
+
+def _value_options(parser: argparse.ArgumentParser) -> set[str]:
+    """The option strings, of the parser and its subcommands, that take exactly one value."""
+    out: set[str] = set()
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for sub in action.choices.values():
+                out |= _value_options(sub)
+        elif action.option_strings and action.nargs is None:
+            out.update(action.option_strings)
+    return out
+
+
+def _join_negative_values(parser: argparse.ArgumentParser, argv: Sequence[str]) -> list[str]:
+    """``--opt -5s`` as ``--opt=-5s`` for an option that takes one value: argparse reads a
+    token starting with ``-`` as an option unless it is a plain negative number, and would
+    say ``expected one argument``; joined, the value reaches the option's own check, whose
+    message says what is wrong with it (a duration must not be negative)."""
+    options = _value_options(parser)
+    out: list[str] = []
+    i = 0
+    while i < len(argv):
+        tok = argv[i]
+        if tok == "--":
+            out.extend(argv[i:])
+            break
+        if tok in options and i + 1 < len(argv) and _NEGATIVE_LOOKING.match(argv[i + 1]):
+            out.append(f"{tok}={argv[i + 1]}")
+            i += 2
+            continue
+        out.append(tok)
+        i += 1
+    return out
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit status (0, 1, 2, or 130 on Ctrl-C)."""
     try:
-        args = build_parser().parse_args(argv)
+        parser = build_parser()
+        args = parser.parse_args(
+            _join_negative_values(parser, sys.argv[1:] if argv is None else argv)
+        )
     except cli_output.OutputError as e:  # --help or --version could not be written whole
         cli_output.error_line(f"schedsim: error: {e}")
         return cli_output.OUTPUT_ERROR_STATUS
