@@ -400,3 +400,45 @@ def test_pod_limit_range_checks_the_pods_totals() -> None:
         "t.yaml: Pod constraints-cpu-example/p: spec.containers: maximum cpu usage per Pod is "
         "800m, but limit is 1"
     )
+
+
+def test_controller_pods_are_admitted_even_when_the_template_sets_priority() -> None:
+    # "has spec.priority => stored" holds for the input's Pod objects only: a controller
+    # creates its pods through the API server, so LimitRanger, Priority and RuntimeClass
+    # admit them whatever the template says (the template's spec.priority is copied into
+    # the pod and checked by the Priority plugin: plugin/pkg/admission/priority/admission.go
+    # "the integer value of priority (%d) must not be provided in pod spec; priority
+    # admission controller computed %d from the given PriorityClass name")
+    deployment = """---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web}
+spec:
+  replicas: 1
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec:
+      priority: 0
+      runtimeClassName: kata-fc
+      containers: [{name: c}]
+"""
+    m = load_text(KATA + deployment, "t.yaml")
+    assert [p.overhead for p in m.pods] == [{"memory": 120 * MI, "cpu": Fraction(1, 4)}]
+    assert not m.pods[0].priority_given  # admitted: a kss export writes what admission set
+    limited = deployment.replace(
+        "metadata: {name: web}", "metadata: {name: web, namespace: default-cpu-example}"
+    ).replace("      runtimeClassName: kata-fc\n", "")
+    (pod,) = load_text(DEFAULT_CPU + limited, "t.yaml").pods
+    assert dict(pod.containers[0].requests) == {"cpu": Fraction(1, 2)}
+    assert dict(pod.containers[0].limits) == {"cpu": 1}
+    wrong = deployment.replace("priority: 0", "priority: 7")
+    m = load_text(KATA + wrong, "t.yaml")
+    assert m.pods == []
+    assert len(m.warnings) == 1
+    assert m.warnings[0].endswith(
+        ": the integer value of priority (7) must not be provided in pod spec; priority "
+        "admission controller computed 0 from the given PriorityClass name; not admitted, so "
+        "not scheduled"
+    )
+

@@ -1,15 +1,17 @@
 """The LimitRanger and RuntimeClass admission plugins, applied to the pods read from manifests
 (`schedsim.api.core.limitrange`, `schedsim.api.runtimeclass`).
 
-Which pods: those the input creates. A pod that carries ``spec.priority`` was stored by an API
-server (the Priority admission plugin always sets it: ``kubectl get -o yaml`` output, a
-cluster read with ``--kubeconfig``): admission already ran on it, its ``spec.overhead``,
-resources, node selector and tolerations are what it got then, and it is read as given, even
-where a LimitRange or RuntimeClass of the input would now set more (one created after the
-pod does not change it in a cluster either). Every other pod, hand-written or made by a
-workload controller, is admitted as the API server admits it at create, in the plugins'
-order: LimitRanger first, then (after Priority and DefaultTolerationSeconds) RuntimeClass.
-Admission only fills what the pod leaves unset, so a field the pod sets is kept.
+Which pods: those the input creates. A Pod object of the input that carries ``spec.priority``
+was stored by an API server (the Priority admission plugin always sets it: ``kubectl get -o
+yaml`` output, a cluster read with ``--kubeconfig``): admission already ran on it, its
+``spec.overhead``, resources, node selector and tolerations are what it got then, and it is
+read as given, even where a LimitRange or RuntimeClass of the input would now set more (one
+created after the pod does not change it in a cluster either). Every other pod, hand-written
+or made by a workload controller, is admitted as the API server admits it at create, in the
+plugins' order: LimitRanger first, then (after Priority and DefaultTolerationSeconds)
+RuntimeClass. A controller's pods always are, even when the template sets ``spec.priority``
+(the controller creates them; the Priority plugin then checks that value). Admission only
+fills what the pod leaves unset, so a field the pod sets is kept.
 
 What a refusal does (the API server would not create the pod):
 
@@ -84,7 +86,7 @@ class PodAdmission:
             pod: a pod read (``from_input``) or made by a workload controller.
             from_input: the pod is in the input (not made by a controller).
         """
-        if pod.priority_given:
+        if from_input and pod.priority_given:
             return pod
         ranges = self._ranges.get(pod.namespace)
         if not ranges:
@@ -107,7 +109,7 @@ class PodAdmission:
     def runtime_class(self, pod: Pod, from_input: bool) -> Pod | None:
         """``pod`` as the RuntimeClass plugin admits it; None when it is refused and left
         out (arguments as for `limit_ranger`)."""
-        if pod.priority_given or not pod.runtime_class_name:
+        if (from_input and pod.priority_given) or not pod.runtime_class_name:
             return pod
         changes, problems = runtime_class_changes(pod, self._classes)
         if problems:

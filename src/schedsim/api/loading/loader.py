@@ -411,7 +411,9 @@ def _finish(m: Manifests, expand: bool, workload_scale: float = 1.0) -> None:
             from_input[id(admitted_pod)] = i < read
             limited.append(admitted_pod)
     # admission's priority and DefaultTolerationSeconds' tolerations, in one copy per pod
-    admitted, refused = priority.priority_changes(limited, m.priority_classes)
+    admitted, refused = priority.priority_changes(
+        limited, m.priority_classes, stored=lambda p: from_input[id(p)] and p.priority_given
+    )
     pods = []
     for pod, changes in admitted:
         more = defaults.default_pod_changes(pod)

@@ -18,7 +18,7 @@ be provided in pod spec; ...``).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from schedsim.api.core import Pod
@@ -43,7 +43,9 @@ def admit_priorities(
 
 
 def priority_changes(
-    pods: Sequence[Pod], classes: Sequence[PriorityClass]
+    pods: Sequence[Pod],
+    classes: Sequence[PriorityClass],
+    stored: Callable[[Pod], bool] | None = None,
 ) -> tuple[list[tuple[Pod, dict[str, Any]]], list[str]]:
     """What admission sets on each pod, from its PriorityClass (for callers that apply more
     changes in the same copy).
@@ -51,6 +53,11 @@ def priority_changes(
     Args:
         pods: the pods read from the input.
         classes: the input's PriorityClasses (the built-in ones need not be listed).
+        stored: whether a pod was stored by an API server, so admission already ran on it
+            (default: it carries ``spec.priority``). A pod a workload controller makes is
+            never stored: a ``spec.priority`` its template sets must equal what admission
+            computes, else the pod is refused (``the integer value of priority (N) must not
+            be provided in pod spec``).
 
     Returns:
         ``(admitted, warnings)``: each admitted pod with the field changes admission makes
@@ -74,7 +81,7 @@ def priority_changes(
             f"the lowest default value ({default[0]}), as admission does when several exist"
         )
     for pod in pods:
-        if pod.priority_given:
+        if pod.priority_given if stored is None else stored(pod):
             admitted.append((pod, {}))
             continue
         name = pod.priority_class_name
@@ -95,8 +102,19 @@ def priority_changes(
                 f"{policy} from the given PriorityClass name; not admitted, so not scheduled"
             )
             continue
-        if value == pod.priority and policy == pod.preemption_policy:
+        if pod.priority_given and pod.priority != value:
+            # plugin/pkg/admission/priority/admission.go admitPod
+            warnings.append(
+                f"pod {pod.key}: the integer value of priority ({pod.priority}) must not be "
+                "provided in pod spec; priority admission controller computed "
+                f"{value} from the given PriorityClass name; not admitted, so not scheduled"
+            )
+            continue
+        if value == pod.priority and policy == pod.preemption_policy and not pod.priority_given:
             admitted.append((pod, {}))
         else:
-            admitted.append((pod, {"priority": value, "preemption_policy": policy}))
+            # a template's spec.priority: the pod is now one admission ran on
+            admitted.append(
+                (pod, {"priority": value, "preemption_policy": policy, "priority_given": False})
+            )
     return admitted, warnings
