@@ -442,3 +442,15 @@ spec:
         "not scheduled"
     )
 
+
+def test_an_invalid_defaulted_pod_gets_no_limit_range_refusal_too() -> None:
+    # The API server runs the mutating plugins (LimitRanger's default limit of max), then
+    # ValidatePodCreate (ValidateResourceRequirements: request <= limit), and only for a
+    # valid pod the validating plugins (LimitRanger's Validate: "maximum cpu usage per
+    # Container"): a pod the defaults make invalid gets the validation error alone
+    # (k8s.io/apiserver admission chain, pkg/registry/core/pod strategy Validate)
+    assert _error(MIN_MAX + _ns_pod("p", "{requests: {cpu: 1}}", "constraints-cpu-example")) == (
+        "t.yaml: Pod constraints-cpu-example/p: spec.containers[0].resources.requests: "
+        "invalid value '1': must be less than or equal to cpu limit of 800m"
+    )
+

@@ -23,7 +23,9 @@ Mirrors Kubernetes 1.34:
   sidecars summed, init containers as maxima) against the Pod item's; a violation refuses the
   pod with upstream's message (``maximum cpu usage per Container is 800m, but limit is
   1500m``). A default limit below the container's request makes the pod invalid
-  (``ValidateResourceRequirements``: ``must be less than or equal to cpu limit of 500m``).
+  (``ValidateResourceRequirements``: ``must be less than or equal to cpu limit of 500m``);
+  the API server validates the pod before the validating plugins run, so such a pod gets
+  that error alone, not LimitRanger's min/max ones as well.
 
 Quantities are compared as ``requestLimitEnforcedValues`` does: in milli-units rounded up
 when every value fits, else in units rounded up. Which pods this applies to, and what a
@@ -468,24 +470,10 @@ def limit_range_changes(
         changes["containers"] = shared(("containers", *map(id, cs)), cs)
     if ics is not init_containers:
         changes["init_containers"] = shared(("containers", *map(id, ics)), ics)
+    # The API server validates the pod (ValidatePodCreate: ValidateResourceRequirements) after
+    # the mutating plugins and before the validating ones, so a default limit below a given
+    # request makes the pod invalid and LimitRanger's Validate never sees it
     problems: list[tuple[str, str]] = []
-    for lr in ranges:
-        for item in lr.limits:
-            if item.type == "Container":
-                for key, group in (("containers", cs), ("initContainers", ics)):
-                    for i, c in enumerate(group):
-                        path = f"spec.{key}[{i}].resources"
-                        _check(item, "Container", c.requests, c.limits, path, problems)
-            elif item.type == "Pod":
-                _check(
-                    item,
-                    "Pod",
-                    _pod_total(cs, ics, "requests"),
-                    _pod_total(cs, ics, "limits"),
-                    "spec.containers",
-                    problems,
-                )
-    # ValidateResourceRequirements on the result: a default limit below a given request
     for key, new, old in (("containers", cs, containers), ("initContainers", ics, init_containers)):
         for i, (c, before) in enumerate(zip(new, old, strict=True)):
             if c is before:
@@ -505,4 +493,22 @@ def limit_range_changes(
                 else:
                     continue
                 problems.append((f"spec.{key}[{i}].resources.requests", _inv(request, detail)))
+    if problems:
+        return changes, problems
+    for lr in ranges:
+        for item in lr.limits:
+            if item.type == "Container":
+                for key, group in (("containers", cs), ("initContainers", ics)):
+                    for i, c in enumerate(group):
+                        path = f"spec.{key}[{i}].resources"
+                        _check(item, "Container", c.requests, c.limits, path, problems)
+            elif item.type == "Pod":
+                _check(
+                    item,
+                    "Pod",
+                    _pod_total(cs, ics, "requests"),
+                    _pod_total(cs, ics, "limits"),
+                    "spec.containers",
+                    problems,
+                )
     return changes, problems
