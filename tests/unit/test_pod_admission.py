@@ -454,3 +454,19 @@ def test_an_invalid_defaulted_pod_gets_no_limit_range_refusal_too() -> None:
         "invalid value '1': must be less than or equal to cpu limit of 800m"
     )
 
+
+def test_an_empty_or_malformed_runtime_class_name_is_invalid() -> None:
+    # ValidatePodSpec (pkg/apis/core/validation): a set runtimeClassName goes through
+    # ValidateRuntimeClassName, NameIsDNSSubdomain: "" is not a name, so no API server stores
+    # such a pod (stored or not, the input is refused); a control character is escaped
+    expected = (
+        "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, "
+        "'-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com')"
+    )
+    assert _error(_sandbox_pod().replace("gvisor", "''")).endswith(
+        f"spec.runtimeClassName: invalid value '': {expected}"
+    )
+    stored = _sandbox_pod("priority: 0, ").replace("gvisor", "''")
+    assert _error(stored).endswith(f"spec.runtimeClassName: invalid value '': {expected}")
+    escape = _sandbox_pod().replace("gvisor", '"\\e[31mx"')
+    assert _error(escape).endswith(f"spec.runtimeClassName: invalid value '\\x1b[31mx': {expected}")
