@@ -379,9 +379,14 @@ spec:
 
 def test_limit_range_validation() -> None:
     bad = MIN_MAX.replace('min: {cpu: "200m"}', 'min: {cpu: "1"}')
+    # every problem (ValidateLimitRange returns an ErrorList), on the defaulted item
+    # (default and defaultRequest 800m from max, SetDefaults_LimitRangeItem)
+    lr = "t.yaml: LimitRange constraints-cpu-example/cpu-min-max-demo-lr: spec.limits[0]"
     assert _error(bad) == (
-        "t.yaml: LimitRange constraints-cpu-example/cpu-min-max-demo-lr: spec.limits[0].min[cpu]: "
-        "invalid value '1': min value 1 is greater than max value 800m"
+        f"{lr}.min[cpu]: invalid value '1': min value 1 is greater than max value 800m\n"
+        f"{lr}.defaultRequest[cpu]: invalid value '800m': min value 1 is greater than default "
+        "request value 800m\n"
+        f"{lr}.default[cpu]: invalid value '1': min value 1 is greater than default value 800m"
     )
     pod_default = MIN_MAX.replace("type: Container", "type: Pod\n    default: {cpu: 1}")
     assert _error(pod_default).endswith(
@@ -470,3 +475,46 @@ def test_an_empty_or_malformed_runtime_class_name_is_invalid() -> None:
     assert _error(stored).endswith(f"spec.runtimeClassName: invalid value '': {expected}")
     escape = _sandbox_pod().replace("gvisor", '"\\e[31mx"')
     assert _error(escape).endswith(f"spec.runtimeClassName: invalid value '\\x1b[31mx': {expected}")
+
+
+def test_limit_range_validation_reports_every_problem_and_resource_names() -> None:
+    # pkg/apis/core/validation ValidateLimitRange: each item's type (validateLimitRangeTypeName,
+    # field.Duplicate), resource names (validateLimitRangeResourceName: for Pod and Container
+    # items validateContainerResourceName, which appends "must be a standard resource for
+    # containers" to validateResourceName's "must be a standard resource type or fully
+    # qualified"), Forbidden default for type Pod, then the per-resource checks; all in one
+    # ErrorList, at idxPath.Child("max").Key(name) paths
+    text = """apiVersion: v1
+kind: LimitRange
+metadata: {name: bad, namespace: a}
+spec:
+  limits:
+  - type: Pod
+    default: {cpu: "1"}
+    max: {bogus: "1", example.com/foo: "1"}
+  - type: Container
+    max: {cpu: "1"}
+    defaultRequest: {cpu: "2"}
+  - type: Container
+    min: {cpu: "1"}
+    maxLimitRequestRatio: {cpu: 500m}
+  - type: PersistentVolumeClaim
+    max: {storage: 1Gi, bogus: "1"}
+"""
+    lr = "t.yaml: LimitRange a/bad: spec.limits"
+    assert _error(text).splitlines() == [
+        f"{lr}[0].max[bogus]: invalid value 'bogus': must be a standard resource type or fully "
+        "qualified",
+        f"{lr}[0].max[bogus]: invalid value 'bogus': must be a standard resource for containers",
+        f"{lr}[0].default: forbidden: may not be specified when `type` is 'Pod'",
+        f"{lr}[1].defaultRequest[cpu]: invalid value '2': default request value 2 is greater "
+        "than max value 1",
+        # default 1 from max (SetDefaults_LimitRangeItem)
+        f"{lr}[1].defaultRequest[cpu]: invalid value '2': default request value 2 is greater "
+        "than default limit value 1",
+        f"{lr}[2].type: duplicate value 'Container'",
+        f"{lr}[2].maxLimitRequestRatio[cpu]: invalid value '500m': ratio 500m is less than 1",
+        # validateResourceName only, for a PersistentVolumeClaim item
+        f"{lr}[3].max[bogus]: invalid value 'bogus': must be a standard resource type or fully "
+        "qualified",
+    ]

@@ -7,8 +7,9 @@ Mirrors Kubernetes 1.34:
   ``Container`` item: a resource with a ``max`` and no ``default`` gets ``default: max``; one
   with a ``default`` and no ``defaultRequest`` gets ``defaultRequest: default``; one with a
   ``min`` and still no ``defaultRequest`` gets ``defaultRequest: min``. Then the rules of
-  ``ValidateLimitRange`` (pkg/apis/core/validation): a standard or qualified ``type``, once per
-  LimitRange; ``default``/``defaultRequest`` not with type ``Pod``; ``min <= defaultRequest <=
+  ``ValidateLimitRange`` (pkg/apis/core/validation), every problem reported
+  (`limit_range_problems`): a standard or qualified ``type``, once per LimitRange; resource
+  names (``validateLimitRangeResourceName``); ``default``/``defaultRequest`` not with type ``Pod``; ``min <= defaultRequest <=
   default <= max``; ``maxLimitRequestRatio`` at least 1 and at most ``max/min``; default equal
   to defaultRequest for resources that cannot be overcommitted; a ``PersistentVolumeClaim``
   item has a storage ``min`` or ``max``.
@@ -35,7 +36,6 @@ refusal does, is `schedsim.api.loading.admission`'s.
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Iterable, Mapping, Sequence
 from fractions import Fraction
 from typing import Any, Final
@@ -43,24 +43,28 @@ from typing import Any, Final
 import attrs
 
 from schedsim.api.core.containers import Container
+from schedsim.api.core.resources import is_extended_resource_name
 from schedsim.api.errors import FieldError
 from schedsim.api.evolve import evolve
 from schedsim.api.interning import shared, shared_map
+from schedsim.api.labels import qualified_name_problem
 from schedsim.api.loading import decode as d
 from schedsim.api.meta import ResourceList
 from schedsim.api.quantity import format_quantity
 
-__all__ = ["LIMIT_RANGER_ANNOTATION", "LimitRange", "LimitRangeItem", "limit_range_changes"]
+__all__ = [
+    "LIMIT_RANGER_ANNOTATION",
+    "LimitRange",
+    "LimitRangeItem",
+    "limit_range_changes",
+    "limit_range_problems",
+]
 
 LIMIT_RANGER_ANNOTATION: Final = "kubernetes.io/limit-ranger"
 """The annotation LimitRanger writes on a pod it set defaults on."""
 
 _STANDARD_TYPES: Final = ("Pod", "Container", "PersistentVolumeClaim")
 _MAX_MILLI: Final = (2**63 - 1) // 1000  # resource.MaxMilliValue
-_QUALIFIED = re.compile(
-    r"([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?"
-    r"[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?"
-)
 
 
 def _overcommit_allowed(name: str) -> bool:
@@ -100,11 +104,12 @@ class LimitRange:
 
     @classmethod
     def from_manifest(cls, raw: Mapping[str, Any]) -> LimitRange:
-        """Decode a LimitRange, with the API server's defaults and ``ValidateLimitRange``'s
-        rules (module docstring).
+        """Decode a LimitRange, with the API server's defaults (module docstring); its
+        ``ValidateLimitRange`` rules are `limit_range_problems`' (every problem of the
+        object reported, as the API server's ErrorList has them).
 
         Raises:
-            FieldError: naming the field of the first problem.
+            FieldError: naming the field of a value that cannot be decoded.
         """
         d.check_api_version(raw, "LimitRange", ("v1",))
         meta = d.get_map(raw, "metadata", "")
@@ -112,67 +117,162 @@ class LimitRange:
         if not name:
             raise FieldError("metadata.name", "required")
         namespace = d.get_str(meta, "namespace", "metadata") or "default"
-        spec = d.get_map(raw, "spec", "")
-        items = d.get_list(spec, "limits", "spec")
-        limits = []
-        types: set[str] = set()
-        for i in range(len(items)):
-            path = f"spec.limits[{i}]"
-            item = _decode_item(d.get_mapping_item(items, i, "spec.limits"), path)
-            if item.type in types:
-                raise FieldError(f"{path}.type", f"duplicate value {item.type!r}")
-            types.add(item.type)
-            limits.append(item)
-        return cls(name=name, namespace=namespace, limits=tuple(limits))
-
-
-def _decode_item(raw: Mapping[str, Any], path: str) -> LimitRangeItem:
-    kind = d.get_str(raw, "type", path)
-    if not _QUALIFIED.fullmatch(kind) or len(kind.rpartition("/")[2]) > 63:
-        raise FieldError(f"{path}.type", f"invalid value {kind!r}: must be a qualified name")
-    if "/" not in kind and kind not in _STANDARD_TYPES:
-        raise FieldError(
-            f"{path}.type",
-            f"invalid value {kind!r}: must be a standard limit type or fully qualified",
+        limits = tuple(
+            LimitRangeItem(
+                type=kind,
+                **{_ATTRS[k]: shared_map(v) for k, v in lists.items()},
+            )
+            for kind, lists in _decode_items(raw)
         )
-    lists = {
-        key: d.get_resource_list(raw, key, path)
-        for key in ("max", "min", "default", "defaultRequest", "maxLimitRequestRatio")
+        return cls(name=name, namespace=namespace, limits=limits)
+
+
+_LISTS: Final = ("max", "min", "default", "defaultRequest", "maxLimitRequestRatio")
+_ATTRS: Final = {
+    "max": "max",
+    "min": "min",
+    "default": "default",
+    "defaultRequest": "default_request",
+    "maxLimitRequestRatio": "max_limit_request_ratio",
+}
+
+
+def _decode_items(raw: Mapping[str, Any]) -> list[tuple[str, dict[str, dict[str, Fraction]]]]:
+    """Each ``spec.limits[i]``: its type and resource lists, ``SetDefaults_LimitRangeItem``
+    applied."""
+    spec = d.get_map(raw, "spec", "")
+    items = d.get_list(spec, "limits", "spec")
+    out = []
+    for i in range(len(items)):
+        path = f"spec.limits[{i}]"
+        item = d.get_mapping_item(items, i, "spec.limits")
+        kind = d.get_str(item, "type", path)
+        lists = {key: dict(d.get_resource_list(item, key, path)) for key in _LISTS}
+        if kind == "Container":  # SetDefaults_LimitRangeItem
+            for k, v in lists["max"].items():
+                lists["default"].setdefault(k, v)
+            for k, v in lists["default"].items():
+                lists["defaultRequest"].setdefault(k, v)
+            for k, v in lists["min"].items():
+                lists["defaultRequest"].setdefault(k, v)
+        out.append((kind, lists))
+    return out
+
+
+# helper.IsStandardResourceName (pkg/apis/core/helper/helpers.go standardResources)
+_STANDARD_RESOURCES: Final = frozenset(
+    {
+        "cpu",
+        "memory",
+        "ephemeral-storage",
+        "requests.cpu",
+        "requests.memory",
+        "requests.ephemeral-storage",
+        "limits.cpu",
+        "limits.memory",
+        "limits.ephemeral-storage",
+        "pods",
+        "resourcequotas",
+        "services",
+        "replicationcontrollers",
+        "secrets",
+        "configmaps",
+        "persistentvolumeclaims",
+        "storage",
+        "requests.storage",
+        "services.nodeports",
+        "services.loadbalancers",
     }
-    if kind == "Pod":
-        for key in ("default", "defaultRequest"):
-            if lists[key]:
-                raise FieldError(
-                    f"{path}.{key}", "forbidden: may not be specified when `type` is 'Pod'"
-                )
-    if kind == "Container":  # SetDefaults_LimitRangeItem
-        for k, v in lists["max"].items():
-            lists["default"].setdefault(k, v)
-        for k, v in lists["default"].items():
-            lists["defaultRequest"].setdefault(k, v)
-        for k, v in lists["min"].items():
-            lists["defaultRequest"].setdefault(k, v)
-    if kind == "PersistentVolumeClaim" and not (
-        "storage" in lists["min"] or "storage" in lists["max"]
+)
+
+
+def _resource_name_problems(kind: str, name: str) -> list[str]:
+    """``validateLimitRangeResourceName``: ``validateContainerResourceName`` for the Pod and
+    Container types, ``validateResourceName`` for the others (pkg/apis/core/validation)."""
+    problem = qualified_name_problem(name)
+    if problem is not None:
+        return [problem]
+    out = []
+    if "/" not in name and not (
+        name in _STANDARD_RESOURCES or name.startswith(("hugepages-", "requests.hugepages-"))
     ):
-        raise FieldError(
-            f"{path}.limits",
-            "required: either minimum or maximum storage value is required, but neither was "
-            "provided",
-        )
-    _check_item(lists, path)
-    return LimitRangeItem(
-        type=kind,
-        max=shared_map(lists["max"]),
-        min=shared_map(lists["min"]),
-        default=shared_map(lists["default"]),
-        default_request=shared_map(lists["defaultRequest"]),
-        max_limit_request_ratio=shared_map(lists["maxLimitRequestRatio"]),
-    )
+        out.append("must be a standard resource type or fully qualified")
+    if kind not in ("Pod", "Container"):
+        return out
+    if "/" not in name:
+        if name not in ("cpu", "memory", "ephemeral-storage") and not name.startswith("hugepages-"):
+            out.append("must be a standard resource for containers")
+    elif not _native(name) and not is_extended_resource_name(name):
+        out.append("doesn't follow extended resource name standard")
+    return out
 
 
-def _check_item(lists: Mapping[str, Mapping[str, Fraction]], path: str) -> None:
-    """``ValidateLimitRange``'s order checks for one item (first problem raised)."""
+def _native(name: str) -> bool:
+    """``helper.IsNativeResource``."""
+    return "/" not in name or "kubernetes.io/" in name
+
+
+def limit_range_problems(raw: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """``ValidateLimitRange``'s spec rules for a LimitRange ``from_manifest`` accepted (module
+    docstring), as ``(field, message)`` pairs: every problem, items in order, each item's
+    type, then resource names (max, min, default, defaultRequest, then the PVC storage rule,
+    then maxLimitRequestRatio), then the per-resource order checks."""
+    problems: list[tuple[str, str]] = []
+    types: set[str] = set()
+    for i, (kind, lists) in enumerate(_decode_items(raw)):
+        path = f"spec.limits[{i}]"
+        problem = qualified_name_problem(kind)
+        if problem is not None:
+            problems.append((f"{path}.type", _inv_text(kind, problem)))
+        elif "/" not in kind and kind not in _STANDARD_TYPES:
+            detail = "must be a standard limit type or fully qualified"
+            problems.append((f"{path}.type", _inv_text(kind, detail)))
+        if kind in types:
+            problems.append((f"{path}.type", f"duplicate value {kind!r}"))
+        types.add(kind)
+
+        def names(
+            key: str,
+            path: str = path,
+            kind: str = kind,
+            lists: Mapping[str, Mapping[str, Fraction]] = lists,
+        ) -> None:
+            for k in lists[key]:
+                for msg in _resource_name_problems(kind, k):
+                    problems.append((d.key_path(f"{path}.{key}", k), _inv_text(k, msg)))
+
+        names("max")
+        names("min")
+        if kind == "Pod":
+            for key in ("default", "defaultRequest"):
+                if lists[key]:
+                    problems.append(
+                        (f"{path}.{key}", "forbidden: may not be specified when `type` is 'Pod'")
+                    )
+        else:
+            names("default")
+            names("defaultRequest")
+        if kind == "PersistentVolumeClaim" and not (
+            "storage" in lists["min"] or "storage" in lists["max"]
+        ):
+            problems.append(
+                (
+                    f"{path}.limits",
+                    "required: either minimum or maximum storage value is required, but "
+                    "neither was provided",
+                )
+            )
+        names("maxLimitRequestRatio")
+        if kind == "Pod":  # validated as given: Pod items get no defaults, keys are not read
+            lists = {**lists, "default": {}, "defaultRequest": {}}
+        _check_item(lists, path, problems)
+    return problems
+
+
+def _check_item(
+    lists: Mapping[str, Mapping[str, Fraction]], path: str, out: list[tuple[str, str]]
+) -> None:
+    """``ValidateLimitRange``'s order checks for one item, every problem in ``out``."""
     mn, mx, df, dr = lists["min"], lists["max"], lists["default"], lists["defaultRequest"]
     ratios = lists["maxLimitRequestRatio"]
     q = format_quantity
@@ -183,45 +283,63 @@ def _check_item(lists: Mapping[str, Mapping[str, Fraction]], path: str) -> None:
             return d.key_path(f"{path}.{key}", k)
 
         if k in mn and k in mx and mn[k] > mx[k]:
-            raise FieldError(
-                at("min"), _inv(mn[k], f"min value {q(mn[k])} is greater than max value {q(mx[k])}")
+            out.append(
+                (
+                    at("min"),
+                    _inv(mn[k], f"min value {q(mn[k])} is greater than max value {q(mx[k])}"),
+                )
             )
         if k in dr and k in mn and mn[k] > dr[k]:
-            raise FieldError(
-                at("defaultRequest"),
-                _inv(
-                    dr[k], f"min value {q(mn[k])} is greater than default request value {q(dr[k])}"
-                ),
+            out.append(
+                (
+                    at("defaultRequest"),
+                    _inv(
+                        dr[k],
+                        f"min value {q(mn[k])} is greater than default request value {q(dr[k])}",
+                    ),
+                )
             )
         if k in dr and k in mx and dr[k] > mx[k]:
-            raise FieldError(
-                at("defaultRequest"),
-                _inv(
-                    dr[k], f"default request value {q(dr[k])} is greater than max value {q(mx[k])}"
-                ),
+            out.append(
+                (
+                    at("defaultRequest"),
+                    _inv(
+                        dr[k],
+                        f"default request value {q(dr[k])} is greater than max value {q(mx[k])}",
+                    ),
+                )
             )
         if k in dr and k in df and dr[k] > df[k]:
-            raise FieldError(
-                at("defaultRequest"),
-                _inv(
-                    dr[k],
-                    f"default request value {q(dr[k])} is greater than default limit value "
-                    f"{q(df[k])}",
-                ),
+            out.append(
+                (
+                    at("defaultRequest"),
+                    _inv(
+                        dr[k],
+                        f"default request value {q(dr[k])} is greater than default limit value "
+                        f"{q(df[k])}",
+                    ),
+                )
             )
         if k in df and k in mn and mn[k] > df[k]:
-            raise FieldError(
-                at("default"),
-                _inv(mn[k], f"min value {q(mn[k])} is greater than default value {q(df[k])}"),
+            out.append(
+                (
+                    at("default"),
+                    _inv(mn[k], f"min value {q(mn[k])} is greater than default value {q(df[k])}"),
+                )
             )
         if k in df and k in mx and df[k] > mx[k]:
-            raise FieldError(
-                at("default"),
-                _inv(mx[k], f"default value {q(df[k])} is greater than max value {q(mx[k])}"),
+            out.append(
+                (
+                    at("default"),
+                    _inv(mx[k], f"default value {q(df[k])} is greater than max value {q(mx[k])}"),
+                )
             )
         if k in ratios and ratios[k] < 1:
-            raise FieldError(
-                at("maxLimitRequestRatio"), _inv(ratios[k], f"ratio {q(ratios[k])} is less than 1")
+            out.append(
+                (
+                    at("maxLimitRequestRatio"),
+                    _inv(ratios[k], f"ratio {q(ratios[k])} is less than 1"),
+                )
             )
         if k in ratios and k in mn and k in mx and mn[k] > 0:
             ratio = ratios[k]
@@ -232,19 +350,27 @@ def _check_item(lists: Mapping[str, Mapping[str, Fraction]], path: str) -> None:
                 low, high = math.ceil(mn[k] * 1000), math.ceil(mx[k] * 1000)
             limit = high / low
             if value > limit:
-                raise FieldError(
-                    at("maxLimitRequestRatio"),
-                    _inv(ratio, f"ratio {q(ratio)} is greater than max/min = {limit:f}"),
+                out.append(
+                    (
+                        at("maxLimitRequestRatio"),
+                        _inv(ratio, f"ratio {q(ratio)} is greater than max/min = {limit:f}"),
+                    )
                 )
         if not _overcommit_allowed(k) and k in df and k in dr and df[k] != dr[k]:
-            raise FieldError(
-                at("defaultRequest"),
-                _inv(
-                    dr[k],
-                    f"default value {q(df[k])} must equal to defaultRequest value {q(dr[k])} "
-                    f"in {k}",
-                ),
+            out.append(
+                (
+                    at("defaultRequest"),
+                    _inv(
+                        dr[k],
+                        f"default value {q(df[k])} must equal to defaultRequest value "
+                        f"{q(dr[k])} in {k}",
+                    ),
+                )
             )
+
+
+def _inv_text(value: str, detail: str) -> str:
+    return f"invalid value {value!r}: {detail}"
 
 
 def _inv(value: Fraction, detail: str) -> str:

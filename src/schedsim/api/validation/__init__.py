@@ -28,6 +28,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any, Final
 
+from schedsim.api.core.limitrange import limit_range_problems
 from schedsim.api.errors import ManifestError
 from schedsim.api.loading.spec_memo import SpecMemo
 from schedsim.api.validation.apps import (
@@ -76,6 +77,12 @@ def _template(obj: Mapping[str, Any], out: Problems) -> None:
     validate_pod_template(obj, "spec.template", out)
 
 
+def _limit_range(obj: Mapping[str, Any], out: Problems) -> None:
+    """``ValidateLimitRange``'s spec rules (`schedsim.api.core.limitrange`), every problem."""
+    for field, problem in limit_range_problems(obj):
+        out.error(field, problem)
+
+
 _WORKLOAD: Final = _then(_meta(True), _template)
 
 # kind -> its rules (ValidateObjectMeta's name rule per kind: NameIsDNSSubdomain, except
@@ -94,7 +101,7 @@ _RULES: Final[Mapping[str, _Rule]] = {
     "CSIStorageCapacity": _meta(True),
     "PriorityClass": _then(_meta(False), validate_priority_class),
     "PodDisruptionBudget": _meta(True),
-    "LimitRange": _meta(True),
+    "LimitRange": _then(_meta(True), _limit_range),
     "RuntimeClass": _then(_meta(False), validate_runtime_class),
     "DeviceClass": _meta(False),
     "ResourceClaim": _meta(True),
