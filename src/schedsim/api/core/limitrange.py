@@ -9,10 +9,10 @@ Mirrors Kubernetes 1.34:
   ``min`` and still no ``defaultRequest`` gets ``defaultRequest: min``. Then the rules of
   ``ValidateLimitRange`` (pkg/apis/core/validation), every problem reported
   (`limit_range_problems`): a standard or qualified ``type``, once per LimitRange; resource
-  names (``validateLimitRangeResourceName``); ``default``/``defaultRequest`` not with type ``Pod``; ``min <= defaultRequest <=
-  default <= max``; ``maxLimitRequestRatio`` at least 1 and at most ``max/min``; default equal
-  to defaultRequest for resources that cannot be overcommitted; a ``PersistentVolumeClaim``
-  item has a storage ``min`` or ``max``.
+  names (``validateLimitRangeResourceName``); ``default``/``defaultRequest`` not with type
+  ``Pod``; ``min <= defaultRequest <= default <= max``; ``maxLimitRequestRatio`` at least 1
+  and at most ``max/min``; default equal to defaultRequest for resources that cannot be
+  overcommitted; a ``PersistentVolumeClaim`` item has a storage ``min`` or ``max``.
 - Admission (plugin/pkg/admission/limitranger), for each LimitRange of the pod's namespace:
   each container and init container without a limit (request) for a resource gets the
   Container item's ``default`` (``defaultRequest``) for it, and the pod is annotated
