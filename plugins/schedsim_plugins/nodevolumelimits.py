@@ -28,6 +28,7 @@ from schedsim.api.core.volumes import (
     IN_TREE_SOURCES,
     InTreeVolumeSource,
 )
+from schedsim.api.labels import go_quote
 from schedsim.api.storage import CSINode, PersistentVolume, PersistentVolumeClaim
 from schedsim.api.storage.csi import VolumeAttachment
 from schedsim.framework import Code, CycleState, Handle, NodeInfo, Status, StorageListers
@@ -433,7 +434,7 @@ class NodeVolumeLimits:
                 if new_pod:
                     raise _PvcNotFoundError(
                         f"looking up PVC {pod.namespace}/{pvc_name}: "
-                        f'persistentvolumeclaim "{pvc_name}" not found'
+                        f"persistentvolumeclaim {go_quote(pvc_name)} not found"
                     )
                 continue
             if ephemeral and not pvc.is_controlled_by(pod.uid):  # ephemeral.VolumeIsForPod

@@ -29,6 +29,7 @@ import attrs
 
 from schedsim.api.core import Node, Pod
 from schedsim.api.core.nodeaffinity import compile_node_selector
+from schedsim.api.labels import go_quote
 from schedsim.api.storage import (
     BIND_COMPLETED_ANNOTATION,
     BOUND_BY_CONTROLLER_ANNOTATION,
@@ -526,9 +527,9 @@ class VolumeBinding:
                 if ephemeral:
                     raise _ClaimError(
                         "waiting for ephemeral volume controller to create the "
-                        f'persistentvolumeclaim "{name}"'
+                        f"persistentvolumeclaim {go_quote(name)}"
                     )
-                raise _ClaimError(f'persistentvolumeclaim "{name}" not found')
+                raise _ClaimError(f"persistentvolumeclaim {go_quote(name)} not found")
             if pvc.phase == "Lost":
                 raise _ClaimError(
                     f'persistentvolumeclaim "{pvc.name}" bound to non-existent '

@@ -16,6 +16,7 @@ from typing import Any, ClassVar, Final
 import attrs
 
 from schedsim.api.core import Pod
+from schedsim.api.labels import go_quote
 from schedsim.api.storage.pv import PersistentVolumeClaim
 from schedsim.framework import (
     Code,
@@ -267,7 +268,7 @@ class VolumeRestrictions:
             if pvc is None:
                 return Status(
                     Code.UnschedulableAndUnresolvable,
-                    (f'persistentvolumeclaim "{name}" not found',),
+                    (f"persistentvolumeclaim {go_quote(name)} not found",),
                     NAME,
                 )
             if "ReadWriteOncePod" in pvc.access_modes:

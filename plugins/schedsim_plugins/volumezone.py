@@ -14,6 +14,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar, Final
 
 from schedsim.api.core import Pod
+from schedsim.api.labels import go_quote
 from schedsim.api.storage import PersistentVolume
 from schedsim.api.storage.pv import PersistentVolumeClaim
 from schedsim.api.storage.storage_class import StorageClass
@@ -214,7 +215,7 @@ class VolumeZone:
                 continue
             pvc = volumes.get_persistent_volume_claim(pod.namespace, pvc_name)
             if pvc is None:
-                return _unresolvable(f'persistentvolumeclaim "{pvc_name}" not found')
+                return _unresolvable(f"persistentvolumeclaim {go_quote(pvc_name)} not found")
             pv_name = pvc.volume_name
             if not pv_name:
                 class_name = pvc.storage_class

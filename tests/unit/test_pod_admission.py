@@ -518,3 +518,23 @@ spec:
         f"{lr}[3].max[bogus]: invalid value 'bogus': must be a standard resource type or fully "
         "qualified",
     ]
+
+
+def test_names_in_messages_are_escaped() -> None:
+    # ValidatePodSpec: a non-empty priorityClassName is a DNS subdomain
+    # (ValidatePriorityClassName), so a control character is a validation error, printed
+    # escaped; a claimName is not validated, and the scheduler's NotFound message quotes it
+    # as apimachinery's NewNotFound does (%q: "\x1b[31mx")
+    pod = _sandbox_pod().replace("runtimeClassName: gvisor", 'priorityClassName: "\\e[31mx"')
+    assert "spec.priorityClassName: invalid value '\\x1b[31mx': a lowercase RFC 1123" in (
+        _error(pod)
+    )
+    claim = (
+        "---\napiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n"
+        "  containers: [{name: c}]\n"
+        '  volumes: [{name: v, persistentVolumeClaim: {claimName: "\\e[31mx"}}]\n'
+    )
+    cluster = Cluster.from_text(claim + _node("1", "1Gi"), "t.yaml")
+    (outcome,) = Engine().simulate(cluster).outcomes
+    assert 'persistentvolumeclaim "\\x1b[31mx" not found' in outcome.message
+    assert "\x1b" not in outcome.message

@@ -17,6 +17,7 @@ __all__ = [
     "LabelSelector",
     "LabelSelectorRequirement",
     "check_label_key",
+    "go_quote",
     "label_value_ok",
     "label_value_problems",
     "qualified_name_problem",
@@ -101,7 +102,7 @@ def label_value_problems(value: str) -> list[str]:
     return errs
 
 
-def _go_quote(s: str) -> str:
+def go_quote(s: str) -> str:
     """Go's ``%q`` of a string (printable characters kept, the rest escaped)."""
     out = ['"']
     for ch in s:
@@ -134,7 +135,7 @@ def _requirement_problem(key: str, values: Iterable[str]) -> str | None:
     for i, v in enumerate(values):
         why = label_value_problems(v)
         if why:  # ValidateLabelValue joins them with "; " in its field.Invalid
-            msg = f"values[{i}][{key}]: Invalid value: {_go_quote(v)}: {'; '.join(why)}"
+            msg = f"values[{i}][{key}]: Invalid value: {go_quote(v)}: {'; '.join(why)}"
             if msg not in msgs:
                 msgs.append(msg)
     if not msgs:

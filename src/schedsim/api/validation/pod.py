@@ -144,11 +144,16 @@ def validate_pod_spec(spec: Mapping[str, Any], path: str, out: Problems) -> None
         out.error(f"{path}.priority", invalid(priority, "out of range for a 32-bit integer"))
     if spec.get("overhead"):
         _resource_names(spec["overhead"], f"{path}.overhead", out)
-    runtime_class = spec.get("runtimeClassName")
-    if isinstance(runtime_class, str):  # ValidateRuntimeClassName: NameIsDNSSubdomain
-        problem = dns1123_subdomain_problem(runtime_class)
-        if problem is not None:
-            out.error(f"{path}.runtimeClassName", invalid(runtime_class, problem))
+    # ValidatePriorityClassName (a non-empty one) and ValidateRuntimeClassName (a set one):
+    # NameIsDNSSubdomain
+    for key, value in (
+        ("priorityClassName", spec.get("priorityClassName") or None),
+        ("runtimeClassName", spec.get("runtimeClassName")),
+    ):
+        if isinstance(value, str):
+            problem = dns1123_subdomain_problem(value)
+            if problem is not None:
+                out.error(f"{path}.{key}", invalid(value, problem))
 
 
 # --------------------------------------------------------------------------- containers
