@@ -33,6 +33,8 @@ from schedsim.api.runtimeclass import merge_tolerations
 from schedsim.engine import Cluster, Engine
 
 MI = 2**20
+# how an input pod's LimitRanger refusal says to go on (schedsim's, not upstream's words)
+LR = " (fix the pod's resources, or the LimitRange of its namespace)"
 
 KATA = """apiVersion: node.k8s.io/v1
 kind: RuntimeClass
@@ -100,7 +102,8 @@ def test_overhead_decides_whether_the_docs_pod_fits() -> None:
 def test_missing_runtime_class_is_refused_for_a_pending_pod() -> None:
     assert _error(DOCS_POD) == (
         "t.yaml: Pod default/test-pod: spec.runtimeClassName: pod rejected: RuntimeClass "
-        '"kata-fc" not found'
+        '"kata-fc" not found (add the RuntimeClass to the input, or remove '
+        "spec.runtimeClassName)"
     )
 
 
@@ -108,7 +111,8 @@ def test_a_different_overhead_is_refused_and_an_equal_one_kept() -> None:
     differs = DOCS_POD.replace("  runtimeClassName:", "  overhead: {cpu: 1}\n  runtimeClassName:")
     assert _error(KATA + differs) == (
         "t.yaml: Pod default/test-pod: spec.overhead: pod rejected: Pod's Overhead doesn't "
-        "match RuntimeClass's defined Overhead"
+        "match RuntimeClass's defined Overhead (make the pod agree with its RuntimeClass, or "
+        "change the RuntimeClass)"
     )
     same = DOCS_POD.replace(
         "  runtimeClassName:", "  overhead: {cpu: 250m, memory: 120Mi}\n  runtimeClassName:"
@@ -181,7 +185,8 @@ def test_node_selector_conflict_is_refused() -> None:
     assert _error(SANDBOX + _sandbox_pod("nodeSelector: {sandbox: runc}, ")) == (
         "t.yaml: Pod default/p: spec.nodeSelector[sandbox]: conflict: "
         "runtimeClass.scheduling.nodeSelector[sandbox] = gvisor; "
-        "pod.spec.nodeSelector[sandbox] = runc"
+        "pod.spec.nodeSelector[sandbox] = runc (make the pod agree with its RuntimeClass, or "
+        "change the RuntimeClass)"
     )
 
 
@@ -321,9 +326,11 @@ def test_min_max_defaults_and_refusals_as_in_the_docs() -> None:
     )
     assert _error(MIN_MAX + over + under) == (
         "t.yaml: Pod constraints-cpu-example/demo-2: spec.containers[0].resources.limits[cpu]: "
-        "maximum cpu usage per Container is 800m, but limit is 1500m\n"
+        "maximum cpu usage per Container is 800m, but limit is 1500m"
+        f"{LR}\n"
         "t.yaml: Pod constraints-cpu-example/demo-3: spec.containers[0].resources.requests[cpu]: "
         "minimum cpu usage per Container is 200m, but request is 100m"
+        f"{LR}"
     )
 
 
@@ -333,7 +340,7 @@ def test_a_default_limit_below_the_request_makes_the_pod_invalid() -> None:
     )
     assert _error(lr + _ns_pod("p", "{requests: {cpu: 700m}}")) == (
         "t.yaml: Pod default-cpu-example/p: spec.containers[0].resources.requests: "
-        "invalid value '700m': must be less than or equal to cpu limit of 500m"
+        f"invalid value '700m': must be less than or equal to cpu limit of 500m{LR}"
     )
 
 
@@ -403,7 +410,7 @@ def test_pod_limit_range_checks_the_pods_totals() -> None:
     )
     assert _error(lr + two) == (
         "t.yaml: Pod constraints-cpu-example/p: spec.containers: maximum cpu usage per Pod is "
-        "800m, but limit is 1"
+        f"800m, but limit is 1{LR}"
     )
 
 
@@ -456,7 +463,7 @@ def test_an_invalid_defaulted_pod_gets_no_limit_range_refusal_too() -> None:
     # (k8s.io/apiserver admission chain, pkg/registry/core/pod strategy Validate)
     assert _error(MIN_MAX + _ns_pod("p", "{requests: {cpu: 1}}", "constraints-cpu-example")) == (
         "t.yaml: Pod constraints-cpu-example/p: spec.containers[0].resources.requests: "
-        "invalid value '1': must be less than or equal to cpu limit of 800m"
+        f"invalid value '1': must be less than or equal to cpu limit of 800m{LR}"
     )
 
 

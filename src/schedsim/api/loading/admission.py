@@ -16,8 +16,9 @@ fills what the pod leaves unset, so a field the pod sets is kept.
 What a refusal does (the API server would not create the pod):
 
 - a pending pod of the input: an error, ``FILE: Pod NS/NAME: FIELD: message`` in admission's
-  words, every such line in one `ManifestError` (exit 2), as for the API server's other
-  refusals;
+  words and then how to go on (``(fix the pod's resources, or the LimitRange of its
+  namespace)``, ``(add the RuntimeClass to the input, or remove spec.runtimeClassName)``),
+  every such line in one `ManifestError` (exit 2), as for the API server's other refusals;
 - a pod a workload controller would create: left out with a warning (``...; not admitted,
   so not scheduled``): the controller's create fails in a cluster too (``FailedCreate``). A
   RuntimeClass the input lacks is the exception: the pods are kept, without the class's
@@ -43,6 +44,11 @@ from schedsim.api.validation import MAX_REPORTED
 __all__ = ["PodAdmission"]
 
 _Problems = list[tuple[str, str]]
+
+# what an input pod's refusal error adds: how to go on
+_LIMIT_RANGE_HINT = "(fix the pod's resources, or the LimitRange of its namespace)"
+_MISSING_CLASS_HINT = "(add the RuntimeClass to the input, or remove spec.runtimeClassName)"
+_RUNTIME_CLASS_HINT = "(make the pod agree with its RuntimeClass, or change the RuntimeClass)"
 
 
 def is_placed(pod: Pod) -> bool:
@@ -102,7 +108,9 @@ class PodAdmission:
         note = changes.pop("limit_ranger_note", None)
         if note is not None and pod.annotations.get(LIMIT_RANGER_ANNOTATION) != note:
             changes["annotations"] = shared_map({**pod.annotations, LIMIT_RANGER_ANNOTATION: note})
-        if problems and not self._keep(pod, problems, from_input, class_missing=False):
+        if problems and not self._keep(
+            pod, problems, from_input, class_missing=False, hint=_LIMIT_RANGE_HINT
+        ):
             return None
         return evolve(pod, **changes) if changes else pod
 
@@ -114,12 +122,16 @@ class PodAdmission:
         changes, problems = runtime_class_changes(pod, self._classes)
         if problems:
             missing = pod.runtime_class_name not in self._classes
-            if not self._keep(pod, problems, from_input, class_missing=missing):
+            hint = _MISSING_CLASS_HINT if missing else _RUNTIME_CLASS_HINT
+            if not self._keep(pod, problems, from_input, class_missing=missing, hint=hint):
                 return None
         return evolve(pod, **changes) if changes else pod
 
-    def _keep(self, pod: Pod, problems: _Problems, from_input: bool, class_missing: bool) -> bool:
-        """Record a refusal; whether the pod stays in the run."""
+    def _keep(
+        self, pod: Pod, problems: _Problems, from_input: bool, class_missing: bool, hint: str
+    ) -> bool:
+        """Record a refusal; whether the pod stays in the run (``hint``: how to go on, for
+        an input pod's error)."""
         source = self._source_of(pod)
         if is_placed(pod):
             self._warnings.extend(
@@ -129,7 +141,7 @@ class PodAdmission:
             )
             return True
         if from_input:
-            self._errors.extend(f"{source}: Pod {pod.key}: {f}: {m}" for f, m in problems)
+            self._errors.extend(f"{source}: Pod {pod.key}: {f}: {m} {hint}" for f, m in problems)
             return False
         if class_missing:
             suffix = (
