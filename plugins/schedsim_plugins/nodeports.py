@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, ClassVar
 
 from schedsim.api.core import Pod
@@ -71,3 +71,19 @@ class NodePorts:
             if used.check_conflict(ip, protocol, port):
                 return _CONFLICT
         return None
+
+    def filter_node_fn(self, state: CycleState, pod: Pod) -> Callable[[NodeInfo], Status | None]:
+        """`schedsim_filter` for this attempt as a function of the node alone (the ports read
+        from ``state`` once): the same status on every node."""
+        ports = state.get(PRE_FILTER_STATE_KEY)
+        if ports is None:
+            return lambda node_info: _NO_STATE
+
+        def fits_ports(node_info: NodeInfo) -> Status | None:
+            check = node_info.used_ports.check_conflict
+            for ip, protocol, port in ports:
+                if check(ip, protocol, port):
+                    return _CONFLICT
+            return None
+
+        return fits_ports

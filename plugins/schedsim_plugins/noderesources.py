@@ -68,6 +68,7 @@ DRA_EXTENDED_STATE_KEY: StateKey[frozenset[str]] = StateKey(
 )
 """The pod's extended resources a DeviceClass stands for (DRAExtendedResource), written by
 PreFilter: `fits_request`'s ``delegated_to_dra``."""
+_MISSING: Any = object()
 _NO_PRE_FILTER_STATE = Status(
     Code.Error, (f'error reading "{_STATE_KEY.name}" from cycleState: not found',), NAME
 )
@@ -225,6 +226,9 @@ class NodeResourcesFit:
         )
         self._handle = handle
         self._statuses: dict[tuple[tuple[str, ...], bool], Status] = {}
+        # scalar resources checked -> `_shortages`' status (None: it fits) by which
+        # resources fall short and which exceed allocatable (`filter_node_fn`)
+        self._by_shortage: dict[tuple[object, ...], dict[tuple[bool, ...], Status | None]] = {}
 
     def compute_pod_request(self, pod: Pod) -> Resource:
         """The pod's request vector in scheduler units (``computePodResourceRequest``);
@@ -275,13 +279,36 @@ class NodeResourcesFit:
         """`schedsim_filter` for this attempt as a function of the node alone (the request
         read from ``state`` once): the same status on every node. A node where every
         requested amount fits in ``allocatable - requested`` (the pod count too) passes
-        without `fits_request`, which would find no shortage there."""
+        without `fits_request`, which would find no shortage there; elsewhere the status is
+        looked up by which resources fall short (and which exceed allocatable), each such
+        combination computed once by `fits_request` (the reasons and the code depend on
+        nothing else)."""
         request = state.get(_STATE_KEY)
         if request is None:
             return lambda node_info: _NO_PRE_FILTER_STATE
         cpu, memory, storage = request.milli_cpu, request.memory, request.ephemeral_storage
         scalars = tuple(request.scalar_resources.items())
         shortages = self._shortages
+        # `fits_request`'s shortages are a function of which of pods, cpu, memory,
+        # ephemeral-storage and the scalar resources it checks (requested, not ignored; one
+        # left to DRA only where allocatable has none of it) fall short and which of those
+        # exceed allocatable (unresolvable): the status is looked up by that, computed by
+        # `_shortages` the first time (per plugin and list of checked scalar resources)
+        delegated = state.get(DRA_EXTENDED_STATE_KEY) or frozenset()
+        ignored, groups = self.ignored_resources, self.ignored_resource_groups
+        checked = tuple(
+            (name, q, name in delegated)
+            for name, q in scalars
+            if q != 0
+            and not (
+                (name in ignored or name.split("/", 1)[0] in groups)
+                and is_extended_resource_name(name)
+            )
+        )
+        by_shortage = self._by_shortage.get(checked)
+        if by_shortage is None:
+            by_shortage = self._by_shortage[checked] = {}
+        missing = _MISSING
 
         def fit(node_info: NodeInfo) -> Status | None:
             alloc = node_info.allocatable
@@ -300,7 +327,27 @@ class NodeResourcesFit:
                         break
                 else:
                     return None
-            return shortages(state, request, node_info)
+            key: tuple[bool, ...] = (
+                len(node_info.pods) >= alloc.allowed_pod_number,
+                0 < cpu and alloc.milli_cpu - used.milli_cpu < cpu,
+                alloc.milli_cpu < cpu,
+                0 < memory and alloc.memory - used.memory < memory,
+                alloc.memory < memory,
+                0 < storage and alloc.ephemeral_storage - used.ephemeral_storage < storage,
+                alloc.ephemeral_storage < storage,
+            )
+            if checked:
+                have, taken = alloc.scalar_resources, used.scalar_resources
+                for name, q, to_dra in checked:
+                    a = have.get(name, 0)
+                    if to_dra and a <= 0:
+                        key += (False, False)
+                    else:
+                        key += (a - taken.get(name, 0) < q, a < q)
+            st = by_shortage.get(key, missing)
+            if st is missing:
+                st = by_shortage[key] = shortages(state, request, node_info)
+            return st  # type: ignore[no-any-return]
 
         return fit
 
@@ -360,6 +407,30 @@ class NodeResourcesFit:
             return lambda node_info: scorer(*usage(node_info, requests))
         wc, wm = self._least_cpu_memory
         pc, pm = requests
+        if wc == wm and wc > 0:
+            # equal weights w: (s_cpu * w + s_memory * w) // 2w == (s_cpu + s_memory) // 2
+
+            def least_allocated_even(node_info: NodeInfo) -> int:
+                alloc = node_info.allocatable
+                used = node_info.non_zero_requested
+                a = alloc.milli_cpu
+                b = alloc.memory
+                if a and b:
+                    r = used.milli_cpu + pc
+                    q = used.memory + pm
+                    return (
+                        (0 if r > a else (a - r) * MAX_NODE_SCORE // a)
+                        + (0 if q > b else (b - q) * MAX_NODE_SCORE // b)
+                    ) // 2
+                if a:
+                    r = used.milli_cpu + pc
+                    return 0 if r > a else (a - r) * MAX_NODE_SCORE // a
+                if b:
+                    q = used.memory + pm
+                    return 0 if q > b else (b - q) * MAX_NODE_SCORE // b
+                return 0
+
+            return least_allocated_even
 
         def least_allocated(node_info: NodeInfo) -> int:
             alloc = node_info.allocatable

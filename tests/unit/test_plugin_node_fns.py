@@ -53,6 +53,10 @@ _strategies = st.sampled_from(
         {},
         {"type": "LeastAllocated", "resources": [{"name": "cpu", "weight": 3}, MEMORY]},
         {"type": "LeastAllocated", "resources": [MEMORY, CPU]},
+        {
+            "type": "LeastAllocated",
+            "resources": [{"name": "cpu", "weight": 2}, {"name": "memory", "weight": 2}],
+        },
         {"type": "MostAllocated"},
         {"type": "LeastAllocated", "resources": [CPU, MEMORY, {"name": GPU, "weight": 2}]},
     ]
@@ -92,6 +96,50 @@ def test_bound_forms_equal_the_plugin_calls(
             ba.schedsim_pre_score(state, pod, [ni])  # Skip for a best-effort pod
         assert fit.score_node_fn(state, pod)(ni) == fit.schedsim_score(state, pod, ni)
         assert ba.score_node_fn(state, pod)(ni) == ba.schedsim_score(state, pod, ni)
+
+
+_fit_args = st.sampled_from(
+    [{}, {"ignoredResources": [GPU]}, {"ignoredResourceGroups": ["example.com"]}]
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    nodes=st.lists(
+        st.tuples(
+            st.tuples(_amount, _amount, st.integers(min_value=0, max_value=6)),
+            st.none() | st.integers(min_value=0, max_value=4),
+            st.lists(_pods, max_size=5),
+        ),
+        min_size=1,
+        max_size=8,
+    ),
+    incoming=st.lists(_pods, min_size=1, max_size=3),
+    args=_fit_args,
+)
+def test_bound_filter_over_many_nodes(
+    nodes: list[tuple[tuple[int, int, int], int | None, list[tuple[int, int, int]]]],
+    incoming: list[tuple[int, int, int]],
+    args: dict[str, Any],
+) -> None:
+    """One plugin, several pods and nodes: the bound Filter (which looks a node's status up
+    by which resources fall short, `_shortages` computing it the first time) gives
+    Filter's status on every node, for every pod (full nodes, zero requests, requests
+    above allocatable, nodes without the extended resource, ignored resources)."""
+    fit = NodeResourcesFit(args, Handle())
+    infos = []
+    for n, (alloc, gpus, existing) in enumerate(nodes):
+        ni = NodeInfo(_node(*alloc, gpus))
+        for i, reqs in enumerate(existing):
+            ni.add_pod_info(PodInfo(_pod(f"e{n}-{i}", *reqs)))
+        infos.append(ni)
+    for k, reqs in enumerate(incoming):
+        pod = _pod(f"p{k}", *reqs)
+        state = CycleState()
+        assert fit.schedsim_pre_filter(state, pod, infos) is None
+        bound = fit.filter_node_fn(state, pod)
+        for ni in infos + infos:  # the second time from the table
+            assert bound(ni) == fit.schedsim_filter(state, pod, ni)
 
 
 def test_filter_without_pre_filter_state() -> None:

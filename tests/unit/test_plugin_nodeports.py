@@ -113,15 +113,18 @@ def test_node_ports(
         assert PRE_FILTER_STATE_KEY not in state
         return
     assert p.schedsim_filter(state, pod, ni) == want_filter
+    # the bound form the scheduler's cached walk calls (not upstream): the same status
+    assert p.filter_node_fn(state, pod)(ni) == want_filter
 
 
 def test_pre_filter_disabled() -> None:
-    """TestPreFilterDisabled: Filter without PreFilter state is an Error."""
+    """TestPreFilterDisabled: Filter without PreFilter state is an Error (the bound form too)."""
     p = NodePorts({}, Handle())
     got = p.schedsim_filter(CycleState(), new_pod("TCP/0.0.0.0/80"), node_info())
     assert got == Status(
         Code.Error, ('reading "PreFilterNodePorts" from cycleState: not found',), "NodePorts"
     )
+    assert p.filter_node_fn(CycleState(), new_pod("TCP/0.0.0.0/80"))(node_info()) == got
 
 
 def test_pre_filter_state_contents() -> None:
