@@ -208,6 +208,9 @@ class SchedulingQueue:
         self._max = float(pod_max_backoff_seconds)
         self._pre_enqueue = pre_enqueue
         self._hints: Hints = queueing_hints if queueing_hints is not None else {}
+        # event -> whether some profile's plugin registered it (`_event_of_interest`; the
+        # registrations do not change while the queue lives)
+        self._registered: dict[ClusterEvent, bool] = {}
         self._pop_from_backoff = pop_from_backoff_q
         self._max_unschedulable = pod_max_in_unschedulable_pods_duration
         self._namespace_labels = namespace_labels
@@ -764,10 +767,16 @@ class SchedulingQueue:
         (or a parked pod's profile has no registrations here: every event may move it)."""
         if event.is_wildcard:
             return True
-        for plugins in self._hints.values():
-            for registered in plugins.values():
-                if any(r.event.match(event) for r in registered):
-                    return True
+        known = self._registered.get(event)  # (equal events match the same registrations)
+        if known is None:
+            known = self._registered[event] = any(
+                r.event.match(event)
+                for plugins in self._hints.values()
+                for registered in plugins.values()
+                for r in registered
+            )
+        if known:
+            return True
         return any(q.pod.scheduler_name not in self._hints for q in self._unschedulable.values())
 
     def _hint_for_in_flight(self, qpi: QueuedPodInfo) -> QueueingStrategy:
