@@ -36,7 +36,9 @@ def test_a_bool_is_not_a_number(sweep_dir: Path, options: str, field: str) -> No
 
 def test_workload_scale_true_is_refused(sweep_dir: Path) -> None:
     (sweep_dir / "sweep.yaml").write_text(HEAD + "axes: {workloadScale: {x: true}}\n")
-    with pytest.raises(ManifestError, match=r"axes\.workloadScale\.x: expected a number"):
+    # the key in brackets (field.Path.Key), the value as YAML spells it
+    want = r"axes\.workloadScale\[x\]: expected a number >= 0, got true$"
+    with pytest.raises(ManifestError, match=want):
         load_spec(str(sweep_dir / "sweep.yaml"))
 
 

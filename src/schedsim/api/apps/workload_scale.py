@@ -17,6 +17,8 @@ from typing import TYPE_CHECKING
 
 import attrs
 
+from schedsim.api.loading.decode import yaml_value
+
 if TYPE_CHECKING:
     from schedsim.api.loading.loader import Manifests
 
@@ -26,9 +28,9 @@ __all__ = ["check_factor", "scale_workloads", "scaled"]
 def check_factor(factor: float) -> None:
     """Raise ValueError unless ``factor`` is a finite number >= 0 (not a bool)."""
     if isinstance(factor, bool) or not isinstance(factor, int | float):
-        raise ValueError(f"expected a number >= 0, got {factor!r}")
+        raise ValueError(f"expected a number >= 0, got {yaml_value(factor)}")
     if not factor >= 0 or math.isinf(factor):
-        raise ValueError(f"expected a finite number >= 0, got {factor!r}")
+        raise ValueError(f"expected a finite number >= 0, got {yaml_value(factor)}")
 
 
 def scaled(size: int, factor: float) -> int:
