@@ -36,14 +36,14 @@ refusal does, is `schedsim.api.loading.admission`'s.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from fractions import Fraction
 from typing import Any, Final
 
 import attrs
 
 from schedsim.api.core.containers import Container
-from schedsim.api.core.resources import is_extended_resource_name
+from schedsim.api.core.resources import containers_total, is_extended_resource_name
 from schedsim.api.errors import FieldError
 from schedsim.api.evolve import evolve
 from schedsim.api.interning import shared, shared_map
@@ -517,40 +517,12 @@ def _check(
                 out.append((field, message))
 
 
-def _add_into(total: dict[str, Fraction], more: Mapping[str, Fraction]) -> None:
-    for k, v in more.items():
-        total[k] = total.get(k, 0) + v
+def _requests(c: Container) -> ResourceList:
+    return c.requests
 
 
-def _max_into(total: dict[str, Fraction], more: Mapping[str, Fraction]) -> None:
-    for k, v in more.items():
-        if k not in total or v > total[k]:
-            total[k] = v
-
-
-def _pod_total(
-    containers: Iterable[Container], init_containers: Iterable[Container], attr: str
-) -> dict[str, Fraction]:
-    """limitranger's ``podRequests``/``podLimits`` (``attr``: requests or limits) of a pod
-    as created: containers and sidecars summed, each init container with the sidecars before
-    it as a floor."""
-    total: dict[str, Fraction] = {}
-    for c in containers:
-        _add_into(total, getattr(c, attr))
-    sidecars: dict[str, Fraction] = {}
-    init: dict[str, Fraction] = {}
-    for c in init_containers:
-        own = getattr(c, attr)
-        if c.is_restartable_init:
-            _add_into(total, own)
-            _add_into(sidecars, own)
-            _max_into(init, sidecars)
-        else:
-            tmp = dict(own)
-            _add_into(tmp, sidecars)
-            _max_into(init, tmp)
-    _max_into(total, init)
-    return total
+def _limits(c: Container) -> ResourceList:
+    return c.limits
 
 
 def limit_range_changes(
@@ -632,8 +604,8 @@ def limit_range_changes(
                 _check(
                     item,
                     "Pod",
-                    _pod_total(cs, ics, "requests"),
-                    _pod_total(cs, ics, "limits"),
+                    containers_total(cs, ics, _requests),
+                    containers_total(cs, ics, _limits),
                     "spec.containers",
                     problems,
                 )

@@ -9,7 +9,7 @@ All quantities are exact (`Fraction`; cores for cpu, bytes for memory).
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Iterable, Mapping
 from fractions import Fraction
 
 from schedsim.api.core import Container, Pod, ResourceList
@@ -122,6 +122,36 @@ def _container_requests(c: Container, non_missing: Mapping[str, Fraction] | None
     return out
 
 
+def containers_total(
+    containers: Iterable[Container],
+    init_containers: Iterable[Container],
+    of: Callable[[Container], ResourceList],
+) -> dict[str, Fraction]:
+    """Per resource, ``max(sum of containers + sidecars, for each init container: its own
+    ``of(c)`` + the sidecars started before it; for each sidecar: all sidecars so far)``.
+
+    The container aggregation of component-helpers ``resource.PodRequests`` (``of``: a
+    container's requests), and of limitranger's ``podRequests`` / ``podLimits``.
+    """
+    total: dict[str, Fraction] = {}
+    for c in containers:
+        _add(total, of(c))
+    sidecars: dict[str, Fraction] = {}
+    init_max: dict[str, Fraction] = {}
+    for c in init_containers:
+        own = of(c)
+        if c.is_restartable_init:
+            _add(total, own)
+            _add(sidecars, own)
+            _max_into(init_max, sidecars)
+        else:
+            tmp = dict(own)
+            _add(tmp, sidecars)
+            _max_into(init_max, tmp)
+    _max_into(total, init_max)
+    return total
+
+
 def request_parts(pod: Pod) -> tuple[object, ...]:
     """The fields of ``pod`` that `pod_requests` reads (containers, init containers,
     overhead, pod-level resources): the ``parts`` for `schedsim.api.parts_memo.parts_memo`
@@ -155,22 +185,10 @@ def pod_requests(
     Returns:
         resource name -> exact quantity (cores for cpu, bytes for memory).
     """
-    reqs: dict[str, Fraction] = {}
-    for c in pod.containers:
-        _add(reqs, _container_requests(c, non_missing_container_requests))
-    sidecars: dict[str, Fraction] = {}
-    init_max: dict[str, Fraction] = {}
-    for c in pod.init_containers:
-        creqs = _container_requests(c, non_missing_container_requests)
-        if c.is_restartable_init:
-            _add(reqs, creqs)
-            _add(sidecars, creqs)
-            _max_into(init_max, sidecars)
-        else:
-            tmp = dict(creqs)
-            _add(tmp, sidecars)
-            _max_into(init_max, tmp)
-    _max_into(reqs, init_max)
+    nm = non_missing_container_requests
+    reqs = containers_total(
+        pod.containers, pod.init_containers, lambda c: _container_requests(c, nm)
+    )
     if pod_level_resources and is_pod_level_requests_set(pod):
         for name, q in pod.resources.items():
             if is_supported_pod_level_resource(name):
