@@ -138,8 +138,9 @@ class FilterTable(Protocol):
     (`schedsim.snapshot.plugin_runner.FilterTable`; plugins do not import the snapshot)."""
 
     objs: list[Any]
-    gens: list[int]
     refreshed: dict[str, object]
+
+    def mark_stale(self, i: int) -> None: ...
 
     def resize(self, n: int) -> None: ...
 
@@ -689,11 +690,13 @@ class DynamicResources:
                 table.resize(len(table.objs))
                 table.refreshed[_REUSE_TOKEN] = epoch
                 return False
-            gens = table.gens
+            # mark_stale, not just a stale generation: the walk that follows the store's
+            # node journal re-checks only the nodes it names and the marked ones, and these
+            # nodes' NodeInfos need not have changed (a claim deallocated by PostFilter)
             for name in nodes:
                 i = names.get(name)
                 if i is not None:
-                    gens[i] = -1
+                    table.mark_stale(i)
         table.refreshed[_REUSE_TOKEN] = epoch
         return True
 

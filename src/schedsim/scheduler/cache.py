@@ -23,9 +23,11 @@ again:
   plugin that reads more than the node may take part by declaring what else its result
   depends on: ``filter_reuse_key(state)`` (hashable, added to the pod's class; None: no
   reuse for this attempt) and ``filter_reuse_refresh(state, table, names)`` (marks stale,
-  ``gens[i] = -1``, the positions whose result may have changed for another reason than
-  their NodeInfo since the plugin last saw ``table``, ``names``: node name -> position;
-  False: it forgot the table (``resize``), this attempt walks without it).
+  ``table.mark_stale(i)``, the positions whose result may have changed for another reason
+  than their NodeInfo since the plugin last saw ``table``, ``names``: node name -> position;
+  False: it forgot the table (``resize``), this attempt walks without it; a bare
+  ``gens[i] = -1`` would not do: the walk following the store's node journal re-checks
+  only the nodes the journal names and the marked positions).
   DynamicResources declares it (key: the claim specs; refreshed: the nodes whose pools'
   devices in use changed, `schedsim.dra.filter_cache`);
 - the pods are identical in everything those plugins read (labels, node selector, affinity,

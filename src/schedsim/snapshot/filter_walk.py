@@ -58,6 +58,9 @@ class FilterTable:
     cluster's image spread). ``refreshed`` is the Filter plugins' that mark positions stale
     themselves (``filter_reuse_refresh``: e.g. the DRA state they last marked up to); `resize`
     keeps it: after a resize every position is stale, so what a plugin marked stays true.
+    Such a plugin marks a position with `mark_stale`, which also lists it in ``marked``:
+    the walk that takes the store's change journal (which names only the nodes whose
+    NodeInfo changed) re-checks those positions too, and empties the list.
 
     Args:
         node_only: the Filter plugins whose status depends on the pod and the ``Node``
@@ -68,6 +71,7 @@ class FilterTable:
         "class_scores",
         "gens",
         "journal",
+        "marked",
         "names",
         "node_only",
         "node_scores",
@@ -96,6 +100,8 @@ class FilterTable:
         # everything next time) and node name -> position as of that comparison
         self.journal: object = None
         self.positions: dict[str, int] = {}
+        # positions `mark_stale` marked since the last walk (the journal does not name them)
+        self.marked: list[int] = []
         self.objs: list[NodeInfo | None] = []
         self.gens: list[int] = []
         self.ok: list[bool] = []
@@ -128,6 +134,13 @@ class FilterTable:
         self.value_ids[i] = vid
         return vid
 
+    def mark_stale(self, i: int) -> None:
+        """Make position ``i`` be filtered again by the next walk: its result may have
+        changed for another reason than its NodeInfo (a plugin's ``filter_reuse_refresh``).
+        Time: O(1)."""
+        self.gens[i] = -1
+        self.marked.append(i)
+
     def resize(self, n: int) -> None:
         """Forget every result and hold ``n`` positions, all stale (``refreshed`` is kept)."""
         self.objs = [None] * n
@@ -142,6 +155,7 @@ class FilterTable:
         self.tokens = {}
         self.journal = None
         self.positions = {}
+        self.marked = []
         self.value_keys = None
         self.value_ids = [-1] * n
         self.values = {}

@@ -262,7 +262,9 @@ class SchedulerPluginRunner:
 
         The changed positions come from the store's change journal (`DeltaSnapshotStore.
         changes_since`) when ``nodes`` is the snapshot's own list and the table is up to date
-        with an earlier token of the same store; otherwise every position is compared.
+        with an earlier token of the same store, with the positions a plugin marked
+        (`FilterTable.mark_stale`: the journal names only nodes whose NodeInfo changed);
+        otherwise every position is compared.
 
         Time: O(changed nodes) look-ups with the journal, else O(nodes) C-level comparisons;
         + O(changed nodes) Filter chains + O(nodes) C-level slicing for the rotation.
@@ -281,7 +283,12 @@ class SchedulerPluginRunner:
         stale: Iterable[int]
         if written is not None and len(table.objs) == n:
             positions = table.positions
-            stale = sorted({positions[name] for name in written if name in positions})
+            found_stale = {positions[name] for name in written if name in positions}
+            # and the positions a plugin marked (`FilterTable.mark_stale`: e.g. the devices
+            # in use of a node's pool changed while its NodeInfo did not), which the
+            # journal does not name
+            found_stale.update(table.marked)
+            stale = sorted(found_stale)
         else:
             cur = list(map(_GENERATION, nodes))
             if len(table.objs) != n:
@@ -297,6 +304,7 @@ class SchedulerPluginRunner:
                     ni.node.name: i for i, ni in enumerate(nodes) if ni.node is not None
                 }
         table.journal = token
+        table.marked = []  # all in ``stale`` (the comparison sees their generation -1)
         objs, gens, ok, statuses, names = (
             table.objs,
             table.gens,
