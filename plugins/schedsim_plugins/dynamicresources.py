@@ -415,6 +415,16 @@ class DynamicResources:
 
     # ------------------------------------------------------------------ PreFilter
 
+    def pre_filter_reusable(self, pod: Pod) -> bool:
+        """A pod without claims (and, with DRAExtendedResource, without extended resource
+        requests) is skipped after writing an empty state, which Reserve and Unreserve leave
+        as it is; nothing of the cluster is read (`schedsim.framework.pre_filter_reuse`)."""
+        if not self.enabled:
+            return True
+        if pod.resource_claims:
+            return False
+        return not (self.features.extended_resource and extended_resource_requests(pod))
+
     def schedsim_pre_filter(
         self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
     ) -> Status | None:

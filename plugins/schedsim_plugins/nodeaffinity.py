@@ -171,6 +171,12 @@ class NodeAffinity:
         """The ``addedAffinity`` preferred terms (for a Score extension point)."""
         return () if self.added_affinity is None else self.added_affinity.preferred
 
+    def pre_filter_reusable(self, pod: Pod) -> bool:
+        """PreFilter reads the pod's node selector and required terms and the plugin's
+        ``addedAffinity`` only (`schedsim.framework.pre_filter_reuse`)."""
+        del pod
+        return True
+
     def schedsim_pre_filter(
         self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
     ) -> Status | PreFilterResult | None:

@@ -51,6 +51,12 @@ class NodePorts:
     def __init__(self, args: Mapping[str, Any], handle: Handle) -> None:
         no_args(NAME, args)
 
+    def pre_filter_reusable(self, pod: Pod) -> bool:
+        """PreFilter reads the pod's host ports only; Filter only reads the ports it writes
+        (`schedsim.framework.pre_filter_reuse`)."""
+        del pod
+        return True
+
     def schedsim_pre_filter(
         self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
     ) -> Status | None:

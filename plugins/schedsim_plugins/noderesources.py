@@ -241,6 +241,13 @@ class NodeResourcesFit:
             lambda: Resource.from_resource_list(pod_requests(pod, pod_level_resources=plr)),
         )
 
+    def pre_filter_reusable(self, pod: Pod) -> bool:
+        """PreFilter reads the pod and the feature gates only, and writes the shared,
+        read-only request vector, unless DRAExtendedResource maps the pod's scalar
+        resources through the cluster's DeviceClasses
+        (`schedsim.framework.pre_filter_reuse`)."""
+        return not (self._dra_extended and self.compute_pod_request(pod).scalar_resources)
+
     def schedsim_pre_filter(
         self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
     ) -> Status | None:

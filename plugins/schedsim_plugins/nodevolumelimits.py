@@ -317,6 +317,12 @@ class NodeVolumeLimits:
 
     # ----------------------------------------------------------------- extension points
 
+    def pre_filter_reusable(self, pod: Pod) -> bool:
+        """PreFilter reads the pod's volumes only and writes nothing
+        (`schedsim.framework.pre_filter_reuse`)."""
+        del pod
+        return True
+
     def schedsim_pre_filter(
         self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
     ) -> Status | None:

@@ -407,6 +407,14 @@ class PodTopologySpread:
 
     # -------------------------------------------------------------- PreFilter / Filter
 
+    def pre_filter_reusable(self, pod: Pod) -> bool:
+        """A pod without constraints of its own, under default constraints none of which is
+        DoNotSchedule, is skipped without reading the listers or the nodes
+        (`schedsim.framework.pre_filter_reuse`)."""
+        return not pod.topology_spread_constraints and all(
+            c.when_unsatisfiable != DO_NOT_SCHEDULE for c in self.default_constraints
+        )
+
     def schedsim_pre_filter(
         self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
     ) -> Status | None:

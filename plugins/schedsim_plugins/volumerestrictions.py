@@ -254,6 +254,11 @@ class VolumeRestrictions:
     def _volumes(self) -> SharedVolumeManager:
         return self._handle.volume_manager
 
+    def pre_filter_reusable(self, pod: Pod) -> bool:
+        """A pod without volumes is skipped without reading any claim or the pods using
+        them (`schedsim.framework.pre_filter_reuse`)."""
+        return not pod.volumes
+
     def schedsim_pre_filter(
         self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
     ) -> Status | None:

@@ -235,6 +235,11 @@ class VolumeZone:
             out.extend(pv_topologies(pv))
         return tuple(out)
 
+    def pre_filter_reusable(self, pod: Pod) -> bool:
+        """A pod without volumes is skipped without reading any claim or PV
+        (`schedsim.framework.pre_filter_reuse`)."""
+        return not pod.volumes
+
     def schedsim_pre_filter(
         self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
     ) -> Status | None:

@@ -51,6 +51,7 @@ from schedsim.framework.plugin_results import (
 )
 from schedsim.framework.plugin_results import describe_exception as _describe
 from schedsim.framework.plugin_results import returned_problem as _returned
+from schedsim.framework.pre_filter_reuse import PreFilterChain, PreFilterReuse
 from schedsim.framework.profile import IN_TREE_PLUGINS, Profile
 from schedsim.framework.queued_pod_info import QueuedPodInfo, priority_sort_key, sorts_by
 from schedsim.framework.registry import (
@@ -202,6 +203,7 @@ class Framework:
         self.not_emulated: tuple[str, ...] = tuple(missing)
         self.config_warnings: tuple[str, ...] = self._check_points(profile)
         self._pre_filter = self._chain("preFilter")
+        self._pre_filter_reuse: PreFilterReuse | None = None  # built on first use
         self._filter = self._chain("filter")
         self._reserve: tuple[tuple[str, ReserveFn], ...] = self._chain("reserve")
         self._unreserve: tuple[tuple[str, ReserveFn], ...] = tuple(
@@ -652,10 +654,40 @@ class Framework:
     _filter: tuple[tuple[str, FilterFn], ...]
     _post_filter: tuple[tuple[str, PostFilterFn], ...]
 
-    def run_pre_filter_plugins(
+    def run_pre_filter_plugins_reusing(
         self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
     ) -> tuple[PreFilterResult | None, Status, tuple[str, ...]]:
+        """`run_pre_filter_plugins`, with the outcomes of the PreFilters that depend on the
+        pod alone given back from an earlier attempt of the same pod object instead of
+        calling those plugins again (`schedsim.framework.pre_filter_reuse`): the same
+        result, status, Skip set and CycleState values. Used by the autoscaler's placement
+        simulations, which place the same pods again at every plan."""
+        reuse = self._pre_filter_reuse
+        if reuse is None:
+            reuse = self._pre_filter_reuse = PreFilterReuse(self._pre_filter, self.plugins)
+        if self._timings is not None or not reuse.active:
+            return self.run_pre_filter_plugins(state, pod, nodes)
+        chain = reuse.chain_for(pod)
+        if chain is not None:
+            return self.run_pre_filter_plugins(state, pod, nodes, chain)
+        chain, keep = reuse.recording(pod)
+        out = self.run_pre_filter_plugins(state, pod, nodes, chain)
+        if out[1] is SUCCESS:
+            keep()
+        return out
+
+    def run_pre_filter_plugins(
+        self,
+        state: CycleState,
+        pod: Pod,
+        nodes: Sequence[NodeInfo],
+        chain: PreFilterChain | None = None,
+    ) -> tuple[PreFilterResult | None, Status, tuple[str, ...]]:
         """Run every PreFilter plugin (RunPreFilterPlugins).
+
+        Args:
+            chain: the (name, function) pairs to run instead of the profile's PreFilter
+                chain (`run_pre_filter_plugins_reusing`'s, with kept outcomes).
 
         Returns:
             ``(result, status, narrowing_plugins)``: the merged `PreFilterResult` (None = all
@@ -669,7 +701,7 @@ class Framework:
         merged: PreFilterResult | None = None
         narrowing: list[str] = []
         rejected: Status | None = None
-        for name, fn in self._pre_filter:
+        for name, fn in self._pre_filter if chain is None else chain:
             try:
                 out = fn(state, pod, nodes)
             except PLUGIN_FAILURES as e:

@@ -97,9 +97,11 @@ class SchedulerPluginRunner:
         self, pod: Pod, nodes: Sequence[NodeInfo]
     ) -> tuple[CycleState, frozenset[str] | None, tuple[str, ...]]:
         """Run PreFilter; returns the state, the allowed node names (None = all) and the
-        plugins that narrowed them."""
+        plugins that narrowed them. The outcomes that depend on the pod alone come from an
+        earlier attempt of the pod (`Framework.run_pre_filter_plugins_reusing`): CA's
+        simulations place the same pods again and again."""
         state = CycleState()
-        result, status, plugins = self.framework.run_pre_filter_plugins(state, pod, nodes)
+        result, status, plugins = self.framework.run_pre_filter_plugins_reusing(state, pod, nodes)
         if not status.is_success:
             name = status.plugin or ", ".join(plugins)
             raise SchedulingError.failing_predicate(
