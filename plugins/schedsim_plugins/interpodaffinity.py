@@ -654,6 +654,13 @@ class InterPodAffinity:
             if err is not None:
                 # framework.NewPodInfo fails: "parsing pod: %+v", before any Skip
                 return Status(Code.UnschedulableAndUnresolvable, (f"parsing pod: {err}",), NAME)
+        else:  # no terms: the Skip below, decided without building them (CA's simulations)
+            bound = self._handle.shared_lister.delegate
+            if (
+                bound is not None
+                and not bound.node_infos().have_pods_with_required_anti_affinity_list()
+            ):
+                return _SKIP
         listers = self._handle.object_listers
         affinity, anti_affinity, _, _ = incoming_terms(pod, listers)
         bound = self._handle.shared_lister.delegate

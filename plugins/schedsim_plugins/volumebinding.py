@@ -561,6 +561,13 @@ class VolumeBinding:
         }
         return PodVolumeClaims(tuple(bound), tuple(immediate), tuple(delay), by_class)
 
+    def pre_filter_reusable(self, pod: Pod) -> bool:
+        """A pod without volumes is skipped without reading any claim, after writing a state
+        without claims; of that state, Reserve only sets ``all_bound`` (read by PreBind
+        alone, after Reserve) to True, the value every attempt's Reserve gives it, so
+        attempts may share it (`schedsim.framework.pre_filter_reuse`)."""
+        return not pod.volumes
+
     def schedsim_pre_filter(
         self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
     ) -> Status | PreFilterResult | None:

@@ -126,10 +126,10 @@ def test_plain_pod_same_outcome_and_kept_plugins_not_called_again() -> None:
     chain = _reuse(snap).chain_for(pod)
     assert chain is not None
     own = dict(snap.framework._pre_filter)
-    # the cluster-reading InterPodAffinity and VolumeBinding (whose Reserve writes into its
-    # state) keep their own functions; the other eight are replayed in three groups
-    assert [n for n, fn in chain if fn is own[n]] == ["VolumeBinding", "InterPodAffinity"]
-    assert len(chain) == 5
+    # the cluster-reading InterPodAffinity keeps its own function; the other nine are
+    # replayed in two groups (the eight before it, DynamicResources after it)
+    assert [n for n, fn in chain if fn is own[n]] == ["InterPodAffinity"]
+    assert len(chain) == 3
     second = _both(snap, pod)
     assert second[0] == second[1] == first[1]
 
@@ -149,7 +149,8 @@ def test_cluster_change_seen_by_the_plugins_that_read_it() -> None:
 
 
 def test_pod_with_volumes_runs_the_volume_plugins() -> None:
-    """A pod with a volume: the volume plugins read claims, so they run each time."""
+    """A pod with a volume: the volume plugins read claims (and VolumeBinding's Reserve
+    fills its state), so they run each time."""
     snap = _snapshot()
     pod = _pod("vol", volumes=[{"name": "scratch", "emptyDir": {}}])
     a = _both(snap, pod)

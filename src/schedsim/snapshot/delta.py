@@ -552,13 +552,18 @@ class DeltaSnapshotStore:
     def store_pod_info(self, pod_info: PodInfo, node_name: str) -> None:
         """Add a pod to a node (copy-on-write). Raises NodeNotFoundError."""
         ni = self._writable(node_name)
+        if not pod_info.has_affinity:  # the affinity lists cannot change: no look at them
+            ni.add_pod_info(pod_info)
+            self._written(node_name)
+            if pod_info.pvc_keys:
+                self._top.count_pvcs(pod_info, 1)
+            return
         had = bool(ni.pods_with_affinity), bool(ni.pods_with_required_anti_affinity)
         ni.add_pod_info(pod_info)
         self._written(node_name)
         top = self._top
         top.count_pvcs(pod_info, 1)
-        if pod_info.has_affinity:
-            top.pod_changed(ni, *had)
+        top.pod_changed(ni, *had)
 
     def remove_pod_info(self, namespace: str, pod_name: str, node_name: str) -> None:
         """Remove a pod by namespace and name (copy-on-write).

@@ -107,6 +107,7 @@ class PodInfo:
         "_required_affinity",
         "_required_anti_affinity",
         "_resource",
+        "host_ports",
         "needed_resource_claims",
         "pvc_keys",
     )
@@ -140,6 +141,9 @@ class PodInfo:
             for v in pod.volumes
             if v.persistent_volume_claim is not None
         )
+        self.host_ports: tuple[tuple[str, str, int], ...] = _node_ports(pod)
+        """(ip, protocol, port) of each port with ``hostPort > 0`` of the containers, then
+        of the sidecars: what a NodeInfo adds to its used ports for this pod."""
 
     def __repr__(self) -> str:
         return f"PodInfo({self._pod.key})"
@@ -319,6 +323,21 @@ class NodeInfo:
             """status.allocatable in scheduler units."""
             ...
 
+        @property
+        def pods_with_affinity(self) -> Sequence[PodInfo]:
+            """Pods with any pod (anti-)affinity term."""
+            ...
+
+        @property
+        def pods_with_required_anti_affinity(self) -> Sequence[PodInfo]:
+            """Pods with required anti-affinity terms."""
+            ...
+
+        @property
+        def used_ports(self) -> FrozenHostPortInfo:
+            """Host ports in use (read-only: `check_conflict`, `copy`)."""
+            ...
+
     else:  # C-level getters: plugins read these per node, a Python property is a call
         pods = property(attrgetter("_pods"), doc="The stored PodInfos (not copies).")
         requested = property(
@@ -331,21 +350,19 @@ class NodeInfo:
         allocatable = property(
             attrgetter("_allocatable"), doc="status.allocatable in scheduler units."
         )
-
-    @property
-    def pods_with_affinity(self) -> Sequence[PodInfo]:
-        """Pods with any pod (anti-)affinity term."""
-        return self._pods_with_affinity
-
-    @property
-    def pods_with_required_anti_affinity(self) -> Sequence[PodInfo]:
-        """Pods with required anti-affinity terms."""
-        return self._pods_with_required_anti_affinity
-
-    @property
-    def used_ports(self) -> FrozenHostPortInfo:
-        """Host ports in use (read-only: `check_conflict`, `copy`)."""
-        return self._used_ports
+        # read at every placement of a CA simulation (the store's affinity lists) and by
+        # NodePorts' Filter per node
+        pods_with_affinity = property(
+            attrgetter("_pods_with_affinity"), doc="Pods with any pod (anti-)affinity term."
+        )
+        pods_with_required_anti_affinity = property(
+            attrgetter("_pods_with_required_anti_affinity"),
+            doc="Pods with required anti-affinity terms.",
+        )
+        used_ports = property(
+            attrgetter("_used_ports"),
+            doc="Host ports in use (read-only: `check_conflict`, `copy`).",
+        )
 
     @property
     def image_states(self) -> Mapping[str, ImageStateSummary]:
@@ -429,9 +446,10 @@ class NodeInfo:
         c._requested = frozen_copy(self._requested)
         c._non_zero_requested = frozen_copy(self._non_zero_requested)
         c._allocatable = self._allocatable  # replaced, never changed, by set_node
-        c._image_states = dict(self._image_states)
+        # nothing writes image states after __init__ (which leaves them empty): shared
+        c._image_states = self._image_states
+        c._image_states_view = self._image_states_view
         c._pvc_ref_counts = dict(self._pvc_ref_counts)
-        c._image_states_view = MappingProxyType(c._image_states)
         c._pvc_ref_counts_view = MappingProxyType(c._pvc_ref_counts)
         c.generation = self.generation
         c.local_resource_slices = list(self.local_resource_slices)
@@ -442,20 +460,14 @@ class NodeInfo:
         res = pod_info.calculate_resource()
         stored_add(self._requested, res.resource, sign)
         stored_add(self._non_zero_requested, None, sign, res.non0_cpu, res.non0_mem)
-        pod = pod_info.pod
-        ports = self._used_ports
-        # Host ports of containers and sidecars only (util.GetHostPorts, kube-scheduler 1.34):
-        # ordinary init containers have exited before the pod's ports matter.
-        for containers in (pod.containers, pod.init_containers):
-            for c in containers:
-                if containers is pod.init_containers and not c.is_restartable_init:
-                    continue
-                for p in c.ports:
-                    if p.host_port > 0:
-                        if sign > 0:
-                            ports.owner_add(p.host_ip, p.protocol, p.host_port)
-                        else:
-                            ports.owner_remove(p.host_ip, p.protocol, p.host_port)
+        host_ports = pod_info.host_ports
+        if host_ports:
+            ports = self._used_ports
+            for ip, protocol, port in host_ports:
+                if sign > 0:
+                    ports.owner_add(ip, protocol, port)
+                else:
+                    ports.owner_remove(ip, protocol, port)
         counts = self._pvc_ref_counts
         for key in pod_info.pvc_keys:
             n = counts.get(key, 0) + sign
@@ -464,6 +476,23 @@ class NodeInfo:
             else:
                 counts.pop(key, None)
         self.generation = next_generation()
+
+
+def _node_ports(pod: Pod) -> tuple[tuple[str, str, int], ...]:
+    """The pod's host ports as a NodeInfo counts them: containers and sidecars only
+    (util.GetHostPorts, kube-scheduler 1.34: ordinary init containers have exited before the
+    pod's ports matter), ports with ``hostPort > 0``, containers first."""
+    out = [
+        (p.host_ip, p.protocol, p.host_port)
+        for c in pod.containers
+        if c.ports
+        for p in c.ports
+        if p.host_port > 0
+    ]
+    for c in pod.init_containers:
+        if c.is_restartable_init and c.ports:
+            out.extend((p.host_ip, p.protocol, p.host_port) for p in c.ports if p.host_port > 0)
+    return tuple(out)
 
 
 def _remove_by_uid(lst: list[PodInfo], uid: str) -> None:
