@@ -43,26 +43,9 @@ PreFilterChain = tuple[tuple[str, Callable[..., Any]], ...]
 """(plugin name, PreFilter function) in profile order, as `Framework` runs them."""
 
 _MISSING: Final = object()
+_CANONICAL_PER_TYPE: Final = 8
+"""Distinct kept values remembered per type for sharing (`PreFilterReuse._shared`)."""
 _KEPT_CODES: Final = (Code.Success, Code.Skip)
-
-
-def _replayer(kept: Sequence[tuple[str, object, dict[Any, object]]]) -> Callable[..., None]:
-    """One PreFilter function standing for consecutive kept plugins: it writes what they
-    wrote into the CycleState and adds those that returned Skip to its Skip set, as the
-    framework would after calling them, and returns None (so the run goes on)."""
-    writes: dict[Any, object] = {}
-    for _, _, w in kept:
-        writes.update(w)
-    skips = frozenset(
-        name for name, out, _ in kept if isinstance(out, Status) and out.code is Code.Skip
-    )
-
-    def replay(state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]) -> None:
-        if writes:
-            state._data.update(writes)  # the framework's own state: no Python call per key
-        state.skip_filter_plugins.update(skips)
-
-    return replay
 
 
 def _keepable(out: object) -> bool:
@@ -91,7 +74,12 @@ class PreFilterReuse:
             method = getattr(plugin, "pre_filter_reusable", None)
             if method is not None and type(plugin).__module__.startswith(_IN_TREE_MODULE):
                 self._reusable[name] = method
-        self._memo: dict[int, tuple[Pod, PreFilterChain]] = {}
+        # id(pod) -> (pod, its chain, the values its kept plugins write, in order): one
+        # tuple per pod, the chains shared by the pods with the same pattern (few objects
+        # for the collector to walk)
+        self._memo: dict[int, tuple[Any, ...]] = {}
+        self._templates: dict[tuple[Any, ...], PreFilterChain] = {}
+        self._canonical: dict[type, list[object]] = {}
 
     @property
     def active(self) -> bool:
@@ -103,8 +91,65 @@ class PreFilterReuse:
         functions; None when ``pod`` has none yet (run `recording` instead)."""
         hit = self._memo.get(id(pod))
         if hit is not None and hit[0] is pod:
-            return hit[1]
+            chain: PreFilterChain = hit[1]
+            return chain
         return None
+
+    def _shared(self, value: object) -> object:
+        """An earlier kept value equal to ``value`` (attrs equality: the same fields), else
+        ``value``: kept values are never changed, so pods whose plugins wrote equal ones
+        (an empty DynamicResources or VolumeBinding state, the same request vector) share
+        one object, and the collector has fewer to walk."""
+        cls = type(value)
+        if cls.__eq__ is object.__eq__:
+            return value
+        seen = self._canonical.setdefault(cls, [])
+        for c in seen:
+            if c == value:
+                return c
+        if len(seen) < _CANONICAL_PER_TYPE:
+            seen.append(value)
+        return value
+
+    def _template(self, pattern: tuple[Any, ...]) -> PreFilterChain:
+        """The chain for pods whose reusable plugins returned and wrote as ``pattern``
+        says: each run of consecutive kept plugins is one function writing the pod's values
+        (from the memo) under their keys and adding the skipped ones to the Skip set, as
+        the framework would after calling them; it returns None, so the run goes on."""
+        own = dict(self._chain)
+        memo = self._memo
+        chain: list[tuple[str, Callable[..., Any]]] = []
+        i = 0
+        at = 2  # where the next group's values start in a memo entry
+        while i < len(pattern):
+            if len(pattern[i]) == 1:
+                chain.append((pattern[i][0], own[pattern[i][0]]))
+                i += 1
+                continue
+            j = i
+            while j < len(pattern) and len(pattern[j]) == 3:
+                j += 1
+            kept = pattern[i:j]
+            keys = tuple(k for _, _, ks in kept for k in ks)
+            skips = frozenset(name for name, skip, _ in kept if skip)
+
+            def replay(
+                state: CycleState,
+                pod: Pod,
+                nodes: Sequence[NodeInfo],
+                start: int = at,
+                stop: int = at + len(keys),
+                keys: tuple[Any, ...] = keys,
+                skips: frozenset[str] = skips,
+            ) -> None:
+                if keys:  # the framework's own state: no Python call per key
+                    state._data.update(zip(keys, memo[id(pod)][start:stop]))  # noqa: B905
+                state.skip_filter_plugins.update(skips)
+
+            chain.append((kept[0][0], replay))
+            at += len(keys)
+            i = j
+        return tuple(chain)
 
     def recording(self, pod: Pod) -> tuple[PreFilterChain, Callable[[], None]]:
         """A chain that runs every plugin and notes what the reusable ones return and
@@ -136,21 +181,23 @@ class PreFilterReuse:
             out.append((name, note))
 
         def keep() -> None:
-            chain: list[tuple[str, Callable[..., Any]]] = []
-            kept: list[tuple[str, object, dict[Any, object]]] = []
-            for name, fn in self._chain:
+            pattern: list[tuple[str, bool, tuple[Any, ...]] | tuple[str]] = []
+            values: list[object] = []
+            for name, _ in self._chain:
                 noted = notes.get(name)
                 if noted is not None and _keepable(noted[0]):
-                    kept.append((name, *noted))
+                    result, writes = noted
+                    skip = isinstance(result, Status) and result.code is Code.Skip
+                    pattern.append((name, skip, tuple(writes)))
+                    values.extend(map(self._shared, writes.values()))
                     continue
-                if kept:
-                    chain.append((kept[0][0], _replayer(kept)))
-                    kept = []
-                chain.append((name, fn))
-            if kept:
-                chain.append((kept[0][0], _replayer(kept)))
+                pattern.append((name,))
+            key = tuple(pattern)
+            chain = self._templates.get(key)
+            if chain is None:
+                chain = self._templates[key] = self._template(key)
             if len(self._memo) >= MEMO_LIMIT:
                 self._memo.clear()
-            self._memo[id(pod)] = (pod, tuple(chain))
+            self._memo[id(pod)] = (pod, chain, *values)
 
         return tuple(out), keep
