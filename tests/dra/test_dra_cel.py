@@ -401,21 +401,70 @@ def test_find_and_find_all_results_match_go() -> None:
     assert cache.matches(f"{a}.find('\\\\d+') == ''", D, dev2)
 
 
+# Go 1.24 regexp/syntax (parse.go, the ErrorCode texts and the text each error quotes), the
+# parser of cel-go's matches and Kubernetes' find/findAll.
+_GO_REGEXP_ERRORS = [  # (the pattern as Go sees it, Go's error after "error parsing regexp: ")
+    (r"(a)\1", r"invalid escape sequence: `\1`"),
+    ("(?=a)", "invalid or unsupported Perl syntax: `(?=`"),
+    ("(?i", "invalid or unsupported Perl syntax: `(?i`"),
+    ("(?<=a)b", "invalid named capture: `(?<=a)b`"),  # Go >= 1.22 reads (?<name>
+    ("(?<!a)b>", "invalid named capture: `(?<!a)b>`"),
+    ("(", "missing closing ): `(`"),
+    (")", "unexpected ): `)`"),  # apiextensions validation_test.go: find(')')
+    ("[a", "missing closing ]: `[a`"),
+    ("[z-a]", "invalid character class range: `z-a`"),
+    (r"\pX", r"invalid character class range: `\pX`"),
+    ("*", "missing argument to repetition operator: `*`"),
+    ("a**", "invalid nested repetition operator: `**`"),
+    ("a{1001}", "invalid repeat count: `{1001}`"),
+    ("a\\", "trailing backslash at end of expression: ``"),
+    (r"\C", r"invalid escape sequence: `\C`"),  # RE2 takes \C, Go does not
+]
+
+
+@pytest.mark.parametrize(("pattern", "problem"), _GO_REGEXP_ERRORS)
 @pytest.mark.parametrize(
-    ("pattern", "problem"),
-    [
-        ("(a)\\\\1", "invalid escape sequence: `\\1`"),
-        ("(?=a)", "invalid perl operator: `(?=`"),
-    ],
+    "call", ["{s}.matches('{p}')", "{s}.find('{p}') == ''", "{s}.findAll('{p}', 1) == []"]
 )
-def test_find_refuses_what_go_regexp_refuses(pattern: str, problem: str) -> None:
-    """Backreferences and lookarounds are not RE2: the regex library's error value
-    ``Illegal regex: error parsing regexp: ...`` (Go's wording), a CEL runtime error."""
+def test_constant_regex_refused_at_program_creation(call: str, pattern: str, problem: str) -> None:
+    """A constant pattern Go's regexp refuses is refused when the program is built:
+    cel-go's MatchesRegexOptimization (OptOptimize, set by Kubernetes' base environment)
+    and the regex library's Find/FindAllRegexOptimization return regexp.Compile's error,
+    which DRA compile.go reports as ``program instantiation failed: <err>``
+    (apiextensions-apiserver validation_test.go: ``find(')')`` gives ``program
+    instantiation failed: error parsing regexp: unexpected ): `)```)."""
+    expression = call.format(s="device.driver", p=pattern.replace("\\", "\\\\"))
+    compiled = CelCache().compile(expression)
+    assert compiled.error == f"program instantiation failed: error parsing regexp: {problem}"
+
+
+@pytest.mark.parametrize(("pattern", "problem"), _GO_REGEXP_ERRORS)
+def test_runtime_regex_errors_as_cel_go(pattern: str, problem: str) -> None:
+    """A pattern known only at run time: Kubernetes' find returns ``Illegal regex: <Go's
+    error>`` (library/regex.go); cel-go's matches wraps Go's error alone (types/string.go
+    Match: ``WrapErr(err)``)."""
+    literal = pattern.replace("\\\\", "\\")
     cache = CelCache()
-    dev = _device({"s": ("string", "aa")}, {})
+    dev = _device({"s": ("string", "aa"), "p": ("string", literal)}, {})
+    p = 'device.attributes["dra.example.com"].p'
     with pytest.raises(CelRuntimeError) as info:
-        cache.matches(f'device.attributes["dra.example.com"].s.find("{pattern}") == ""', D, dev)
-    assert f"Illegal regex: error parsing regexp: {problem}" in str(info.value)
+        cache.matches(f'device.attributes["dra.example.com"].s.find({p}) == ""', D, dev)
+    assert str(info.value) == f"Illegal regex: error parsing regexp: {problem}"
+    if pattern.startswith(("(?<", "\\C")):
+        return  # cel-cpp's own matches: RE2 takes \C; its message omits the rest after (?<
+    with pytest.raises(CelRuntimeError) as info:
+        cache.matches(f'device.attributes["dra.example.com"].s.matches({p})', D, dev)
+    assert str(info.value) == f"error parsing regexp: {problem}"
+
+
+def test_valid_go_regexps_compile() -> None:
+    """Go 1.22+ takes ``(?<name>x)`` (regexp/syntax parse.go startsWithName); ``\\Q..\\E``
+    quotes a ``\\C``."""
+    cache = CelCache()
+    dev = _device({"s": ("string", "ab\\C")}, {})
+    s = 'device.attributes["dra.example.com"].s'
+    assert cache.matches(f"{s}.matches('(?<n>a)b')", D, dev)
+    assert cache.matches(f"{s}.find('\\\\Q\\\\C\\\\E') == '\\\\C'", D, dev)
 
 
 _N = 'device.attributes["dra.example.com"].n'  # 0, unknown to the checker (dyn)

@@ -58,7 +58,13 @@ from cel_expr_python.ext import (  # type: ignore[import-untyped]
 from schedsim.api.resource import Device, split_qualified_name
 from schedsim.dra.cel_ast import Node, checked_tree
 from schedsim.dra.cel_cost import DECLARED, MAX_COST, TOO_COMPLEX, Bounds, estimate_cost
-from schedsim.dra.cellib import kubernetes_extension, quantity_value, semver_value
+from schedsim.dra.cellib import (
+    go_regexp_error,
+    go_wording,
+    kubernetes_extension,
+    quantity_value,
+    semver_value,
+)
 
 __all__ = ["CelCache", "CelCompileError", "CelRuntimeError", "CompiledSelector", "device_bounds"]
 
@@ -393,6 +399,33 @@ _CEL_GO_WORDING = {
 }
 
 
+_CPP_BAD_REGEX = "invalid regular expression: "
+"""cel-cpp's ``matches`` with a pattern RE2 refuses, followed by RE2's error."""
+
+_REGEX_FUNCTIONS = frozenset({"matches", "find", "findAll"})
+"""Calls whose constant pattern (argument 1, the target counting as 0) cel-go compiles at
+program creation: the stdlib's MatchesRegexOptimization (with OptOptimize, which Kubernetes'
+base environment sets) and the regex library's Find/FindAllRegexOptimization."""
+
+
+def _constant_regex_error(tree: Node) -> str | None:
+    """The first refused constant pattern of ``tree`` in cel-go's program-creation words:
+    ``program instantiation failed: error parsing regexp: ...`` (DRA compile.go wraps
+    ``env.Program``'s error so; the regex factories return Go's ``regexp.Compile`` error
+    unchanged)."""
+    stack = [tree]
+    while stack:
+        node = stack.pop()
+        if node.kind == "call" and node.name in _REGEX_FUNCTIONS and len(node.children) >= 2:
+            pattern = node.children[1]
+            if pattern.kind == "const" and isinstance(pattern.value, str):
+                problem = go_regexp_error(pattern.value)
+                if problem is not None:
+                    return f"program instantiation failed: {problem}"
+        stack.extend(reversed(node.children))
+    return None
+
+
 def _runtime_message(raw: str) -> str:
     """cel-cpp's runtime error in cel-go's words where the mapping is certain (the same
     failure, only worded differently); any other message is kept as cel-cpp wrote it (minus
@@ -406,6 +439,9 @@ def _runtime_message(raw: str) -> str:
         return "no such overload"
     if "Iteration budget exceeded" in msg:
         return "operation cancelled: actual cost limit exceeded"
+    if msg.startswith(_CPP_BAD_REGEX):
+        # cel-go's matches: types.WrapErr of Go's regexp.MatchString error (string.go Match)
+        return go_wording(msg[len(_CPP_BAD_REGEX) :])
     known = _CEL_GO_WORDING.get(msg)
     if known is not None:
         return known
@@ -549,6 +585,9 @@ class CelCache:
                 error=f"must evaluate to bool or the unknown type, not {out.name().lower()}",
             )
         tree = self._tree(expression, program)
+        regex_error = _constant_regex_error(tree)
+        if regex_error is not None:
+            return CompiledSelector(expression, error=regex_error)
         cost = estimate_cost(tree)
         if cost > MAX_COST:
             worst = "unbounded" if cost == float("inf") else f"{cost:.0f}"

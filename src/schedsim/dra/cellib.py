@@ -41,6 +41,8 @@ __all__ = [
     "QUANTITY_KEY",
     "SEMVER_KEY",
     "Semver",
+    "go_regexp_error",
+    "go_wording",
     "kubernetes_extension",
     "parse_semver",
     "quantity_value",
@@ -331,6 +333,95 @@ _RE2_OPTIONS = re2.Options()
 _RE2_OPTIONS.log_errors = False  # the error becomes a CEL error value; RE2 must not print it
 
 
+# RE2's parser errors (re2/regexp.cc kErrorStrings) in the words of Go's regexp/syntax
+# (parse.go ErrorCode), which cel-go and Kubernetes' regex library report.
+_GO_ERROR_CODES = {
+    "missing )": "missing closing )",
+    "missing ]": "missing closing ]",
+    "unexpected )": "unexpected )",
+    "invalid escape sequence": "invalid escape sequence",
+    "invalid character class": "invalid character class",
+    "invalid character class range": "invalid character class range",
+    "no argument for repetition operator": "missing argument to repetition operator",
+    "bad repetition operator": "invalid nested repetition operator",
+    "invalid repetition size": "invalid repeat count",
+    "invalid perl operator": "invalid or unsupported Perl syntax",
+    "invalid named capture group": "invalid named capture",
+    "invalid UTF-8": "invalid UTF-8",
+}
+
+
+def _go_named_capture(pattern: str, at: int) -> str:
+    """Go 1.22+'s verdict on a ``(?<`` that RE2 calls an invalid Perl operator (a
+    lookbehind): parsePerlFlags reads ``(?<name>``, so with no ``>`` after it the whole rest
+    is an invalid named capture, else the text up to that ``>`` (a lookbehind's name
+    starts with ``=`` or ``!``, never a valid capture name)."""
+    rest = pattern[at:]
+    end = rest.find(">")
+    return f"invalid named capture: `{rest if end < 0 else rest[: end + 1]}`"
+
+
+def go_regexp_error(pattern: str) -> str | None:
+    """Go's ``regexp.Compile`` error for ``pattern`` (``error parsing regexp: <code>:
+    `<text>```), None when Go compiles it.
+
+    RE2 and Go's regexp/syntax are the same parser design; RE2's error codes are mapped to
+    Go's texts (`_GO_ERROR_CODES`), with Go's differences: ``\\C`` (any byte) is RE2 only,
+    ``(?<=``/``(?<!`` fall into Go's ``(?<name>`` parsing, and a trailing backslash is
+    reported with an empty text.
+    """
+    if _go_only_invalid_escape(pattern):
+        return "error parsing regexp: invalid escape sequence: `\\C`"
+    try:
+        _compiled(pattern)
+    except re2.error as e:
+        raw = e.args[0] if e.args else str(e)
+        text = raw.decode("utf-8", "replace") if isinstance(raw, bytes) else str(raw)
+        return go_wording(text, pattern)
+    return None
+
+
+def go_wording(re2_error: str, pattern: str | None = None) -> str:
+    """RE2's parser error ``<problem>: <text>`` as Go's ``error parsing regexp: <code>:
+    `<text>```; ``pattern`` (when known) places a ``(?<`` lookbehind the way Go reads it,
+    else RE2's text is shown."""
+    if re2_error == "trailing \\":
+        return "error parsing regexp: trailing backslash at end of expression: ``"
+    problem, sep, where = re2_error.partition(": ")
+    if problem == "invalid perl operator" and where.startswith("(?<"):
+        at = -1 if pattern is None else pattern.find(where)
+        source = where if pattern is None or at < 0 else pattern
+        return "error parsing regexp: " + _go_named_capture(source, max(at, 0))
+    if not sep:
+        return f"error parsing regexp: {re2_error}"
+    return f"error parsing regexp: {_GO_ERROR_CODES.get(problem, problem)}: `{where}`"
+
+
+def _go_only_invalid_escape(pattern: str) -> bool:
+    """Whether ``pattern`` has ``\\C`` outside ``\\Q...\\E`` (RE2 takes it, Go refuses)."""
+    i, n = 0, len(pattern)
+    while i < n - 1:
+        if pattern[i] == "\\":
+            nxt = pattern[i + 1]
+            if nxt == "C":
+                return True
+            if nxt == "Q":
+                end = pattern.find("\\E", i + 2)
+                if end < 0:
+                    return False
+                i = end + 2
+                continue
+            i += 2
+            continue
+        i += 1
+    return False
+
+
+@lru_cache(maxsize=1024)
+def _compiled(pattern: str) -> Any:
+    return re2.compile(pattern, options=_RE2_OPTIONS)
+
+
 @lru_cache(maxsize=1024)
 def _regex(pattern: str) -> Any:
     """The pattern compiled by RE2, as Go's ``regexp`` that cel-go uses: linear time, no
@@ -338,16 +429,13 @@ def _regex(pattern: str) -> Any:
 
     Raises:
         ValueError: ``Illegal regex: error parsing regexp: <problem>: `<text>```, the
-            wording of Kubernetes' regex library over Go's parser.
+            wording of Kubernetes' regex library (library/regex.go find/findAll) over Go's
+            parser (`go_regexp_error`).
     """
-    try:
-        return re2.compile(pattern, options=_RE2_OPTIONS)
-    except re2.error as e:
-        raw = e.args[0] if e.args else str(e)
-        text = raw.decode("utf-8", "replace") if isinstance(raw, bytes) else str(raw)
-        problem, sep, where = text.partition(": ")
-        detail = f"{problem}: `{where}`" if sep else text
-        raise ValueError(f"Illegal regex: error parsing regexp: {detail}") from None
+    problem = go_regexp_error(pattern)
+    if problem is not None:
+        raise ValueError(f"Illegal regex: {problem}")
+    return _compiled(pattern)
 
 
 def _find(s: str, pattern: str) -> str:
