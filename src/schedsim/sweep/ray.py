@@ -58,6 +58,16 @@ def _task(cluster: SweepInput, scenario: Scenario) -> ScenarioResult:
     return run_scenario({scenario.cluster_key: cluster}, scenario, _engines)
 
 
+def _cancel(ray: Any, pending: Mapping[Any, Scenario]) -> None:
+    """Cancel the submitted tasks (``force``: a running task's worker is killed), each
+    on its own; one already finished or lost is no reason to leave the others."""
+    for ref in pending:
+        try:
+            ray.cancel(ref, force=True)
+        except Exception:  # finished, or the cluster is already gone
+            continue
+
+
 class RayExecutor:
     """Runs scenarios as Ray tasks.
 
@@ -96,18 +106,24 @@ class RayExecutor:
                 probe_address(self.address)
             try:
                 ray.init(address=self.address, **kwargs)
+            except KeyboardInterrupt:
+                # Ctrl-C while Ray starts: end what was started, then let the command line
+                # report it (exit 130)
+                if ray.is_initialized():
+                    ray.shutdown()
+                raise
             except Exception as e:
                 raise RayUnavailableError(f"ray.init({self.address or ''}) failed: {e}") from None
             started = True
+        pending: dict[Any, Scenario] = {}
         try:
             refs = {key: ray.put(c) for key, c in clusters.items()}
             task = ray.remote(_task)
             source = iter(scenarios)
             cpus = int(ray.cluster_resources().get("CPU", 1))  # type: ignore[no-untyped-call]
             window = max(1, cpus) * IN_FLIGHT_PER_WORKER
-            pending = {
-                task.remote(refs[s.cluster_key], s): s for s in itertools.islice(source, window)
-            }
+            for s in itertools.islice(source, window):  # one by one: Ctrl-C may come here
+                pending[task.remote(refs[s.cluster_key], s)] = s
             while pending:
                 done, _ = ray.wait(list(pending), num_returns=1)
                 for obj in done:
@@ -120,6 +136,11 @@ class RayExecutor:
                         )
                 for s in itertools.islice(source, len(done)):
                     pending[task.remote(refs[s.cluster_key], s)] = s
+        except (KeyboardInterrupt, GeneratorExit):
+            # Ctrl-C (or the consumer stopped): the submitted tasks are cancelled, not left
+            # running on a shared cluster; results already yielded (and saved) stay.
+            _cancel(ray, pending)
+            raise
         finally:
             if started:
                 ray.shutdown()
