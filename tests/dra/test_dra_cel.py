@@ -528,3 +528,29 @@ def test_runtime_errors_without_a_certain_cel_go_wording_are_kept() -> None:
     with pytest.raises(CelRuntimeError) as info:
         cache.matches('device.attributes["dra.example.com"].s.charAt(10) == "a"', D, dev)
     assert str(info.value) == "<string>.charAt(<pos>): <pos> is greater than <string>.size()"
+
+
+@pytest.mark.parametrize(
+    ("expression", "message"),
+    [
+        # decls.go guardedBinaryOp / funcDispatch -> MaybeNoSuchOverload("find", args...):
+        # "no such overload: %s(%s)" with the arguments' TypeName()
+        (f"{_S}.find({_N}) == ''", "no such overload: find(string, int)"),
+        (f"{_N}.find({_S}) == ''", "no such overload: find(int, string)"),
+        (f"{_N}.findAll({_S}, 1) == []", "no such overload: findAll(int, string, int)"),
+        # a constant pattern: library/regex.go FindRegexOptimization's own check,
+        # types.MaybeNoSuchOverloadErr -> the bare message
+        (f"{_N}.find('a') == ''", "no such overload"),
+        (f"{_N}.findAll('a', 1) == []", "no such overload"),
+        # stdlib _+_ is SingletonBinaryBinding over traits.AdderType: String.Add(Int)
+        # answers MaybeNoSuchOverloadErr, the bare message
+        (f"{_S} + 1 == 2", "no such overload"),
+    ],
+)
+def test_no_such_overload_as_cel_go(expression: str, message: str) -> None:
+    """cel-go v0.26's runtime wording for an argument no overload takes."""
+    cache = CelCache()
+    dev = _device({"n": ("int", 0), "s": ("string", "abc")}, {})
+    with pytest.raises(CelRuntimeError) as info:
+        cache.matches(expression, D, dev)
+    assert str(info.value) == message

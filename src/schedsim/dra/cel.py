@@ -75,7 +75,8 @@ class CelCompileError(ValueError):
 
 
 class CelRuntimeError(ValueError):
-    """A selector failed while evaluating (``no such key: x``, ``no such overload``, ...)."""
+    """A selector failed while evaluating (``no such key: x``, ``no such overload``,
+    ``no such overload: find(int, string)``, ...)."""
 
 
 # ----------------------------------------------------------------------------- source passes
@@ -426,17 +427,62 @@ def _constant_regex_error(tree: Node) -> str | None:
     return None
 
 
-def _runtime_message(raw: str) -> str:
+_CPP_NO_OVERLOAD = re.compile(r"No matching overloads found\s*:\s*(?:\((.*?)\)\.)?(\w+)\((.*)\)$")
+
+_TYPED_BINDINGS = frozenset({"find", "findAll"})
+"""Functions cel-go binds per typed overload (``cel.MemberOverload(...,
+cel.BinaryBinding/FunctionBinding)``, Kubernetes library/regex.go): a call whose runtime
+argument types match no overload is decls.MaybeNoSuchOverload's ``no such overload:
+<function>(<argument types>)``. The standard operators are one binding per function over a
+trait (``SingletonBinaryBinding``, stdlib), whose receiver answers a bare ``no such
+overload``; that stays the message for them and for the rest."""
+
+_GO_TYPE_NAMES = {"int64": "int", "uint64": "uint"}
+"""cel-cpp's type names where cel-go's ``Type().TypeName()`` differs."""
+
+
+def _typed_find(tree: Node | None) -> bool:
+    """Whether every find/findAll call of ``tree`` has a non-constant pattern: cel-go's
+    Find/FindAllRegexOptimization replaces a constant-pattern call by one whose type check
+    answers a bare ``no such overload`` (types.MaybeNoSuchOverloadErr), so the typed
+    wording of `_no_such_overload` is certain only when no call was replaced."""
+    if tree is None:
+        return False
+    stack, seen = [tree], False
+    while stack:
+        node = stack.pop()
+        if node.kind == "call" and node.name in _TYPED_BINDINGS and len(node.children) >= 2:
+            if node.children[1].kind == "const":
+                return False
+            seen = True
+        stack.extend(node.children)
+    return seen
+
+
+def _no_such_overload(msg: str) -> str:
+    """cel-cpp's ``No matching overloads found : (recv).f(args)`` in cel-go's words."""
+    m = _CPP_NO_OVERLOAD.match(msg)
+    if m is None or m.group(2) not in _TYPED_BINDINGS:
+        return "no such overload"
+    receiver, function, args = m.groups()
+    names = [receiver] if receiver is not None else []
+    names += [a.strip() for a in args.split(",") if a.strip()]
+    types = ", ".join(_GO_TYPE_NAMES.get(n, n) for n in names)
+    return f"no such overload: {function}({types})"
+
+
+def _runtime_message(raw: str, typed_find: bool = False) -> str:
     """cel-cpp's runtime error in cel-go's words where the mapping is certain (the same
     failure, only worded differently); any other message is kept as cel-cpp wrote it (minus
     its status code), e.g. the string extension's range errors, whose cel-go wording names
-    the index cel-cpp's message does not give."""
+    the index cel-cpp's message does not give. ``typed_find``: every find/findAll call of
+    the expression has a non-constant pattern (`_typed_find`)."""
     msg = _STATUS_SUFFIX.sub("", _STATUS_PREFIX.sub("", raw.strip()))
     m = _KEY_NOT_FOUND.search(msg)
     if m is not None:
         return f"no such key: {m.group(1)}"
     if msg.startswith("No matching overloads found"):
-        return "no such overload"
+        return _no_such_overload(msg) if typed_find else "no such overload"
     if "Iteration budget exceeded" in msg:
         return "operation cancelled: actual cost limit exceeded"
     if msg.startswith(_CPP_BAD_REGEX):
@@ -662,12 +708,12 @@ class CelCache:
         try:
             value = compiled.program.eval(activation)
         except RuntimeError as e:
-            return _runtime_message(str(e))
+            return _runtime_message(str(e), _typed_find(compiled.tree))
         kind = value.type()
         if kind == cel.Type.BOOL:
             return bool(value.value())
         if kind == cel.Type.ERROR:
-            return _runtime_message(str(value.value()))
+            return _runtime_message(str(value.value()), _typed_find(compiled.tree))
         return f"CEL result of type {kind.name().lower()} could not be converted to bool"
 
     def _over_budget(self, compiled: CompiledSelector, driver: str, device: Device) -> bool:
