@@ -49,10 +49,19 @@ NEEDS = {
 }
 """Hooks a probe must also implement for the misbehaving one to belong to its point."""
 
-BAD = {"wrong type": "return 'ok'", "raises": "raise RuntimeError('probe broke')"}
+BAD = {
+    "wrong type": "return 'ok'",
+    "raises": "raise RuntimeError('probe broke')",
+    # BaseExceptions a plugin's own code can raise by mistake (issue 30): a traceback, or
+    # (SystemExit(0)) exit 0 with no output, from Score and NormalizeScore before
+    "generator exit": "raise GeneratorExit",
+    "system exit": "raise SystemExit(0)",
+}
 PROBLEM = {
     "wrong type": "returned 'ok' (str), want ",
     "raises": "RuntimeError: probe broke",
+    "generator exit": "GeneratorExit",
+    "system exit": "SystemExit: 0",
 }
 
 WORDING = {
@@ -282,7 +291,7 @@ def test_simulate_fails_only_the_pod_with_the_plugin_named(
     if hook == "unreserve" and how == "wrong type":  # its result is ignored, Reserve's error wins
         want = 'running Reserve plugin "Probe": reserve failed'
     elif hook == "unreserve":
-        want = 'running Unreserve plugin "Probe": RuntimeError: probe broke'
+        want = 'running Unreserve plugin "Probe": ' + PROBLEM[how]
     else:
         want = WORDING[hook] + PROBLEM[how]
     [p] = json.loads(out)["pods"]

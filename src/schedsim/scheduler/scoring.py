@@ -8,8 +8,9 @@ on the pod and the node alone (the scheduler's `schedsim.scheduler.ResultCache`)
 NormalizeScore always runs over the nodes given (a normalized score depends on the whole
 feasible set), so normalized scores are never reused.
 
-Anything unusual (a Score returning something else than an int, raising, a NormalizeScore
-failing or leaving a score out of range) makes it return None: the caller then runs
+Anything unusual (a Score returning something else than an int, raising (`PLUGIN_FAILURES`:
+GeneratorExit and SystemExit included), a NormalizeScore failing or leaving a score out of
+range) makes it return None: the caller then runs
 `Framework.run_score_plugins`, which produces kube-scheduler's error for it.
 """
 
@@ -23,6 +24,7 @@ from typing import Any, cast
 from schedsim.api.core import Pod
 from schedsim.framework.cycle_state import CycleState
 from schedsim.framework.interface import NodeInfo
+from schedsim.framework.plugin_results import PLUGIN_FAILURES
 from schedsim.framework.runtime import Framework
 from schedsim.framework.scores import MAX_NODE_SCORE, MIN_NODE_SCORE
 from schedsim.framework.status import Status
@@ -219,7 +221,7 @@ def score_totals(
             if weight != 1:
                 ints = list(map(weight.__mul__, ints))
             totals = ints if totals is None else list(map(add, totals, ints))
-    except Exception:
+    except PLUGIN_FAILURES:  # GeneratorExit and SystemExit too: a plugin's, reported below
         return None
     return totals if totals is not None else [0] * len(nodes)
 
