@@ -367,3 +367,34 @@ def test_plugin_exiting_at_import_is_a_load_error(
     assert (code, out) == (2, "")
     assert err == f"schedsim: error: --plugin 'exits_at_import:Probe': cannot load: {why}"
     assert "Traceback" not in err
+
+
+@pytest.mark.parametrize("how", ["raises", "system exit"])
+@pytest.mark.parametrize("hook", SIMULATE_HOOKS)
+def test_replay_exits_1_with_the_plugin_named(
+    hook: str,
+    how: str,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """replay, as simulate: exit 1, the output written whole, a warning naming the pod, the
+    plugin and the hook, no traceback. A pod a PreEnqueue plugin's Error keeps out of the
+    queue counts too (kube-scheduler keeps it gated, runPreEnqueuePlugins logging the error;
+    replay exited 0 for it before, issue 30)."""
+    spec = load_probe(tmp_path, hook, how, monkeypatch)
+    cluster, config, _ = _files(tmp_path)
+    second = "kind: Node\napiVersion: v1\nmetadata: {name: n2}\n"
+    second += "status: {allocatable: {cpu: '4', memory: 4Gi, pods: '10'}}\n---\n"
+    Path(cluster).write_text(second + CLUSTER)  # two feasible nodes: Score runs
+    code = main(["replay", cluster, "--config", config, "--plugin", spec, "-o", "json"])
+    out, err = capsys.readouterr()
+    assert "Traceback" not in err
+    if hook == "unreserve":  # Reserve's error fails the attempt, then Unreserve raises
+        want = 'running Unreserve plugin "Probe": ' + PROBLEM[how]
+    else:
+        want = WORDING[hook] + PROBLEM[how]
+    assert code == 1, err
+    assert json.loads(out)["summary"]["scheduled"] == 0
+    assert "warning: pod default/p: " in err and want in err, err
+    assert "schedsim: error: a plugin failed for 1 pod(s)" in err

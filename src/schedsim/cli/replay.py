@@ -523,8 +523,9 @@ def run(args: argparse.Namespace, engine: Engine) -> tuple[str, int]:
     status = 0
     if replay.failed:  # as simulate: the output is written, the exit status says it
         print(
-            f"schedsim: error: a plugin failed for {len(replay.failed)} pod(s); their attempts "
-            "failed and were not retried (see the warnings), the replay went on",
+            f"schedsim: error: a plugin failed for {len(replay.failed)} pod(s); they were not "
+            "scheduled (see the warnings: an attempt that failed is not retried), the replay "
+            "went on",
             file=sys.stderr,
         )
         status = 1

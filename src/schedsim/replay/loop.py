@@ -67,6 +67,7 @@ from schedsim.framework.events import (
     ClusterEvent,
     EventResource,
 )
+from schedsim.framework.status import Code
 from schedsim.replay.autoscaler import Autoscaler, AutoscalerOptions, LoopDecision
 from schedsim.replay.clock import Event, EventKind, EventQueue, VirtualClock, grid_time
 from schedsim.replay.gpus import device_gpus
@@ -330,7 +331,9 @@ class Replay:
         self._reasons: dict[str, str] = {}  # with detail: pod key -> `pending_reason`
         self.failed: dict[str, str] = {}
         """Pods whose attempt ended with an Error status (a plugin failed): key -> message.
-        They leave the queue (kube-scheduler would retry them after backoff, and fail again)."""
+        They leave the queue (kube-scheduler would retry them after backoff, and fail again).
+        At the end, also the pods a PreEnqueue plugin's Error status still keeps out of the
+        queue (kube-scheduler keeps such a pod gated, as here, and logs the error)."""
         self.skipped: dict[str, str] = {}
         """Pending pods being deleted (``metadata.deletionTimestamp``), popped and skipped as
         kube-scheduler's skipPodSchedule skips them: key -> ``skip schedule deleting pod:
@@ -567,6 +570,14 @@ class Replay:
     def _finish(self) -> None:
         if not self._done:
             self._done = True
+            for qpi in self.queue.pending_pods():  # a plugin failed for them too
+                st = qpi.gating_status
+                if st is not None and st.code is Code.Error and qpi.pod.key not in self.failed:
+                    self.failed[qpi.pod.key] = st.message
+                    self.warnings.append(
+                        f"pod {qpi.pod.key}: kept out of the scheduling queue to the end by a "
+                        f"PreEnqueue plugin's error: {st.message}"
+                    )
             if self.until is not None and self.now < self.until:
                 self.clock.advance(self.until)  # the replay ends at --until, quiet or not
             if self._changes != self._sampled_at or self.metrics_recorder.last_time != self.now:
