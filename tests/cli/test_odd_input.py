@@ -1021,3 +1021,37 @@ def test_a_map_key_with_dots_or_slashes_is_written_in_brackets(
         "Pod default/p: metadata.annotations[schedsim.io/duration]: expected a string, got a "
         "number" in capsys.readouterr().err
     )
+
+
+@pytest.mark.parametrize(
+    ("statement", "why"),
+    [("raise ValueError('boom')", "ValueError: boom"), ("raise SystemExit(0)", "SystemExit: 0")],
+)
+@pytest.mark.parametrize("command", ["simulate", "replay"])
+def test_a_plugin_whose_events_fail_is_refused_at_start(
+    statement: str,
+    why: str,
+    command: str,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """kube-scheduler does not start when a plugin's EventsToRegister fails (scheduler.New
+    returns buildQueueingHintMap's error): exit 2 naming the profile's file and the plugin,
+    no traceback (it was a ProfileError traceback, exit 1, when the first scheduling queue
+    was built)."""
+    module = f"events_{command}_{why.split(':')[0].lower()}"
+    (tmp_path / f"{module}.py").write_text(
+        "class Probe:\n    name = 'Probe'\n    def __init__(self, args, handle): pass\n"
+        "    def schedsim_filter(self, state, pod, node_info): return None\n"
+        f"    def events_to_register(self): {statement}\n"
+    )
+    monkeypatch.syspath_prepend(str(tmp_path))
+    config = tmp_path / "config.yaml"
+    config.write_text(PROFILE)
+    trace = tmp_path / "t.yaml"
+    trace.write_text(TRACE_ON_A_NODE)
+    code = main([command, str(trace), "--config", str(config), "--plugin", f"{module}:Probe"])
+    out, err = capsys.readouterr()
+    assert (code, out) == (2, "")
+    assert err == f"schedsim: error: {config}: plugin 'Probe': events_to_register: {why}\n"

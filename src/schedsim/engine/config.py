@@ -134,7 +134,11 @@ class EngineConfig:
     ) -> Framework:
         """A new Framework over a new Handle (build it once per process and reuse it: runs
         bind their snapshot to it), checked as kube-scheduler's NewFramework checks a profile
-        (exactly one QueueSort plugin, at least one Bind plugin).
+        (exactly one QueueSort plugin, at least one Bind plugin), with its plugins' events
+        collected once as scheduler.New's buildQueueingHintMap does before kube-scheduler
+        starts (an ``events_to_register`` that fails refuses the profile here, naming the
+        file, instead of a traceback when the first scheduling queue was built; scale-up
+        and scale-down refuse it too, the profile being kube-scheduler's).
 
         Args:
             timings: when given, every plugin call is timed into it.
@@ -148,6 +152,7 @@ class EngineConfig:
         try:
             fw = Framework(profile, Handle(feature_gates=self.gates()), self.registry(), timings)
             fw.validate_profile()
+            fw.events_to_register()
         except (PluginError, ProfileError) as e:
             if self.config_file:  # name the file whose plugins or pluginConfig are wrong
                 raise PluginError(f"{self.config_file}: {e}") from None
