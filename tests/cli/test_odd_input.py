@@ -1055,3 +1055,46 @@ def test_a_plugin_whose_events_fail_is_refused_at_start(
     out, err = capsys.readouterr()
     assert (code, out) == (2, "")
     assert err == f"schedsim: error: {config}: plugin 'Probe': events_to_register: {why}\n"
+
+
+@pytest.mark.parametrize("which", ["--alibaba-pods", "--alibaba-nodes"])
+def test_dev_zero_as_an_alibaba_csv_ends_with_an_error(
+    which: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``/dev/zero`` as a trace CSV file grew one endless line (6.7 GB in 15 s) where the
+    manifest reader stops at the first NUL: a NUL is refused on its line, exit 2."""
+    pods = tmp_path / "pods.csv"
+    pods.write_text(PODS_HEADER + "a,1000,1024,0,0,,BE,Running,10,20,10\n")
+    nodes = tmp_path / "nodes.csv"
+    nodes.write_text(NODES_HEADER + "n1,4000,4096,0,\n")
+    files = {"--alibaba-pods": str(pods), "--alibaba-nodes": str(nodes), which: "/dev/zero"}
+    argv = ["replay", *(x for kv in files.items() for x in kv)]
+    assert main(argv) == 2
+    assert capsys.readouterr().err == (
+        "schedsim: error: /dev/zero:1: a NUL character: not a text file (give the trace's CSV "
+        "file)\n"
+    )
+
+
+def test_an_alibaba_csv_line_or_stream_past_the_limits_is_refused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A file without line ends is refused at `MAX_LINE_CHARS`, an endless stream of short
+    lines at the input limit, before either fills memory; a quoted cell over two lines is
+    still one row."""
+    from schedsim.api.loading import loader
+    from schedsim.replay import alibaba
+
+    nodes = tmp_path / "nodes.csv"
+    nodes.write_text(NODES_HEADER + '"n1",4000,4096,0,"a' + "x" * 300 + '"\n')
+    monkeypatch.setattr(alibaba, "MAX_LINE_CHARS", 200)
+    with pytest.raises(alibaba.TraceError, match=r":2: a line longer than 200 characters: "):
+        alibaba.read_nodes(str(nodes))
+    monkeypatch.setattr(alibaba, "MAX_LINE_CHARS", 1 << 20)
+    monkeypatch.setattr(loader, "MAX_INPUT_BYTES", 100)
+    with pytest.raises(alibaba.TraceError, match=r"nodes.csv: larger than 100 bytes, "):
+        alibaba.read_nodes(str(nodes))
+    monkeypatch.setattr(loader, "MAX_INPUT_BYTES", 1 << 30)
+    nodes.write_text(NODES_HEADER + 'n1,4000,4096,0,""\nn2,4000,"40\n96",0,\n')
+    with pytest.raises(alibaba.TraceError, match=r"nodes.csv:4: memory_mib: expected a number"):
+        alibaba.read_nodes(str(nodes))

@@ -61,6 +61,7 @@ import attrs
 from schedsim.api.core import Node, Pod
 from schedsim.api.core.resources import pod_requests
 from schedsim.api.errors import ManifestError
+from schedsim.api.loading import loader
 from schedsim.api.loading.loader import decode_objects
 from schedsim.api.resource import MAX_DEVICES_PER_SLICE
 from schedsim.api.validation.common import dns1123_subdomain_problem, label_value_problem
@@ -122,6 +123,43 @@ class TraceError(ManifestError):
     """A trace file that cannot be read: ``FILE:LINE: problem``."""
 
 
+MAX_LINE_CHARS: Final = 1 << 20
+"""Longest line of a trace CSV file (1 Mi characters; a row of the trace is about 100): a
+file without line ends (``/dev/zero``, a binary file) is refused there instead of being
+read whole into one line."""
+
+
+def _lines(f: Any, path: str) -> Iterator[str]:
+    """The lines of the open CSV file ``f`` for `csv.reader`, checked as they are read: no
+    NUL character (Python's csv takes one in a cell; ``/dev/zero`` is nothing else), none
+    longer than `MAX_LINE_CHARS`, at most `loader.MAX_INPUT_BYTES` characters in all (an
+    endless stream), as manifests are read.
+
+    Raises:
+        TraceError: ``FILE:LINE: problem``.
+    """
+    total = 0
+    number = 0
+    while line := f.readline(MAX_LINE_CHARS + 1):
+        number += 1
+        if "\0" in line:
+            raise TraceError(
+                f"{path}:{number}: a NUL character: not a text file (give the trace's CSV file)"
+            )
+        if len(line) > MAX_LINE_CHARS:
+            raise TraceError(
+                f"{path}:{number}: a line longer than {MAX_LINE_CHARS:,} characters: not a "
+                "trace CSV file (give the trace's CSV file)"
+            )
+        total += len(line)
+        if total > loader.MAX_INPUT_BYTES:
+            raise TraceError(
+                f"{path}: larger than {loader.MAX_INPUT_BYTES:,} bytes, more than schedsim "
+                "reads (is it an endless stream?)"
+            )
+        yield line
+
+
 def _rows(
     path: str, columns: Sequence[str], required: Sequence[str] | None = None
 ) -> list[tuple[int, dict[str, str]]]:
@@ -132,7 +170,7 @@ def _rows(
     except OSError as e:
         raise TraceError(f"{path}: cannot read: {e.strerror or e}") from None
     with f:
-        reader = csv.reader(f)
+        reader = csv.reader(_lines(f, path))
         try:
             header = next(reader)
         except StopIteration:
