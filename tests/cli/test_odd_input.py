@@ -165,6 +165,12 @@ spec:
         # validateJobSpec: ValidateNonnegativeField
         (JOB, "backoffLimit: -1",
          "Job default/j: spec.backoffLimit: invalid value -1: must be greater than or equal to 0"),
+        (JOB, "activeDeadlineSeconds: -1",  # accepted before (issue 30 audit)
+         "Job default/j: spec.activeDeadlineSeconds: invalid value -1: must be greater than or "
+         "equal to 0"),
+        (JOB, "activeDeadlineSeconds: 9223372036854775808",  # an int64 field
+         "Job default/j: spec.activeDeadlineSeconds: invalid value 9223372036854775808: out of "
+         "the int64 range"),
         (JOB, "podReplacementPolicy: Sometimes",
          'Job default/j: spec.podReplacementPolicy: unsupported value "Sometimes": supported '
          'values: "TerminatingOrFailed", "Failed"'),
@@ -195,6 +201,7 @@ def test_controller_spec_validation(
 @pytest.mark.parametrize(
     "field",
     ["backoffLimit: 0", "backoffLimit: 2147483647", "podReplacementPolicy: Failed",
+     "activeDeadlineSeconds: 0", "activeDeadlineSeconds: 9223372036854775807",
      "completionMode: Indexed\n  completions: 2\n  backoffLimitPerIndex: 1\n  maxFailedIndexes: 1"],
 )  # fmt: skip
 def test_valid_controller_fields_load(

@@ -170,9 +170,15 @@ _INT32_FIELDS: Mapping[str, tuple[str, ...]] = {
 """int32 fields of each controller's spec (apps/v1, batch/v1 types): a larger number cannot
 be decoded by the API server."""
 
+_INT64_FIELDS: Mapping[str, tuple[str, ...]] = {"Job": ("activeDeadlineSeconds",)}
+"""int64 fields of each controller's spec (batch/v1 types)."""
+
 _NON_NEGATIVE: Mapping[str, tuple[str, ...]] = {
-    "Job": ("backoffLimit", "backoffLimitPerIndex", "maxFailedIndexes", "ttlSecondsAfterFinished"),
-}
+    "Job": (
+        "backoffLimit", "backoffLimitPerIndex", "maxFailedIndexes", "ttlSecondsAfterFinished",
+        "activeDeadlineSeconds",
+    ),
+}  # fmt: skip
 """Fields validateJobSpec checks with ValidateNonnegativeField (besides parallelism and
 completions, decoded below)."""
 
@@ -193,12 +199,14 @@ def _check_spec(kind: str, spec: Mapping[str, Any]) -> None:
     """The API server's decoding and validation of the controller's own spec fields that
     schedsim does not otherwise read: int32 widths, non-negative counts, enumerated types
     (``pkg/apis/apps/validation``, ``pkg/apis/batch/validation``). Raises FieldError."""
-    for key in _INT32_FIELDS.get(kind, ()):
+    widths = [(key, 32) for key in _INT32_FIELDS.get(kind, ())]
+    widths += [(key, 64) for key in _INT64_FIELDS.get(kind, ())]
+    for key, bits in widths:
         if spec.get(key) is None:
             continue
         value = d.get_int(spec, key, "spec")
-        if not -(2**31) <= value < 2**31:  # an int32 field: the API server cannot decode it
-            raise FieldError(f"spec.{key}", f"invalid value {value}: out of the int32 range")
+        if not -(2 ** (bits - 1)) <= value < 2 ** (bits - 1):  # the API server cannot decode it
+            raise FieldError(f"spec.{key}", f"invalid value {value}: out of the int{bits} range")
         if key in _NON_NEGATIVE.get(kind, ()) and value < 0:
             raise FieldError(
                 f"spec.{key}", f"invalid value {value}: must be greater than or equal to 0"
