@@ -1105,3 +1105,27 @@ def test_an_alibaba_csv_line_or_stream_past_the_limits_is_refused(
     nodes.write_text(NODES_HEADER + 'n1,4000,4096,0,""\nn2,4000,"40\n96",0,\n')
     with pytest.raises(alibaba.TraceError, match=r"nodes.csv:4: memory_mib: expected a number"):
         alibaba.read_nodes(str(nodes))
+
+
+@pytest.mark.parametrize("option", ["--output-file", "--report"])
+def test_output_to_a_device_writes_the_device(
+    option: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """As root, ``--report /dev/full`` turned the machine's /dev/full into an HTML file (the
+    write-to-temp-then-rename was applied to any path): a device is opened and written, and
+    stays the device. A null device made in tmp_path (mknod needs root) stands for it, so
+    the machine's own devices are never at risk; the output goes nowhere, exit 0."""
+    import stat
+
+    device = tmp_path / "null"
+    try:
+        os.mknod(device, 0o666 | stat.S_IFCHR, os.makedev(1, 3))
+    except (PermissionError, OSError) as e:
+        pytest.skip(f"cannot make a device node here: {e}")
+    cluster = tmp_path / "c.yaml"
+    cluster.write_text(CLUSTER.replace("QUANTITY", "1"))
+    assert main(["simulate", str(cluster), option, str(device), "-o", "json"]) == 0
+    capsys.readouterr()
+    mode = os.lstat(device).st_mode
+    assert stat.S_ISCHR(mode) and os.major(os.lstat(device).st_rdev) == 1
+    assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".null.")] == []
