@@ -55,6 +55,29 @@ def test_replay_with_no_nodes_ends(tmp_path: Path, capsys: pytest.CaptureFixture
     assert out["unschedulable"] == {"default/a": "no nodes available to schedule pods"}
 
 
+def test_replay_with_no_nodes_scales_up_from_zero(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """With a node group, the pod facing no nodes gets one: kube-scheduler's schedulingCycle
+    turns ErrNoNodesAvailable into an UnschedulableAndUnresolvable status, so the pod is
+    marked PodScheduled=False/Unschedulable (handleSchedulingFailure) while it backs off, and
+    the Cluster Autoscaler, which lists pods by that condition, scales up from zero nodes
+    (--scale-up-from-zero, default true; actOnEmptyCluster does not stop the loop). The
+    replay's autoscaler saw only parked pods, so the pod stayed pending with no node added."""
+    trace = tmp_path / "t.yaml"
+    trace.write_text(ONE_POD)
+    groups = tmp_path / "g.yaml"
+    groups.write_text(
+        "nodeGroups:\n- name: g\n  maxSize: 2\n  template:\n    node:\n"
+        "      metadata: {name: t}\n"
+        "      status: {allocatable: {cpu: '4', memory: 8Gi, pods: '10'}}\n"
+    )
+    out = _json(["replay", str(trace), "--node-groups", str(groups), "-o", "json"], capsys)
+    assert out["summary"]["scheduled"] == 1
+    assert out["summary"]["nodesAdded"] == 1
+    assert out["summary"]["pendingAtEnd"] == 0
+
+
 CLUSTER = """\
 apiVersion: v1
 kind: Node

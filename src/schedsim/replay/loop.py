@@ -1043,9 +1043,30 @@ class Replay:
             self._delete_node(name)
 
     def _unschedulable_pods(self) -> list[Pod]:
-        """The pods CA sees as unschedulable: attempted and parked, not gated (a gated pod's
-        PodScheduled condition says SchedulingGated), in queue order."""
-        return queue_order(q.pod for q in self.queue.unschedulable_pods() if not q.gated)
+        """The pods CA sees as unschedulable (PodScheduled False, reason Unschedulable), in
+        queue order: attempted and parked, not gated (a gated pod's PodScheduled condition
+        says SchedulingGated); and those backing off after ``no nodes available to schedule
+        pods``. kube-scheduler's schedulingCycle turns ErrNoNodesAvailable into an
+        UnschedulableAndUnresolvable status, so handleSchedulingFailure marks the pod
+        Unschedulable, while the queue, with no rejector plugin, backs it off as after an
+        error: CA sees it and scales up from no nodes (--scale-up-from-zero, default true).
+        Such a rejection is the only one without reasons."""
+        pods = [q.pod for q in self.queue.unschedulable_pods() if not q.gated]
+        if self.queue.backoff_len:
+            outcomes = self.scheduling.outcomes
+            parked = {p.key for p in pods}
+            for q in self.queue.pending_pods():
+                o = outcomes.get(q.key)
+                if (
+                    o is not None
+                    and q.key not in parked
+                    and not q.gated
+                    and not q.unschedulable_plugins
+                    and o.node_name is None
+                    and not (o.reasons or o.error or o.preempted_by or o.skipped)
+                ):
+                    pods.append(q.pod)
+        return queue_order(pods)
 
     def _delete_node(self, name: str) -> None:
         """CA drains the node (each pod's eviction an ``AssignedPodDelete``), deletes it
