@@ -208,6 +208,12 @@ spec:
         (DEPLOYMENT, "strategy: {type: BlueGreen}",
          'Deployment default/d: spec.strategy.type: unsupported value "BlueGreen": supported '
          'values: "Recreate", "RollingUpdate"'),
+        # ValidateDaemonSetUpdateStrategy (not tested before; the StatefulSet's is in
+        # tests/unit/test_apps_validation.py)
+        (DEPLOYMENT.replace("kind: Deployment", "kind: DaemonSet"),
+         "updateStrategy: {type: BlueGreen}",
+         'DaemonSet default/d: spec.updateStrategy.type: unsupported value "BlueGreen": '
+         'supported values: "RollingUpdate", "OnDelete"'),
     ],
 )  # fmt: skip
 def test_controller_spec_validation(
