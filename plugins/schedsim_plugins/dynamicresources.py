@@ -746,7 +746,9 @@ class DynamicResources:
         name = (
             None
             if independent
-            else cache.look_alike(key, node, pools, allocator.allocated, allocator.shared_in_use)
+            else cache.look_alike(
+                key, node, pools, allocator.allocated, allocator.shared_in_use, allocator.max_steps
+            )
         )
         if name is not None:
             fits = cache.verdict(name)

@@ -26,7 +26,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from schedsim.cli import main as cli_main
-from schedsim.dra import Allocator
+from schedsim.dra import Allocator, filter_cache
 from schedsim.dra.exhausted import ExhaustedPools
 from schedsim.engine import STORES
 from schedsim.snapshot import plugin_runner
@@ -445,3 +445,116 @@ def test_seeded_tables(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     placed = [p for p in with_cache["pods"] if p.get("node")]
     assert 18 < len(placed) < 36  # 9 untainted nodes x 4 cpu; some GPUs ran out first
     assert {p["node"] for p in placed}.isdisjoint({"node-0", "node-5", "node-7"})
+
+
+def _held_shares(nodes: int) -> list[dict[str, Any]]:
+    """A bound pod per node holding 700 milli of gpu-0 (even nodes) or gpu-1 (odd nodes)
+    through an allocated ResourceClaim (the claim and pod as an API server stores them)."""
+    out: list[dict[str, Any]] = []
+    for i in range(nodes):
+        name = f"held-{i}"
+        out.append(
+            {
+                "apiVersion": "resource.k8s.io/v1",
+                "kind": "ResourceClaim",
+                "metadata": {"name": name, "namespace": "a", "uid": f"uid-claim-{i}"},
+                "spec": {
+                    "devices": {
+                        "requests": [
+                            {
+                                "name": "r",
+                                "exactly": {
+                                    "deviceClassName": "gpu",
+                                    "capacity": {"requests": {"milli": "700"}},
+                                },
+                            }
+                        ]
+                    }
+                },
+                "status": {
+                    "allocation": {
+                        "devices": {
+                            "results": [
+                                {
+                                    "request": "r",
+                                    "driver": DRIVER,
+                                    "pool": f"pool-{i}",
+                                    "device": f"gpu-{i % 2}",
+                                    "shareID": f"00000000-0000-0000-0000-{i:012d}",
+                                    "consumedCapacity": {"milli": "700"},
+                                }
+                            ]
+                        },
+                        "nodeSelector": {
+                            "nodeSelectorTerms": [
+                                {
+                                    "matchFields": [
+                                        {
+                                            "key": "metadata.name",
+                                            "operator": "In",
+                                            "values": [f"node-{i}"],
+                                        }
+                                    ]
+                                }
+                            ]
+                        },
+                    },
+                    "reservedFor": [{"resource": "pods", "name": name, "uid": f"uid-pod-{i}"}],
+                },
+            }
+        )
+        out.append(
+            {
+                "apiVersion": "v1",
+                "kind": "Pod",
+                "metadata": {"name": name, "namespace": "a", "uid": f"uid-pod-{i}"},
+                "spec": {
+                    "nodeName": f"node-{i}",
+                    "containers": [{"name": "c", "resources": {"claims": [{"name": "r"}]}}],
+                    "resourceClaims": [{"name": "r", "resourceClaimName": name}],
+                },
+                "status": {"phase": "Running"},
+            }
+        )
+    return out
+
+
+def test_look_alike_names_blind_to_device_order(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """Look-alike names are blind to which of a node's equal devices holds what: 12 nodes
+    with two shared devices each (`_shared_gpu_objects`), 700 milli held on gpu-0 of the
+    even nodes and on gpu-1 of the odd ones (`_held_shares`), then 24 pods wanting 300,
+    1000 or 500 milli. Whether claims fit does not depend on the order the search tries
+    equal devices in (it is complete), so the two kinds of nodes are in one state. The
+    output equals upstream's allocator on every node (the cache off), and the order-blind
+    names need fewer allocator runs than names that keep the order (what `look_alike`
+    falls back to when a search could exhaust the ``filterTimeout`` budget; forced here
+    by an unknown search depth)."""
+    objects = _shared_gpu_objects(12, 24, (300, 1000, 500)) + _held_shares(12)
+    calls: list[bool] = []
+    allocate = Allocator.allocate
+
+    def counting(self: Allocator, *args: Any) -> Any:
+        calls.append(DynamicResources.use_allocation_cache)
+        return allocate(self, *args)
+
+    monkeypatch.setattr(Allocator, "allocate", counting)
+    args = ("--feature-gates", "DRAConsumableCapacity=true")
+    blind, without = _both(monkeypatch, objects, tmp_path, *args)
+    assert blind == without
+    blind_runs = calls.count(True)
+    calls.clear()
+    with monkeypatch.context() as m:
+        m.setattr(filter_cache, "_search_depth", lambda specs: None)
+        ordered = _simulate(tmp_path / "cluster.json", *args)
+    assert ordered == without
+    ordered_runs = calls.count(True)
+    pending = [p for p in without["pods"] if not p["name"].startswith("held-")]
+    assert len(pending) == 24
+    # placed, or refused with DynamicResources' reason (upstream's errUnschedulable
+    # "cannot allocate all claims") once the free devices are shared out
+    assert all(p["node"] or p["reasons"] == ["cannot allocate all claims"] for p in pending)
+    assert sum(1 for p in pending if p["node"]) > 12
+    # the first pod of a claim spec: one run for both kinds of node instead of two
+    assert blind_runs < ordered_runs

@@ -36,7 +36,20 @@ the same devices in the same order (names, attributes, capacity, counters, taint
 conditions: everything the allocator reads but the pool, slice and node names), with the
 same devices in use and the same capacity consumed on each, get the same answer: the
 search walks them identically (CEL sees no pool or node name; results name them, the
-verdict does not). So on a miss `look_alike` names the node's DRA state and `verdict`
+verdict does not). The name is blind to the order of a slice's devices and to their names
+(CEL sees no device name either, and no constraint names one): a slice is named by the
+multiset of its devices' (content, use) pairs, so a node whose GPU 3 holds a share and one
+whose GPU 5 holds the same share are in one state. The verdict is whether a solution
+exists, which the search, being complete (it backtracks over every candidate; a timeout
+is an error and never kept), finds whatever order it tries the devices in: permuting
+devices of equal content within a slice maps solutions to solutions. The search budget
+(``max_steps``, from ``filterTimeout``) is the exception: another order may need more
+devices tried. So the order-blind name is used only when no order can exhaust the budget:
+one claim set's search tree has at most (D + 1) ** T positions for D devices and T
+devices requested (every request ``ExactCount``), and when that is within the budget
+every order ends; otherwise the name keeps the devices' order and names, as the search
+walks them. So on a miss
+`look_alike` names the node's DRA state and `verdict`
 answers "fits" / "does not fit" from any node that was in that state for equal specs; a
 "fits" is kept as `FITS` (Filter passes the node without results: Reserve allocates on the
 chosen node, `get` with ``need_results``). This is what turns one allocator run per node
@@ -52,6 +65,7 @@ from __future__ import annotations
 import operator
 from collections.abc import Sequence
 from collections.abc import Set as AbstractSet
+from typing import NamedTuple
 
 from schedsim.api.core import Node
 from schedsim.api.resource import AllocationResult, DeviceClass, ResourceClaim, ResourceClaimSpec
@@ -102,6 +116,8 @@ class AllocationCache:
 
     __slots__ = (
         "_classes",
+        "_depths",
+        "_device_ids",
         "_entries",
         "_pool_uses",
         "_shape_ids",
@@ -128,12 +144,17 @@ class AllocationCache:
         self.generation = 0
         self._spec_values: dict[str, list[tuple[tuple[ResourceClaimSpec, ...], int]]] = {}
         # look-alike nodes (module docstring): id of a node's pool list -> (the list, the id
-        # of its devices' content or None: not a look-alike candidate); content -> id
-        self._shapes: dict[int, tuple[list[Pool], int | None]] = {}
+        # of its devices' content or None: not a look-alike candidate, and per pool where
+        # its devices sit); content -> id; a device's content (all but its name) -> id
+        self._shapes: dict[int, _Shape] = {}
         self._shape_ids: dict[object, int] = {}
-        # pool -> (its tracker epoch, its entries, the id of its devices' use); use -> id
-        self._pool_uses: dict[tuple[str, str], tuple[int, object, int]] = {}
+        self._device_ids: dict[object, int] = {}
+        # pool -> (its tracker epoch, its entries, the ids of its devices' use blind to
+        # their order and in order); use -> id
+        self._pool_uses: dict[tuple[str, str], tuple[int, object, int, int]] = {}
         self._uses: dict[tuple[object, ...], int] = {}
+        # specs key -> T of the module docstring (None: some request is not ExactCount)
+        self._depths: dict[int, int | None] = {}
         # (specs key, shape id, use ids) -> whether the claims fit
         self._verdicts: dict[tuple[int, int, tuple[int, ...]], bool] = {}
 
@@ -158,6 +179,7 @@ class AllocationCache:
             self._entries.clear()
             self._shapes.clear()
             self._shape_ids.clear()
+            self._device_ids.clear()
             self._pool_uses.clear()
             self._uses.clear()
             self._verdicts.clear()
@@ -180,6 +202,7 @@ class AllocationCache:
         if key is None:
             key = len(self._spec_ids)
             bucket.append((specs, key))
+            self._depths[key] = _search_depth(specs)
         self._spec_ids[ids] = (specs, key)
         return key
 
@@ -264,30 +287,42 @@ class AllocationCache:
         pools: list[Pool],
         allocated: AllocatedState,
         shared_in_use: AbstractSet[DeviceId],
+        budget: int | None,
     ) -> tuple[int, int, tuple[int, ...]] | None:
         """The name of the node's DRA state for specs ``key`` (module docstring), or None
         when its pools are not all local to it. ``allocated``/``shared_in_use``: what the
-        allocator reads (the tracker's live view, synced for this pod). Time: O(1) per
-        pool, plus O(pool's devices) for a pool whose use changed."""
+        allocator reads (the tracker's live view, synced for this pod); ``budget``: the
+        allocator's ``max_steps`` (None: no limit), which decides whether the name may be
+        blind to the devices' order. Time: O(1) per pool, plus O(pool's devices x log) for
+        a pool whose use changed."""
         hit = self._shapes.get(id(pools))
-        if hit is None or hit[0] is not pools:
-            hit = self._shapes[id(pools)] = (pools, self._shape_id(node, pools))
-        shape = hit[1]
-        if shape is None:
+        if hit is None or hit.pools is not pools:
+            hit = self._shapes[id(pools)] = self._shape(node, pools)
+        if hit.blind is None:
             return None
+        depth = self._depths[key]
+        blind = budget is None or (
+            depth is not None and depth <= 64 and (hit.devices + 1) ** depth <= budget
+        )
         uses = []
         tracker = self._tracker
         pool_uses = self._pool_uses
-        for p in pools:
+        for p, layout in zip(pools, hit.layouts, strict=True):
             pk = (p.driver, p.name)
             epoch = tracker.pool_epoch(pk)
             kept = pool_uses.get(pk)
             if kept is None or kept[0] != epoch or kept[1] is not p.entries:
-                use = _pool_use(p, allocated, shared_in_use)
-                uid = self._uses.setdefault(use, len(self._uses))
-                kept = pool_uses[pk] = (epoch, p.entries, uid)
-            uses.append(kept[2])
-        return (key, shape, tuple(uses))
+                blind_use, ordered_use = _pool_use(p, layout, allocated, shared_in_use)
+                ids = self._uses
+                kept = pool_uses[pk] = (
+                    epoch,
+                    p.entries,
+                    ids.setdefault(blind_use, len(ids)),
+                    ids.setdefault(ordered_use, len(ids)),
+                )
+            uses.append(kept[2] if blind else kept[3])
+        assert hit.ordered is not None
+        return (key, hit.blind if blind else hit.ordered, tuple(uses))
 
     def verdict(self, name: tuple[int, int, tuple[int, ...]]) -> bool | None:
         """Whether the claims fitted on a node in the state `look_alike` named (None:
@@ -298,60 +333,121 @@ class AllocationCache:
         """Keep the allocator's complete answer for a node in the state ``name``."""
         self._verdicts[name] = fits
 
-    def _shape_id(self, node: Node, pools: list[Pool]) -> int | None:
-        parts = []
+    def _shape(self, node: Node, pools: list[Pool]) -> _Shape:
+        """The `_Shape` of a node's pool list: its content with each slice's devices taken
+        as a multiset, and in order with their names (the module docstring); ids None
+        when the node is not a look-alike candidate."""
+        blind_parts = []
+        ordered_parts = []
+        layouts = []
+        device_ids = self._device_ids
         for p in pools:
-            slices = []
+            blind_slices = []
+            ordered_slices = []
+            ids: list[int] = []
+            ends: list[int] = []
             for s in p.slices:
                 if s.node_name != node.name or s.per_device_node_selection:
-                    return None
-                devices = []
+                    return _Shape(pools, None, None, (), 0)
+                contents = []
                 for d in s.devices:
                     if d.binds_to_node or d.node_name or d.node_selector or d.all_nodes:
-                        return None
-                    devices.append(
-                        (
-                            d.name,
-                            d.allow_multiple_allocations,
-                            tuple(sorted(d.attributes.items())),
-                            tuple(sorted(d.capacity.items())),
-                            d.consumes_counters,
-                            d.taints,
-                            d.binding_conditions,
-                            d.binding_failure_conditions,
-                        )
+                        return _Shape(pools, None, None, (), 0)
+                    content = (
+                        d.allow_multiple_allocations,
+                        tuple(sorted(d.attributes.items())),
+                        tuple(sorted(d.capacity.items())),
+                        d.consumes_counters,
+                        d.taints,
+                        d.binding_conditions,
+                        d.binding_failure_conditions,
                     )
-                slices.append(
-                    (
-                        s.driver,
-                        s.pool.generation,
-                        s.pool.resource_slice_count,
-                        s.shared_counters,
-                        tuple(devices),
-                    )
+                    try:
+                        contents.append(device_ids.setdefault(content, len(device_ids)))
+                    except TypeError:  # an unhashable value: never a look-alike
+                        return _Shape(pools, None, None, (), 0)
+                ids.extend(contents)
+                ends.append(len(ids))
+                head = (s.driver, s.pool.generation, s.pool.resource_slice_count, s.shared_counters)
+                blind_slices.append((*head, tuple(sorted(contents))))
+                ordered_slices.append(
+                    (*head, tuple(zip(contents, (d.name for d in s.devices), strict=True)))
                 )
-            parts.append((p.driver, p.incomplete, p.invalid_reason, len(p.entries), tuple(slices)))
-        shape = tuple(parts)
+            if len(ids) != len(p.entries):  # entries are the slices' devices, in order
+                return _Shape(pools, None, None, (), 0)
+            pool_head = (p.driver, p.incomplete, p.invalid_reason, len(p.entries))
+            blind_parts.append((*pool_head, tuple(blind_slices)))
+            ordered_parts.append((*pool_head, tuple(ordered_slices)))
+            layouts.append(_Layout(tuple(ids), tuple(ends)))
+        shapes = self._shape_ids
         try:
-            return self._shape_ids.setdefault(shape, len(self._shape_ids))
+            blind = shapes.setdefault(("blind", *blind_parts), len(shapes))
+            ordered = shapes.setdefault(("ordered", *ordered_parts), len(shapes))
         except TypeError:  # an unhashable value: never a look-alike
-            return None
+            return _Shape(pools, None, None, (), 0)
+        return _Shape(pools, blind, ordered, tuple(layouts), sum(len(p.entries) for p in pools))
+
+
+class _Shape(NamedTuple):
+    """A node's pool list as `AllocationCache.look_alike` names it: the ids of its content
+    blind to the devices' order and names and in order (None: not a look-alike), where
+    each pool's devices sit, and how many devices it has."""
+
+    pools: list[Pool]
+    blind: int | None
+    ordered: int | None
+    layouts: tuple[_Layout, ...]
+    devices: int
+
+
+class _Layout(NamedTuple):
+    """Where a pool's devices sit, for `_pool_use`: the content id of each entry (in
+    ``Pool.entries`` order) and the end of each slice's run of entries."""
+
+    content: tuple[int, ...]
+    ends: tuple[int, ...]
+
+
+def _search_depth(specs: Sequence[ResourceClaimSpec]) -> int | None:
+    """T of the module docstring: the devices the claims request, if every request is an
+    ``ExactCount`` one (else None: its search tree is not bounded by the count)."""
+    total = 0
+    for spec in specs:
+        for request in spec.requests:
+            exactly = request.exactly
+            if exactly is None or exactly.allocation_mode != "ExactCount":
+                return None
+            total += exactly.count
+    return total
 
 
 def _pool_use(
-    pool: Pool, allocated: AllocatedState, shared_in_use: AbstractSet[DeviceId]
-) -> tuple[object, ...]:
-    """Per device of ``pool``, in order: in use exclusively, shared, the capacity consumed."""
+    pool: Pool,
+    layout: _Layout,
+    allocated: AllocatedState,
+    shared_in_use: AbstractSet[DeviceId],
+) -> tuple[tuple[object, ...], tuple[object, ...]]:
+    """What ``pool``'s devices hold, per slice: (content id, in use exclusively, shared,
+    capacity consumed) per device, sorted (blind to which of the devices of equal content
+    holds what) and in order."""
     devices = allocated.devices
     consumed = allocated.consumed_capacity
-    out: list[object] = []
-    for did, _, _ in pool.entries:
+    content = layout.content
+    per_device: list[tuple[object, ...]] = []
+    for k, (did, _, _) in enumerate(pool.entries):
         used = consumed.get(did)
-        out.append(
+        per_device.append(
             (
+                content[k],
                 did in devices,
                 did in shared_in_use,
-                None if used is None else tuple(sorted(used.items())),
+                used is not None,
+                () if used is None else tuple(sorted(used.items())),
             )
         )
-    return tuple(out)
+    blind: list[object] = ["blind"]
+    start = 0
+    for end in layout.ends:
+        blind.append(tuple(sorted(per_device[start:end])))
+        start = end
+    return tuple(blind), ("ordered", *per_device)
