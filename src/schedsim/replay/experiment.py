@@ -286,6 +286,8 @@ class GpuSharingExperiment:
         if self.gpus == 0:
             raise ValueError("the trace has no GPUs (read it with gpu_as='dra')")
         _check_tuned_size(trace, GPU_MILLI * self.gpus, inflate)
+        # (milli-CPU left, GPU model, milli-GPU left per GPU sorted) -> fragment amount
+        self._fragments: dict[tuple[object, ...], float] = {}
 
     def _node_state(self, ni: NodeInfo) -> tuple[int, int, float]:
         """(GPU milli of the node, GPU milli left, fragment amount)."""
@@ -300,7 +302,13 @@ class GpuSharingExperiment:
         ]
         cpu_left = ni.allocatable.milli_cpu - ni.requested.milli_cpu
         model = node.labels.get(GPU_MODEL_LABEL, "")
-        frag = node_fragment_amount(cpu_left, left, model, self.classes)
+        # the amount reads the GPUs' free milli as a multiset: nodes in one state share it
+        key = (cpu_left, model, *sorted(left))
+        frag = self._fragments.get(key)
+        if frag is None:
+            if len(self._fragments) >= 100_000:
+                self._fragments.clear()
+            frag = self._fragments[key] = node_fragment_amount(cpu_left, left, model, self.classes)
         return GPU_MILLI * len(devices), sum(left), frag
 
     def run(self, progress: Callable[[int, int], None] | None = None) -> ExperimentResult:
@@ -308,6 +316,7 @@ class GpuSharingExperiment:
         originals = sorted(self.trace.arrivals, key=lambda tp: tp.pod.name)
         demands = [(tp.pod, pod_demand(tp.pod)) for tp in originals]
         self.classes = target_workload(d for _, d in demands)
+        self._fragments.clear()  # amounts are per target workload
         for plugin in self.engine.framework.plugins.values():
             setter = getattr(plugin, "set_experiment", None)
             if callable(setter):

@@ -305,7 +305,10 @@ class ResultCache:
                 table.class_scores = shared
                 table.seed_prefix = frozenset(before)
         if declared:
-            names = dict(zip(table.names, range(len(table.names)), strict=True))
+            # node name -> position: the walk's own map when it keeps one (the delta store's
+            # journal walk; a name it lacks is a node added since, whose position the walk
+            # finds stale anyway), not one built over every node for every pod
+            names = table.positions or dict(zip(table.names, range(len(table.names)), strict=True))
             for plugin in declared:
                 if not plugin.filter_reuse_refresh(state, table, names):
                     return None
