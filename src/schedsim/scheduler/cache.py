@@ -68,10 +68,10 @@ NodeInfos with their old generations and their old contents, so entries stay val
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from itertools import compress
 from operator import attrgetter, is_not, ne
-from typing import Any
+from typing import Any, NamedTuple
 
 from schedsim.api.core import Pod
 from schedsim.api.parts_memo import parts_memo
@@ -141,6 +141,16 @@ ScoreReuse = dict[str, dict[NodeInfo, tuple[int, int]]]
 
 _IN_TREE_MODULE = "schedsim_plugins."
 _GENERATION = attrgetter("generation")
+
+
+class NodeJournal(NamedTuple):
+    """The snapshot's node list and its change journal (`PredicateSnapshot.
+    node_changes_since`), for `ResultCache.score_columns`."""
+
+    nodes: Sequence[NodeInfo]
+    changes_since: Callable[[object], tuple[object, list[str] | None]]
+
+
 _KEY = "schedsim.scheduler.cache.key"
 
 
@@ -341,6 +351,7 @@ class ResultCache:
         table: FilterTable,
         feasible: Sequence[NodeInfo] | None = None,
         positions: Sequence[int] | None = None,
+        journal: NodeJournal | None = None,
     ) -> ScoreColumns:
         """Raw score columns in ``table`` (``pod``'s class, just revalidated by the Filter
         walk over the whole node list) for the cacheable Score plugins that run for this
@@ -348,7 +359,9 @@ class ResultCache:
         NormalizeScore summed in one column, the others one column each. Nothing is kept
         when NodeResourcesFit would read DRA state (DRAExtendedResource). When the table
         keeps its scores per pod class (`ClassScores`), ``feasible`` and ``positions``
-        (the nodes to score and their positions) are revalidated there first."""
+        (the nodes to score and their positions) are revalidated there first, from the
+        snapshot's change journal when ``journal`` is given (the table was walked over the
+        snapshot's node list, `FilterTable.journal`)."""
         if self._dra_extended and has_extended_resource_requests(pod):
             return ScoreColumns(frozenset(), None, {}, frozenset(), self._bulk)
         n = len(table.objs)
@@ -358,7 +371,10 @@ class ResultCache:
         if isinstance(shared, ClassScores):
             if feasible is None or positions is None:
                 return ScoreColumns(frozenset(), None, {}, frozenset(), self._bulk)
-            shared.revalidate(feasible, positions, n)
+            if journal is not None and table.journal is not None:
+                shared.revalidate_from(journal, table.positions, n)
+            else:
+                shared.revalidate(feasible, positions, n)
             scores, node_scores, tokens = shared.scores, shared.node_scores, shared.tokens
         # without NormalizeScore: summed, one sum for the plugins reading the node's pods and
         # one for those reading its Node object alone (kept until the Node object changes)
@@ -414,9 +430,12 @@ class ClassScores:
     values were computed for: the NodeInfo object and generation (``scores``) and the
     ``Node`` object (``node_scores``, the node-only plugins')."""
 
-    __slots__ = ("gens", "node_scores", "nodes", "objs", "scores", "tokens")
+    __slots__ = ("gens", "journal", "node_scores", "nodes", "objs", "scores", "tokens")
 
     def __init__(self) -> None:
+        # the snapshot's change-journal token every position is valid for (None: only the
+        # positions `revalidate` was last given are)
+        self.journal: object = None
         self.objs: list[NodeInfo | None] = []
         self.gens: list[int] = []
         self.nodes: list[object] = []
@@ -428,9 +447,30 @@ class ClassScores:
         """Empty the values at the ``positions`` whose node (``feasible``, in the same
         order) is not the one they were computed for; ``n``: the node list's length.
         Time: O(len(feasible)) C-level comparisons + O(changed positions x columns)."""
+        self.journal = None  # positions outside ``positions`` are not checked
         if len(self.objs) != n:
             self.objs, self.gens, self.nodes = [None] * n, [-1] * n, [None] * n
             self.scores, self.node_scores, self.tokens = {}, {}, {}
+        self._check(feasible, positions)
+
+    def revalidate_from(self, journal: NodeJournal, index: Mapping[str, int], n: int) -> None:
+        """`revalidate` for every position of the snapshot's node list (``journal.nodes``,
+        ``n`` long; ``index``: node name -> position), from the change journal: the
+        positions of the nodes changed since the last call, every position when that is
+        not known. Time: O(changed nodes), or O(n) C-level comparisons."""
+        nodes = journal.nodes
+        token, written = journal.changes_since(self.journal)
+        if written is None or len(self.objs) != n:
+            if len(self.objs) != n:
+                self.objs, self.gens, self.nodes = [None] * n, [-1] * n, [None] * n
+                self.scores, self.node_scores, self.tokens = {}, {}, {}
+            self._check(nodes, range(n))
+        else:
+            changed = sorted({index[name] for name in written if name in index})
+            self._check([nodes[i] for i in changed], changed)
+        self.journal = token
+
+    def _check(self, feasible: Sequence[NodeInfo], positions: Sequence[int]) -> None:
         objs, gens = self.objs, self.gens
         m = len(positions)
         stale = set(compress(range(m), map(is_not, map(objs.__getitem__, positions), feasible)))

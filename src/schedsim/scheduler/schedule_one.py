@@ -74,7 +74,7 @@ from schedsim.framework.nominator import PodNominator
 from schedsim.framework.runtime import PluginError
 from schedsim.framework.status import SUCCESS, Code, Status
 from schedsim.framework.waiting_pods import WaitingPod
-from schedsim.scheduler.cache import FailingClasses, KeyedFilter, ResultCache
+from schedsim.scheduler.cache import FailingClasses, KeyedFilter, NodeJournal, ResultCache
 from schedsim.scheduler.explain import (
     NO_RECORDER,
     Explanation,
@@ -387,8 +387,10 @@ class Scheduler:
         def names() -> list[str]:
             return list(map(table_names.__getitem__, positions))
 
+        journal = NodeJournal(self.snapshot.list_node_infos(), self.snapshot.node_changes_since)
+
         def columns(after_pre_score: CycleState) -> ScoreColumns:
-            return cache.score_columns(pod, after_pre_score, table, feasible, positions)
+            return cache.score_columns(pod, after_pre_score, table, feasible, positions, journal)
 
         totals, failed = prioritize_totals(
             self.framework, state, pod, feasible, positions, names, columns
