@@ -287,8 +287,10 @@ def test_counters_exhausted(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> 
     assert max(left_out) == 4
 
 
-def _shared_gpu_objects(nodes: int, pods: int, milli: tuple[int, ...]) -> list[dict[str, Any]]:
-    """``nodes`` nodes with the same node-local slice of two shared devices
+def _shared_gpu_objects(
+    nodes: int, pods: int, milli: tuple[int, ...], devices: int = 2
+) -> list[dict[str, Any]]:
+    """``nodes`` nodes with the same node-local slice of ``devices`` shared devices
     (``allowMultipleAllocations``, ``milli`` capacity 1000) and ``pods`` pods, pod ``i``
     wanting ``milli[i * 7 % len(milli)]`` of one device (one claim template per value)."""
     objects = [o for o in _objects(nodes, [], []) if o["kind"] != "ResourceClaimTemplate"]
@@ -308,7 +310,7 @@ def _shared_gpu_objects(nodes: int, pods: int, milli: tuple[int, ...]) -> list[d
                             "allowMultipleAllocations": True,
                             "capacity": {"milli": {"value": "1000"}},
                         }
-                        for j in range(2)
+                        for j in range(devices)
                     ],
                 },
             }
@@ -447,17 +449,17 @@ def test_seeded_tables(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     assert {p["node"] for p in placed}.isdisjoint({"node-0", "node-5", "node-7"})
 
 
-def _held_shares(nodes: int) -> list[dict[str, Any]]:
-    """A bound pod per node holding 700 milli of gpu-0 (even nodes) or gpu-1 (odd nodes)
+def _held_shares(holders: list[tuple[int, int]]) -> list[dict[str, Any]]:
+    """A bound pod per (node, device) of ``holders`` holding 700 milli of that device
     through an allocated ResourceClaim (the claim and pod as an API server stores them)."""
     out: list[dict[str, Any]] = []
-    for i in range(nodes):
-        name = f"held-{i}"
+    for k, (i, j) in enumerate(holders):
+        name = f"held-{k}"
         out.append(
             {
                 "apiVersion": "resource.k8s.io/v1",
                 "kind": "ResourceClaim",
-                "metadata": {"name": name, "namespace": "a", "uid": f"uid-claim-{i}"},
+                "metadata": {"name": name, "namespace": "a", "uid": f"uid-claim-{k}"},
                 "spec": {
                     "devices": {
                         "requests": [
@@ -479,8 +481,8 @@ def _held_shares(nodes: int) -> list[dict[str, Any]]:
                                     "request": "r",
                                     "driver": DRIVER,
                                     "pool": f"pool-{i}",
-                                    "device": f"gpu-{i % 2}",
-                                    "shareID": f"00000000-0000-0000-0000-{i:012d}",
+                                    "device": f"gpu-{j}",
+                                    "shareID": f"00000000-0000-0000-0000-{k:012d}",
                                     "consumedCapacity": {"milli": "700"},
                                 }
                             ]
@@ -499,7 +501,7 @@ def _held_shares(nodes: int) -> list[dict[str, Any]]:
                             ]
                         },
                     },
-                    "reservedFor": [{"resource": "pods", "name": name, "uid": f"uid-pod-{i}"}],
+                    "reservedFor": [{"resource": "pods", "name": name, "uid": f"uid-pod-{k}"}],
                 },
             }
         )
@@ -507,7 +509,7 @@ def _held_shares(nodes: int) -> list[dict[str, Any]]:
             {
                 "apiVersion": "v1",
                 "kind": "Pod",
-                "metadata": {"name": name, "namespace": "a", "uid": f"uid-pod-{i}"},
+                "metadata": {"name": name, "namespace": "a", "uid": f"uid-pod-{k}"},
                 "spec": {
                     "nodeName": f"node-{i}",
                     "containers": [{"name": "c", "resources": {"claims": [{"name": "r"}]}}],
@@ -531,7 +533,8 @@ def test_look_alike_names_blind_to_device_order(
     names need fewer allocator runs than names that keep the order (what `look_alike`
     falls back to when a search could exhaust the ``filterTimeout`` budget; forced here
     by an unknown search depth)."""
-    objects = _shared_gpu_objects(12, 24, (300, 1000, 500)) + _held_shares(12)
+    objects = _shared_gpu_objects(12, 24, (300, 1000, 500))
+    objects += _held_shares([(i, i % 2) for i in range(12)])
     calls: list[bool] = []
     allocate = Allocator.allocate
 
@@ -558,3 +561,41 @@ def test_look_alike_names_blind_to_device_order(
     assert sum(1 for p in pending if p["node"]) > 12
     # the first pod of a claim spec: one run for both kinds of node instead of two
     assert blind_runs < ordered_runs
+
+
+def test_one_device_claims_named_by_the_set_of_device_states(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """A claim for one device fits on a node exactly when one of its devices can be taken
+    on its own, so its look-alike name is the set of the node's (device content, use),
+    blind to how many devices share each: 12 nodes with three shared devices each
+    (`_shared_gpu_objects`), 700 milli held on gpu-0 of the even nodes and on gpu-0 and
+    gpu-1 of the odd ones (`_held_shares`: both kinds hold {700 held, free}), then 24 pods
+    wanting 300, 1000 or 500 milli of one device. The output equals upstream's allocator on
+    every node (the cache off), and fewer allocator runs are needed than with the multiset
+    names that claims for several devices get (forced here by `_one_device` answering
+    False)."""
+    objects = _shared_gpu_objects(12, 24, (300, 1000, 500), devices=3)
+    objects += _held_shares([(i, 0) for i in range(12)] + [(i, 1) for i in range(1, 12, 2)])
+    calls: list[bool] = []
+    allocate = Allocator.allocate
+
+    def counting(self: Allocator, *args: Any) -> Any:
+        calls.append(DynamicResources.use_allocation_cache)
+        return allocate(self, *args)
+
+    monkeypatch.setattr(Allocator, "allocate", counting)
+    args = ("--feature-gates", "DRAConsumableCapacity=true")
+    by_set, without = _both(monkeypatch, objects, tmp_path, *args)
+    assert by_set == without
+    set_runs = calls.count(True)
+    calls.clear()
+    with monkeypatch.context() as m:
+        m.setattr(filter_cache, "_one_device", lambda specs: False)
+        by_multiset = _simulate(tmp_path / "cluster.json", *args)
+    assert by_multiset == without
+    multiset_runs = calls.count(True)
+    pending = [p for p in without["pods"] if not p["name"].startswith("held-")]
+    assert len(pending) == 24
+    assert all(p["node"] or p["reasons"] == ["cannot allocate all claims"] for p in pending)
+    assert set_runs < multiset_runs

@@ -48,7 +48,12 @@ devices tried. So the order-blind name is used only when no order can exhaust th
 one claim set's search tree has at most (D + 1) ** T positions for D devices and T
 devices requested (every request ``ExactCount``), and when that is within the budget
 every order ends; otherwise the name keeps the devices' order and names, as the search
-walks them. So on a miss
+walks them. For one claim asking for one device (one ``ExactCount`` request of count 1, no
+constraint, no admin access) on a node whose devices consume no shared counters and whose
+pools are all valid, a
+solution exists exactly when some device can be taken on its own, which depends only on
+that device's content and use: the name is then the set of (driver, content, use) of the
+node's devices, blind to how many devices share each. So on a miss
 `look_alike` names the node's DRA state and `verdict`
 answers "fits" / "does not fit" from any node that was in that state for equal specs; a
 "fits" is kept as `FITS` (Filter passes the node without results: Reserve allocates on the
@@ -119,6 +124,7 @@ class AllocationCache:
         "_depths",
         "_device_ids",
         "_entries",
+        "_one_device",
         "_pool_uses",
         "_shape_ids",
         "_shapes",
@@ -150,11 +156,16 @@ class AllocationCache:
         self._shape_ids: dict[object, int] = {}
         self._device_ids: dict[object, int] = {}
         # pool -> (its tracker epoch, its entries, the ids of its devices' use blind to
-        # their order and in order); use -> id
-        self._pool_uses: dict[tuple[str, str], tuple[int, object, int, int]] = {}
+        # their order and in order, the set of its devices' (driver, content, use)); use
+        # -> id
+        self._pool_uses: dict[
+            tuple[str, str], tuple[int, object, int, int, frozenset[tuple[object, ...]]]
+        ] = {}
         self._uses: dict[tuple[object, ...], int] = {}
-        # specs key -> T of the module docstring (None: some request is not ExactCount)
+        # specs key -> T of the module docstring (None: some request is not ExactCount),
+        # and whether the specs are one claim asking for one device (`_one_device`)
         self._depths: dict[int, int | None] = {}
+        self._one_device: dict[int, bool] = {}
         # (specs key, shape id, use ids) -> whether the claims fit
         self._verdicts: dict[tuple[int, int, tuple[int, ...]], bool] = {}
 
@@ -203,6 +214,7 @@ class AllocationCache:
             key = len(self._spec_ids)
             bucket.append((specs, key))
             self._depths[key] = _search_depth(specs)
+            self._one_device[key] = _one_device(specs)
         self._spec_ids[ids] = (specs, key)
         return key
 
@@ -304,23 +316,31 @@ class AllocationCache:
         blind = budget is None or (
             depth is not None and depth <= 64 and (hit.devices + 1) ** depth <= budget
         )
+        any_device = blind and hit.any is not None and self._one_device[key]
         uses = []
+        elements: list[frozenset[tuple[object, ...]]] = []
         tracker = self._tracker
         pool_uses = self._pool_uses
+        ids = self._uses
         for p, layout in zip(pools, hit.layouts, strict=True):
             pk = (p.driver, p.name)
             epoch = tracker.pool_epoch(pk)
             kept = pool_uses.get(pk)
             if kept is None or kept[0] != epoch or kept[1] is not p.entries:
-                blind_use, ordered_use = _pool_use(p, layout, allocated, shared_in_use)
-                ids = self._uses
+                blind_use, ordered_use, present = _pool_use(p, layout, allocated, shared_in_use)
                 kept = pool_uses[pk] = (
                     epoch,
                     p.entries,
                     ids.setdefault(blind_use, len(ids)),
                     ids.setdefault(ordered_use, len(ids)),
+                    present,
                 )
             uses.append(kept[2] if blind else kept[3])
+            elements.append(kept[4])
+        if any_device:
+            assert hit.any is not None
+            union = elements[0] if len(elements) == 1 else frozenset().union(*elements)
+            return (key, hit.any, (ids.setdefault(("any", union), len(ids)),))
         assert hit.ordered is not None
         return (key, hit.blind if blind else hit.ordered, tuple(uses))
 
@@ -339,6 +359,7 @@ class AllocationCache:
         when the node is not a look-alike candidate."""
         blind_parts = []
         ordered_parts = []
+        counters = False
         layouts = []
         device_ids = self._device_ids
         for p in pools:
@@ -375,6 +396,7 @@ class AllocationCache:
                 )
             if len(ids) != len(p.entries):  # entries are the slices' devices, in order
                 return _Shape(pools, None, None, (), 0)
+            counters = counters or any(d.consumes_counters for s in p.slices for d in s.devices)
             pool_head = (p.driver, p.incomplete, p.invalid_reason, len(p.entries))
             blind_parts.append((*pool_head, tuple(blind_slices)))
             ordered_parts.append((*pool_head, tuple(ordered_slices)))
@@ -385,19 +407,27 @@ class AllocationCache:
             ordered = shapes.setdefault(("ordered", *ordered_parts), len(shapes))
         except TypeError:  # an unhashable value: never a look-alike
             return _Shape(pools, None, None, (), 0)
-        return _Shape(pools, blind, ordered, tuple(layouts), sum(len(p.entries) for p in pools))
+        heads = sorted((p.driver, p.incomplete, p.invalid_reason) for p in pools)
+        # (an invalid pool: whether the search errs depends on where it sits)
+        plain = not counters and not any(p.invalid_reason for p in pools)
+        any_id = shapes.setdefault(("any", *heads), len(shapes)) if plain else None
+        devices = sum(len(p.entries) for p in pools)
+        return _Shape(pools, blind, ordered, tuple(layouts), devices, any_id)
 
 
 class _Shape(NamedTuple):
     """A node's pool list as `AllocationCache.look_alike` names it: the ids of its content
     blind to the devices' order and names and in order (None: not a look-alike), where
-    each pool's devices sit, and how many devices it has."""
+    each pool's devices sit, how many devices it has, and the id of what a claim for one
+    device sees beyond the devices (None: some device consumes shared counters, or a pool
+    is invalid)."""
 
     pools: list[Pool]
     blind: int | None
     ordered: int | None
     layouts: tuple[_Layout, ...]
     devices: int
+    any: int | None = None  # its pools' heads' id; None: counters used, or a pool invalid
 
 
 class _Layout(NamedTuple):
@@ -406,6 +436,20 @@ class _Layout(NamedTuple):
 
     content: tuple[int, ...]
     ends: tuple[int, ...]
+
+
+def _one_device(specs: Sequence[ResourceClaimSpec]) -> bool:
+    """Whether ``specs`` are one claim asking for one device: one ``ExactCount`` request of
+    count 1, without admin access, and no constraint (the module docstring)."""
+    if len(specs) != 1 or specs[0].constraints or len(specs[0].requests) != 1:
+        return False
+    exactly = specs[0].requests[0].exactly
+    return (
+        exactly is not None
+        and exactly.allocation_mode == "ExactCount"
+        and exactly.count == 1
+        and not exactly.admin_access
+    )
 
 
 def _search_depth(specs: Sequence[ResourceClaimSpec]) -> int | None:
@@ -426,10 +470,10 @@ def _pool_use(
     layout: _Layout,
     allocated: AllocatedState,
     shared_in_use: AbstractSet[DeviceId],
-) -> tuple[tuple[object, ...], tuple[object, ...]]:
+) -> tuple[tuple[object, ...], tuple[object, ...], frozenset[tuple[object, ...]]]:
     """What ``pool``'s devices hold, per slice: (content id, in use exclusively, shared,
     capacity consumed) per device, sorted (blind to which of the devices of equal content
-    holds what) and in order."""
+    holds what) and in order; and the set of (driver, content id, use) of its devices."""
     devices = allocated.devices
     consumed = allocated.consumed_capacity
     content = layout.content
@@ -450,4 +494,5 @@ def _pool_use(
     for end in layout.ends:
         blind.append(tuple(sorted(per_device[start:end])))
         start = end
-    return tuple(blind), ("ordered", *per_device)
+    present = frozenset((pool.driver, *d) for d in per_device)
+    return tuple(blind), ("ordered", *per_device), present
