@@ -156,10 +156,10 @@ class AllocationCache:
         self._shape_ids: dict[object, int] = {}
         self._device_ids: dict[object, int] = {}
         # pool -> (its tracker epoch, its entries, the ids of its devices' use blind to
-        # their order and in order, the set of its devices' (driver, content, use)); use
-        # -> id
+        # their order and in order, the set of its devices' (driver, content, use) and
+        # that set's id); use -> id
         self._pool_uses: dict[
-            tuple[str, str], tuple[int, object, int, int, frozenset[tuple[object, ...]]]
+            tuple[str, str], tuple[int, object, int, int, frozenset[tuple[object, ...]], int]
         ] = {}
         self._uses: dict[tuple[object, ...], int] = {}
         # specs key -> T of the module docstring (None: some request is not ExactCount),
@@ -319,6 +319,7 @@ class AllocationCache:
         any_device = blind and hit.any is not None and self._one_device[key]
         uses = []
         elements: list[frozenset[tuple[object, ...]]] = []
+        any_ids: list[int] = []
         tracker = self._tracker
         pool_uses = self._pool_uses
         ids = self._uses
@@ -334,12 +335,16 @@ class AllocationCache:
                     ids.setdefault(blind_use, len(ids)),
                     ids.setdefault(ordered_use, len(ids)),
                     present,
+                    ids.setdefault(("any", present), len(ids)),
                 )
             uses.append(kept[2] if blind else kept[3])
             elements.append(kept[4])
+            any_ids.append(kept[5])
         if any_device:
             assert hit.any is not None
-            union = elements[0] if len(elements) == 1 else frozenset().union(*elements)
+            if len(any_ids) == 1:  # the pool's own id (the usual one GPU slice per node)
+                return (key, hit.any, (any_ids[0],))
+            union = frozenset().union(*elements)
             return (key, hit.any, (ids.setdefault(("any", union), len(ids)),))
         assert hit.ordered is not None
         return (key, hit.blind if blind else hit.ordered, tuple(uses))
