@@ -2,9 +2,11 @@
 node groups, the Cluster Autoscaler in the loop (issue 18). Prints wall time, events per
 second, simulated time / wall time, and the 5k / 10k ratio (linear in events: 2x).
 
-Run: ``nice -n 10 python benchmarks/replay.py [PODS ...] [--repeat N]`` (default: 5000
-10000, once; with N the sizes alternate N times and the best wall time of each counts);
-numbers in docs/performance.md, "Replay".
+Run: ``nice -n 10 python benchmarks/replay.py [PODS ...] [--repeat N] [--collector]``
+(default: 5000 10000, once; with N the sizes alternate N times and the best wall time of
+each counts); numbers in docs/performance.md, "Replay". The replay runs with the cyclic
+garbage collector paused, as ``schedsim replay`` runs it (`gc_paused`); ``--collector``
+leaves it on (what this benchmark measured before 2026-12-04).
 
 The workload is deterministic (``random.Random(0)``): arrivals follow a day curve (quiet at
 night, a peak in the afternoon), requests from a few classes (0.25 to 4 CPUs, 0.5 to 16 GiB),
@@ -24,6 +26,7 @@ from schedsim.api.core import Node, Pod
 from schedsim.autoscaler.nodegroups import NodeGroup, NodeTemplate
 from schedsim.engine import Cluster
 from schedsim.replay import Replay, Trace, TracePod
+from schedsim.scheduler.scheduling import gc_paused
 
 DAY = 24 * 3600.0
 CLASSES = (  # (cpu, memory, weight)
@@ -92,13 +95,18 @@ def workload(pods: int, seed: int = 0) -> tuple[Trace, list[NodeGroup]]:
     return Trace(Cluster(nodes=nodes), (), tuple(arrivals)), groups
 
 
-def run(pods: int) -> tuple[float, float, Replay]:
+def run(pods: int, collector: bool = False) -> tuple[float, float, Replay]:
     """Replay the workload of ``pods`` pods: (wall seconds, CPU seconds of this process, the
-    replay). CPU time moves less than wall time when other processes share the machine."""
+    replay). CPU time moves less than wall time when other processes share the machine.
+    ``collector``: leave the cyclic garbage collector on (the CLI pauses it)."""
     trace, groups = workload(pods)
     replay = Replay(trace, groups)
     start, cpu = time.perf_counter(), time.process_time()
-    replay.run()
+    if collector:
+        replay.run()
+    else:
+        with gc_paused():
+            replay.run()
     return time.perf_counter() - start, time.process_time() - cpu, replay
 
 
@@ -109,12 +117,15 @@ def main() -> None:
         i = args.index("--repeat")
         repeat = int(args[i + 1])
         del args[i : i + 2]
+    collector = "--collector" in args
+    if collector:
+        args.remove("--collector")
     sizes = [int(a) for a in args] or [5000, 10000]
     walls: dict[int, float] = {}
     cpus: dict[int, float] = {}
     for _ in range(repeat):  # sizes alternate, so both see the same machine load
         for n in sizes:
-            wall, cpu, r = run(n)
+            wall, cpu, r = run(n, collector)
             walls[n] = min(wall, walls.get(n, math.inf))
             cpus[n] = min(cpu, cpus.get(n, math.inf))
             m = r.metrics()
