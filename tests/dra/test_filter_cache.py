@@ -521,6 +521,34 @@ def _held_shares(holders: list[tuple[int, int]]) -> list[dict[str, Any]]:
     return out
 
 
+def _runs_against(
+    monkeypatch: pytest.MonkeyPatch, objects: list[dict[str, Any]], tmp_path: Path, name: str
+) -> tuple[dict[str, Any], int, int]:
+    """Simulate ``objects`` with the AllocationCache, with it off (upstream's allocator on
+    every node) and with `filter_cache`'s ``name`` answering as if it did not apply
+    (None/False); the three outputs must be equal. Returns the output and the allocator
+    runs with the cache, then with ``name`` patched."""
+    calls: list[bool] = []
+    allocate = Allocator.allocate
+
+    def counting(self: Allocator, *args: Any) -> Any:
+        calls.append(DynamicResources.use_allocation_cache)
+        return allocate(self, *args)
+
+    monkeypatch.setattr(Allocator, "allocate", counting)
+    args = ("--feature-gates", "DRAConsumableCapacity=true")
+    cached, without = _both(monkeypatch, objects, tmp_path, *args)
+    assert cached == without
+    runs = calls.count(True)
+    calls.clear()
+    answer = None if name == "_search_depth" else False
+    with monkeypatch.context() as m:
+        m.setattr(filter_cache, name, lambda specs: answer)
+        patched = _simulate(tmp_path / "cluster.json", *args)
+    assert patched == without
+    return without, runs, calls.count(True)
+
+
 def test_look_alike_names_blind_to_device_order(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
@@ -535,24 +563,9 @@ def test_look_alike_names_blind_to_device_order(
     by an unknown search depth)."""
     objects = _shared_gpu_objects(12, 24, (300, 1000, 500))
     objects += _held_shares([(i, i % 2) for i in range(12)])
-    calls: list[bool] = []
-    allocate = Allocator.allocate
-
-    def counting(self: Allocator, *args: Any) -> Any:
-        calls.append(DynamicResources.use_allocation_cache)
-        return allocate(self, *args)
-
-    monkeypatch.setattr(Allocator, "allocate", counting)
-    args = ("--feature-gates", "DRAConsumableCapacity=true")
-    blind, without = _both(monkeypatch, objects, tmp_path, *args)
-    assert blind == without
-    blind_runs = calls.count(True)
-    calls.clear()
-    with monkeypatch.context() as m:
-        m.setattr(filter_cache, "_search_depth", lambda specs: None)
-        ordered = _simulate(tmp_path / "cluster.json", *args)
-    assert ordered == without
-    ordered_runs = calls.count(True)
+    without, blind_runs, ordered_runs = _runs_against(
+        monkeypatch, objects, tmp_path, "_search_depth"
+    )
     pending = [p for p in without["pods"] if not p["name"].startswith("held-")]
     assert len(pending) == 24
     # placed, or refused with DynamicResources' reason (upstream's errUnschedulable
@@ -577,24 +590,7 @@ def test_one_device_claims_named_by_the_set_of_device_states(
     False)."""
     objects = _shared_gpu_objects(12, 24, (300, 1000, 500), devices=3)
     objects += _held_shares([(i, 0) for i in range(12)] + [(i, 1) for i in range(1, 12, 2)])
-    calls: list[bool] = []
-    allocate = Allocator.allocate
-
-    def counting(self: Allocator, *args: Any) -> Any:
-        calls.append(DynamicResources.use_allocation_cache)
-        return allocate(self, *args)
-
-    monkeypatch.setattr(Allocator, "allocate", counting)
-    args = ("--feature-gates", "DRAConsumableCapacity=true")
-    by_set, without = _both(monkeypatch, objects, tmp_path, *args)
-    assert by_set == without
-    set_runs = calls.count(True)
-    calls.clear()
-    with monkeypatch.context() as m:
-        m.setattr(filter_cache, "_one_device", lambda specs: False)
-        by_multiset = _simulate(tmp_path / "cluster.json", *args)
-    assert by_multiset == without
-    multiset_runs = calls.count(True)
+    without, set_runs, multiset_runs = _runs_against(monkeypatch, objects, tmp_path, "_one_device")
     pending = [p for p in without["pods"] if not p["name"].startswith("held-")]
     assert len(pending) == 24
     assert all(p["node"] or p["reasons"] == ["cannot allocate all claims"] for p in pending)
