@@ -271,6 +271,20 @@ def test_backoff_limit_per_index_is_named_not_silently_ignored() -> None:
     assert any("spec.backoffLimitPerIndex is not counted" in w for w in r.warnings)
 
 
+def test_active_deadline_is_named_not_silently_ignored() -> None:
+    """spec.activeDeadlineSeconds (the Job controller fails the Job with DeadlineExceeded
+    once it has been active that long, job_controller.go pastActiveDeadline) is not
+    modelled: the replay says so, naming the Job and the field."""
+    cluster = Cluster.from_text(_job("  activeDeadlineSeconds: 600"), "job.yaml")
+    r = Replay(manifest_trace(cluster))
+    assert any(
+        w.startswith("Job default/pi: spec.activeDeadlineSeconds is not applied")
+        for w in r.warnings
+    )
+    plain = Replay(manifest_trace(Cluster.from_text(_job(""), "job.yaml")))
+    assert not any("activeDeadlineSeconds" in w for w in plain.warnings)
+
+
 def test_a_preempted_pods_stale_completion_does_not_extend_the_replay() -> None:
     """A bare pod preempted at 60 (no controller: deleted for good) was due to complete at
     600: the replay ends at 120 with high's completion, and the node's hours stop there."""

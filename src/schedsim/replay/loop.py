@@ -677,6 +677,12 @@ class Replay:
                     "replay's Job controller (every failed pod counts against "
                     "spec.backoffLimit)"
                 )
+            if j.active_deadline:
+                self.warnings.append(
+                    f"Job {j.namespace}/{j.name}: spec.activeDeadlineSeconds is not applied by "
+                    "the replay's Job controller (the Job does not fail at its deadline, "
+                    "DeadlineExceeded)"
+                )
         for key, tp in self._pods.items():
             ref = _job_ref(tp.pod)
             run = runs.get(ref) if ref is not None else None

@@ -608,6 +608,7 @@ class Job(Workload):
         failed: ``status.failed``: pods that failed already.
         backoff_limit_per_index: ``spec.backoffLimitPerIndex`` (Indexed), None when unset.
         pod_failure_policy: ``spec.podFailurePolicy`` is set.
+        active_deadline: ``spec.activeDeadlineSeconds`` is set.
     """
 
     parallelism: int = 1
@@ -619,6 +620,7 @@ class Job(Workload):
     failed: int = 0
     backoff_limit_per_index: int | None = None
     pod_failure_policy: bool = False
+    active_deadline: bool = False
     api_version = "batch/v1"
     kind = "Job"
 
@@ -661,6 +663,7 @@ class Job(Workload):
                 else d.get_int(spec, "backoffLimitPerIndex", "spec")
             ),
             pod_failure_policy=lambda spec, _: spec.get("podFailurePolicy") is not None,
+            active_deadline=lambda spec, _: spec.get("activeDeadlineSeconds") is not None,
         )
         if job.completion_mode == "Indexed" and job.completions is None:
             raise FieldError("spec.completions", "required when completion mode is `Indexed`")
