@@ -15,6 +15,7 @@ import os
 import resource
 import signal
 import subprocess
+import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -348,6 +349,138 @@ def test_ctrl_c_during_a_pool_sweep(started: int, after: float, tmp_path: Path) 
     assert all(p.name.endswith("+simulate.json") for p in saved), saved
     for p in saved:
         assert json.loads(p.read_text())["scenario"] == p.name.removesuffix(".json")
+    rerun = _run(["sweep", "s.yaml", "--serial", "--resume", "state"], tmp_path)
+    assert rerun.returncode == 0, rerun.stderr
+    assert rerun.stdout.count("resumed") == len(saved)
+
+
+TERMINATING = [signal.SIGTERM, signal.SIGHUP]
+"""The signals schedsim handles as Ctrl-C (F12: ``kill``, ``timeout``, CI cancellation send
+``SIGTERM``, a closed ssh session ``SIGHUP``); a shell reports 128 + the number for a command
+they end (143, 129), as it reports 130 for Ctrl-C."""
+
+
+@pytest.mark.parametrize("signum", TERMINATING, ids=lambda s: signal.Signals(s).name)
+@pytest.mark.parametrize("to_file", [True, False], ids=["output-file", "stdout"])
+def test_sigterm_and_sighup_stop_a_run_as_ctrl_c(
+    signum: int, to_file: bool, tmp_path: Path
+) -> None:
+    """``SIGTERM``/``SIGHUP`` during a run ended the process by the signal's default action
+    (no clean-up): exit 128 + signum, the one line ``schedsim: interrupted (SIGTERM)``, no
+    traceback, nothing on stdout, no output (nor temporary) file."""
+    (tmp_path / "slow_plugin.py").write_text(SLOW_PLUGIN)
+    (tmp_path / "config.yaml").write_text(SLOW_CONFIG)
+    argv = [
+        schedsim_script(),
+        "simulate",
+        "--config",
+        "config.yaml",
+        "--plugin",
+        "slow_plugin:Slow",
+    ]
+    if to_file:
+        argv += ["--output-file", "result"]
+    proc = subprocess.Popen(
+        argv, cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while not (tmp_path / "started").exists():
+            assert proc.poll() is None, proc.communicate()
+            assert time.monotonic() < deadline, "the slow plugin never ran"
+            time.sleep(0.05)
+        proc.send_signal(signum)
+        out, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    name = signal.Signals(signum).name
+    assert (proc.returncode, out, err) == (128 + signum, "", f"schedsim: interrupted ({name})\n")
+    left = {p.name for p in tmp_path.iterdir()} - {"slow_plugin.py", "config.yaml", "started"}
+    assert left <= {"__pycache__"}
+
+
+_SIGNAL_IN_WRITE = """\
+import os, signal, sys
+from schedsim import cli
+from schedsim.cli import output
+real = output.write_all
+def write_all(fd, data, where):
+    real(fd, data[: len(data) // 2], where)  # half the output in the temporary file
+    os.kill(os.getpid(), int(sys.argv[1]))
+    real(fd, data[len(data) // 2 :], where)
+output.write_all = write_all
+sys.exit(cli.main(["simulate", "-o", "json", "--output-file", "result.json"]))
+"""
+
+
+@pytest.mark.parametrize("signum", TERMINATING, ids=lambda s: signal.Signals(s).name)
+def test_sigterm_while_the_output_file_is_written_leaves_no_temporary_file(
+    signum: int, tmp_path: Path
+) -> None:
+    """The signal arriving while ``--output-file``'s temporary file is half written (F12:
+    ``timeout -s TERM`` just before the end left ``.result.json.XXXX.tmp``, tens of MB): exit
+    128 + signum and neither the file nor a temporary file left."""
+    proc = subprocess.run(
+        [sys.executable, "-c", _SIGNAL_IN_WRITE, str(int(signum))],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    name = signal.Signals(signum).name
+    assert (proc.returncode, proc.stdout, proc.stderr) == (
+        128 + signum,
+        "",
+        f"schedsim: interrupted ({name})\n",
+    )
+    assert sorted(p.name for p in tmp_path.iterdir()) == []
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads /proc")
+@pytest.mark.parametrize("signum", TERMINATING, ids=lambda s: signal.Signals(s).name)
+def test_sigterm_to_a_pool_sweep_ends_its_workers(signum: int, tmp_path: Path) -> None:
+    """``kill -TERM`` (or ``-HUP``) to the parent of a pool sweep, mid-scenario, left the fork
+    server, the resource tracker and the workers running, re-parented to pid 1 (F12): exit
+    128 + signum, one line, no process of the sweep left, whole results only in the resume
+    directory (a rerun resumes them), as for Ctrl-C (`test_ctrl_c_during_a_pool_sweep`)."""
+    _slow_sweep(tmp_path)
+    proc = subprocess.Popen(
+        [schedsim_script(), "sweep", "s.yaml", "--workers", "2", "--resume", "state"],
+        cwd=tmp_path,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,  # its own process group: what is left of it can be found
+    )
+    try:
+        deadline = time.monotonic() + 120
+        while sum("forkserver" in c for c in _group_processes(proc.pid).values()) < 3:
+            if proc.poll() is not None:  # pragma: no cover - a fast machine: all done
+                break
+            assert time.monotonic() < deadline, "the pool's workers never started"
+            time.sleep(0.02)
+        time.sleep(1.0)
+        if proc.poll() is None:
+            proc.send_signal(signum)  # the parent only, as `kill PID` does
+        out, err = proc.communicate(timeout=60)
+        deadline = time.monotonic() + 10
+        while _group_processes(proc.pid) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        left = _group_processes(proc.pid)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        for pid in _group_processes(proc.pid):  # the failure path: no orphan outlives the test
+            os.kill(pid, signal.SIGKILL)
+    assert not left, left
+    if proc.returncode == 0:  # pragma: no cover - every scenario done before the signal
+        return
+    name = signal.Signals(signum).name
+    assert (proc.returncode, out, err) == (128 + signum, "", f"schedsim: interrupted ({name})\n")
+    saved = sorted((tmp_path / "state").iterdir())
+    assert all(p.name.endswith("+simulate.json") for p in saved), saved
     rerun = _run(["sweep", "s.yaml", "--serial", "--resume", "state"], tmp_path)
     assert rerun.returncode == 0, rerun.stderr
     assert rerun.stdout.count("resumed") == len(saved)

@@ -10,7 +10,8 @@ Autoscaler's what-if questions; ``schedsim plugins`` lists plugins and a profile
 Exit status: 0 done (whether or not every pod fits), 2 bad input or usage (the message names
 the file, object and field) or the output could not be written whole (``FILE: cannot write
 the output: ...``: a full disk, a file size limit, a reader that went away as with
-``| head``), 1 a plugin failed, 130 Ctrl-C.
+``| head``), 1 a plugin failed, 130 Ctrl-C (143 ``SIGTERM``, 129 ``SIGHUP``: handled as
+Ctrl-C is).
 Output is written whole or not at all (`schedsim.cli.output`).
 
 The commands live in their own modules (`schedsim.cli.parser` the flags,
@@ -30,21 +31,31 @@ import threading
 
 
 def _interrupted_while_starting(signum: int, frame: object) -> None:  # pragma: no cover
-    """Ctrl-C while the command's modules are imported (a second or more): one line and
-    exit status 130, no traceback, no output (nothing was written yet)."""
+    """Ctrl-C (or ``SIGTERM``, ``SIGHUP``) while the command's modules are imported (a
+    second or more): one line and exit status 128 + the signal's number (130 for Ctrl-C), no
+    traceback, no output (nothing was written yet)."""
     try:
-        os.write(2, b"schedsim: interrupted\n")
+        how = b"" if signum == signal.SIGINT else f" ({signal.Signals(signum).name})".encode()
+        os.write(2, b"schedsim: interrupted" + how + b"\n")
     finally:
-        os._exit(130)
+        os._exit(128 + signum)
 
 
-# the imports below take most of a second: until `main`'s handlers are in place, Ctrl-C ends
-# the process quietly (restored at the end of this module, so importing it changes nothing)
+# the imports below take most of a second: until `main`'s handlers are in place, Ctrl-C (and
+# SIGTERM, SIGHUP where their default action is in force) ends the process quietly (restored
+# at the end of this module, so importing it changes nothing)
 _STARTING = threading.current_thread() is threading.main_thread() and (
     signal.getsignal(signal.SIGINT) is signal.default_int_handler
 )
+_STARTING_SIGNALS = [
+    s
+    for s in (signal.SIGTERM, signal.SIGHUP)
+    if _STARTING and signal.getsignal(s) == signal.SIG_DFL
+]
 if _STARTING:
     signal.signal(signal.SIGINT, _interrupted_while_starting)
+    for _signum in _STARTING_SIGNALS:
+        signal.signal(_signum, _interrupted_while_starting)
 
 import argparse
 from collections.abc import Sequence
@@ -69,6 +80,9 @@ __all__ = ["EXAMPLE", "MANIFEST_COMMANDS", "main"]
 
 if _STARTING and signal.getsignal(signal.SIGINT) is _interrupted_while_starting:
     signal.signal(signal.SIGINT, signal.default_int_handler)  # main catches it from here on
+for _signum in _STARTING_SIGNALS:
+    if signal.getsignal(_signum) is _interrupted_while_starting:
+        signal.signal(_signum, signal.SIG_DFL)  # main's interrupt_signals from here on
 
 
 def _autoscaling(args: argparse.Namespace) -> tuple[str | None, int]:
@@ -114,7 +128,14 @@ def _join_negative_values(parser: argparse.ArgumentParser, argv: Sequence[str]) 
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run the command line; returns the exit status (0, 1, 2, or 130 on Ctrl-C)."""
+    """Run the command line; returns the exit status (0, 1, 2, or 130 on Ctrl-C; 143 on
+    ``SIGTERM`` and 129 on ``SIGHUP``, which stop it as Ctrl-C does:
+    `cli_output.interrupt_signals`)."""
+    with cli_output.interrupt_signals():
+        return _main(argv)
+
+
+def _main(argv: Sequence[str] | None) -> int:
     try:
         parser = build_parser()
         args = parser.parse_args(
@@ -123,9 +144,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except cli_output.OutputError as e:  # --help or --version could not be written whole
         cli_output.error_line(f"schedsim: error: {e}")
         return cli_output.OUTPUT_ERROR_STATUS
-    except KeyboardInterrupt:
-        cli_output.error_line("schedsim: interrupted")
-        return 130
+    except KeyboardInterrupt as e:
+        return cli_output.interrupted_status(e)
     outputs = {f"--{d.replace('_', '-')}": getattr(args, d, None) for d in _OUTPUTS}
     output_file = outputs.pop("--output-file")
     read = [  # every path-like value of the command line: the files among them are inputs

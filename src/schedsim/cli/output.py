@@ -11,7 +11,12 @@ PROBLEM (HOW TO GO ON)`` line and exit status 2 (`OUTPUT_ERROR_STATUS`).
 
 `run_command` is the one wrapper around a command: it also turns Ctrl-C (``SIGINT``) into one
 ``schedsim: interrupted`` line and exit status 130 (the shell's 128 + SIGINT), after removing
-any temporary file.
+any temporary file. ``SIGTERM`` and ``SIGHUP`` (``kill``, ``timeout``, a CI cancellation, a
+closed ssh session) are handled the same way while `interrupt_signals` is in force (the
+command line's `main`): they raise `Interrupted`, a ``KeyboardInterrupt``, so every clean-up
+Ctrl-C gets runs for them too (the temporary file removed, a sweep's pool workers ended), and
+the exit status is 128 + the signal's number (143, 129) with ``schedsim: interrupted
+(SIGTERM)``.
 
 `warn` is the one way a command prints a warning: it goes to standard error at once
 (``warning: ...``) and is recorded, so the JSON outputs can carry the same warnings in their
@@ -24,9 +29,11 @@ import argparse
 import errno
 import os
 import re
+import signal
 import stat
 import sys
 import tempfile
+import threading
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -34,14 +41,18 @@ from typing import Any
 from schedsim.api.loading import inputs
 
 __all__ = [
+    "INTERRUPT_SIGNALS",
     "OUTPUT_ERROR_STATUS",
     "STDOUT_NAME",
+    "Interrupted",
     "OutputError",
     "Parser",
     "check_not_input",
     "check_outputs",
     "deliver",
     "error_line",
+    "interrupt_signals",
+    "interrupted_status",
     "output_problem",
     "recorded_warnings",
     "run_command",
@@ -66,6 +77,55 @@ class OutputError(Exception):
 
 STDOUT_NAME = "standard output"
 """How messages name standard output."""
+
+
+class Interrupted(KeyboardInterrupt):
+    """``SIGTERM`` or ``SIGHUP`` arrived (`interrupt_signals`): stops the command as Ctrl-C
+    does, with the signal's number (``signum``) for the exit status."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)
+        self.signum = signum
+
+
+INTERRUPT_SIGNALS = (signal.SIGTERM, signal.SIGHUP)
+"""The signals handled as Ctrl-C is (`interrupt_signals`)."""
+
+
+def _raise_interrupted(signum: int, frame: object) -> None:
+    raise Interrupted(signum)
+
+
+@contextmanager
+def interrupt_signals() -> Iterator[None]:
+    """While the block runs, ``SIGTERM`` and ``SIGHUP`` raise `Interrupted` (where their
+    disposition is the default one: a signal ignored, as ``nohup`` ignores ``SIGHUP``, or
+    handled by an embedding application, is left alone); restored afterwards. Only in the
+    main thread (where Python runs signal handlers)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous: dict[int, Any] = {}
+    for signum in INTERRUPT_SIGNALS:
+        if signal.getsignal(signum) == signal.SIG_DFL:
+            previous[signum] = signal.signal(signum, _raise_interrupted)
+    try:
+        yield
+    finally:
+        for restored, handler in previous.items():
+            signal.signal(restored, handler)
+
+
+def interrupted_status(e: KeyboardInterrupt) -> int:
+    """Print the one ``schedsim: interrupted`` line for ``e`` (naming the signal when it was
+    not Ctrl-C) and return the exit status: 128 + the signal's number, as a shell reports a
+    command the signal ended (130 for Ctrl-C, 143 for ``SIGTERM``, 129 for ``SIGHUP``)."""
+    signum = e.signum if isinstance(e, Interrupted) else signal.SIGINT
+    if signum == signal.SIGINT:
+        error_line("schedsim: interrupted")
+    else:
+        error_line(f"schedsim: interrupted ({signal.Signals(signum).name})")
+    return 128 + signum
 
 
 def output_problem(where: str, problem: str) -> str:
@@ -332,10 +392,11 @@ def run_command(
 
     Returns ``status``; 2 when the output could not be written whole (one error line on
     standard error, `output_problem`'s); 130 on Ctrl-C (one ``schedsim: interrupted`` line;
-    no output, no partial file). Errors ``command`` raises pass through (the caller maps
-    them to statuses). ``outputs`` (flag -> path, e.g. ``{"--report": "r.html"}``) and the
-    paths ``read`` (files among them are noted as inputs) are checked first: no output may
-    replace an input file or name another output's file (`check_outputs`).
+    no output, no partial file), 128 + the signal's number on `Interrupted`. Errors
+    ``command`` raises pass through (the caller maps them to statuses). ``outputs`` (flag ->
+    path, e.g. ``{"--report": "r.html"}``) and the paths ``read`` (files among them are
+    noted as inputs) are checked first: no output may replace an input file or name another
+    output's file (`check_outputs`).
     """
     try:
         with _recording(), inputs.recording():
@@ -351,9 +412,8 @@ def run_command(
         error_line(f"schedsim: error: {e}")
         _quiet_stdout()
         return OUTPUT_ERROR_STATUS
-    except KeyboardInterrupt:
-        error_line("schedsim: interrupted")
-        return 130
+    except KeyboardInterrupt as e:
+        return interrupted_status(e)
     return status
 
 

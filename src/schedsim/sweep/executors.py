@@ -15,6 +15,8 @@ scenario never stops the others.
   forks, and their initializer ignores it again), and on ``KeyboardInterrupt`` the parent
   cancels what is queued, ends the workers (``SIGTERM``) and lets the interrupt go on to the
   command line (exit 130, ``schedsim: interrupted``); results already saved stay whole.
+  ``SIGTERM`` and ``SIGHUP`` to the parent are the same ``KeyboardInterrupt`` there
+  (`schedsim.cli.output.Interrupted`), so the workers are ended for them too.
 - `schedsim.sweep.ray.RayExecutor`: Ray tasks (``--ray``), each cluster put once in Ray's
   object store.
 """
@@ -102,9 +104,15 @@ def _start_fork_server() -> None:
         signal.signal(signal.SIGINT, previous)
 
 
+_DEFERRED = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+"""The signals `_sigint_deferred` holds back: Ctrl-C, and the two the command line handles
+as Ctrl-C is (`schedsim.cli.output.interrupt_signals`)."""
+
+
 @contextmanager
 def _sigint_deferred() -> Iterator[None]:
-    """Hold Ctrl-C back while the block runs, then deliver it: a submit may start a worker,
+    """Hold Ctrl-C (and ``SIGTERM``, ``SIGHUP`` when Python handles them) back while the
+    block runs, then deliver it: a submit may start a worker,
     and a parent interrupted while it sends the worker its start-up data leaves a worker it
     does not know of, which then prints a traceback of its own (``pickle data was
     truncated``, or ``SemLock._rebuild``'s ``FileNotFoundError`` once the parent is gone)."""
@@ -112,16 +120,22 @@ def _sigint_deferred() -> Iterator[None]:
         yield
         return
     held: list[int] = []
-    previous = signal.signal(signal.SIGINT, lambda signum, frame: held.append(signum))
+    previous = {
+        signum: signal.signal(signum, lambda signum, frame: held.append(signum))
+        for signum in _DEFERRED
+        if signum == signal.SIGINT or callable(signal.getsignal(signum))
+    }
     try:
         yield
     finally:
-        signal.signal(signal.SIGINT, previous)
-    if held:
-        if callable(previous):
-            previous(signal.SIGINT, None)
-        elif previous == signal.SIG_DFL:  # pragma: no cover - schedsim's main has a handler
-            signal.raise_signal(signal.SIGINT)
+        for restored, handler in previous.items():
+            signal.signal(restored, handler)
+    for signum in dict.fromkeys(held):
+        handler = previous[signal.Signals(signum)]
+        if callable(handler):
+            handler(signum, None)
+        elif handler == signal.SIG_DFL:  # pragma: no cover - schedsim's main has a handler
+            signal.raise_signal(signum)
 
 
 def _stop_workers(pool: ProcessPoolExecutor) -> None:

@@ -9,7 +9,9 @@ Engine per config. Results come back as tasks finish (``ray.wait``).
 from __future__ import annotations
 
 import itertools
+import signal
 import socket
+import threading
 from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
@@ -58,6 +60,20 @@ def _task(cluster: SweepInput, scenario: Scenario) -> ScenarioResult:
     return run_scenario({scenario.cluster_key: cluster}, scenario, _engines)
 
 
+def _sigterm_handler() -> Any:
+    """The Python ``SIGTERM`` handler in force, to be put back after ``ray.init``; None when
+    there is none (Ray's own is then kept) or outside the main thread."""
+    if threading.current_thread() is not threading.main_thread():
+        return None
+    handler = signal.getsignal(signal.SIGTERM)
+    return handler if callable(handler) else None
+
+
+def _restore_sigterm(handler: Any) -> None:
+    if handler is not None and threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGTERM, handler)
+
+
 def _cancel(ray: Any, pending: Mapping[Any, Scenario]) -> None:
     """Cancel the submitted tasks (``force``: a running task's worker is killed), each
     on its own; one already finished or lost is no reason to leave the others."""
@@ -104,8 +120,12 @@ class RayExecutor:
                 kwargs["num_cpus"] = self.num_cpus
             if self.address:
                 probe_address(self.address)
+            # ray.init puts its own SIGTERM handler in (sys.exit): the command line's, which
+            # stops the sweep as Ctrl-C does (schedsim.cli.output.interrupt_signals), is put back
+            sigterm = _sigterm_handler()
             try:
                 ray.init(address=self.address, **kwargs)
+                _restore_sigterm(sigterm)
             except KeyboardInterrupt:
                 # Ctrl-C while Ray starts: end what was started, then let the command line
                 # report it (exit 130)
