@@ -1158,3 +1158,42 @@ def test_output_to_a_device_writes_the_device(
     mode = os.lstat(device).st_mode
     assert stat.S_ISCHR(mode) and os.major(os.lstat(device).st_rdev) == 1
     assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".null.")] == []
+
+
+@pytest.mark.parametrize("flag", ["--output-file", "--report"])
+@pytest.mark.parametrize("command", ["simulate", "replay", "sweep"])
+@pytest.mark.parametrize("where", ["missing", "file"], ids=["no-such-dir", "dir-is-a-file"])
+def test_an_unwritable_output_fails_before_the_run(
+    flag: str, command: str, where: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """F15: an ``--output-file``/``--report`` whose directory does not exist (or is a file)
+    was found only once the whole run was done (a typo in ``--report runs/fgd.html`` cost a
+    1,020-experiment sweep): refused first, exit 2, with the message the final write gives
+    (``FILE: cannot write the output: No such file or directory (give a path that can be
+    written)``). The input here is bad as well: the output's error is the only one, so the
+    run (which would refuse the input) never started."""
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("apiVersion: v1\nkind: Pod\nmetadata: {name: [x]}\n")
+    if command == "sweep":
+        spec = tmp_path / "s.yaml"
+        spec.write_text(f"cluster: [{bad}]\ncommands: [simulate]\n")
+        argv = ["sweep", str(spec), "--serial"]
+    else:
+        argv = [command, str(bad)]
+    if where == "missing":
+        out, problem = tmp_path / "no-such-dir" / "out.html", "No such file or directory"
+    else:
+        (tmp_path / "plain").write_text("")
+        out, problem = tmp_path / "plain" / "out.html", "Not a directory"
+    assert main([*argv, flag, str(out)]) == 2
+    assert capsys.readouterr().err == (
+        f"schedsim: error: {out}: cannot write the output: {problem} (give a path that can "
+        "be written)\n"
+    )
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(
+        [
+            "bad.yaml",
+            *(["s.yaml"] if command == "sweep" else []),
+            *(["plain"] if where == "file" else []),
+        ]
+    )

@@ -49,6 +49,7 @@ __all__ = [
     "Parser",
     "check_not_input",
     "check_outputs",
+    "check_writable",
     "deliver",
     "error_line",
     "interrupt_signals",
@@ -226,8 +227,8 @@ def check_not_input(path: str, flag: str = "") -> None:
 
 
 def check_outputs(outputs: dict[str, str | None]) -> None:
-    """Refuse outputs (flag -> path) that name an input file or one another's file, before
-    the command runs.
+    """Refuse outputs (flag -> path) that name an input file or one another's file, or that
+    cannot be written (`check_writable`), before the command runs.
 
     Raises:
         OutputError: the first such output.
@@ -242,6 +243,64 @@ def check_outputs(outputs: dict[str, str | None]) -> None:
     for flag, path in outputs.items():
         if path:
             check_not_input(path, flag)
+    for path in outputs.values():
+        if path and path != "-":
+            check_writable(path)
+
+
+def _resolve(path: str) -> tuple[str, int | None]:
+    """The file writing ``path`` replaces (a symbolic link's target) and its mode (None: no
+    such file yet, or it cannot be examined: the write says why).
+
+    Raises:
+        OutputError: a symbolic link loop, or a directory.
+    """
+    target = os.path.realpath(path) if os.path.islink(path) else path
+    if os.path.islink(target):  # realpath leaves a symlink loop unresolved: open(2) says ELOOP
+        raise OutputError(_why(OSError(errno.ELOOP, os.strerror(errno.ELOOP)), path))
+    try:
+        mode: int | None = os.stat(target).st_mode
+    except OSError:
+        mode = None
+    if mode is not None and stat.S_ISDIR(mode):  # "DIR/" too (its rename said ENOTDIR)
+        raise OutputError(_why(OSError(errno.EISDIR, os.strerror(errno.EISDIR)), path))
+    return target, mode
+
+
+def _temporary(path: str, target: str) -> tuple[int, str]:
+    """A new temporary file ``.NAME.XXXX.tmp`` beside ``target``: (descriptor, path).
+
+    Raises:
+        OutputError: it cannot be made (no such directory, not writable, ...).
+    """
+    directory = os.path.dirname(os.path.abspath(target))
+    try:
+        return tempfile.mkstemp(
+            dir=directory, prefix=f".{os.path.basename(target)}.", suffix=".tmp"
+        )
+    except OSError as e:
+        raise OutputError(_why(e, path)) from None
+
+
+def check_writable(path: str) -> None:
+    """Refuse, before the command runs, an output file that could not be written at its
+    end: its directory does not exist, is not a directory or cannot be written (a temporary
+    file is made there and removed at once, as `deliver` will make one), or it is a
+    directory. The message is the one `deliver` would give. A device, FIFO or socket is
+    left to the write (opening a FIFO would wait for its reader).
+
+    Raises:
+        OutputError: ``path`` cannot be written.
+    """
+    target, mode = _resolve(path)
+    if mode is not None and not stat.S_ISREG(mode):
+        return
+    fd, tmp = _temporary(path, target)
+    os.close(fd)
+    try:
+        os.unlink(tmp)
+    except OSError:  # pragma: no cover - removed meanwhile
+        pass
 
 
 def _new_file_mode(path: str) -> int:
@@ -286,25 +345,11 @@ def deliver(text: str, path: str | None = None) -> None:
     check_not_input(path)
     data = text.encode("utf-8")
     # a symlink stays a symlink: its target is what gets replaced
-    target = os.path.realpath(path) if os.path.islink(path) else path
-    if os.path.islink(target):  # realpath leaves a symlink loop unresolved: open(2) says ELOOP
-        raise OutputError(_why(OSError(errno.ELOOP, os.strerror(errno.ELOOP)), path))
-    try:
-        mode: int | None = os.stat(target).st_mode
-    except OSError:
-        mode = None  # a new file (or an unreadable path: reported by the write below)
-    if mode is not None and stat.S_ISDIR(mode):  # "DIR/" too (its rename said ENOTDIR)
-        raise OutputError(_why(OSError(errno.EISDIR, os.strerror(errno.EISDIR)), path))
+    target, mode = _resolve(path)
     if mode is not None and not stat.S_ISREG(mode):
         _write_directly(data, target, path)
         return
-    directory = os.path.dirname(os.path.abspath(target))
-    try:
-        fd, tmp = tempfile.mkstemp(
-            dir=directory, prefix=f".{os.path.basename(target)}.", suffix=".tmp"
-        )
-    except OSError as e:
-        raise OutputError(_why(e, path)) from None
+    fd, tmp = _temporary(path, target)
     done = False
     try:
         try:
