@@ -1197,3 +1197,69 @@ def test_an_unwritable_output_fails_before_the_run(
             *(["plain"] if where == "file" else []),
         ]
     )
+
+
+@pytest.mark.parametrize("failing", ["--output-file", "--report"])
+@pytest.mark.parametrize("command", ["simulate", "scale-up", "replay"])
+def test_when_one_output_cannot_be_written_neither_is_left(
+    failing: str,
+    command: str,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """F11: ``--output-file`` failing at its write left ``--report``'s file behind (the
+    report was put in place during the command), while the reverse order wrote nothing:
+    both files are written and put in place only together, so a failed run (exit 2) leaves
+    neither, whichever failed, and any previous content of both stays. The failure is a
+    write of one file's temporary file (as a full disk or a file size limit makes it)."""
+    from schedsim.cli import output
+
+    out, report = tmp_path / "out.json", tmp_path / "report.html"
+    out.write_text("previous out\n")
+    report.write_text("previous report\n")
+    bad = {"--output-file": str(out), "--report": str(report)}[failing]
+    real = output.write_all
+
+    def write_all(fd: int, data: bytes, where: str) -> None:
+        if where == bad:
+            raise output.OutputError(output.output_problem(where, "No space left on device"))
+        real(fd, data, where)
+
+    monkeypatch.setattr(output, "write_all", write_all)
+    argv = [command, "--output-file", str(out), "--report", str(report), "-o", "json"]
+    assert main(argv) == 2
+    assert capsys.readouterr().err.endswith(
+        f"schedsim: error: {bad}: cannot write the output: No space left on device (give a "
+        "path that can be written)\n"
+    )
+    assert out.read_text() == "previous out\n"
+    assert report.read_text() == "previous report\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out.json", "report.html"]
+    monkeypatch.setattr(output, "write_all", real)
+    assert main(argv) == 0  # and without the failure both are written
+    capsys.readouterr()
+    assert json.loads(out.read_text()) and "<html" in report.read_text().lower()
+
+
+@pytest.mark.parametrize("failing", ["--output-file", "--report"])
+def test_a_full_device_output_leaves_the_other_output_unwritten(
+    failing: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """F11's repro with a full device (``/dev/full``'s major/minor, made in tmp_path as in
+    `test_output_to_a_device_writes_the_device`): the other output is not written."""
+    import stat
+
+    full = tmp_path / "full"
+    try:
+        os.mknod(full, 0o666 | stat.S_IFCHR, os.makedev(1, 7))
+    except (PermissionError, OSError) as e:
+        pytest.skip(f"cannot make a device node here: {e}")
+    other = tmp_path / "other"
+    paths = {"--output-file": str(other), "--report": str(other), failing: str(full)}
+    argv = ["simulate", "-o", "json"]
+    for flag, path in paths.items():
+        argv += [flag, path]
+    assert main(argv) == 2
+    assert f"{full}: cannot write the output: No space left on device" in (capsys.readouterr().err)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["full"]

@@ -12,7 +12,7 @@ import yaml
 
 from schedsim.api.loading.gate_hints import feature_gate_hints
 from schedsim.api.loading.live import read_cluster
-from schedsim.cli.output import deliver, error_line, warn
+from schedsim.cli.output import deliver, deliver_later, error_line, warn
 from schedsim.engine import Cluster, Engine
 from schedsim.report import Page
 
@@ -162,12 +162,13 @@ def report_title(
 
 
 def write_report(path: str, page: Page) -> None:
-    """Write the HTML report of ``--report`` whole or not at all (`cli_output.deliver`).
+    """Write the HTML report of ``--report`` whole or not at all, put in place with the
+    command's output (`cli_output.deliver_later`: neither is left when one fails).
 
     Raises:
         OutputError: it cannot be written (exit status 2, as for the output itself).
     """
-    deliver(page.render(), path)
+    deliver_later(page.render(), path)
 
 
 def warn_input(cluster: Cluster, engine: Engine) -> None:

@@ -51,6 +51,7 @@ __all__ = [
     "check_outputs",
     "check_writable",
     "deliver",
+    "deliver_later",
     "error_line",
     "interrupt_signals",
     "interrupted_status",
@@ -342,14 +343,62 @@ def deliver(text: str, path: str | None = None) -> None:
     if path is None or path == "-":
         _to_stdout(text)
         return
+    _prepare(text, path).commit()
+
+
+class _Prepared:
+    """An output file written but not yet in place (`_prepare`): `commit` puts it there,
+    `discard` drops it (the file untouched)."""
+
+    def __init__(self, path: str, target: str, tmp: str | None, data: bytes) -> None:
+        self.path = path
+        self.target = target
+        self.tmp = tmp  # None: a device, FIFO or socket, written only at commit
+        self.data = data
+
+    def commit(self) -> None:
+        """Write a device, or rename the temporary file over the target.
+
+        Raises:
+            OutputError: that failed (the temporary file is then removed).
+        """
+        if self.tmp is None:
+            _write_directly(self.data, self.target, self.path)
+            return
+        try:
+            os.replace(self.tmp, self.target)
+            self.tmp = None
+        except OSError as e:
+            raise OutputError(_why(e, self.path)) from None
+        finally:
+            self.discard()
+
+    def discard(self) -> None:
+        """Remove the temporary file (if any is left)."""
+        if self.tmp is not None:
+            try:
+                os.unlink(self.tmp)
+            except OSError:
+                pass
+            self.tmp = None
+
+
+def _prepare(text: str, path: str) -> _Prepared:
+    """The file ``path``'s new content, written whole to its temporary file (flushed to
+    disk), not yet renamed over it (`deliver`'s first half).
+
+    Raises:
+        OutputError: the output is an input file, or a write or the flush failed (the
+            temporary file is removed).
+    """
     check_not_input(path)
     data = text.encode("utf-8")
     # a symlink stays a symlink: its target is what gets replaced
     target, mode = _resolve(path)
     if mode is not None and not stat.S_ISREG(mode):
-        _write_directly(data, target, path)
-        return
+        return _Prepared(path, target, None, data)
     fd, tmp = _temporary(path, target)
+    prepared = _Prepared(path, target, tmp, data)
     done = False
     try:
         try:
@@ -358,16 +407,62 @@ def deliver(text: str, path: str | None = None) -> None:
             os.fsync(fd)  # a full disk may only show here (NFS, some FUSE file systems)
         finally:
             os.close(fd)
-        os.replace(tmp, target)
         done = True
     except OSError as e:
         raise OutputError(_why(e, path)) from None
     finally:
         if not done:
-            try:
-                os.unlink(tmp)
-            except OSError:
-                pass
+            prepared.discard()
+    return prepared
+
+
+_held: list[_Prepared] | None = None
+"""The output files prepared and held back by `deliver_later` while `run_command` runs its
+command (None outside it)."""
+
+
+def deliver_later(text: str, path: str) -> None:
+    """Write the file ``path`` as `deliver` does, but while `run_command` runs, put it in
+    place only with the command's own output, once that is written too: when one of a
+    command's outputs (``--report``, ``--output-file``) cannot be written, neither is left
+    behind. Outside `run_command`, `deliver` at once.
+
+    Raises:
+        OutputError: the output is an input file, or it could not be written.
+    """
+    if _held is None or path == "-":
+        deliver(text, path)
+        return
+    _held.append(_prepare(text, path))
+
+
+@contextmanager
+def _holding() -> Iterator[list[_Prepared]]:
+    global _held
+    saved, _held = _held, []
+    held = _held
+    try:
+        yield held
+    finally:
+        _held = saved
+        for prepared in held:  # what was not committed: a failure, an interrupt
+            prepared.discard()
+
+
+def _deliver_all(text: str | None, path: str | None, held: list[_Prepared]) -> None:
+    """Write the command's output and put the held outputs in place: devices and standard
+    output first (their writes may fail), the renames last, each only if everything before
+    it was written."""
+    if text is not None and path not in (None, "-"):
+        held.append(_prepare(text, path))
+    for p in held:
+        if p.tmp is None:
+            p.commit()
+    if text is not None and path in (None, "-"):
+        _to_stdout(text)
+    for p in held:
+        if p.tmp is not None:
+            p.commit()
 
 
 _NAMED = re.compile(
@@ -450,9 +545,9 @@ def run_command(
             problem = stdout_problem() if path in (None, "-") else None
             if problem is not None:
                 raise OutputError(problem)
-            out, status = command()
-            if out is not None:
-                deliver(out, path)
+            with _holding() as held:
+                out, status = command()
+                _deliver_all(out, path, held)
     except OutputError as e:
         error_line(f"schedsim: error: {e}")
         _quiet_stdout()
