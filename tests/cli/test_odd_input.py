@@ -1263,3 +1263,58 @@ def test_a_full_device_output_leaves_the_other_output_unwritten(
     assert main(argv) == 2
     assert f"{full}: cannot write the output: No space left on device" in (capsys.readouterr().err)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["full"]
+
+
+@pytest.mark.parametrize("resume", ["cl", "cl/sub"], ids=["is", "inside"])
+def test_sweep_resume_into_an_input_directory_is_refused(
+    resume: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """F6: ``sweep s.yaml --resume cl`` where the spec's cluster is the directory ``cl/``
+    wrote ``a+simulate.json`` into it, and the next run (and ``simulate cl``) failed on it
+    (``document 1: kind: required``): refused before the run, as an output over an input
+    file is, and the directory is untouched."""
+    (tmp_path / "cl").mkdir()
+    (tmp_path / "cl" / "c.yaml").write_text(ONE_POD)
+    spec = tmp_path / "s.yaml"
+    spec.write_text("kind: Sweep\ncluster: [cl/]\ncommands: [simulate]\n")
+    where = "it is" if resume == "cl" else "it is inside"
+    argv = ["sweep", str(spec), "--serial", "--resume", str(tmp_path / resume)]
+    assert main(argv) == 2
+    assert capsys.readouterr().err == (
+        f"schedsim: error: --resume {tmp_path / resume}: {where} the input directory "
+        f"{tmp_path}/cl/ of the spec: its result files would be read as manifests (give "
+        "another directory: schedsim never writes into an input)\n"
+    )
+    assert sorted(p.name for p in (tmp_path / "cl").iterdir()) == ["c.yaml"]
+    assert main(["sweep", str(spec), "--serial", "--resume", str(tmp_path / "res")]) == 0
+
+
+@pytest.mark.parametrize("flag", ["--output-file", "--report"])
+@pytest.mark.parametrize("command", ["simulate", "sweep"])
+def test_an_output_into_an_input_directory_is_refused(
+    flag: str, command: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """F6: ``simulate din -o yaml --output-file din/result.yaml`` exited 0 and the next
+    ``simulate din`` failed on the result read as a manifest: an output with a name the
+    directory is read for (.yaml, .yml, .json: the loader's) inside an input directory is
+    refused before the run; one it is not read for (an .html report) is written."""
+    din = tmp_path / "din"
+    din.mkdir()
+    (din / "c.yaml").write_text(ONE_POD)
+    if command == "sweep":
+        spec = tmp_path / "s.yaml"
+        spec.write_text("kind: Sweep\ncluster: [din]\ncommands: [simulate]\n")
+        argv, shown = ["sweep", str(spec), "--serial"], f"{tmp_path}/din"
+    else:
+        argv, shown = ["simulate", str(din)], str(din)
+    out = din / "result.yaml"
+    assert main([*argv, "-o", "json", flag, str(out)]) == 2
+    assert capsys.readouterr().err == (
+        f"schedsim: error: {out}: cannot write the output ({flag}): it is inside the input "
+        f"directory {shown}, and would be read as an input next time (write it to another "
+        "path: schedsim never writes into an input)\n"
+    )
+    assert sorted(p.name for p in din.iterdir()) == ["c.yaml"]
+    assert main([*argv, flag, str(din / "r.html")]) == 0
+    capsys.readouterr()
+    assert main(argv) == 0  # the directory still reads

@@ -154,7 +154,10 @@ def _main(argv: Sequence[str] | None) -> int:
         if d not in _OUTPUTS
         for v in (value if isinstance(value, list) else [value])
     ]
-    return cli_output.run_command(lambda: _run(args), output_file, outputs=outputs, read=read)
+    paths = getattr(args, "paths", None) or []
+    return cli_output.run_command(
+        lambda: _run(args), output_file, outputs=outputs, read=read, read_dirs=paths
+    )
 
 
 VALIDATE_HINT = (

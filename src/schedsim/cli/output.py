@@ -210,16 +210,30 @@ def stdout_problem() -> str | None:
     return None
 
 
+MANIFEST_SUFFIXES = (".yaml", ".yml", ".json")
+"""The files a directory given as input is read for (schedsim.api.loading.loader)."""
+
+
 def check_not_input(path: str, flag: str = "") -> None:
-    """Refuse an output path that is (or links to) a file this command reads.
+    """Refuse an output path that is (or links to) a file this command reads, or a
+    manifest-named file (`MANIFEST_SUFFIXES`) inside a directory it reads (a later run on
+    that directory would read the output as a manifest).
 
     Raises:
-        OutputError: ``path`` is an input file (`schedsim.api.loading.inputs`).
+        OutputError: ``path`` is an input file, or inside an input directory
+            (`schedsim.api.loading.inputs`).
     """
     read = inputs.output_conflict(path)
-    if read is None:
-        return
     name = f" ({flag})" if flag else ""
+    if read is None:
+        directory = inputs.directory_conflict(path)
+        if directory is not None and path.endswith(MANIFEST_SUFFIXES):
+            raise OutputError(
+                f"{path}: cannot write the output{name}: it is inside the input directory "
+                f"{directory}, and would be read as an input next time (write it to another "
+                "path: schedsim never writes into an input)"
+            )
+        return
     same = "it is the input file" if read == path else "it is the same file as the input"
     raise OutputError(
         f"{path}: cannot write the output{name}: {same} {read} (write it to another path: "
@@ -526,6 +540,7 @@ def run_command(
     *,
     outputs: dict[str, str | None] | None = None,
     read: Iterable[object] = (),
+    read_dirs: Iterable[object] = (),
 ) -> int:
     """Run ``command`` (which returns its whole output, None when it failed before having
     any, and its exit status) and deliver its output; the exit status.
@@ -541,6 +556,7 @@ def run_command(
     try:
         with _recording(), inputs.recording():
             inputs.note_all(read)
+            inputs.note_dirs(read_dirs)
             check_outputs({"--output-file": path, **(outputs or {})})
             problem = stdout_problem() if path in (None, "-") else None
             if problem is not None:

@@ -20,6 +20,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
 from schedsim.api.errors import ManifestError, first_few
+from schedsim.api.loading import inputs
 from schedsim.cli.common import output_path, write_report
 from schedsim.cli.output import check_outputs, error_line, recorded_warnings, warn
 from schedsim.sweep import (
@@ -154,6 +155,15 @@ def run(args: argparse.Namespace) -> tuple[str, int]:
         warn(w)
     # the files the spec names are inputs too: refuse an output over one before running
     check_outputs({"--output-file": args.output_file, "--report": args.report})
+    if args.resume:  # nor a results directory in (or that is) a directory the spec reads
+        directory = inputs.directory_conflict(args.resume)
+        if directory is not None:
+            where = "it is" if inputs.same_directory(args.resume, directory) else "it is inside"
+            raise ManifestError(
+                f"--resume {args.resume}: {where} the input directory {directory} of the "
+                "spec: its result files would be read as manifests (give another directory: "
+                "schedsim never writes into an input)"
+            )
     executor = _executor(args)
     clusters = load_clusters(spec)
     for name, cluster in clusters.items():

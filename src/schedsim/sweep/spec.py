@@ -342,6 +342,7 @@ def _file_digest(path: str) -> str:
     h = hashlib.sha256()
     paths = [path]
     if os.path.isdir(path):
+        inputs.note_dir(path)  # no output may be written into it (schedsim.cli.output)
         paths = sorted(
             os.path.join(root, f)
             for root, _, files in os.walk(path)

@@ -4,7 +4,9 @@ Every reader of a file given by the user (manifests, configuration, node groups,
 specs and the files they name, traces) calls `note` with the path; ``schedsim.cli.output``
 refuses to write an output (``--output-file``, ``--report``, ``--save``) to a file noted
 here, and refuses two outputs naming the same file. "The same file" follows symbolic links
-and hard links (`os.path.samefile`), as the write itself would.
+and hard links (`os.path.samefile`), as the write itself would. A directory read as input
+(its manifests, `note_dir`) is recorded too: no output that a later read of it would take
+for an input may be written into it (`directory_conflict`).
 """
 
 from __future__ import annotations
@@ -14,9 +16,20 @@ import stat
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 
-__all__ = ["note", "note_all", "output_conflict", "outputs_conflict", "recording"]
+__all__ = [
+    "directory_conflict",
+    "note",
+    "note_all",
+    "note_dir",
+    "note_dirs",
+    "output_conflict",
+    "outputs_conflict",
+    "recording",
+    "same_directory",
+]
 
 _read: list[str] = []
+_dirs: list[str] = []
 
 
 def _regular(path: str) -> os.stat_result | None:
@@ -39,6 +52,43 @@ def note_all(paths: Iterable[object]) -> None:
     for p in paths:
         if isinstance(p, str) and p:
             note(p)
+
+
+def note_dir(path: str) -> None:
+    """Record that the command reads the directory ``path`` (its manifests)."""
+    if path not in _dirs and os.path.isdir(path):
+        _dirs.append(path)
+
+
+def note_dirs(paths: Iterable[object]) -> None:
+    """`note_dir` each value that is a directory's path."""
+    for p in paths:
+        if isinstance(p, str) and p and p != "-":
+            note_dir(p)
+
+
+def _inside(path: str, directory: str) -> bool:
+    """``path`` is ``directory`` or lies under it (symbolic links followed)."""
+    a, d = os.path.realpath(path), os.path.realpath(directory)
+    try:
+        return os.path.commonpath([a, d]) == d
+    except ValueError:  # pragma: no cover - different drives (Windows)
+        return False
+
+
+def same_directory(a: str, b: str) -> bool:
+    """``a`` and ``b`` name one directory (symbolic links followed)."""
+    return os.path.realpath(a) == os.path.realpath(b)
+
+
+def directory_conflict(path: str) -> str | None:
+    """The input directory (`note_dir`) that ``path`` is or lies under, or None."""
+    if path == "-":
+        return None
+    for d in _dirs:
+        if _inside(path, d):
+            return d
+    return None
 
 
 def _same(a: str, b: str) -> bool:
@@ -78,9 +128,11 @@ def outputs_conflict(
 @contextmanager
 def recording() -> Iterator[None]:
     """Record the inputs of one command (nested commands, as in tests, keep their own)."""
-    saved = list(_read)
+    saved, saved_dirs = list(_read), list(_dirs)
     _read.clear()
+    _dirs.clear()
     try:
         yield
     finally:
         _read[:] = saved
+        _dirs[:] = saved_dirs

@@ -489,6 +489,7 @@ def load_paths(
             raise ManifestError("'': empty path")
         path = Path(p)
         if path.is_dir():
+            inputs.note_dir(str(path))  # no output may be written into it (schedsim.cli.output)
             try:
                 files = sorted(
                     f for f in path.iterdir() if f.is_file() and f.suffix in _MANIFEST_SUFFIXES
