@@ -1318,3 +1318,21 @@ def test_an_output_into_an_input_directory_is_refused(
     assert main([*argv, flag, str(din / "r.html")]) == 0
     capsys.readouterr()
     assert main(argv) == 0  # the directory still reads
+
+
+@pytest.mark.parametrize("spec", ["", "spec: null\n", "spec: {}\n", "spec: ~\n"])
+def test_a_pod_without_a_spec_is_refused(
+    spec: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """F1: a Pod with no ``spec`` (or ``spec: null``) was accepted (and reported as "no
+    nodes available") while ``spec: {}`` was refused: the API server decodes all three to
+    the zero PodSpec, and ValidatePodSpec's validateContainers (pkg/apis/core/validation/
+    validation.go) refuses it with ``spec.containers: Required value``; so does schedsim,
+    the same line for each."""
+    pod = tmp_path / "p.yaml"
+    pod.write_text(f"apiVersion: v1\nkind: Pod\nmetadata: {{name: x}}\n{spec}")
+    assert main(["simulate", str(pod)]) == 2
+    assert capsys.readouterr().err == (
+        f"schedsim: error: {pod}: Pod default/x: spec.containers: required\n"
+    )
+

@@ -408,7 +408,10 @@ def test_replication_controller_and_standalone_replicaset() -> None:
 def test_generate_name_gets_a_deterministic_name() -> None:
     """metadata.generateName without a name: the API server appends 5 random characters;
     here they are derived from the file and position, so reruns agree."""
-    pod = "apiVersion: v1\nkind: Pod\nmetadata: {generateName: debug-}\n"
+    pod = (
+        "apiVersion: v1\nkind: Pod\nmetadata: {generateName: debug-}\n"
+        "spec: {containers: [{name: c}]}\n"
+    )
     a, b = _load(pod, pod).pods
     assert re.fullmatch(f"debug-{SUFFIX}{{5}}", a.name) and a.name != b.name
     assert [p.name for p in _load(pod, pod).pods] == [a.name, b.name]

@@ -29,7 +29,10 @@ GI = 2**30
 MI = 2**20
 
 NODE = "apiVersion: v1\nkind: Node\nmetadata: {name: n1}\n"
-POD = "apiVersion: v1\nkind: Pod\nmetadata: {name: p1}\n"
+POD_META = "apiVersion: v1\nkind: Pod\nmetadata: {name: p1}\n"
+CONTAINERS = "spec: {containers: [{name: c}]}\n"
+"""A Pod's smallest valid spec (ValidatePodSpec requires a container)."""
+POD = POD_META + CONTAINERS
 
 
 @pytest.fixture
@@ -93,11 +96,12 @@ items:
 - apiVersion: v1
   kind: Pod
   metadata: {name: p1, namespace: ns}
+  spec: {containers: [{name: c}]}
 ---
 apiVersion: v1
 kind: PodList
 items:
-- {apiVersion: v1, kind: Pod, metadata: {name: p2}}
+- {apiVersion: v1, kind: Pod, metadata: {name: p2}, spec: {containers: [{name: c}]}}
 ---
 kind: NodeList
 items: []
@@ -165,25 +169,25 @@ def test_json_file(cwd: Path) -> None:
 
 
 def test_single_json_object(cwd: Path) -> None:
-    m = _load(cwd, '{"kind": "Pod", "metadata": {"name": "p1"}}', "pod.json")
+    m = _load(cwd, '{"kind": "Pod", "metadata": {"name": "p1"}, "spec": {"containers": [{"name": "c"}]}}', "pod.json")
     assert [p.key for p in m.pods] == ["default/p1"]
 
 
 def test_directory_reads_manifest_files_sorted_by_name(cwd: Path) -> None:
-    _write(cwd / "d" / "b.yaml", "kind: Pod\nmetadata: {name: from-b}\n")
-    _write(cwd / "d" / "a.json", '{"kind": "Pod", "metadata": {"name": "from-a"}}')
-    _write(cwd / "d" / "c.yml", "kind: Pod\nmetadata: {name: from-c}\n")
-    _write(cwd / "d" / "notes.txt", "kind: Pod\nmetadata: {name: from-txt}\n")
+    _write(cwd / "d" / "b.yaml", "kind: Pod\nmetadata: {name: from-b}\nspec: {containers: [{name: c}]}\n")
+    _write(cwd / "d" / "a.json", '{"kind": "Pod", "metadata": {"name": "from-a"}, "spec": {"containers": [{"name": "c"}]}}')
+    _write(cwd / "d" / "c.yml", "kind: Pod\nmetadata: {name: from-c}\nspec: {containers: [{name: c}]}\n")
+    _write(cwd / "d" / "notes.txt", "kind: Pod\nmetadata: {name: from-txt}\nspec: {containers: [{name: c}]}\n")
     _write(cwd / "d" / "README.md", "not yaml: [")
-    _write(cwd / "d" / "sub" / "d.yaml", "kind: Pod\nmetadata: {name: from-subdir}\n")
+    _write(cwd / "d" / "sub" / "d.yaml", "kind: Pod\nmetadata: {name: from-subdir}\nspec: {containers: [{name: c}]}\n")
     (cwd / "d" / "dir.yaml").mkdir()  # a directory named like a manifest is not read
     m = load_paths(["d"])
     assert [p.name for p in m.pods] == ["from-a", "from-b", "from-c"]
 
 
 def test_paths_are_read_in_order_given(cwd: Path) -> None:
-    _write(cwd / "z.yaml", "kind: Pod\nmetadata: {name: z}\n")
-    _write(cwd / "a.yaml", "kind: Pod\nmetadata: {name: a}\n")
+    _write(cwd / "z.yaml", "kind: Pod\nmetadata: {name: z}\nspec: {containers: [{name: c}]}\n")
+    _write(cwd / "a.yaml", "kind: Pod\nmetadata: {name: a}\nspec: {containers: [{name: c}]}\n")
     m = load_paths(["z.yaml", "-", "a.yaml"], stdin_text=lambda: POD)
     assert [p.name for p in m.pods] == ["z", "p1", "a"]
 
@@ -253,7 +257,7 @@ metadata: {name: api}
 kind: List
 items:
 - {kind: Secret, metadata: {name: c}}
-- {kind: Pod, metadata: {name: p1}}
+- {kind: Pod, metadata: {name: p1}, spec: {containers: [{name: c}]}}
 """
     m = _load(cwd, text, "app.yaml")
     _write(cwd / "more.yaml", "kind: ConfigMap\nmetadata: {name: other}\n")
@@ -300,8 +304,8 @@ def test_cronjobs_are_skipped_with_their_own_warning(cwd: Path) -> None:
 
 
 def test_duplicate_objects_across_files(cwd: Path) -> None:
-    _write(cwd / "a.yaml", "kind: Pod\nmetadata: {name: p}\n")
-    _write(cwd / "b.yaml", "kind: Pod\nmetadata: {name: p, namespace: default}\n")
+    _write(cwd / "a.yaml", "kind: Pod\nmetadata: {name: p}\nspec: {containers: [{name: c}]}\n")
+    _write(cwd / "b.yaml", "kind: Pod\nmetadata: {name: p, namespace: default}\nspec: {containers: [{name: c}]}\n")
     with pytest.raises(ManifestError) as info:
         load_paths(["a.yaml", "b.yaml"])
     assert str(info.value) == (
@@ -337,7 +341,7 @@ def test_duplicate_between_file_and_stdin(cwd: Path) -> None:
 def test_same_name_in_other_namespace_or_kind_is_not_a_duplicate(cwd: Path) -> None:
     m = _load(
         cwd,
-        "kind: Pod\nmetadata: {name: x}\n---\nkind: Pod\nmetadata: {name: x, namespace: b}\n"
+        "kind: Pod\nmetadata: {name: x}\nspec: {containers: [{name: c}]}\n---\nkind: Pod\nmetadata: {name: x, namespace: b}\nspec: {containers: [{name: c}]}\n"
         "---\nkind: Node\nmetadata: {name: x}\n",
     )
     assert [p.key for p in m.pods] == ["default/x", "b/x"]
@@ -350,9 +354,9 @@ def test_same_name_in_other_namespace_or_kind_is_not_a_duplicate(cwd: Path) -> N
 def test_namespace_defaults_to_default(cwd: Path) -> None:
     m = _load(
         cwd,
-        "kind: Pod\nmetadata: {name: a}\n---\nkind: Pod\nmetadata: {name: b, namespace: ''}\n"
-        "---\nkind: Pod\nmetadata: {name: c, namespace: null}\n"
-        "---\nkind: Pod\nmetadata: {name: d, namespace: shop}\n",
+        "kind: Pod\nmetadata: {name: a}\nspec: {containers: [{name: c}]}\n---\nkind: Pod\nmetadata: {name: b, namespace: ''}\nspec: {containers: [{name: c}]}\n"
+        "---\nkind: Pod\nmetadata: {name: c, namespace: null}\nspec: {containers: [{name: c}]}\n"
+        "---\nkind: Pod\nmetadata: {name: d, namespace: shop}\nspec: {containers: [{name: c}]}\n",
     )
     assert [p.namespace for p in m.pods] == ["default", "default", "default", "shop"]
 
@@ -400,7 +404,7 @@ def test_zero_and_huge_quantities_are_accepted(cwd: Path) -> None:
     c = (
         _load(
             cwd,
-            f"{POD}spec:\n  containers:\n  - name: c\n"
+            f"{POD_META}spec:\n  containers:\n  - name: c\n"
             "    resources: {requests: {cpu: '0', memory: 1e999, example.com/x: 8Ei},\n"
             "                limits: {example.com/x: 8Ei}}\n",
         )
@@ -412,7 +416,7 @@ def test_zero_and_huge_quantities_are_accepted(cwd: Path) -> None:
 
 def test_requests_default_to_limits(cwd: Path) -> None:
     text = f"""\
-{POD}spec:
+{POD_META}spec:
   containers:
   - name: only-limits
     resources:
@@ -453,7 +457,7 @@ def test_requests_default_to_limits(cwd: Path) -> None:
 
 def test_sidecar_detection(cwd: Path) -> None:
     text = f"""\
-{POD}spec:
+{POD_META}spec:
   initContainers:
   - {{name: setup}}
   - {{name: proxy, restartPolicy: Always}}
@@ -473,7 +477,7 @@ def test_sidecar_detection(cwd: Path) -> None:
 
 def test_host_ports(cwd: Path) -> None:
     text = f"""\
-{POD}spec:
+{POD_META}spec:
   containers:
   - name: c
     ports:
@@ -624,13 +628,13 @@ def test_no_affinity_and_empty_required_terms(cwd: Path) -> None:
     ids=["plain", "quoted", "nanoseconds", "offset"],
 )
 def test_creation_timestamp(cwd: Path, raw: str, expected: datetime) -> None:
-    pod = _load(cwd, f"kind: Pod\nmetadata: {{name: p, creationTimestamp: {raw}}}\n").pods[0]
+    pod = _load(cwd, f"kind: Pod\nmetadata: {{name: p, creationTimestamp: {raw}}}\n{CONTAINERS}").pods[0]
     assert pod.creation_timestamp == expected
 
 
 def test_unquoted_timestamps_stay_strings_elsewhere(cwd: Path) -> None:
     # kubectl reads YAML timestamps as strings: a date-like label value is just a string
-    pod = _load(cwd, "kind: Pod\nmetadata: {name: p, labels: {day: 2024-01-02}}\n").pods[0]
+    pod = _load(cwd, "kind: Pod\nmetadata: {name: p, labels: {day: 2024-01-02}}\n" + CONTAINERS).pods[0]
     assert pod.labels == {"day": "2024-01-02"}
 
 
@@ -1153,7 +1157,10 @@ def test_read_errors_are_reported_whoever_runs_the_tests(
 
 def test_load_text_uses_source_for_format_and_messages() -> None:
     assert [
-        p.name for p in load_text('{"kind": "Pod", "metadata": {"name": "j"}}', "x.json").pods
+        p.name for p in load_text(
+            '{"kind": "Pod", "metadata": {"name": "j"}, "spec": {"containers": [{"name": "c"}]}}',
+            "x.json",
+        ).pods
     ] == ["j"]
     with pytest.raises(ManifestError, match=r"^<example>: not valid YAML: "):
         load_text("a: [", "<example>")

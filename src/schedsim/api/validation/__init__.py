@@ -183,6 +183,8 @@ class ApiValidator:
         """`validate_pod`, with the spec's problems found once per distinct spec."""
         validate_object_meta(obj, True, "subdomain", out)
         spec = obj.get("spec")
+        if spec is None:  # as validate_pod: no spec is an empty one (containers required)
+            spec = {}
         if isinstance(spec, Mapping):
 
             def problems() -> tuple[tuple[tuple[str, str], ...], tuple[tuple[str, str], ...]]:

@@ -89,9 +89,13 @@ _PORT_RANGE: Final = "must be between 1 and 65535, inclusive"
 
 
 def validate_pod(obj: Mapping[str, Any], out: Problems) -> None:
-    """Validate a Pod: its ObjectMeta (a DNS subdomain name) and its spec."""
+    """Validate a Pod: its ObjectMeta (a DNS subdomain name) and its spec (a missing or
+    null spec is an empty one, refused as the API server refuses it: the ``spec.containers:
+    Required value`` of ValidatePodSpec, as for ``spec: {}``)."""
     validate_object_meta(obj, True, "subdomain", out)
     spec = obj.get("spec")
+    if spec is None:  # no spec, or spec: null: an empty one, whose containers are required
+        spec = {}
     if isinstance(spec, MAPPING):
         validate_pod_spec(spec, "spec", out)
 
