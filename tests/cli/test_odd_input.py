@@ -1336,3 +1336,31 @@ def test_a_pod_without_a_spec_is_refused(
         f"schedsim: error: {pod}: Pod default/x: spec.containers: required\n"
     )
 
+
+@pytest.mark.parametrize(
+    "rows", ["", "a,1000,1024,5000,1000,,LS,Running,10,20,10\n"], ids=["no-pods", "tuned-away"]
+)
+def test_inflate_with_no_pod_to_place_warns(
+    rows: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """F9: ``--inflate`` on a header-only pod list (or one whose only pod asks for more GPU
+    than 1.3 x the cluster has, which the tuning removes) ran to an empty curve, rc 0,
+    without a word: a warning names why (as simulate warns ``no objects found in FILE``
+    for an empty manifest); still exit 0."""
+    pods, nodes = tmp_path / "pods.csv", tmp_path / "nodes.csv"
+    pods.write_text(PODS_HEADER + rows)
+    nodes.write_text(NODES_HEADER + "n1,32000,65536,2,V100M16\n")
+    argv = ["replay", "--alibaba-pods", str(pods), "--alibaba-nodes", str(nodes)]
+    assert main([*argv, "--gpu-as", "dra", "--inflate", "1.3", "-o", "json"]) == 0
+    captured = capsys.readouterr()
+    out = json.loads(captured.out)
+    if rows:
+        why = (
+            "tuned to 1.3 x the cluster's GPU capacity (2 GPUs), the workload kept none of the "
+            f"1 pod(s) of {pods} (they ask for more GPU than that)"
+        )
+    else:
+        why = f"{pods} has no pods"
+    message = f"--inflate: no pod to place: {why}; the curve is empty"
+    assert f"warning: {message}\n" in captured.err
+    assert out["experiment"]["pods"] == 0

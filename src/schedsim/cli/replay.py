@@ -433,6 +433,16 @@ def _experiment(args: argparse.Namespace, engine: Engine) -> tuple[str, int]:
     except ValueError as e:
         raise UsageError(f"{args.alibaba_nodes}: {e}") from None
     result = experiment.run()
+    if result.pods == 0:  # an empty curve: say why (simulate warns "no objects found in FILE")
+        if result.original == 0:
+            why = f"{args.alibaba_pods} has no pods"
+        else:
+            why = (
+                f"tuned to {args.inflate:g} x the cluster's GPU capacity ({result.gpus} "
+                f"GPUs), the workload kept none of the {result.original} pod(s) of "
+                f"{args.alibaba_pods} (they ask for more GPU than that)"
+            )
+        warn(f"--inflate: no pod to place: {why}; the curve is empty")
     if args.output == "json":
         return json.dumps(result.to_json(), indent=2) + "\n", 0
     if args.output == "csv":
