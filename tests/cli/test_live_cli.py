@@ -7,6 +7,7 @@ its aggregated discovery documents, pages joined by ``continue``, and a list RBA
 from __future__ import annotations
 
 import json
+import os
 import socket
 import subprocess
 import sys
@@ -233,3 +234,51 @@ def test_reading_files_does_not_import_the_kubernetes_client(tmp_path: Path) -> 
     )
     assert done.stdout.strip().splitlines()[-1] == "False"
     assert json.loads(out.read_text())["summary"]["scheduled"] == 1
+
+
+@pytest.mark.parametrize(
+    ("content", "problem"),
+    [
+        ("", "empty: not a kubeconfig (kubectl config view --raw writes one)"),
+        ("\n# nothing\n", "empty: not a kubeconfig (kubectl config view --raw writes one)"),
+        (
+            "[a, b]\n",
+            "not a kubeconfig: expected a mapping (kind: Config, with clusters, contexts and "
+            "users), got a list (kubectl config view --raw writes one)",
+        ),
+        ("a: [\n", "not valid YAML"),
+        (b"\xff\xfe", "not a UTF-8 text file"),
+        (b"\0\0\0\0", "not valid YAML"),  # what /dev/zero reads as
+    ],
+    ids=["empty", "comment", "list", "bad-yaml", "not-utf8", "nul"],
+)
+def test_a_kubeconfig_that_is_not_one_says_what_it_is(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, content: str | bytes, problem: str
+) -> None:
+    """F5: ``--kubeconfig /dev/null`` (or an empty file, or /dev/zero) said "no such file":
+    an existing path that is not a kubeconfig says what is wrong with it, as every other
+    input does (exit 2, ``kubeconfig FILE: problem``)."""
+    config = tmp_path / "kubeconfig"
+    if isinstance(content, bytes):
+        config.write_bytes(content)
+    else:
+        config.write_text(content)
+    code, out, err = _run(capsys, "simulate", "--kubeconfig", str(config))
+    assert (code, out, err) == (2, "", f"schedsim: error: kubeconfig {config}: {problem}\n")
+
+
+def test_a_kubeconfig_path_that_is_a_directory_or_a_device(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """F5: a directory and ``/dev/null`` were "no such file" too."""
+    code, _, err = _run(capsys, "simulate", "--kubeconfig", str(tmp_path))
+    assert (code, err) == (
+        2,
+        f"schedsim: error: kubeconfig {tmp_path}: is a directory (give the kubeconfig file)\n",
+    )
+    code, _, err = _run(capsys, "simulate", "--kubeconfig", os.devnull)
+    assert (code, err) == (
+        2,
+        f"schedsim: error: kubeconfig {os.devnull}: empty: not a kubeconfig (kubectl config "
+        "view --raw writes one)\n",
+    )

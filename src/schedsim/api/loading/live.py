@@ -144,6 +144,47 @@ class LiveRead:
         return dumped
 
 
+def _check_kubeconfig_file(kubeconfig: str) -> None:
+    """Refuse a kubeconfig path that is not a kubeconfig file, saying what it is instead:
+    no such file, a directory, not UTF-8 text, empty, not valid YAML, not a mapping (a
+    kubeconfig is a ``kind: Config`` mapping), or not a regular file (a device, a FIFO:
+    the client library reads the file again by its path).
+
+    Raises:
+        ManifestError: ``kubeconfig FILE: problem``.
+    """
+    import yaml
+
+    from schedsim.api.loading.loader import read_text_stream
+
+    where = f"kubeconfig {kubeconfig}"
+    if not os.path.exists(kubeconfig):
+        raise ManifestError(f"{where}: no such file")
+    if os.path.isdir(kubeconfig):
+        raise ManifestError(f"{where}: is a directory (give the kubeconfig file)")
+    try:
+        with open(kubeconfig, "rb") as fh:
+            text = read_text_stream(fh, where)
+    except OSError as e:
+        raise ManifestError(f"{where}: cannot read: {e.strerror or e}") from None
+    hint = "(kubectl config view --raw writes one)"
+    try:
+        doc = yaml.safe_load(text) if text.strip() else None
+    except yaml.YAMLError:
+        raise ManifestError(f"{where}: not valid YAML") from None
+    if doc is None:  # nothing, or comments only
+        raise ManifestError(f"{where}: empty: not a kubeconfig {hint}")
+    if not isinstance(doc, Mapping):
+        kinds = {list: "a list", str: "a string", bool: "a boolean", int: "a number"}
+        got = kinds.get(type(doc), "a number" if isinstance(doc, float) else "a scalar")
+        raise ManifestError(
+            f"{where}: not a kubeconfig: expected a mapping (kind: Config, with clusters, "
+            f"contexts and users), got {got} {hint}"
+        )
+    if not os.path.isfile(kubeconfig):
+        raise ManifestError(f"{where}: not a regular file: give the kubeconfig as a file")
+
+
 def read_cluster(
     kubeconfig: str,
     *,
@@ -173,8 +214,7 @@ def read_cluster(
     from kubernetes import client as k8s_client  # lazy: only live reads pay for it
     from kubernetes import config as k8s_config
 
-    if not os.path.isfile(kubeconfig):
-        raise ManifestError(f"kubeconfig {kubeconfig}: no such file")
+    _check_kubeconfig_file(kubeconfig)
     configuration = k8s_client.Configuration()
     try:
         contexts, active = k8s_config.list_kube_config_contexts(  # type: ignore[no-untyped-call]
