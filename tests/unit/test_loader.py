@@ -169,17 +169,36 @@ def test_json_file(cwd: Path) -> None:
 
 
 def test_single_json_object(cwd: Path) -> None:
-    m = _load(cwd, '{"kind": "Pod", "metadata": {"name": "p1"}, "spec": {"containers": [{"name": "c"}]}}', "pod.json")
+    m = _load(
+        cwd,
+        '{"kind": "Pod", "metadata": {"name": "p1"}, "spec": {"containers": [{"name": "c"}]}}',
+        "pod.json",
+    )
     assert [p.key for p in m.pods] == ["default/p1"]
 
 
 def test_directory_reads_manifest_files_sorted_by_name(cwd: Path) -> None:
-    _write(cwd / "d" / "b.yaml", "kind: Pod\nmetadata: {name: from-b}\nspec: {containers: [{name: c}]}\n")
-    _write(cwd / "d" / "a.json", '{"kind": "Pod", "metadata": {"name": "from-a"}, "spec": {"containers": [{"name": "c"}]}}')
-    _write(cwd / "d" / "c.yml", "kind: Pod\nmetadata: {name: from-c}\nspec: {containers: [{name: c}]}\n")
-    _write(cwd / "d" / "notes.txt", "kind: Pod\nmetadata: {name: from-txt}\nspec: {containers: [{name: c}]}\n")
+    _write(
+        cwd / "d" / "b.yaml",
+        "kind: Pod\nmetadata: {name: from-b}\nspec: {containers: [{name: c}]}\n",
+    )
+    _write(
+        cwd / "d" / "a.json",
+        '{"kind": "Pod", "metadata": {"name": "from-a"}, "spec": {"containers": [{"name": "c"}]}}',
+    )
+    _write(
+        cwd / "d" / "c.yml",
+        "kind: Pod\nmetadata: {name: from-c}\nspec: {containers: [{name: c}]}\n",
+    )
+    _write(
+        cwd / "d" / "notes.txt",
+        "kind: Pod\nmetadata: {name: from-txt}\nspec: {containers: [{name: c}]}\n",
+    )
     _write(cwd / "d" / "README.md", "not yaml: [")
-    _write(cwd / "d" / "sub" / "d.yaml", "kind: Pod\nmetadata: {name: from-subdir}\nspec: {containers: [{name: c}]}\n")
+    _write(
+        cwd / "d" / "sub" / "d.yaml",
+        "kind: Pod\nmetadata: {name: from-subdir}\nspec: {containers: [{name: c}]}\n",
+    )
     (cwd / "d" / "dir.yaml").mkdir()  # a directory named like a manifest is not read
     m = load_paths(["d"])
     assert [p.name for p in m.pods] == ["from-a", "from-b", "from-c"]
@@ -305,7 +324,10 @@ def test_cronjobs_are_skipped_with_their_own_warning(cwd: Path) -> None:
 
 def test_duplicate_objects_across_files(cwd: Path) -> None:
     _write(cwd / "a.yaml", "kind: Pod\nmetadata: {name: p}\nspec: {containers: [{name: c}]}\n")
-    _write(cwd / "b.yaml", "kind: Pod\nmetadata: {name: p, namespace: default}\nspec: {containers: [{name: c}]}\n")
+    _write(
+        cwd / "b.yaml",
+        "kind: Pod\nmetadata: {name: p, namespace: default}\nspec: {containers: [{name: c}]}\n",
+    )
     with pytest.raises(ManifestError) as info:
         load_paths(["a.yaml", "b.yaml"])
     assert str(info.value) == (
@@ -341,7 +363,8 @@ def test_duplicate_between_file_and_stdin(cwd: Path) -> None:
 def test_same_name_in_other_namespace_or_kind_is_not_a_duplicate(cwd: Path) -> None:
     m = _load(
         cwd,
-        "kind: Pod\nmetadata: {name: x}\nspec: {containers: [{name: c}]}\n---\nkind: Pod\nmetadata: {name: x, namespace: b}\nspec: {containers: [{name: c}]}\n"
+        "kind: Pod\nmetadata: {name: x}\nspec: {containers: [{name: c}]}\n---\n"
+        "kind: Pod\nmetadata: {name: x, namespace: b}\nspec: {containers: [{name: c}]}\n"
         "---\nkind: Node\nmetadata: {name: x}\n",
     )
     assert [p.key for p in m.pods] == ["default/x", "b/x"]
@@ -354,7 +377,8 @@ def test_same_name_in_other_namespace_or_kind_is_not_a_duplicate(cwd: Path) -> N
 def test_namespace_defaults_to_default(cwd: Path) -> None:
     m = _load(
         cwd,
-        "kind: Pod\nmetadata: {name: a}\nspec: {containers: [{name: c}]}\n---\nkind: Pod\nmetadata: {name: b, namespace: ''}\nspec: {containers: [{name: c}]}\n"
+        "kind: Pod\nmetadata: {name: a}\nspec: {containers: [{name: c}]}\n---\n"
+        "kind: Pod\nmetadata: {name: b, namespace: ''}\nspec: {containers: [{name: c}]}\n"
         "---\nkind: Pod\nmetadata: {name: c, namespace: null}\nspec: {containers: [{name: c}]}\n"
         "---\nkind: Pod\nmetadata: {name: d, namespace: shop}\nspec: {containers: [{name: c}]}\n",
     )
@@ -628,13 +652,17 @@ def test_no_affinity_and_empty_required_terms(cwd: Path) -> None:
     ids=["plain", "quoted", "nanoseconds", "offset"],
 )
 def test_creation_timestamp(cwd: Path, raw: str, expected: datetime) -> None:
-    pod = _load(cwd, f"kind: Pod\nmetadata: {{name: p, creationTimestamp: {raw}}}\n{CONTAINERS}").pods[0]
+    pod = _load(
+        cwd, f"kind: Pod\nmetadata: {{name: p, creationTimestamp: {raw}}}\n{CONTAINERS}"
+    ).pods[0]
     assert pod.creation_timestamp == expected
 
 
 def test_unquoted_timestamps_stay_strings_elsewhere(cwd: Path) -> None:
     # kubectl reads YAML timestamps as strings: a date-like label value is just a string
-    pod = _load(cwd, "kind: Pod\nmetadata: {name: p, labels: {day: 2024-01-02}}\n" + CONTAINERS).pods[0]
+    pod = _load(
+        cwd, "kind: Pod\nmetadata: {name: p, labels: {day: 2024-01-02}}\n" + CONTAINERS
+    ).pods[0]
     assert pod.labels == {"day": "2024-01-02"}
 
 
@@ -1157,7 +1185,8 @@ def test_read_errors_are_reported_whoever_runs_the_tests(
 
 def test_load_text_uses_source_for_format_and_messages() -> None:
     assert [
-        p.name for p in load_text(
+        p.name
+        for p in load_text(
             '{"kind": "Pod", "metadata": {"name": "j"}, "spec": {"containers": [{"name": "c"}]}}',
             "x.json",
         ).pods
