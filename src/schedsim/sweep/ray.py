@@ -157,9 +157,13 @@ class RayExecutor:
                 for s in itertools.islice(source, len(done)):
                     pending[task.remote(refs[s.cluster_key], s)] = s
         except (KeyboardInterrupt, GeneratorExit):
-            # Ctrl-C (or the consumer stopped): the submitted tasks are cancelled, not left
-            # running on a shared cluster; results already yielded (and saved) stay.
-            _cancel(ray, pending)
+            # Ctrl-C (or the consumer stopped): results already yielded (and saved) stay.
+            # On a cluster this executor did not start, the submitted tasks are cancelled,
+            # not left running; one it started is shut down below, which ends its workers
+            # (a forced ray.cancel racing a task's completion there can abort the driver:
+            # task_manager.cc "Tried to complete task that was not pending").
+            if not started:
+                _cancel(ray, pending)
             raise
         finally:
             if started:
