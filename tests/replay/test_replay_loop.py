@@ -109,6 +109,28 @@ def test_node_not_ready_in_time_is_given_up_and_its_group_backs_off() -> None:
     assert "backs off for 5m0s" in m.events[1].reason
 
 
+def test_scale_ups_that_can_never_succeed_end_the_replay() -> None:
+    """Nodes that take 20m to provision against --max-node-provision-time 15m: every new
+    node is given up and its group backs off (5m, then longer: CA's exponential node
+    group backoff), and CA would retry for ever. A 4-CPU pod that only a new node can take
+    (the base node's 1-CPU pod runs for ever): once nothing else can happen, the replay
+    ends after the first timeout with the pod listed pending (retries would fail the same
+    way), not at ``until``, and a warning says why. It never ended before (the issue-30
+    re-attack's repro)."""
+    options = AutoscalerOptions(node_provision_delay=1200.0)
+    r = _replay(burst_trace(pods=1, cpu="4"), options)
+    r.run_until(6 * 3600.0)  # (never ending before: bounded here)
+    assert r.step() is False  # ended
+    m = r.metrics()
+    assert [(e.time, e.kind) for e in m.events] == [(60.0, "scale-up"), (960.0, "scale-up-timeout")]
+    assert m.end == 960.0
+    assert list(m.unschedulable) == ["default/burst-0"]
+    assert any(
+        w.startswith("--node-provision-delay 20m0s is longer than --max-node-provision-time 15m0s")
+        for w in r.warnings
+    )
+
+
 def test_pod_no_group_can_take_stays_pending_with_reasons() -> None:
     """A pod larger than every template triggers no scale-up (CA: NotTriggerScaleUp) and is
     reported with kube-scheduler's message and each group's reason."""

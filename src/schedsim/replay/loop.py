@@ -68,6 +68,7 @@ from schedsim.framework.events import (
     EventResource,
 )
 from schedsim.framework.status import Code
+from schedsim.framework.waiting_pods import go_duration
 from schedsim.replay.autoscaler import Autoscaler, AutoscalerOptions, LoopDecision
 from schedsim.replay.clock import Event, EventKind, EventQueue, VirtualClock, grid_time
 from schedsim.replay.gpus import device_gpus
@@ -261,6 +262,9 @@ class Replay:
         self.trace = trace
         self.engine = engine if engine is not None else Engine()
         self.options = options if options is not None else AutoscalerOptions()
+        o = self.options
+        # every new node is given up before it is ready (`_autoscaler_loop`)
+        self._scale_up_futile = o.node_provision_delay > o.max_node_provision_time
         self.sample_interval = sample_interval
         self.until = until
         cluster = trace.cluster
@@ -295,6 +299,13 @@ class Replay:
         # as scale-up and scale-down warn: a listed member the cluster lacks is not silent
         self.warnings.extend(unknown_member_nodes(node_groups, cluster.nodes))
         self.warnings.extend(templates_without_pods(node_groups))
+        if node_groups and self._scale_up_futile:
+            self.warnings.append(
+                f"--node-provision-delay {go_duration(o.node_provision_delay)} is longer than "
+                f"--max-node-provision-time {go_duration(o.max_node_provision_time)}: every "
+                "scale-up times out and its group backs off; once nothing else is left to "
+                "happen, the replay ends with the pods still pending"
+            )
         self.autoscaler = Autoscaler(
             node_groups,
             templates,
@@ -515,8 +526,15 @@ class Replay:
             while self.events.peek_time() == t:  # e.g. nodes with no provisioning delay
                 self._handle(self.events.pop())
             self._schedule_pass()
+            next_event = self._next_event()
+            # a backed-off group's return wakes the loop for the pending pods, unless no
+            # scale-up can ever bring a node (provisioning slower than the CA waits) and
+            # nothing else is left to happen: the retries would fail the same way for ever
+            retry = self.pending_count() > 0 and not (
+                self._scale_up_futile and math.isinf(next_event)
+            )
             self._next_loop = grid_time(
-                min(self._next_event(), self.autoscaler.wake_time(t, self.pending_count() > 0)),
+                min(next_event, self.autoscaler.wake_time(t, retry)),
                 t,
                 self.options.scan_interval,
             )
