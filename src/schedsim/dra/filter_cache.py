@@ -316,13 +316,10 @@ class AllocationCache:
         blind = budget is None or (
             depth is not None and depth <= 64 and (hit.devices + 1) ** depth <= budget
         )
-        any_device = blind and hit.any is not None and self._one_device[key]
-        uses = []
-        elements: list[frozenset[tuple[object, ...]]] = []
-        any_ids: list[int] = []
         tracker = self._tracker
         pool_uses = self._pool_uses
         ids = self._uses
+        kept_uses = []
         for p, layout in zip(pools, hit.layouts, strict=True):
             pk = (p.driver, p.name)
             epoch = tracker.pool_epoch(pk)
@@ -337,17 +334,16 @@ class AllocationCache:
                     present,
                     ids.setdefault(("any", present), len(ids)),
                 )
-            uses.append(kept[2] if blind else kept[3])
-            elements.append(kept[4])
-            any_ids.append(kept[5])
-        if any_device:
-            assert hit.any is not None
-            if len(any_ids) == 1:  # the pool's own id (the usual one GPU slice per node)
-                return (key, hit.any, (any_ids[0],))
-            union = frozenset().union(*elements)
+            kept_uses.append(kept)
+        if blind and hit.any is not None and self._one_device[key]:
+            if len(kept_uses) == 1:  # the pool's own id (the usual one GPU slice per node)
+                return (key, hit.any, (kept_uses[0][5],))
+            union = frozenset().union(*(kept[4] for kept in kept_uses))
             return (key, hit.any, (ids.setdefault(("any", union), len(ids)),))
+        if blind:
+            return (key, hit.blind, tuple(kept[2] for kept in kept_uses))
         assert hit.ordered is not None
-        return (key, hit.blind if blind else hit.ordered, tuple(uses))
+        return (key, hit.ordered, tuple(kept[3] for kept in kept_uses))
 
     def verdict(self, name: tuple[int, int, tuple[int, ...]]) -> bool | None:
         """Whether the claims fitted on a node in the state `look_alike` named (None:
@@ -392,6 +388,7 @@ class AllocationCache:
                         contents.append(device_ids.setdefault(content, len(device_ids)))
                     except TypeError:  # an unhashable value: never a look-alike
                         return _Shape(pools, None, None, (), 0)
+                    counters = counters or bool(d.consumes_counters)
                 ids.extend(contents)
                 ends.append(len(ids))
                 head = (s.driver, s.pool.generation, s.pool.resource_slice_count, s.shared_counters)
@@ -401,7 +398,6 @@ class AllocationCache:
                 )
             if len(ids) != len(p.entries):  # entries are the slices' devices, in order
                 return _Shape(pools, None, None, (), 0)
-            counters = counters or any(d.consumes_counters for s in p.slices for d in s.devices)
             pool_head = (p.driver, p.incomplete, p.invalid_reason, len(p.entries))
             blind_parts.append((*pool_head, tuple(blind_slices)))
             ordered_parts.append((*pool_head, tuple(ordered_slices)))

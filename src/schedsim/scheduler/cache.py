@@ -448,9 +448,7 @@ class ClassScores:
         order) is not the one they were computed for; ``n``: the node list's length.
         Time: O(len(feasible)) C-level comparisons + O(changed positions x columns)."""
         self.journal = None  # positions outside ``positions`` are not checked
-        if len(self.objs) != n:
-            self.objs, self.gens, self.nodes = [None] * n, [-1] * n, [None] * n
-            self.scores, self.node_scores, self.tokens = {}, {}, {}
+        self._size(n)
         self._check(feasible, positions)
 
     def revalidate_from(self, journal: NodeJournal, index: Mapping[str, int], n: int) -> None:
@@ -461,14 +459,18 @@ class ClassScores:
         nodes = journal.nodes
         token, written = journal.changes_since(self.journal)
         if written is None or len(self.objs) != n:
-            if len(self.objs) != n:
-                self.objs, self.gens, self.nodes = [None] * n, [-1] * n, [None] * n
-                self.scores, self.node_scores, self.tokens = {}, {}, {}
+            self._size(n)
             self._check(nodes, range(n))
         else:
             changed = sorted({index[name] for name in written if name in index})
             self._check([nodes[i] for i in changed], changed)
         self.journal = token
+
+    def _size(self, n: int) -> None:
+        """Hold ``n`` positions, all empty, unless it does already."""
+        if len(self.objs) != n:
+            self.objs, self.gens, self.nodes = [None] * n, [-1] * n, [None] * n
+            self.scores, self.node_scores, self.tokens = {}, {}, {}
 
     def _check(self, feasible: Sequence[NodeInfo], positions: Sequence[int]) -> None:
         objs, gens = self.objs, self.gens

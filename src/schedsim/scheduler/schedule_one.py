@@ -387,9 +387,10 @@ class Scheduler:
         def names() -> list[str]:
             return list(map(table_names.__getitem__, positions))
 
-        journal = NodeJournal(self.snapshot.list_node_infos(), self.snapshot.node_changes_since)
+        snapshot = self.snapshot
 
         def columns(after_pre_score: CycleState) -> ScoreColumns:
+            journal = NodeJournal(snapshot.list_node_infos(), snapshot.node_changes_since)
             return cache.score_columns(pod, after_pre_score, table, feasible, positions, journal)
 
         totals, failed = prioritize_totals(
